@@ -1,0 +1,120 @@
+// The slicelab command: validate a scenario, run one policy, or compare all of them.
+// Library errors arrive here as exceptions and leave as one message and a non-zero exit.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/progress_line.h"
+#include "reports/results_writer.h"
+#include "sim/scenario/run_policies.h"
+#include "sim/scenario/scenario.h"
+#include "workloads/input_error.h"
+
+namespace slicelab {
+namespace {
+
+struct Common {
+  std::string scenario;
+  std::optional<uint64_t> seed;
+  std::string out;
+  bool quiet = false;
+};
+
+void add_common(CLI::App& cmd, Common& c, bool writes) {
+  cmd.add_option("scenario", c.scenario, "Scenario YAML file")->required()->check(CLI::ExistingFile);
+  cmd.add_option("--seed", c.seed, "Override the scenario's seed (a run is a pure function of scenario and seed)");
+  if (writes) {
+    cmd.add_option("--out", c.out, "Results folder (default: results/<scenario name>)");
+    cmd.add_flag("-q,--quiet", c.quiet, "Print no table, only errors");
+  }
+}
+
+int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int jobs, const Common& c) {
+  std::vector<RunResult> results;
+  {
+    ProgressLine progress(fmt::format("{} ({} pods)", sc.name, sc.pods.size()), which.size());
+    results = run_policies(sc, which, jobs, [&](size_t k, double f) { progress.update(k, f); });
+  }
+  const std::string out = c.out.empty() ? (std::filesystem::path("results") / sc.name).string() : c.out;
+  write_results(out, sc, results);
+  if (!c.quiet) {
+    std::fputs(comparison_table(results).c_str(), stdout);
+    std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv}\n", out.c_str());
+  }
+  return 0;
+}
+
+int cmd_validate(const Common& c) {
+  const Scenario sc = load_scenario(c.scenario, c.seed);
+  std::printf("%s: OK: %zu node groups (%zu nodes, %zu GPUs), %zu pods (%s), %zu policies\n", c.scenario.c_str(),
+              sc.cluster.groups.size(), sc.cluster.node_count(), sc.cluster.gpu_count(), sc.pods.size(),
+              sc.workload_source.c_str(), sc.policies.size());
+  return 0;
+}
+
+int cmd_run(const Common& c, const std::string& policy) {
+  const Scenario sc = load_scenario(c.scenario, c.seed);
+  size_t idx = 0;
+  if (!policy.empty()) {
+    auto it = std::find_if(sc.policies.begin(), sc.policies.end(), [&](const PolicySpec& p) { return p.name == policy; });
+    if (it == sc.policies.end()) {
+      std::vector<std::string> names;
+      for (const auto& p : sc.policies) names.push_back(p.name);
+      throw InputError(fmt::format("{}: no policy named '{}' (the scenario has: {})", c.scenario, policy,
+                                   fmt::join(names, ", ")));
+    }
+    idx = static_cast<size_t>(it - sc.policies.begin());
+  }
+  return run_and_report(sc, {idx}, 1, c);
+}
+
+int cmd_compare(const Common& c, int jobs) {
+  const Scenario sc = load_scenario(c.scenario, c.seed);
+  std::vector<size_t> all(sc.policies.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  return run_and_report(sc, all, jobs, c);
+}
+
+}  // namespace
+}  // namespace slicelab
+
+int main(int argc, char** argv) {
+  using namespace slicelab;
+  CLI::App app{"slicelab: compare GPU sharing and placement policies on your own traces"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "slicelab 0.1.0");
+
+  Common validate_opts, run_opts, compare_opts;
+  std::string policy;
+  int jobs = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+
+  auto* validate = app.add_subcommand("validate", "Check a scenario and say what it holds");
+  add_common(*validate, validate_opts, false);
+  auto* run = app.add_subcommand("run", "Run one policy of a scenario");
+  add_common(*run, run_opts, true);
+  run->add_option("-p,--policy", policy, "Policy name (default: the scenario's first)");
+  auto* compare = app.add_subcommand("compare", "Run every policy of a scenario on the same workload and compare");
+  add_common(*compare, compare_opts, true);
+  compare->add_option("-j,--jobs", jobs, "Policies run in parallel (default: all cores)")->check(CLI::Range(1, 1024));
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*validate) return cmd_validate(validate_opts);
+    if (*run) return cmd_run(run_opts, policy);
+    if (*compare) return cmd_compare(compare_opts, jobs);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,90 @@
+#include "sim/cluster_state.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+
+namespace slicelab {
+
+ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog,
+                           int gpu_capacity_units)
+    : cap_units_(gpu_capacity_units) {
+  const size_t nodes = spec.node_count();
+  cpu_cap_.reserve(nodes);
+  gpu_begin_.reserve(nodes + 1);
+  GpuId next_gpu = 0;
+  for (const auto& group : spec.groups) {
+    for (int i = 0; i < group.count; ++i) {
+      cpu_cap_.push_back(group.cpu_milli);
+      mem_cap_.push_back(group.memory_mib);
+      model_.push_back(static_cast<uint16_t>(group.gpu_model));
+      gpu_mem_cap_.push_back(group.gpus_per_node > 0 ? catalog.models()[group.gpu_model].memory_mib : 0);
+      names_.push_back(fmt::format("{}-{}", group.name, i));
+      gpu_begin_.push_back(next_gpu);
+      for (int g = 0; g < group.gpus_per_node; ++g) gpu_node_.push_back(static_cast<NodeId>(cpu_cap_.size() - 1));
+      next_gpu += static_cast<GpuId>(group.gpus_per_node);
+      max_gpus_ = std::max(max_gpus_, group.gpus_per_node);
+      max_cpu_ = std::max(max_cpu_, group.cpu_milli);
+    }
+  }
+  gpu_begin_.push_back(next_gpu);
+  cpu_free_ = cpu_cap_;
+  mem_free_ = mem_cap_;
+  gpu_free_units_.assign(next_gpu, cap_units_);
+  gpu_mem_used_.assign(next_gpu, 0);
+  idle_gpus_.resize(nodes);
+  max_free_units_.resize(nodes);
+  node_free_units_.resize(nodes);
+  for (NodeId n = 0; n < nodes; ++n) refresh_node_gpu_summary(n);
+}
+
+bool ClusterState::gpus_fit(NodeId n, const PodRequest& req) const {
+  if (req.gpu_count == 0) return true;
+  if (max_free_units_[n] < req.claim_units) return false;
+  if (req.gpu_count == 1) return true;
+  if (req.claim_units == cap_units_) return idle_gpus_[n] >= req.gpu_count;
+  int fitting = 0;
+  for (GpuId g = gpu_begin_[n]; g < gpu_begin_[n + 1]; ++g)
+    fitting += gpu_free_units_[g] >= req.claim_units ? 1 : 0;
+  return fitting >= req.gpu_count;
+}
+
+void ClusterState::refresh_node_gpu_summary(NodeId n) {
+  int idle = 0, max_free = 0;
+  int64_t total = 0;
+  for (GpuId g = gpu_begin_[n]; g < gpu_begin_[n + 1]; ++g) {
+    const int f = gpu_free_units_[g];
+    idle += f == cap_units_ ? 1 : 0;
+    max_free = std::max(max_free, f);
+    total += f;
+  }
+  idle_gpus_[n] = idle;
+  max_free_units_[n] = max_free;
+  node_free_units_[n] = total;
+}
+
+void ClusterState::bind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req) {
+  cpu_free_[n] -= req.cpu_milli;
+  mem_free_[n] -= req.memory_mib;
+  for (const GpuId g : gpus) {
+    assert(gpu_node_[g] == n && gpu_free_units_[g] >= req.claim_units);
+    gpu_free_units_[g] -= req.claim_units;
+    gpu_mem_used_[g] += req.gpu_memory_mib;
+  }
+  allocated_units_ += static_cast<int64_t>(gpus.size()) * req.claim_units;
+  if (!gpus.empty()) refresh_node_gpu_summary(n);
+}
+
+void ClusterState::unbind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req) {
+  cpu_free_[n] += req.cpu_milli;
+  mem_free_[n] += req.memory_mib;
+  for (const GpuId g : gpus) {
+    gpu_free_units_[g] += req.claim_units;
+    gpu_mem_used_[g] -= req.gpu_memory_mib;
+  }
+  allocated_units_ -= static_cast<int64_t>(gpus.size()) * req.claim_units;
+  if (!gpus.empty()) refresh_node_gpu_summary(n);
+}
+
+}  // namespace slicelab

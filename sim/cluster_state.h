@@ -1,0 +1,89 @@
+// The cluster's free resources during a run, laid out as contiguous per-node and per-GPU
+// arrays (structure of arrays) so that filters and scorers sweep them without pointer chasing.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/cluster_spec.h"
+#include "sim/gpu_catalog.h"
+
+namespace slicelab {
+
+using NodeId = uint32_t;
+using GpuId = uint32_t;
+
+// What a pod claims, pre-computed once per pod in the sharing mode's capacity units.
+struct PodRequest {
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  int64_t gpu_memory_mib = 0;
+  uint64_t model_mask = ~uint64_t{0};  // bit i set: GPU model i allowed
+  int gpu_count = 0;
+  int gpu_milli = 1000;
+  int claim_units = 0;  // capacity units taken on each of its GPUs
+};
+
+class ClusterState {
+ public:
+  ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog, int gpu_capacity_units);
+
+  size_t node_count() const { return cpu_free_.size(); }
+  size_t gpu_count() const { return gpu_free_units_.size(); }
+  int capacity_units() const { return cap_units_; }
+
+  // Static facts.
+  int64_t cpu_capacity(NodeId n) const { return cpu_cap_[n]; }
+  int64_t memory_capacity(NodeId n) const { return mem_cap_[n]; }
+  uint16_t model(NodeId n) const { return model_[n]; }
+  GpuId first_gpu(NodeId n) const { return gpu_begin_[n]; }
+  int gpus_on(NodeId n) const { return gpu_begin_[n + 1] - gpu_begin_[n]; }
+  NodeId node_of(GpuId g) const { return gpu_node_[g]; }
+  int64_t gpu_memory_capacity(NodeId n) const { return gpu_mem_cap_[n]; }
+  const std::string& node_name(NodeId n) const { return names_[n]; }
+  int64_t max_cpu_capacity() const { return max_cpu_; }
+  int max_gpus_per_node() const { return max_gpus_; }
+
+  // Dynamic state.
+  int64_t cpu_free(NodeId n) const { return cpu_free_[n]; }
+  int64_t memory_free(NodeId n) const { return mem_free_[n]; }
+  int gpu_free_units(GpuId g) const { return gpu_free_units_[g]; }
+  int64_t gpu_memory_used(GpuId g) const { return gpu_mem_used_[g]; }
+  int idle_gpus(NodeId n) const { return idle_gpus_[n]; }
+  int max_free_units(NodeId n) const { return max_free_units_[n]; }
+  int64_t free_units(NodeId n) const { return node_free_units_[n]; }
+  int64_t allocated_units() const { return allocated_units_; }
+  int64_t total_units() const { return static_cast<int64_t>(gpu_count()) * cap_units_; }
+
+  // True when node n has `req.gpu_count` GPUs each with `req.claim_units` free units.
+  bool gpus_fit(NodeId n, const PodRequest& req) const;
+  // True when the node has room for the pod's CPU, memory and GPUs (not its model).
+  bool fits(NodeId n, const PodRequest& req) const {
+    return cpu_free_[n] >= req.cpu_milli && mem_free_[n] >= req.memory_mib && gpus_fit(n, req);
+  }
+
+  void bind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req);
+  void unbind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req);
+
+ private:
+  void refresh_node_gpu_summary(NodeId n);
+
+  int cap_units_;
+  int max_gpus_ = 0;
+  int64_t max_cpu_ = 0;
+  int64_t allocated_units_ = 0;
+  std::vector<int64_t> cpu_cap_, mem_cap_, gpu_mem_cap_;
+  std::vector<uint16_t> model_;
+  std::vector<GpuId> gpu_begin_;  // node_count + 1 entries
+  std::vector<NodeId> gpu_node_;
+  std::vector<std::string> names_;
+  std::vector<int64_t> cpu_free_, mem_free_;
+  std::vector<int> gpu_free_units_;
+  std::vector<int64_t> gpu_mem_used_;
+  std::vector<int> idle_gpus_, max_free_units_;
+  std::vector<int64_t> node_free_units_;
+};
+
+}  // namespace slicelab

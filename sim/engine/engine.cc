@@ -1,0 +1,579 @@
+#include "sim/engine/engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <queue>
+#include <vector>
+
+#include "sim/cluster_state.h"
+#include "sim/engine/pending_queue.h"
+#include "sim/engine/static_feasibility.h"
+#include "sim/metrics/distribution.h"
+
+namespace slicelab {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr uint32_t kNoPod = UINT32_MAX;
+
+struct FinishEvent {
+  double time;
+  uint64_t seq;
+  uint32_t pod;
+  uint32_t version;
+  // std::priority_queue is a max-heap: "greater" means later.
+  bool operator<(const FinishEvent& o) const {
+    return time > o.time || (time == o.time && seq > o.seq);
+  }
+};
+
+class Simulation {
+ public:
+  Simulation(const RunInputs& in, PlacementPolicy& placement)
+      : in_(in),
+        placement_(placement),
+        mode_(in.sharing),
+        cluster_(in.cluster, in.catalog, in.sharing.capacity_units()),
+        rng_(in.seed),
+        max_tenants_(static_cast<size_t>(in.sharing.max_tenants())) {}
+
+  RunResult run(const ProgressFn& progress);
+
+ private:
+  void prepare();
+  void advance(double t);
+  void arrive(uint32_t p);
+  void finish(uint32_t p);
+  void schedule_pending(bool capacity_freed);
+  bool try_place(uint32_t p);
+  bool fails_for_memory(uint32_t p);
+  void add_tenant(GpuId g, uint32_t p);
+  void remove_tenant(GpuId g, uint32_t p);
+  void recompute_gpu(GpuId g);
+  void update_pod_rate(uint32_t p);
+  void settle(uint32_t p);
+  void schedule_finish(uint32_t p);
+  void take_sample(double t);
+  void set_gpu_usage(GpuId g, double sm, double mem);
+  RunSummary summarize() const;
+
+  const RunInputs& in_;
+  PlacementPolicy& placement_;
+  const SharingMode& mode_;
+  ClusterState cluster_;
+  Rng rng_;
+  size_t max_tenants_;
+
+  // Per pod (index into in_.pods).
+  std::vector<PodRequest> req_;
+  std::vector<double> remaining_, rate_, last_update_, speed_;
+  std::vector<uint32_t> version_;
+  std::vector<uint32_t> gpu_offset_;  // into pod_gpu_ (global GPU ids), prefix sums
+  std::vector<GpuId> pod_gpu_;
+  std::vector<PodOutcome> out_;
+  std::vector<uint32_t> arrival_order_;
+
+  // Per GPU: tenants in fixed-size slots, their rates, and what the GPU delivers.
+  std::vector<uint32_t> tenant_pod_;
+  std::vector<double> tenant_rate_;
+  std::vector<uint8_t> tenant_count_;
+  std::vector<double> gpu_sm_, gpu_mem_;
+
+  // Per GPU model: running sums and their time integrals.
+  std::vector<double> model_sm_, model_mem_, model_alloc_;
+  std::vector<double> model_sm_int_, model_mem_int_, model_alloc_int_;
+  std::vector<size_t> model_gpus_;
+  double alloc_int_ = 0;
+
+  std::priority_queue<FinishEvent> events_;
+  uint64_t seq_ = 0;
+  PendingQueue pending_;
+  uint32_t blocked_head_ = kNoPod;
+  std::vector<PodRequest> failed_shapes_;
+  std::vector<GpuId> pick_;
+  std::array<TenantLoad, 64> loads_{};
+  std::array<double, 64> rates_{};
+
+  double now_ = 0;
+  double t0_ = 0;
+  uint32_t running_ = 0;
+  uint64_t events_done_ = 0, attempts_ = 0;
+  std::optional<double> first_failure_t_, first_failure_alloc_;
+  std::vector<Sample> samples_;
+};
+
+void Simulation::prepare() {
+  const auto& pods = in_.pods;
+  const size_t n = pods.size();
+  req_.resize(n);
+  remaining_.resize(n);
+  rate_.assign(n, 0.0);
+  last_update_.assign(n, 0.0);
+  speed_.assign(n, 1.0);
+  version_.assign(n, 0);
+  out_.resize(n);
+  gpu_offset_.resize(n + 1);
+  const auto& models = in_.catalog.models();
+  uint32_t off = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const PodSpec& s = pods[i];
+    PodRequest& r = req_[i];
+    r.cpu_milli = s.cpu_milli;
+    r.memory_mib = s.memory_mib;
+    r.gpu_memory_mib = s.gpu_memory_mib;
+    r.gpu_count = s.gpu_count;
+    r.gpu_milli = s.gpu_count > 0 ? s.gpu_milli : 0;
+    r.claim_units = s.gpu_count > 0 ? mode_.claim_units(s.gpu_milli) : 0;
+    if (!s.allowed_models.empty()) {
+      r.model_mask = 0;
+      for (const auto& m : s.allowed_models)
+        if (auto idx = in_.catalog.index_of(m)) r.model_mask |= uint64_t{1} << *idx;
+    }
+    gpu_offset_[i] = off;
+    off += static_cast<uint32_t>(s.gpu_count);
+  }
+  gpu_offset_[n] = off;
+  pod_gpu_.resize(off);
+  arrival_order_.resize(n);
+  std::iota(arrival_order_.begin(), arrival_order_.end(), 0U);
+  std::stable_sort(arrival_order_.begin(), arrival_order_.end(),
+                   [&](uint32_t a, uint32_t b) { return pods[a].arrival_s < pods[b].arrival_s; });
+
+  const size_t gpus = cluster_.gpu_count();
+  tenant_pod_.assign(gpus * max_tenants_, kNoPod);
+  tenant_rate_.assign(gpus * max_tenants_, 0.0);
+  tenant_count_.assign(gpus, 0);
+  gpu_sm_.assign(gpus, 0.0);
+  gpu_mem_.assign(gpus, 0.0);
+  const size_t m = models.size();
+  model_sm_.assign(m, 0);
+  model_mem_.assign(m, 0);
+  model_alloc_.assign(m, 0);
+  model_sm_int_.assign(m, 0);
+  model_mem_int_.assign(m, 0);
+  model_alloc_int_.assign(m, 0);
+  model_gpus_.assign(m, 0);
+  for (NodeId node = 0; node < cluster_.node_count(); ++node)
+    model_gpus_[cluster_.model(node)] += static_cast<size_t>(cluster_.gpus_on(node));
+  pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
+  failed_shapes_.reserve(64);
+}
+
+void Simulation::advance(double t) {
+  const double dt = t - now_;
+  if (dt > 0) {
+    for (size_t m = 0; m < model_sm_.size(); ++m) {
+      model_sm_int_[m] += model_sm_[m] * dt;
+      model_mem_int_[m] += model_mem_[m] * dt;
+      model_alloc_int_[m] += model_alloc_[m] * dt;
+    }
+    alloc_int_ += static_cast<double>(cluster_.allocated_units()) * dt;
+  }
+  now_ = t;
+}
+
+void Simulation::settle(uint32_t p) {
+  remaining_[p] = std::max(0.0, remaining_[p] - rate_[p] * (now_ - last_update_[p]));
+  last_update_[p] = now_;
+}
+
+void Simulation::schedule_finish(uint32_t p) {
+  ++version_[p];
+  events_.push({now_ + remaining_[p] / rate_[p], seq_++, p, version_[p]});
+}
+
+void Simulation::set_gpu_usage(GpuId g, double sm, double mem) {
+  const uint16_t m = cluster_.model(cluster_.node_of(g));
+  model_sm_[m] += sm - gpu_sm_[g];
+  model_mem_[m] += mem - gpu_mem_[g];
+  gpu_sm_[g] = sm;
+  gpu_mem_[g] = mem;
+}
+
+void Simulation::add_tenant(GpuId g, uint32_t p) {
+  const size_t base = g * max_tenants_;
+  assert(tenant_count_[g] < max_tenants_);
+  tenant_pod_[base + tenant_count_[g]++] = p;
+}
+
+void Simulation::remove_tenant(GpuId g, uint32_t p) {
+  const size_t base = g * max_tenants_;
+  const size_t n = tenant_count_[g];
+  for (size_t k = 0; k < n; ++k) {
+    if (tenant_pod_[base + k] != p) continue;
+    // Keep arrival order of the others: the OOM rule and ties depend on it.
+    for (size_t j = k + 1; j < n; ++j) {
+      tenant_pod_[base + j - 1] = tenant_pod_[base + j];
+      tenant_rate_[base + j - 1] = tenant_rate_[base + j];
+    }
+    tenant_pod_[base + n - 1] = kNoPod;
+    --tenant_count_[g];
+    return;
+  }
+}
+
+void Simulation::recompute_gpu(GpuId g) {
+  const size_t base = g * max_tenants_;
+  const size_t n = tenant_count_[g];
+  const int64_t mem_cap = cluster_.gpu_memory_capacity(cluster_.node_of(g));
+  double sm = 0;
+  if (n > 0) {
+    for (size_t k = 0; k < n; ++k) {
+      const PodRequest& r = req_[tenant_pod_[base + k]];
+      loads_[k] = {static_cast<double>(r.gpu_milli) / 1000.0, r.gpu_memory_mib};
+    }
+    mode_.rates(std::span(loads_).first(n), std::span(rates_).first(n));
+    for (size_t k = 0; k < n; ++k) {
+      tenant_rate_[base + k] = rates_[k];
+      sm += loads_[k].sm_demand * rates_[k];
+    }
+  }
+  const double mem =
+      mem_cap > 0 ? std::min(1.0, static_cast<double>(cluster_.gpu_memory_used(g)) / static_cast<double>(mem_cap))
+                  : 0.0;
+  set_gpu_usage(g, std::min(sm, 1.0), mem);
+  for (size_t k = 0; k < n; ++k) update_pod_rate(tenant_pod_[base + k]);
+}
+
+void Simulation::update_pod_rate(uint32_t p) {
+  // A multi-GPU pod moves at the pace of its slowest GPU (synchronous steps).
+  double r = kInf;
+  for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) {
+    const GpuId g = pod_gpu_[i];
+    const size_t base = g * max_tenants_;
+    for (size_t k = 0; k < tenant_count_[g]; ++k)
+      if (tenant_pod_[base + k] == p) r = std::min(r, tenant_rate_[base + k]);
+  }
+  if (r == kInf) r = 1.0;
+  r *= speed_[p];
+  if (r == rate_[p]) return;
+  settle(p);
+  rate_[p] = r;
+  schedule_finish(p);
+}
+
+bool Simulation::fails_for_memory(uint32_t p) {
+  if (mode_.isolates_memory()) return false;
+  const PodRequest& r = req_[p];
+  for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) {
+    const GpuId g = pod_gpu_[i];
+    const NodeId node = cluster_.node_of(g);
+    const int64_t cap = cluster_.gpu_memory_capacity(node);
+    const int64_t used = cluster_.gpu_memory_used(g);  // includes this pod
+    if (used <= cap) continue;
+    out_[p].reason = fmt::format(
+        "out of memory on {} GPU {}: needs {} MiB, neighbours hold {} of {} MiB",
+        cluster_.node_name(node), g - cluster_.first_gpu(node), r.gpu_memory_mib,
+        used - r.gpu_memory_mib, cap);
+    return true;
+  }
+  return false;
+}
+
+bool Simulation::try_place(uint32_t p) {
+  ++attempts_;
+  const PodRequest& r = req_[p];
+  const auto node = placement_.place(cluster_, r, rng_, pick_);
+  if (!node) {
+    if (!first_failure_t_) {
+      first_failure_t_ = now_;
+      first_failure_alloc_ = static_cast<double>(cluster_.allocated_units()) /
+                             static_cast<double>(std::max<int64_t>(cluster_.total_units(), 1));
+    }
+    return false;
+  }
+  const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(r.gpu_count));
+  std::copy(gpus.begin(), gpus.end(), pod_gpu_.begin() + gpu_offset_[p]);
+  cluster_.bind(*node, gpus, r);
+  PodOutcome& o = out_[p];
+  o.node = static_cast<int32_t>(*node);
+  o.start_s = now_;
+  const uint16_t model = cluster_.model(*node);
+  const double speed =
+      in_.config.speed_scaling && r.gpu_count > 0 ? in_.catalog.models()[model].relative_speed : 1.0;
+  speed_[p] = speed;
+  o.solo_s = in_.pods[p].duration_s / speed;
+  const double claim_share =
+      static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
+  if (fails_for_memory(p)) {
+    cluster_.unbind(*node, gpus, r);
+    o.status = PodStatus::kFailed;
+    o.finish_s = now_;
+    return true;
+  }
+  o.status = PodStatus::kRunning;
+  ++running_;
+  model_alloc_[model] += claim_share * static_cast<double>(r.gpu_count);
+  remaining_[p] = in_.pods[p].duration_s;
+  last_update_[p] = now_;
+  rate_[p] = 0;
+  if (r.gpu_count == 0) {
+    rate_[p] = 1.0;
+    schedule_finish(p);
+    return true;
+  }
+  for (const GpuId g : gpus) add_tenant(g, p);
+  for (const GpuId g : gpus) recompute_gpu(g);
+  return true;
+}
+
+void Simulation::arrive(uint32_t p) {
+  if (auto why = never_fits_reason(in_.cluster, in_.catalog, req_[p])) {
+    out_[p].status = PodStatus::kUnschedulable;
+    out_[p].reason = "no node could ever hold it: " + *why;
+    return;
+  }
+  // With backfill and nothing freed since the last pass, every waiting pod would fail again:
+  // only the newcomer can succeed, so it is the only one tried.
+  if (in_.config.backfill && !pending_.empty()) {
+    if (!try_place(p)) pending_.push(p, in_.pods[p].priority, p);
+    return;
+  }
+  pending_.push(p, in_.pods[p].priority, p);
+  schedule_pending(false);
+}
+
+void Simulation::finish(uint32_t p) {
+  settle(p);
+  PodOutcome& o = out_[p];
+  o.status = PodStatus::kCompleted;
+  o.finish_s = now_;
+  --running_;
+  const PodRequest& r = req_[p];
+  const auto gpus = std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
+  const NodeId node = static_cast<NodeId>(o.node);
+  cluster_.unbind(node, gpus, r);
+  model_alloc_[cluster_.model(node)] -= static_cast<double>(r.claim_units) /
+                                        static_cast<double>(cluster_.capacity_units()) *
+                                        static_cast<double>(r.gpu_count);
+  for (const GpuId g : gpus) remove_tenant(g, p);
+  for (const GpuId g : gpus) recompute_gpu(g);
+  schedule_pending(true);
+}
+
+void Simulation::schedule_pending(bool capacity_freed) {
+  if (pending_.empty()) return;
+  if (!in_.config.backfill) {
+    for (;;) {
+      const uint32_t head = pending_.front();
+      if (head == PendingQueue::kGone) break;
+      // Nothing freed and the same head as last time: it would fail again.
+      if (!capacity_freed && head == blocked_head_) return;
+      if (!try_place(head)) {
+        blocked_head_ = head;
+        return;
+      }
+      blocked_head_ = kNoPod;
+      pending_.remove_at(pending_.slot_begin());
+      capacity_freed = true;  // the queue moved: the next head deserves a try
+    }
+    pending_.compact();
+    return;
+  }
+  // Backfill: every waiting pod may go, in queue order. A shape that failed in this pass will
+  // fail again until something is freed, so it is skipped rather than retried.
+  failed_shapes_.clear();
+  auto same_shape = [](const PodRequest& a, const PodRequest& b) {
+    return a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
+           a.gpu_memory_mib == b.gpu_memory_mib && a.model_mask == b.model_mask &&
+           a.gpu_count == b.gpu_count && a.claim_units == b.claim_units;
+  };
+  const size_t end = pending_.slot_end();
+  for (size_t s = pending_.slot_begin(); s < end; ++s) {
+    const uint32_t p = pending_.pod_at(s);
+    if (p == PendingQueue::kGone) continue;
+    const PodRequest& r = req_[p];
+    if (std::any_of(failed_shapes_.begin(), failed_shapes_.end(),
+                    [&](const PodRequest& f) { return same_shape(f, r); }))
+      continue;
+    if (try_place(p)) {
+      pending_.remove_at(s);
+    } else if (failed_shapes_.size() < failed_shapes_.capacity()) {
+      failed_shapes_.push_back(r);
+    }
+  }
+  pending_.compact();
+}
+
+void Simulation::take_sample(double t) {
+  const double total = static_cast<double>(std::max<int64_t>(cluster_.total_units(), 1));
+  double sm = 0;
+  for (const double v : model_sm_) sm += v;
+  samples_.push_back({t, static_cast<double>(cluster_.allocated_units()) / total,
+                      cluster_.gpu_count() ? sm / static_cast<double>(cluster_.gpu_count()) : 0.0,
+                      running_, static_cast<uint32_t>(pending_.size())});
+}
+
+RunResult Simulation::run(const ProgressFn& progress) {
+  prepare();
+  const auto& pods = in_.pods;
+  const size_t n = pods.size();
+  t0_ = n > 0 ? pods[arrival_order_.front()].arrival_s : 0.0;
+  now_ = t0_;
+  const double until = in_.config.until_s.value_or(kInf);
+  const double interval = in_.config.sample_interval_s;
+  double next_sample = interval > 0 ? t0_ : kInf;
+  size_t next_arrival = 0;
+  const uint64_t total_work = 2 * static_cast<uint64_t>(n);
+  uint64_t done = 0;
+
+  for (;;) {
+    while (!events_.empty() && events_.top().version != version_[events_.top().pod]) events_.pop();
+    const double t_finish = events_.empty() ? kInf : events_.top().time;
+    const double t_arrival = next_arrival < n ? pods[arrival_order_[next_arrival]].arrival_s : kInf;
+    const double t_event = std::min(t_finish, t_arrival);
+    if (t_event == kInf) break;
+    // Samples fall between events; one at time t sees the state after all events at t.
+    while (next_sample < t_event && next_sample <= until) {
+      advance(next_sample);
+      take_sample(next_sample);
+      next_sample += interval;
+    }
+    if (t_event > until) break;
+    advance(t_event);
+    ++events_done_;
+    if (t_finish <= t_arrival) {
+      const uint32_t p = events_.top().pod;
+      events_.pop();
+      finish(p);
+    } else {
+      arrive(arrival_order_[next_arrival++]);
+    }
+    if (progress && (++done & 0x3fff) == 0) progress(static_cast<double>(done) / static_cast<double>(total_work));
+  }
+  if (until != kInf) {
+    while (next_sample <= until) {
+      advance(next_sample);
+      take_sample(next_sample);
+      next_sample += interval;
+    }
+    advance(until);
+  }
+  if (interval > 0 && (samples_.empty() || samples_.back().time_s < now_)) take_sample(now_);
+
+  const std::string still_pending = fmt::format("still pending when the run ended at {:g}s", now_);
+  pending_.for_each([&](uint32_t p) { out_[p].reason = still_pending; });
+  for (size_t k = next_arrival; k < n; ++k)
+    out_[arrival_order_[k]].reason = fmt::format("arrives after the run ended at {:g}s", now_);
+  if (progress) progress(1.0);
+
+  RunResult result;
+  result.seed = in_.seed;
+  result.samples = std::move(samples_);
+  result.pod_gpus.reserve(pod_gpu_.size());
+  for (uint32_t p = 0; p < n; ++p) {
+    PodOutcome& o = out_[p];
+    o.gpu_begin = static_cast<uint32_t>(result.pod_gpus.size());
+    if (o.node >= 0 && o.status != PodStatus::kFailed) {
+      for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i)
+        result.pod_gpus.push_back(static_cast<uint16_t>(pod_gpu_[i] - cluster_.first_gpu(static_cast<NodeId>(o.node))));
+    }
+    o.gpu_end = static_cast<uint32_t>(result.pod_gpus.size());
+  }
+  result.summary = summarize();
+  result.pods = std::move(out_);
+  return result;
+}
+
+RunSummary Simulation::summarize() const {
+  RunSummary s;
+  const auto& pods = in_.pods;
+  s.pods = pods.size();
+  s.window_start_s = t0_;
+  s.window_end_s = now_;
+  s.events = events_done_;
+  s.placement_attempts = attempts_;
+  s.first_failure_s = first_failure_t_;
+  s.allocation_ratio_at_first_failure = first_failure_alloc_;
+  const double window = now_ - t0_;
+  const double total_units = static_cast<double>(std::max<int64_t>(cluster_.total_units(), 1));
+  s.allocation_ratio = window > 0 ? alloc_int_ / (total_units * window) : 0.0;
+
+  std::vector<double> queue, jct, slowdown;
+  queue.reserve(pods.size());
+  jct.reserve(pods.size());
+  slowdown.reserve(pods.size());
+  for (size_t p = 0; p < pods.size(); ++p) {
+    const PodOutcome& o = out_[p];
+    switch (o.status) {
+      case PodStatus::kCompleted: ++s.completed; break;
+      case PodStatus::kFailed: ++s.failed; break;
+      case PodStatus::kUnschedulable: ++s.unschedulable; break;
+      case PodStatus::kPending: ++s.pending_at_end; break;
+      case PodStatus::kRunning: ++s.running_at_end; break;
+    }
+    if (o.status == PodStatus::kFailed) ++s.not_placed_reasons["out of memory (neighbours hold the GPU's memory)"];
+    if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[o.reason];
+    if (o.status == PodStatus::kPending) ++s.not_placed_reasons["not placed before the run ended"];
+    if (o.start_s >= 0 && o.status != PodStatus::kFailed) queue.push_back(o.start_s - pods[p].arrival_s);
+    if (o.status == PodStatus::kCompleted) {
+      const double j = o.finish_s - pods[p].arrival_s;
+      jct.push_back(j);
+      slowdown.push_back(j / o.solo_s);
+    }
+    if (pods[p].has_slo()) {
+      ++s.slo_pods;
+      if (o.status == PodStatus::kPending || o.status == PodStatus::kRunning) {
+        ++s.slo_undecided;
+      } else if (o.status == PodStatus::kCompleted) {
+        const double q = o.start_s - pods[p].arrival_s;
+        const double j = o.finish_s - pods[p].arrival_s;
+        const bool ok = (!pods[p].slo_max_queue_s || q <= *pods[p].slo_max_queue_s) &&
+                        (!pods[p].slo_max_jct_s || j <= *pods[p].slo_max_jct_s);
+        s.slo_met += ok ? 1 : 0;
+      }
+    }
+  }
+  if (s.slo_pods > s.slo_undecided)
+    s.slo_attainment = static_cast<double>(s.slo_met) / static_cast<double>(s.slo_pods - s.slo_undecided);
+  s.queue_delay_s = distribution_of(queue);
+  s.jct_s = distribution_of(jct);
+  s.slowdown = distribution_of(slowdown);
+
+  const auto& models = in_.catalog.models();
+  double sm_total = 0, mem_total = 0;
+  size_t gpus_total = 0;
+  for (size_t m = 0; m < models.size(); ++m) {
+    if (model_gpus_[m] == 0) continue;
+    ModelUsage u;
+    u.model = models[m].name;
+    u.gpus = model_gpus_[m];
+    const double gpu_seconds = static_cast<double>(u.gpus) * window;
+    u.sm_utilization = gpu_seconds > 0 ? model_sm_int_[m] / gpu_seconds : 0;
+    u.memory_utilization = gpu_seconds > 0 ? model_mem_int_[m] / gpu_seconds : 0;
+    u.allocation_ratio = gpu_seconds > 0 ? model_alloc_int_[m] / gpu_seconds : 0;
+    u.gpu_hours_provisioned = gpu_seconds / 3600.0;
+    u.gpu_hours_allocated = model_alloc_int_[m] / 3600.0;
+    u.cost_usd = u.gpu_hours_provisioned * models[m].price_per_hour;
+    sm_total += model_sm_int_[m];
+    mem_total += model_mem_int_[m];
+    gpus_total += u.gpus;
+    s.gpu_hours_provisioned += u.gpu_hours_provisioned;
+    s.gpu_hours_allocated += u.gpu_hours_allocated;
+    s.cost_usd += u.cost_usd;
+    s.per_model.push_back(std::move(u));
+  }
+  const double all_gpu_seconds = static_cast<double>(gpus_total) * window;
+  s.sm_utilization = all_gpu_seconds > 0 ? sm_total / all_gpu_seconds : 0;
+  s.memory_utilization = all_gpu_seconds > 0 ? mem_total / all_gpu_seconds : 0;
+  return s;
+}
+
+}  // namespace
+
+RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,
+                         const ProgressFn& progress) {
+  Simulation sim(in, placement);
+  RunResult r = sim.run(progress);
+  r.placement = placement.describe();
+  r.sharing = in.sharing.describe();
+  return r;
+}
+
+}  // namespace slicelab

@@ -1,0 +1,45 @@
+// The discrete-event engine: replays a workload on a cluster under one placement policy and
+// one sharing mode. Arrivals, finishes and samples; rate-based progress recomputed per GPU.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "sim/cluster_spec.h"
+#include "sim/gpu_catalog.h"
+#include "sim/metrics/run_result.h"
+#include "sim/placement/placement_policy.h"
+#include "sim/sharing/sharing_mode.h"
+#include "workloads/pod_spec.h"
+
+namespace slicelab {
+
+struct EngineConfig {
+  // false: strict FIFO (by priority, then arrival); a blocked head blocks everyone behind it.
+  // true: later pods may pass a blocked head when they fit.
+  bool backfill = false;
+  double sample_interval_s = 300.0;
+  std::optional<double> until_s;  // stop here; unfinished pods are reported as such
+  // Divide run times by the GPU model's relative speed (durations are then on A100-80GB).
+  bool speed_scaling = false;
+};
+
+// Called now and then with the share of pod events processed, 0..1.
+using ProgressFn = std::function<void(double)>;
+
+struct RunInputs {
+  const ClusterSpec& cluster;
+  const GpuCatalog& catalog;
+  std::span<const PodSpec> pods;
+  const SharingMode& sharing;
+  EngineConfig config;
+  uint64_t seed = 0;
+};
+
+RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,
+                         const ProgressFn& progress = {});
+
+}  // namespace slicelab

@@ -1,0 +1,80 @@
+// Everything one policy's run produces: per-pod outcomes, the time series of samples and the
+// summary metrics defined in DESIGN.md. Reports and tests read only this.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace slicelab {
+
+enum class PodStatus : uint8_t { kCompleted, kFailed, kUnschedulable, kPending, kRunning };
+const char* to_string(PodStatus s);
+
+struct PodOutcome {
+  PodStatus status = PodStatus::kPending;
+  double start_s = -1;   // -1 = never started
+  double finish_s = -1;  // -1 = not finished
+  double solo_s = 0;     // run time alone on the GPU it ran on
+  int32_t node = -1;
+  uint32_t gpu_begin = 0;  // into RunResult::pod_gpus (GPU index within the node)
+  uint32_t gpu_end = 0;
+  std::string reason;  // why it failed or was never placed
+};
+
+// count = 0 means no values; the other fields are then 0 and reported as null.
+struct Distribution {
+  size_t count = 0;
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
+};
+
+struct ModelUsage {
+  std::string model;
+  size_t gpus = 0;
+  double sm_utilization = 0;      // time-weighted mean over the model's GPUs, 0..1
+  double memory_utilization = 0;  // time-weighted mean of used/total device memory, 0..1
+  double allocation_ratio = 0;    // time-weighted allocated share of the model's GPUs
+  double gpu_hours_provisioned = 0;
+  double gpu_hours_allocated = 0;
+  double cost_usd = 0;
+};
+
+struct Sample {
+  double time_s = 0;
+  double allocation_ratio = 0;
+  double sm_utilization = 0;
+  uint32_t running = 0;
+  uint32_t pending = 0;
+};
+
+struct RunSummary {
+  size_t pods = 0, completed = 0, failed = 0, unschedulable = 0, pending_at_end = 0,
+         running_at_end = 0;
+  double window_start_s = 0, window_end_s = 0;
+  double allocation_ratio = 0;  // time-weighted over the window
+  std::optional<double> allocation_ratio_at_first_failure;
+  std::optional<double> first_failure_s;
+  Distribution queue_delay_s, jct_s, slowdown;
+  double sm_utilization = 0, memory_utilization = 0;
+  std::vector<ModelUsage> per_model;
+  size_t slo_pods = 0, slo_met = 0, slo_undecided = 0;
+  std::optional<double> slo_attainment;
+  double gpu_hours_provisioned = 0, gpu_hours_allocated = 0, cost_usd = 0;
+  uint64_t events = 0, placement_attempts = 0;
+  std::map<std::string, size_t> not_placed_reasons;  // reason -> pods
+};
+
+struct RunResult {
+  std::string policy;
+  std::string placement;
+  std::string sharing;
+  uint64_t seed = 0;
+  RunSummary summary;
+  std::vector<PodOutcome> pods;  // in the workload's order
+  std::vector<uint16_t> pod_gpus;
+  std::vector<Sample> samples;
+};
+
+}  // namespace slicelab

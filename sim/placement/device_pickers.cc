@@ -1,0 +1,48 @@
+#include "sim/placement/device_pickers.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace slicelab {
+
+std::string_view OrderedDevicePicker::name() const {
+  switch (order_) {
+    case Order::kFullestFirst: return "binpack";
+    case Order::kEmptiestFirst: return "spread";
+    case Order::kLowestIndex: return "first";
+    case Order::kRandom: return "random";
+  }
+  return "?";
+}
+
+bool OrderedDevicePicker::pick(const ClusterState& cluster, const PodRequest& req, NodeId node,
+                               Rng& rng, std::span<GpuId> out) const {
+  if (req.gpu_count == 0) return true;
+  // (sort key, gpu) for every GPU of the node that has room; nodes hold at most 64 GPUs.
+  std::array<std::pair<int64_t, GpuId>, 64> fit{};
+  size_t n = 0;
+  const GpuId first = cluster.first_gpu(node);
+  const int count = std::min(cluster.gpus_on(node), 64);
+  for (int i = 0; i < count; ++i) {
+    const GpuId g = first + static_cast<GpuId>(i);
+    const int free = cluster.gpu_free_units(g);
+    if (free < req.claim_units) continue;
+    int64_t key = 0;
+    switch (order_) {
+      case Order::kFullestFirst: key = free; break;
+      case Order::kEmptiestFirst: key = -free; break;
+      case Order::kLowestIndex: key = 0; break;
+      case Order::kRandom: key = static_cast<int64_t>(rng.below(uint64_t{1} << 40)); break;
+    }
+    fit[n++] = {key, g};
+  }
+  const auto k = static_cast<size_t>(req.gpu_count);
+  if (n < k) return false;
+  std::partial_sort(fit.begin(), fit.begin() + static_cast<std::ptrdiff_t>(k),
+                    fit.begin() + static_cast<std::ptrdiff_t>(n));
+  for (size_t i = 0; i < k; ++i) out[i] = fit[i].second;
+  return true;
+}
+
+}  // namespace slicelab

@@ -1,0 +1,31 @@
+// Built-in filters: the node's free CPU and memory, its GPU model and per-GPU memory, and
+// whether enough of its GPUs have room under the sharing mode's capacity units.
+#pragma once
+
+#include "sim/placement/plugins.h"
+
+namespace slicelab {
+
+class ResourceFilter final : public Filter {
+ public:
+  std::string_view name() const override { return "resources"; }
+  void filter(const ClusterState& cluster, const PodRequest& req,
+              std::vector<NodeId>& candidates) const override;
+};
+
+// Allowed GPU models and per-GPU memory (a pod never fits a GPU smaller than its peak).
+class GpuModelFilter final : public Filter {
+ public:
+  std::string_view name() const override { return "gpu-model"; }
+  void filter(const ClusterState& cluster, const PodRequest& req,
+              std::vector<NodeId>& candidates) const override;
+};
+
+class GpuCapacityFilter final : public Filter {
+ public:
+  std::string_view name() const override { return "gpu-capacity"; }
+  void filter(const ClusterState& cluster, const PodRequest& req,
+              std::vector<NodeId>& candidates) const override;
+};
+
+}  // namespace slicelab

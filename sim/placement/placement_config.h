@@ -1,0 +1,36 @@
+// A placement policy as the scenario names it (a preset, or explicit plugin names and weights),
+// and the registry that turns those names into plugin instances.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sim/placement/placement_policy.h"
+
+namespace slicelab {
+
+struct PlacementConfig {
+  std::string preset;  // empty when the scenario spelled the plugins out
+  std::vector<std::string> filters;
+  std::vector<std::pair<std::string, double>> scorers;
+  std::string picker;
+};
+
+std::optional<PlacementConfig> placement_preset(std::string_view name);
+std::string placement_preset_names();  // for error messages
+
+std::unique_ptr<Filter> make_filter(std::string_view name);        // nullptr if unknown
+std::unique_ptr<Scorer> make_scorer(std::string_view name);        // nullptr if unknown
+std::unique_ptr<DevicePicker> make_picker(std::string_view name);  // nullptr if unknown
+std::string filter_names();
+std::string scorer_names();
+std::string picker_names();
+
+// All names must be known (the scenario loader checks them, with locations).
+PlacementPolicy build_placement(const PlacementConfig& config);
+
+}  // namespace slicelab

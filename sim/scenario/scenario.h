@@ -1,0 +1,42 @@
+// A validated scenario: catalog, cluster, workload (already materialised into pods), engine
+// settings and the policies to compare. Built only by load_scenario, so always consistent.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cluster_spec.h"
+#include "sim/engine/engine.h"
+#include "sim/gpu_catalog.h"
+#include "sim/placement/placement_config.h"
+#include "sim/sharing/sharing_config.h"
+#include "workloads/pod_spec.h"
+
+namespace slicelab {
+
+struct PolicySpec {
+  std::string name;
+  PlacementConfig placement;
+  SharingConfig sharing;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string path;
+  uint64_t seed = 42;
+  std::string workload_source;  // "inline", "trace <file>" or "generator"
+  GpuCatalog catalog;
+  ClusterSpec cluster;
+  std::vector<PodSpec> pods;
+  EngineConfig engine;
+  std::vector<PolicySpec> policies;
+};
+
+// Throws InputError with file:line:column on any malformed or inconsistent input.
+// `seed_override` replaces the scenario's seed (the CLI's --seed).
+Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override = {});
+
+}  // namespace slicelab

@@ -1,0 +1,17 @@
+#include "sim/sharing/sharing_config.h"
+
+#include <stdexcept>
+
+#include "sim/sharing/time_slice.h"
+#include "sim/sharing/whole_card.h"
+
+namespace slicelab {
+
+std::unique_ptr<SharingMode> make_sharing_mode(const SharingConfig& config) {
+  if (config.kind == "whole-card") return std::make_unique<WholeCard>();
+  if (config.kind == "time-slice")
+    return std::make_unique<TimeSlice>(config.replicas, config.context_switch_overhead);
+  throw std::invalid_argument("unknown sharing mode " + config.kind);
+}
+
+}  // namespace slicelab

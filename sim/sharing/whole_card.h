@@ -1,0 +1,20 @@
+// Whole-card sharing: a GPU belongs to one pod, however small its share, as with NVIDIA's
+// device plugin without sharing. Every pod runs at its solo speed.
+#pragma once
+
+#include "sim/sharing/sharing_mode.h"
+
+namespace slicelab {
+
+class WholeCard final : public SharingMode {
+ public:
+  std::string_view kind() const override { return "whole-card"; }
+  std::string describe() const override { return "whole-card"; }
+  int capacity_units() const override { return 1; }
+  int claim_units(int /*gpu_milli*/) const override { return 1; }
+  int max_tenants() const override { return 1; }
+  bool isolates_memory() const override { return true; }
+  void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
+};
+
+}  // namespace slicelab

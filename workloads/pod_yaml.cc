@@ -1,0 +1,89 @@
+#include "workloads/pod_yaml.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+namespace slicelab {
+
+void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
+                      PodSpec& pod, const ModelCheck& check_model) {
+  pod.gpu_count = static_cast<int>(yaml.opt_integer(node, path, "gpu_count", 0, 64).value_or(0));
+  if (const YAML::Node m = node["gpu_milli"]; m.IsDefined()) {
+    const std::string p = join_path(path, "gpu_milli");
+    pod.gpu_milli = static_cast<int>(yaml.integer(m, p, 1, 1000));
+    if (pod.gpu_count == 0) yaml.fail(m, p, "a GPU share needs gpu_count of 1");
+    if (pod.gpu_count > 1 && pod.gpu_milli != 1000)
+      yaml.fail(m, p,
+                fmt::format("a GPU share below 1000 is only for one-GPU pods, this pod asks for {} "
+                            "GPUs",
+                            pod.gpu_count));
+  }
+  if (const YAML::Node m = node["gpu_memory_mib"]; m.IsDefined()) {
+    const std::string p = join_path(path, "gpu_memory_mib");
+    pod.gpu_memory_mib = yaml.mebibytes(m, p);
+    if (pod.gpu_count == 0 && pod.gpu_memory_mib > 0)
+      yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
+  }
+  pod.cpu_milli = yaml.opt_integer(node, path, "cpu_milli", 0, int64_t{1} << 40).value_or(0);
+  pod.memory_mib = yaml.opt_mebibytes(node, path, "memory_mib").value_or(0);
+  pod.priority = static_cast<int>(yaml.opt_integer(node, path, "priority", -1000000, 1000000).value_or(0));
+  if (const YAML::Node m = node["allowed_models"]; m.IsDefined()) {
+    const std::string p = join_path(path, "allowed_models");
+    pod.allowed_models = yaml.string_list(m, p);
+    if (pod.gpu_count == 0) yaml.fail(m, p, "allowed GPU models need gpu_count of at least 1");
+    for (size_t i = 0; i < pod.allowed_models.size() && check_model; ++i) {
+      if (auto err = check_model(pod.allowed_models[i]))
+        yaml.fail(m.IsSequence() ? m[i] : m, m.IsSequence() ? index_path(p, i) : p, *err);
+    }
+  }
+  pod.workload_class = yaml.opt_string(node, path, "class").value_or("default");
+  if (const YAML::Node slo = node["slo"]; slo.IsDefined()) {
+    const std::string p = join_path(path, "slo");
+    yaml.check_keys(slo, p, {"max_queue", "max_jct"});
+    pod.slo_max_queue_s = yaml.opt_duration(slo, p, "max_queue");
+    pod.slo_max_jct_s = yaml.opt_duration(slo, p, "max_jct");
+  }
+}
+
+PodSpec read_pod(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
+                 size_t index, const ModelCheck& check_model) {
+  yaml.check_keys(node, path,
+                  {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
+                   "cpu_milli", "memory_mib", "priority", "allowed_models", "class", "slo"});
+  PodSpec pod;
+  pod.name = yaml.opt_string(node, path, "name").value_or(fmt::format("pod-{}", index));
+  pod.arrival_s = yaml.opt_duration(node, path, "arrival").value_or(0.0);
+  pod.duration_s = yaml.duration(yaml.required(node, path, "duration"), join_path(path, "duration"),
+                                 0.001);
+  read_pod_request(yaml, node, path, pod, check_model);
+  return pod;
+}
+
+std::vector<PodSpec> read_pod_list(const YamlReader& yaml, const YAML::Node& list,
+                                   std::string_view path, const ModelCheck& check_model) {
+  yaml.require_seq(list, path);
+  std::vector<PodSpec> pods;
+  pods.reserve(list.size());
+  std::unordered_map<std::string, size_t> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string p = index_path(path, i);
+    pods.push_back(read_pod(yaml, list[i], p, i, check_model));
+    auto [it, inserted] = seen.emplace(pods.back().name, i);
+    if (!inserted) {
+      yaml.fail(list[i]["name"], join_path(p, "name"),
+                fmt::format("duplicate pod name '{}' (also {})", pods.back().name,
+                            index_path(path, it->second)));
+    }
+  }
+  return pods;
+}
+
+std::vector<PodSpec> read_trace_file(const std::string& path, const ModelCheck& check_model) {
+  const YAML::Node root = load_yaml_file(path);
+  const YamlReader yaml(path);
+  yaml.check_keys(root, "", {"pods", "description"});
+  return read_pod_list(yaml, yaml.required(root, "", "pods"), "pods", check_model);
+}
+
+}  // namespace slicelab

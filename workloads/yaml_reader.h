@@ -1,0 +1,64 @@
+// Typed, located access to a parsed YAML document: every failed read becomes an InputError
+// that names file:line:column, the field's path, what was expected and what was found.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace slicelab {
+
+// Loads a YAML file; syntax errors and unreadable files become located InputErrors.
+YAML::Node load_yaml_file(const std::string& path);
+
+class YamlReader {
+ public:
+  explicit YamlReader(std::string file) : file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
+
+  [[noreturn]] void fail(const YAML::Node& at, std::string_view path, std::string_view what) const;
+  [[noreturn]] void fail_expected(const YAML::Node& at, std::string_view path,
+                                  std::string_view expected) const;
+
+  void require_map(const YAML::Node& node, std::string_view path) const;
+  void require_seq(const YAML::Node& node, std::string_view path) const;
+  // Rejects keys outside `allowed`, suggesting the closest allowed key.
+  void check_keys(const YAML::Node& map, std::string_view path,
+                  std::initializer_list<std::string_view> allowed) const;
+  YAML::Node required(const YAML::Node& map, std::string_view path, const char* key) const;
+
+  std::string string(const YAML::Node& node, std::string_view path) const;
+  int64_t integer(const YAML::Node& node, std::string_view path, int64_t min, int64_t max) const;
+  double number(const YAML::Node& node, std::string_view path, double min, double max) const;
+  bool boolean(const YAML::Node& node, std::string_view path) const;
+  // Seconds: a number, or a string with a unit: "90s", "15m", "2h", "1.5d".
+  double duration(const YAML::Node& node, std::string_view path, double min_s = 0.0) const;
+  // MiB: an integer, or a string with a unit: "512Mi", "16Gi", "1Ti".
+  int64_t mebibytes(const YAML::Node& node, std::string_view path) const;
+  std::vector<std::string> string_list(const YAML::Node& node, std::string_view path) const;
+
+  // Optional-key variants: std::nullopt when the key is absent.
+  std::optional<std::string> opt_string(const YAML::Node& map, std::string_view path,
+                                        const char* key) const;
+  std::optional<int64_t> opt_integer(const YAML::Node& map, std::string_view path, const char* key,
+                                     int64_t min, int64_t max) const;
+  std::optional<double> opt_number(const YAML::Node& map, std::string_view path, const char* key,
+                                   double min, double max) const;
+  std::optional<double> opt_duration(const YAML::Node& map, std::string_view path,
+                                     const char* key, double min_s = 0.0) const;
+  std::optional<int64_t> opt_mebibytes(const YAML::Node& map, std::string_view path,
+                                       const char* key) const;
+
+ private:
+  std::string file_;
+};
+
+std::string join_path(std::string_view parent, std::string_view child);
+std::string index_path(std::string_view parent, size_t index);
+
+}  // namespace slicelab
