@@ -39,15 +39,11 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog,
   for (NodeId n = 0; n < nodes; ++n) refresh_node_gpu_summary(n);
 }
 
-bool ClusterState::gpus_fit(NodeId n, const PodRequest& req) const {
-  if (req.gpu_count == 0) return true;
-  if (max_free_units_[n] < req.claim_units) return false;
-  if (req.gpu_count == 1) return true;
-  if (req.claim_units == cap_units_) return idle_gpus_[n] >= req.gpu_count;
+int ClusterState::count_fitting_gpus(NodeId n, int claim_units) const {
   int fitting = 0;
   for (GpuId g = gpu_begin_[n]; g < gpu_begin_[n + 1]; ++g)
-    fitting += gpu_free_units_[g] >= req.claim_units ? 1 : 0;
-  return fitting >= req.gpu_count;
+    fitting += gpu_free_units_[g] >= claim_units ? 1 : 0;
+  return fitting;
 }
 
 void ClusterState::refresh_node_gpu_summary(NodeId n) {

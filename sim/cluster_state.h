@@ -58,7 +58,13 @@ class ClusterState {
   int64_t total_units() const { return static_cast<int64_t>(gpu_count()) * cap_units_; }
 
   // True when node n has `req.gpu_count` GPUs each with `req.claim_units` free units.
-  bool gpus_fit(NodeId n, const PodRequest& req) const;
+  bool gpus_fit(NodeId n, const PodRequest& req) const {
+    if (req.gpu_count == 0) return true;
+    if (max_free_units_[n] < req.claim_units) return false;
+    if (req.gpu_count == 1) return true;
+    if (req.claim_units == cap_units_) return idle_gpus_[n] >= req.gpu_count;
+    return count_fitting_gpus(n, req.claim_units) >= req.gpu_count;
+  }
   // True when the node has room for the pod's CPU, memory and GPUs (not its model).
   bool fits(NodeId n, const PodRequest& req) const {
     return cpu_free_[n] >= req.cpu_milli && mem_free_[n] >= req.memory_mib && gpus_fit(n, req);
@@ -68,6 +74,7 @@ class ClusterState {
   void unbind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req);
 
  private:
+  int count_fitting_gpus(NodeId n, int claim_units) const;
   void refresh_node_gpu_summary(NodeId n);
 
   int cap_units_;

@@ -96,6 +96,11 @@ class Simulation {
   PendingQueue pending_;
   uint32_t blocked_head_ = kNoPod;
   std::vector<PodRequest> failed_shapes_;
+  // Nodes that gained free resources, in order, and for each pod the log length at its last
+  // failed attempt: a retry only needs the nodes freed since, all others still fail.
+  std::vector<NodeId> freed_log_;
+  std::vector<uint32_t> tried_at_;
+  std::vector<NodeId> seed_;
   std::vector<GpuId> pick_;
   std::array<TenantLoad, 64> loads_{};
   std::array<double, 64> rates_{};
@@ -118,6 +123,7 @@ void Simulation::prepare() {
   speed_.assign(n, 1.0);
   version_.assign(n, 0);
   out_.resize(n);
+  tried_at_.assign(n, kNoPod);
   gpu_offset_.resize(n + 1);
   const auto& models = in_.catalog.models();
   uint32_t off = 0;
@@ -279,8 +285,20 @@ bool Simulation::fails_for_memory(uint32_t p) {
 bool Simulation::try_place(uint32_t p) {
   ++attempts_;
   const PodRequest& r = req_[p];
-  const auto node = placement_.place(cluster_, r, rng_, pick_);
+  std::span<const NodeId> only;
+  if (tried_at_[p] != kNoPod) {
+    const size_t since = freed_log_.size() - tried_at_[p];
+    if (since == 0) return false;
+    if (since < cluster_.node_count() / 4) {
+      seed_.assign(freed_log_.begin() + tried_at_[p], freed_log_.end());
+      std::sort(seed_.begin(), seed_.end());
+      seed_.erase(std::unique(seed_.begin(), seed_.end()), seed_.end());
+      only = seed_;
+    }
+  }
+  const auto node = placement_.place(cluster_, r, rng_, pick_, only);
   if (!node) {
+    tried_at_[p] = static_cast<uint32_t>(freed_log_.size());
     if (!first_failure_t_) {
       first_failure_t_ = now_;
       first_failure_alloc_ = static_cast<double>(cluster_.allocated_units()) /
@@ -349,6 +367,7 @@ void Simulation::finish(uint32_t p) {
   const auto gpus = std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
   const NodeId node = static_cast<NodeId>(o.node);
   cluster_.unbind(node, gpus, r);
+  freed_log_.push_back(node);
   model_alloc_[cluster_.model(node)] -= static_cast<double>(r.claim_units) /
                                         static_cast<double>(cluster_.capacity_units()) *
                                         static_cast<double>(r.gpu_count);

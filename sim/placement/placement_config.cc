@@ -9,7 +9,9 @@
 namespace slicelab {
 namespace {
 
-const std::vector<std::string> kDefaultFilters = {"gpu-model", "resources", "gpu-capacity"};
+// Most selective first on a busy cluster: free GPU capacity prunes the most, from per-node
+// summaries, so the later filters see short lists.
+const std::vector<std::string> kDefaultFilters = {"gpu-capacity", "resources", "gpu-model"};
 
 }  // namespace
 

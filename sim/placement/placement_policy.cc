@@ -12,9 +12,14 @@ PlacementPolicy::PlacementPolicy(std::vector<std::unique_ptr<Filter>> filters,
     : filters_(std::move(filters)), scorers_(std::move(scorers)), picker_(std::move(picker)) {}
 
 std::optional<NodeId> PlacementPolicy::place(const ClusterState& cluster, const PodRequest& req,
-                                             Rng& rng, std::span<GpuId> gpus_out) {
-  candidates_.resize(cluster.node_count());
-  std::iota(candidates_.begin(), candidates_.end(), NodeId{0});
+                                             Rng& rng, std::span<GpuId> gpus_out,
+                                             std::span<const NodeId> only) {
+  if (only.empty()) {
+    candidates_.resize(cluster.node_count());
+    std::iota(candidates_.begin(), candidates_.end(), NodeId{0});
+  } else {
+    candidates_.assign(only.begin(), only.end());
+  }
   for (const auto& f : filters_) {
     f->filter(cluster, req, candidates_);
     if (candidates_.empty()) return std::nullopt;

@@ -24,8 +24,11 @@ class PlacementPolicy {
 
   // Chooses a node and writes its GPUs to gpus_out[0, req.gpu_count). With no scorers, or on
   // equal totals, the lowest node index wins, which makes runs reproducible.
+  // `only`, when not empty, is the ascending list of nodes that can possibly be feasible (the
+  // engine knows this for retries); the result equals that of a scan over all nodes provided
+  // every feasible node is in it, because filters must be monotone in free resources.
   std::optional<NodeId> place(const ClusterState& cluster, const PodRequest& req, Rng& rng,
-                              std::span<GpuId> gpus_out);
+                              std::span<GpuId> gpus_out, std::span<const NodeId> only = {});
 
   std::string describe() const;  // "filters=[...] scorers=[binpack:1] picker=binpack"
 

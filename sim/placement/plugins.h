@@ -17,7 +17,9 @@ class Filter {
  public:
   virtual ~Filter() = default;
   virtual std::string_view name() const = 0;
-  // Removes infeasible nodes from `candidates`, keeping the order of the rest.
+  // Removes infeasible nodes from `candidates`, keeping the order of the rest. Must be
+  // monotone: a node that passes keeps passing when it gains free resources, and one that
+  // fails keeps failing when it loses them (the engine's retry shortcut relies on it).
   virtual void filter(const ClusterState& cluster, const PodRequest& req,
                       std::vector<NodeId>& candidates) const = 0;
 };

@@ -112,6 +112,7 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node, c
       yaml.fail(node, path, fmt::format("unknown placement preset '{}' (known: {})", node.Scalar(), placement_preset_names()));
     return *preset;
   }
+  if (!node.IsMap()) yaml.fail_expected(node, path, "a preset name or a mapping");
   yaml.check_keys(node, path, {"preset", "filters", "scorers", "device_picker"});
   PlacementConfig c;
   if (auto preset = yaml.opt_string(node, path, "preset")) {
@@ -171,15 +172,15 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node, c
 SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node, const std::string& path) {
   SharingConfig c;
   if (!node.IsDefined()) return c;
-  YAML::Node mode_node = node;
-  if (node.IsMap()) {
-    yaml.check_keys(node, path, {"mode", "replicas", "context_switch_overhead"});
-    mode_node = yaml.required(node, path, "mode");
-  }
+  if (!node.IsMap() && !node.IsScalar()) yaml.fail_expected(node, path, "a sharing mode name or a mapping");
+  if (node.IsMap()) yaml.check_keys(node, path, {"mode", "replicas", "context_switch_overhead"});
+  // Bind, never assign: YAML::Node::operator= overwrites the node it refers to, which would
+  // turn this mapping into its own mode scalar and drop replicas and overhead unread.
+  const YAML::Node mode_node = node.IsMap() ? yaml.required(node, path, "mode") : node;
   const std::string mode_path = node.IsMap() ? join_path(path, "mode") : path;
   c.kind = yaml.string(mode_node, mode_path);
   if (c.kind != "whole-card" && c.kind != "time-slice")
-    yaml.fail_expected(mode_node, mode_path, "a sharing mode: whole-card or time-slice");
+    yaml.fail_expected(mode_node, mode_path, "whole-card or time-slice");
   if (node.IsMap()) {
     if (c.kind != "time-slice") {
       for (const char* key : {"replicas", "context_switch_overhead"})
@@ -210,7 +211,7 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
                     .value_or(spec.placement.preset.empty() ? fmt::format("policy{}", i)
                                                             : spec.placement.preset);
     if (auto [it, fresh] = names.emplace(spec.name, i); !fresh)
-      yaml.fail(p["name"].IsDefined() ? p["name"] : p, path,
+      yaml.fail(p["name"].IsDefined() ? p["name"] : p, p["name"].IsDefined() ? join_path(path, "name") : path,
                 fmt::format("duplicate policy name '{}' (also policies[{}])", spec.name, it->second));
     out.push_back(std::move(spec));
   }
