@@ -91,18 +91,29 @@ void replay(benchmark::State& state, const char* preset, SharingConfig sharing, 
   getrusage(RUSAGE_SELF, &ru);
   const double iters = static_cast<double>(state.iterations());
   state.counters["pods_per_s"] = benchmark::Counter(iters * kPods, benchmark::Counter::kIsRate);
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   state.counters["attempts"] = static_cast<double>(last.summary.placement_attempts);
   state.counters["alloc_ratio"] = last.summary.allocation_ratio;
   state.counters["queue_p99_s"] = last.summary.queue_delay_s.p99;
   state.counters["peak_rss_MB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
 }
 
-void BM_BestFitWholeCard(benchmark::State& s) { replay(s, "best-fit", {}, false); }
-void BM_BestFitWholeCardBackfill(benchmark::State& s) { replay(s, "best-fit", {}, true); }
-void BM_BestFitTimeSlice4(benchmark::State& s) { replay(s, "best-fit", {"time-slice", 4, 0.05}, false); }
-void BM_FirstFitWholeCard(benchmark::State& s) { replay(s, "first-fit", {}, false); }
-void BM_RandomWholeCard(benchmark::State& s) { replay(s, "random", {}, false); }
+void BM_BestFitWholeCard(benchmark::State& s) {
+  replay(s, "best-fit", {}, false);
+}
+void BM_BestFitWholeCardBackfill(benchmark::State& s) {
+  replay(s, "best-fit", {}, true);
+}
+void BM_BestFitTimeSlice4(benchmark::State& s) {
+  replay(s, "best-fit", {"time-slice", 4, 0.05}, false);
+}
+void BM_FirstFitWholeCard(benchmark::State& s) {
+  replay(s, "first-fit", {}, false);
+}
+void BM_RandomWholeCard(benchmark::State& s) {
+  replay(s, "random", {}, false);
+}
 
 BENCHMARK(BM_BestFitWholeCard)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 BENCHMARK(BM_BestFitWholeCardBackfill)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -1,7 +1,7 @@
 // The slicelab command: validate a scenario, run one policy, or compare all of them.
 // Library errors arrive here as exceptions and leave as one message and a non-zero exit.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -28,21 +28,26 @@ struct Common {
 };
 
 void add_common(CLI::App& cmd, Common& c, bool writes) {
-  cmd.add_option("scenario", c.scenario, "Scenario YAML file")->required()->check(CLI::ExistingFile);
-  cmd.add_option("--seed", c.seed, "Override the scenario's seed (a run is a pure function of scenario and seed)");
+  cmd.add_option("scenario", c.scenario, "Scenario YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--seed", c.seed,
+                 "Override the scenario's seed (a run is a pure function of scenario and seed)");
   if (writes) {
     cmd.add_option("--out", c.out, "Results folder (default: results/<scenario name>)");
     cmd.add_flag("-q,--quiet", c.quiet, "Print no table, only errors");
   }
 }
 
-int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int jobs, const Common& c) {
+int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int jobs,
+                   const Common& c) {
   std::vector<RunResult> results;
   {
     ProgressLine progress(fmt::format("{} ({} pods)", sc.name, sc.pods.size()), which.size());
     results = run_policies(sc, which, jobs, [&](size_t k, double f) { progress.update(k, f); });
   }
-  const std::string out = c.out.empty() ? (std::filesystem::path("results") / sc.name).string() : c.out;
+  const std::string out =
+      c.out.empty() ? (std::filesystem::path("results") / sc.name).string() : c.out;
   write_results(out, sc, results);
   if (!c.quiet) {
     std::fputs(comparison_table(results).c_str(), stdout);
@@ -53,9 +58,10 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
 
 int cmd_validate(const Common& c) {
   const Scenario sc = load_scenario(c.scenario, c.seed);
-  std::printf("%s: OK: %zu node groups (%zu nodes, %zu GPUs), %zu pods (%s), %zu policies\n", c.scenario.c_str(),
-              sc.cluster.groups.size(), sc.cluster.node_count(), sc.cluster.gpu_count(), sc.pods.size(),
-              sc.workload_source.c_str(), sc.policies.size());
+  std::printf("%s: OK: %zu node groups (%zu nodes, %zu GPUs), %zu pods (%s), %zu policies\n",
+              c.scenario.c_str(), sc.cluster.groups.size(), sc.cluster.node_count(),
+              sc.cluster.gpu_count(), sc.pods.size(), sc.workload_source.c_str(),
+              sc.policies.size());
   return 0;
 }
 
@@ -63,12 +69,13 @@ int cmd_run(const Common& c, const std::string& policy) {
   const Scenario sc = load_scenario(c.scenario, c.seed);
   size_t idx = 0;
   if (!policy.empty()) {
-    auto it = std::find_if(sc.policies.begin(), sc.policies.end(), [&](const PolicySpec& p) { return p.name == policy; });
+    auto it = std::find_if(sc.policies.begin(), sc.policies.end(),
+                           [&](const PolicySpec& p) { return p.name == policy; });
     if (it == sc.policies.end()) {
       std::vector<std::string> names;
       for (const auto& p : sc.policies) names.push_back(p.name);
-      throw InputError(fmt::format("{}: no policy named '{}' (the scenario has: {})", c.scenario, policy,
-                                   fmt::join(names, ", ")));
+      throw InputError(fmt::format("{}: no policy named '{}' (the scenario has: {})", c.scenario,
+                                   policy, fmt::join(names, ", ")));
     }
     idx = static_cast<size_t>(it - sc.policies.begin());
   }
@@ -85,7 +92,9 @@ int cmd_compare(const Common& c, int jobs) {
 }  // namespace
 }  // namespace slicelab
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_cli(int argc, char** argv) {
   using namespace slicelab;
   CLI::App app{"slicelab: compare GPU sharing and placement policies on your own traces"};
   app.require_subcommand(1);
@@ -100,21 +109,31 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run one policy of a scenario");
   add_common(*run, run_opts, true);
   run->add_option("-p,--policy", policy, "Policy name (default: the scenario's first)");
-  auto* compare = app.add_subcommand("compare", "Run every policy of a scenario on the same workload and compare");
+  auto* compare = app.add_subcommand(
+      "compare", "Run every policy of a scenario on the same workload and compare");
   add_common(*compare, compare_opts, true);
-  compare->add_option("-j,--jobs", jobs, "Policies run in parallel (default: all cores)")->check(CLI::Range(1, 1024));
+  compare->add_option("-j,--jobs", jobs, "Policies run in parallel (default: all cores)")
+      ->check(CLI::Range(1, 1024));
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // InputError included: its message is already located
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_cli(argc, argv);
+  } catch (...) {
+    std::fputs("error: unexpected failure\n", stderr);
+    return 1;
+  }
 }

@@ -35,10 +35,11 @@ std::string ProgressLine::render() const {
     sum += v;
     finished += v >= 1.0 ? 1 : 0;
   }
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return fmt::format("{}: {:5.1f}% ({}/{} runs done, {:.1f}s)", label_,
-                     done_.empty() ? 100.0 : 100.0 * sum / static_cast<double>(done_.size()), finished,
-                     done_.size(), elapsed);
+                     done_.empty() ? 100.0 : 100.0 * sum / static_cast<double>(done_.size()),
+                     finished, done_.size(), elapsed);
 }
 
 void ProgressLine::loop() {

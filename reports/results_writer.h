@@ -19,6 +19,7 @@ std::string comparison_table(std::span<const RunResult> runs);
 
 // Writes all result files into `dir`, replacing it only once every file is complete, so a
 // failure never leaves partial output behind.
-void write_results(const std::string& dir, const Scenario& scenario, std::span<const RunResult> runs);
+void write_results(const std::string& dir, const Scenario& scenario,
+                   std::span<const RunResult> runs);
 
 }  // namespace slicelab

@@ -27,7 +27,8 @@ struct ClusterSpec {
   }
   size_t gpu_count() const {
     size_t n = 0;
-    for (const auto& g : groups) n += static_cast<size_t>(g.count) * static_cast<size_t>(g.gpus_per_node);
+    for (const auto& g : groups)
+      n += static_cast<size_t>(g.count) * static_cast<size_t>(g.gpus_per_node);
     return n;
   }
 };

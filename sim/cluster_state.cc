@@ -19,10 +19,12 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog,
       cpu_cap_.push_back(group.cpu_milli);
       mem_cap_.push_back(group.memory_mib);
       model_.push_back(static_cast<uint16_t>(group.gpu_model));
-      gpu_mem_cap_.push_back(group.gpus_per_node > 0 ? catalog.models()[group.gpu_model].memory_mib : 0);
+      gpu_mem_cap_.push_back(group.gpus_per_node > 0 ? catalog.models()[group.gpu_model].memory_mib
+                                                     : 0);
       names_.push_back(fmt::format("{}-{}", group.name, i));
       gpu_begin_.push_back(next_gpu);
-      for (int g = 0; g < group.gpus_per_node; ++g) gpu_node_.push_back(static_cast<NodeId>(cpu_cap_.size() - 1));
+      for (int g = 0; g < group.gpus_per_node; ++g)
+        gpu_node_.push_back(static_cast<NodeId>(cpu_cap_.size() - 1));
       next_gpu += static_cast<GpuId>(group.gpus_per_node);
       max_gpus_ = std::max(max_gpus_, group.gpus_per_node);
       max_cpu_ = std::max(max_cpu_, group.cpu_milli);

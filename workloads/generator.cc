@@ -54,10 +54,17 @@ DurationDistribution read_duration(const YamlReader& yaml, const YAML::Node& nod
 double DurationDistribution::sample(Rng& rng) const {
   double v = a;
   switch (kind) {
-    case Kind::kConstant: break;
-    case Kind::kExponential: v = rng.exponential(a); break;
-    case Kind::kLognormal: v = a * std::exp(b * rng.normal()); break;
-    case Kind::kUniform: v = a + (b - a) * rng.uniform(); break;
+    case Kind::kConstant:
+      break;
+    case Kind::kExponential:
+      v = rng.exponential(a);
+      break;
+    case Kind::kLognormal:
+      v = a * std::exp(b * rng.normal());
+      break;
+    case Kind::kUniform:
+      v = a + (b - a) * rng.uniform();
+      break;
   }
   v = std::max(v, std::max(min_s, 0.001));
   if (max_s > 0) v = std::min(v, max_s);
@@ -74,13 +81,12 @@ GeneratorSpec read_generator_spec(const YamlReader& yaml, const YAML::Node& node
   spec.horizon_s = yaml.opt_duration(node, path, "horizon", 1.0);
   if (!spec.pod_count && !spec.horizon_s)
     yaml.fail(node, path, "needs 'pods' (how many), 'horizon' (until when), or both");
-  spec.arrivals_per_hour =
-      yaml.number(yaml.required(node, path, "arrivals_per_hour"),
-                  join_path(path, "arrivals_per_hour"), 1e-6, 1e9);
-  spec.diurnal_amplitude =
-      yaml.opt_number(node, path, "diurnal_amplitude", 0.0, 1.0).value_or(0.0);
+  spec.arrivals_per_hour = yaml.number(yaml.required(node, path, "arrivals_per_hour"),
+                                       join_path(path, "arrivals_per_hour"), 1e-6, 1e9);
+  spec.diurnal_amplitude = yaml.opt_number(node, path, "diurnal_amplitude", 0.0, 1.0).value_or(0.0);
   spec.diurnal_peak_s = yaml.opt_duration(node, path, "diurnal_peak").value_or(14 * 3600.0);
-  if (auto s = yaml.opt_integer(node, path, "seed", 0, INT64_MAX)) spec.seed = static_cast<uint64_t>(*s);
+  if (auto s = yaml.opt_integer(node, path, "seed", 0, INT64_MAX))
+    spec.seed = static_cast<uint64_t>(*s);
 
   const std::string shapes_path = join_path(path, "shapes");
   const YAML::Node shapes = yaml.required(node, path, "shapes");

@@ -14,13 +14,13 @@ struct PodSpec {
   double arrival_s = 0.0;
   // Solo run time on a whole GPU (see docs/scenario-format.md for speed scaling).
   double duration_s = 0.0;
-  int gpu_count = 0;          // 0 = CPU-only pod
-  int gpu_milli = 1000;       // share of each GPU, 1..1000; only below 1000 for one-GPU pods
-  int64_t gpu_memory_mib = 0; // peak device memory per GPU
+  int gpu_count = 0;           // 0 = CPU-only pod
+  int gpu_milli = 1000;        // share of each GPU, 1..1000; only below 1000 for one-GPU pods
+  int64_t gpu_memory_mib = 0;  // peak device memory per GPU
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  int priority = 0;                        // higher is scheduled first
-  std::vector<std::string> allowed_models; // empty = any GPU model
+  int priority = 0;                         // higher is scheduled first
+  std::vector<std::string> allowed_models;  // empty = any GPU model
   std::string workload_class;
   std::optional<double> slo_max_queue_s;
   std::optional<double> slo_max_jct_s;

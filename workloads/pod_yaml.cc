@@ -27,7 +27,8 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
   }
   pod.cpu_milli = yaml.opt_integer(node, path, "cpu_milli", 0, int64_t{1} << 40).value_or(0);
   pod.memory_mib = yaml.opt_mebibytes(node, path, "memory_mib").value_or(0);
-  pod.priority = static_cast<int>(yaml.opt_integer(node, path, "priority", -1000000, 1000000).value_or(0));
+  pod.priority =
+      static_cast<int>(yaml.opt_integer(node, path, "priority", -1000000, 1000000).value_or(0));
   if (const YAML::Node m = node["allowed_models"]; m.IsDefined()) {
     const std::string p = join_path(path, "allowed_models");
     pod.allowed_models = yaml.string_list(m, p);
@@ -54,8 +55,8 @@ PodSpec read_pod(const YamlReader& yaml, const YAML::Node& node, std::string_vie
   PodSpec pod;
   pod.name = yaml.opt_string(node, path, "name").value_or(fmt::format("pod-{}", index));
   pod.arrival_s = yaml.opt_duration(node, path, "arrival").value_or(0.0);
-  pod.duration_s = yaml.duration(yaml.required(node, path, "duration"), join_path(path, "duration"),
-                                 0.001);
+  pod.duration_s =
+      yaml.duration(yaml.required(node, path, "duration"), join_path(path, "duration"), 0.001);
   read_pod_request(yaml, node, path, pod, check_model);
   return pod;
 }

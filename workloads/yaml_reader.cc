@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "workloads/input_error.h"
 
@@ -54,17 +56,76 @@ std::string format_number(double v) {
   return fmt::format("{}", v);
 }
 
+// yaml-cpp's message for a tab in the indentation ("illegal block entry", "illegal map value")
+// does not say why; name the cause when the failing line is indented with a tab.
+std::string tab_hint(const std::string& text, int line) {
+  std::istringstream lines(text);
+  std::string l;
+  for (int i = 0; i <= line; ++i)
+    if (!std::getline(lines, l)) return "";
+  const size_t indent_end = l.find_first_not_of(" \t");
+  if (l.substr(0, indent_end).find('\t') == std::string::npos) return "";
+  return " (this line is indented with a tab; YAML indentation must use spaces)";
+}
+
+// No field of the scenario or trace formats takes an empty value ("duration:" with nothing
+// after it). yaml-cpp marks such a value at the next token, often on a later line, so find it
+// here, at its key, while the key's position is still at hand. Returns the path below `node`
+// (built only on the way out, so a clean file costs no strings) and the key's mark.
+bool find_empty_value(const YAML::Node& node, std::string& path, YAML::Mark& mark) {
+  const auto prefix = [&path](std::string head) {
+    path = head + (path.starts_with('[') ? "" : ".") + path;
+  };
+  if (node.IsMap()) {
+    for (const auto& kv : node) {
+      if (kv.second.IsNull()) {
+        path = kv.first.Scalar();
+        mark = kv.first.Mark();
+        return true;
+      }
+      if (find_empty_value(kv.second, path, mark)) {
+        prefix(kv.first.Scalar());
+        return true;
+      }
+    }
+  } else if (node.IsSequence()) {
+    size_t i = 0;
+    for (const auto& item : node) {
+      if (find_empty_value(item, path, mark)) {
+        prefix(fmt::format("[{}]", i));
+        return true;
+      }
+      ++i;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 YAML::Node load_yaml_file(const std::string& path) {
-  std::ifstream in(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: cannot open file: it is a folder", path));
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-  try {
-    return YAML::Load(in);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}:{}: invalid YAML: {}", path, e.mark.line + 1,
-                                 e.mark.column + 1, e.msg));
-  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const YAML::Node root = [&] {
+    try {
+      return YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      throw InputError(fmt::format("{}:{}:{}: invalid YAML: {}{}", path, e.mark.line + 1,
+                                   e.mark.column + 1, e.msg, tab_hint(text, e.mark.line)));
+    }
+  }();
+  std::string where;
+  YAML::Mark mark;
+  if (find_empty_value(root, where, mark))
+    throw InputError(fmt::format("{}:{}:{}: {}: expected a value, found nothing", path,
+                                 mark.line + 1, mark.column + 1, where));
+  return root;
 }
 
 std::string join_path(std::string_view parent, std::string_view child) {
@@ -78,6 +139,8 @@ std::string index_path(std::string_view parent, size_t index) {
 
 void YamlReader::fail(const YAML::Node& at, std::string_view path, std::string_view what) const {
   const YAML::Mark mark = at.IsDefined() ? at.Mark() : YAML::Mark::null_mark();
+  // The document's root has no path of its own; name it so the message keeps its shape.
+  if (path.empty()) path = "top level";
   if (mark.is_null()) throw InputError(fmt::format("{}: {}: {}", file_, path, what));
   throw InputError(
       fmt::format("{}:{}:{}: {}: {}", file_, mark.line + 1, mark.column + 1, path, what));
@@ -99,19 +162,33 @@ void YamlReader::require_seq(const YAML::Node& node, std::string_view path) cons
 void YamlReader::check_keys(const YAML::Node& map, std::string_view path,
                             std::initializer_list<std::string_view> allowed) const {
   require_map(map, path);
+  // yaml-cpp keeps both entries of a repeated key and lookups see only the first, so a second
+  // value would be silently ignored: reject it.
+  std::vector<std::pair<std::string, YAML::Mark>> seen;
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    for (const auto& [k, m] : seen)
+      if (k == key)
+        fail(kv.first, path, fmt::format("duplicate key '{}' (also on line {})", key, m.line + 1));
+    seen.emplace_back(key, kv.first.Mark());
+  }
   for (const auto& kv : map) {
     const std::string key = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    // Suggest the closest allowed key within a few edits, or one that the key starts with or
+    // that starts with the key ("max_queue_delay" -> "max_queue", "memory" -> "memory_mib").
+    const size_t limit = std::max<size_t>(2, key.size() / 3);
     std::string_view best;
     size_t best_d = std::numeric_limits<size_t>::max();
     for (std::string_view a : allowed) {
       const size_t d = edit_distance(key, a);
-      if (d < best_d) best_d = d, best = a;
+      const bool prefix = std::min(key.size(), a.size()) >= 3 &&
+                          (key.starts_with(a) || a.starts_with(std::string_view(key)));
+      if ((d <= limit || prefix) && d < best_d) best_d = d, best = a;
     }
     std::string hint;
-    if (best_d <= std::max<size_t>(2, key.size() / 3)) hint = fmt::format(" (did you mean '{}'?)", best);
-    fail(kv.first, path.empty() ? std::string_view("scenario") : path,
-         fmt::format("unknown key '{}'{}", key, hint));
+    if (!best.empty()) hint = fmt::format(" (did you mean '{}'?)", best);
+    fail(kv.first, path, fmt::format("unknown key '{}'{}", key, hint));
   }
 }
 
@@ -119,8 +196,7 @@ YAML::Node YamlReader::required(const YAML::Node& map, std::string_view path,
                                 const char* key) const {
   require_map(map, path);
   YAML::Node v = map[key];
-  if (!v.IsDefined()) fail(map, path.empty() ? "scenario" : path,
-                           fmt::format("missing required key '{}'", key));
+  if (!v.IsDefined()) fail(map, path, fmt::format("missing required key '{}'", key));
   return v;
 }
 
@@ -132,7 +208,9 @@ std::string YamlReader::string(const YAML::Node& node, std::string_view path) co
 int64_t YamlReader::integer(const YAML::Node& node, std::string_view path, int64_t min,
                             int64_t max) const {
   int64_t v = 0;
-  const std::string expected = fmt::format("an integer in {}..{}", min, max);
+  const std::string expected = max == std::numeric_limits<int64_t>::max()
+                                   ? fmt::format("an integer of at least {}", min)
+                                   : fmt::format("an integer in {}..{}", min, max);
   if (!node.IsScalar() || !parse_int(node.Scalar(), v) || v < min || v > max)
     fail_expected(node, path, expected);
   return v;
@@ -141,7 +219,8 @@ int64_t YamlReader::integer(const YAML::Node& node, std::string_view path, int64
 double YamlReader::number(const YAML::Node& node, std::string_view path, double min,
                           double max) const {
   double v = 0;
-  const std::string expected = fmt::format("a number in {}..{}", format_number(min), format_number(max));
+  const std::string expected =
+      fmt::format("a number in {}..{}", format_number(min), format_number(max));
   if (!node.IsScalar() || !parse_double(node.Scalar(), v) || v < min || v > max)
     fail_expected(node, path, expected);
   return v;
@@ -149,9 +228,12 @@ double YamlReader::number(const YAML::Node& node, std::string_view path, double 
 
 bool YamlReader::boolean(const YAML::Node& node, std::string_view path) const {
   if (node.IsScalar()) {
+    // The spellings of YAML 1.1 that yaml-cpp itself accepts: lower, Capitalised or UPPER case.
     const std::string& s = node.Scalar();
-    if (s == "true" || s == "yes" || s == "on") return true;
-    if (s == "false" || s == "no" || s == "off") return false;
+    for (std::string_view t : {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"})
+      if (s == t) return true;
+    for (std::string_view f : {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"})
+      if (s == f) return false;
   }
   fail_expected(node, path, "true or false");
 }
@@ -164,11 +246,24 @@ double YamlReader::duration(const YAML::Node& node, std::string_view path, doubl
   double scale = 1.0;
   if (!text.empty()) {
     switch (text.back()) {
-      case 's': scale = 1.0; text.remove_suffix(1); break;
-      case 'm': scale = 60.0; text.remove_suffix(1); break;
-      case 'h': scale = 3600.0; text.remove_suffix(1); break;
-      case 'd': scale = 86400.0; text.remove_suffix(1); break;
-      default: break;
+      case 's':
+        scale = 1.0;
+        text.remove_suffix(1);
+        break;
+      case 'm':
+        scale = 60.0;
+        text.remove_suffix(1);
+        break;
+      case 'h':
+        scale = 3600.0;
+        text.remove_suffix(1);
+        break;
+      case 'd':
+        scale = 86400.0;
+        text.remove_suffix(1);
+        break;
+      default:
+        break;
     }
   }
   double v = 0;
@@ -183,9 +278,12 @@ int64_t YamlReader::mebibytes(const YAML::Node& node, std::string_view path) con
   double scale = 1.0;
   if (text.size() > 2) {
     const std::string_view unit = text.substr(text.size() - 2);
-    if (unit == "Mi") scale = 1.0, text.remove_suffix(2);
-    else if (unit == "Gi") scale = 1024.0, text.remove_suffix(2);
-    else if (unit == "Ti") scale = 1024.0 * 1024.0, text.remove_suffix(2);
+    if (unit == "Mi")
+      scale = 1.0, text.remove_suffix(2);
+    else if (unit == "Gi")
+      scale = 1024.0, text.remove_suffix(2);
+    else if (unit == "Ti")
+      scale = 1024.0 * 1024.0, text.remove_suffix(2);
   }
   double v = 0;
   if (!parse_double(text, v) || v < 0 || v * scale > 1e12) fail_expected(node, path, kExpected);

@@ -49,8 +49,8 @@ class YamlReader {
                                      int64_t min, int64_t max) const;
   std::optional<double> opt_number(const YAML::Node& map, std::string_view path, const char* key,
                                    double min, double max) const;
-  std::optional<double> opt_duration(const YAML::Node& map, std::string_view path,
-                                     const char* key, double min_s = 0.0) const;
+  std::optional<double> opt_duration(const YAML::Node& map, std::string_view path, const char* key,
+                                     double min_s = 0.0) const;
   std::optional<int64_t> opt_mebibytes(const YAML::Node& map, std::string_view path,
                                        const char* key) const;
 

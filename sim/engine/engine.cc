@@ -240,9 +240,9 @@ void Simulation::recompute_gpu(GpuId g) {
       sm += loads_[k].sm_demand * rates_[k];
     }
   }
-  const double mem =
-      mem_cap > 0 ? std::min(1.0, static_cast<double>(cluster_.gpu_memory_used(g)) / static_cast<double>(mem_cap))
-                  : 0.0;
+  const double mem = mem_cap > 0 ? std::min(1.0, static_cast<double>(cluster_.gpu_memory_used(g)) /
+                                                     static_cast<double>(mem_cap))
+                                 : 0.0;
   set_gpu_usage(g, std::min(sm, 1.0), mem);
   for (size_t k = 0; k < n; ++k) update_pod_rate(tenant_pod_[base + k]);
 }
@@ -273,10 +273,10 @@ bool Simulation::fails_for_memory(uint32_t p) {
     const int64_t cap = cluster_.gpu_memory_capacity(node);
     const int64_t used = cluster_.gpu_memory_used(g);  // includes this pod
     if (used <= cap) continue;
-    out_[p].reason = fmt::format(
-        "out of memory on {} GPU {}: needs {} MiB, neighbours hold {} of {} MiB",
-        cluster_.node_name(node), g - cluster_.first_gpu(node), r.gpu_memory_mib,
-        used - r.gpu_memory_mib, cap);
+    out_[p].reason =
+        fmt::format("out of memory on {} GPU {}: needs {} MiB, neighbours hold {} of {} MiB",
+                    cluster_.node_name(node), g - cluster_.first_gpu(node), r.gpu_memory_mib,
+                    used - r.gpu_memory_mib, cap);
     return true;
   }
   return false;
@@ -313,8 +313,9 @@ bool Simulation::try_place(uint32_t p) {
   o.node = static_cast<int32_t>(*node);
   o.start_s = now_;
   const uint16_t model = cluster_.model(*node);
-  const double speed =
-      in_.config.speed_scaling && r.gpu_count > 0 ? in_.catalog.models()[model].relative_speed : 1.0;
+  const double speed = in_.config.speed_scaling && r.gpu_count > 0
+                           ? in_.catalog.models()[model].relative_speed
+                           : 1.0;
   speed_[p] = speed;
   o.solo_s = in_.pods[p].duration_s / speed;
   const double claim_share =
@@ -364,7 +365,8 @@ void Simulation::finish(uint32_t p) {
   o.finish_s = now_;
   --running_;
   const PodRequest& r = req_[p];
-  const auto gpus = std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
+  const auto gpus =
+      std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
   const NodeId node = static_cast<NodeId>(o.node);
   cluster_.unbind(node, gpus, r);
   freed_log_.push_back(node);
@@ -464,7 +466,8 @@ RunResult Simulation::run(const ProgressFn& progress) {
     } else {
       arrive(arrival_order_[next_arrival++]);
     }
-    if (progress && (++done & 0x3fff) == 0) progress(static_cast<double>(done) / static_cast<double>(total_work));
+    if (progress && (++done & 0x3fff) == 0)
+      progress(static_cast<double>(done) / static_cast<double>(total_work));
   }
   if (until != kInf) {
     while (next_sample <= until) {
@@ -491,7 +494,8 @@ RunResult Simulation::run(const ProgressFn& progress) {
     o.gpu_begin = static_cast<uint32_t>(result.pod_gpus.size());
     if (o.node >= 0 && o.status != PodStatus::kFailed) {
       for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i)
-        result.pod_gpus.push_back(static_cast<uint16_t>(pod_gpu_[i] - cluster_.first_gpu(static_cast<NodeId>(o.node))));
+        result.pod_gpus.push_back(
+            static_cast<uint16_t>(pod_gpu_[i] - cluster_.first_gpu(static_cast<NodeId>(o.node))));
     }
     o.gpu_end = static_cast<uint32_t>(result.pod_gpus.size());
   }
@@ -521,16 +525,28 @@ RunSummary Simulation::summarize() const {
   for (size_t p = 0; p < pods.size(); ++p) {
     const PodOutcome& o = out_[p];
     switch (o.status) {
-      case PodStatus::kCompleted: ++s.completed; break;
-      case PodStatus::kFailed: ++s.failed; break;
-      case PodStatus::kUnschedulable: ++s.unschedulable; break;
-      case PodStatus::kPending: ++s.pending_at_end; break;
-      case PodStatus::kRunning: ++s.running_at_end; break;
+      case PodStatus::kCompleted:
+        ++s.completed;
+        break;
+      case PodStatus::kFailed:
+        ++s.failed;
+        break;
+      case PodStatus::kUnschedulable:
+        ++s.unschedulable;
+        break;
+      case PodStatus::kPending:
+        ++s.pending_at_end;
+        break;
+      case PodStatus::kRunning:
+        ++s.running_at_end;
+        break;
     }
-    if (o.status == PodStatus::kFailed) ++s.not_placed_reasons["out of memory (neighbours hold the GPU's memory)"];
+    if (o.status == PodStatus::kFailed)
+      ++s.not_placed_reasons["out of memory (neighbours hold the GPU's memory)"];
     if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[o.reason];
     if (o.status == PodStatus::kPending) ++s.not_placed_reasons["not placed before the run ended"];
-    if (o.start_s >= 0 && o.status != PodStatus::kFailed) queue.push_back(o.start_s - pods[p].arrival_s);
+    if (o.start_s >= 0 && o.status != PodStatus::kFailed)
+      queue.push_back(o.start_s - pods[p].arrival_s);
     if (o.status == PodStatus::kCompleted) {
       const double j = o.finish_s - pods[p].arrival_s;
       jct.push_back(j);
@@ -550,7 +566,8 @@ RunSummary Simulation::summarize() const {
     }
   }
   if (s.slo_pods > s.slo_undecided)
-    s.slo_attainment = static_cast<double>(s.slo_met) / static_cast<double>(s.slo_pods - s.slo_undecided);
+    s.slo_attainment =
+        static_cast<double>(s.slo_met) / static_cast<double>(s.slo_pods - s.slo_undecided);
   s.queue_delay_s = distribution_of(queue);
   s.jct_s = distribution_of(jct);
   s.slowdown = distribution_of(slowdown);

@@ -22,13 +22,19 @@ std::optional<std::string> never_fits_reason(const ClusterSpec& cluster, const G
     return std::nullopt;
   };
   if (req.gpu_count > 0) {
-    if (auto r = narrow([&](const NodeGroup& g) { return g.gpus_per_node > 0 && ((req.model_mask >> g.gpu_model) & 1U); },
-                        [&] { return std::string("no node has an allowed GPU model"); }))
+    if (auto r = narrow(
+            [&](const NodeGroup& g) {
+              return g.gpus_per_node > 0 && ((req.model_mask >> g.gpu_model) & 1U);
+            },
+            [&] { return std::string("no node has an allowed GPU model"); }))
       return r;
     int64_t best_mem = 0;
-    for (const NodeGroup* g : left) best_mem = std::max(best_mem, catalog.models()[g->gpu_model].memory_mib);
+    for (const NodeGroup* g : left)
+      best_mem = std::max(best_mem, catalog.models()[g->gpu_model].memory_mib);
     if (auto r = narrow(
-            [&](const NodeGroup& g) { return catalog.models()[g.gpu_model].memory_mib >= req.gpu_memory_mib; },
+            [&](const NodeGroup& g) {
+              return catalog.models()[g.gpu_model].memory_mib >= req.gpu_memory_mib;
+            },
             [&] {
               return fmt::format("needs {} MiB of GPU memory, the largest allowed GPU has {} MiB",
                                  req.gpu_memory_mib, best_mem);
@@ -38,8 +44,9 @@ std::optional<std::string> never_fits_reason(const ClusterSpec& cluster, const G
     for (const NodeGroup* g : left) best_gpus = std::max(best_gpus, g->gpus_per_node);
     if (auto r = narrow([&](const NodeGroup& g) { return g.gpus_per_node >= req.gpu_count; },
                         [&] {
-                          return fmt::format("needs {} GPUs on one node, the most an allowed node has is {}",
-                                             req.gpu_count, best_gpus);
+                          return fmt::format(
+                              "needs {} GPUs on one node, the most an allowed node has is {}",
+                              req.gpu_count, best_gpus);
                         }))
       return r;
   }
@@ -55,8 +62,9 @@ std::optional<std::string> never_fits_reason(const ClusterSpec& cluster, const G
   for (const NodeGroup* g : left) best_mem = std::max(best_mem, g->memory_mib);
   if (auto r = narrow([&](const NodeGroup& g) { return g.memory_mib >= req.memory_mib; },
                       [&] {
-                        return fmt::format("needs {} MiB of memory, the most a suitable node has is {} MiB",
-                                           req.memory_mib, best_mem);
+                        return fmt::format(
+                            "needs {} MiB of memory, the most a suitable node has is {} MiB",
+                            req.memory_mib, best_mem);
                       }))
     return r;
   return std::nullopt;

@@ -8,10 +8,14 @@ namespace slicelab {
 
 std::string_view OrderedDevicePicker::name() const {
   switch (order_) {
-    case Order::kFullestFirst: return "binpack";
-    case Order::kEmptiestFirst: return "spread";
-    case Order::kLowestIndex: return "first";
-    case Order::kRandom: return "random";
+    case Order::kFullestFirst:
+      return "binpack";
+    case Order::kEmptiestFirst:
+      return "spread";
+    case Order::kLowestIndex:
+      return "first";
+    case Order::kRandom:
+      return "random";
   }
   return "?";
 }
@@ -30,10 +34,18 @@ bool OrderedDevicePicker::pick(const ClusterState& cluster, const PodRequest& re
     if (free < req.claim_units) continue;
     int64_t key = 0;
     switch (order_) {
-      case Order::kFullestFirst: key = free; break;
-      case Order::kEmptiestFirst: key = -free; break;
-      case Order::kLowestIndex: key = 0; break;
-      case Order::kRandom: key = static_cast<int64_t>(rng.below(uint64_t{1} << 40)); break;
+      case Order::kFullestFirst:
+        key = free;
+        break;
+      case Order::kEmptiestFirst:
+        key = -free;
+        break;
+      case Order::kLowestIndex:
+        key = 0;
+        break;
+      case Order::kRandom:
+        key = static_cast<int64_t>(rng.below(uint64_t{1} << 40));
+        break;
     }
     fit[n++] = {key, g};
   }

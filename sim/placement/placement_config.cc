@@ -36,7 +36,9 @@ std::optional<PlacementConfig> placement_preset(std::string_view name) {
   return c;
 }
 
-std::string placement_preset_names() { return "best-fit, binpack, first-fit, random, spread"; }
+std::string placement_preset_names() {
+  return "best-fit, binpack, first-fit, random, spread";
+}
 
 std::unique_ptr<Filter> make_filter(std::string_view name) {
   if (name == "resources") return std::make_unique<ResourceFilter>();
@@ -61,9 +63,15 @@ std::unique_ptr<DevicePicker> make_picker(std::string_view name) {
   return nullptr;
 }
 
-std::string filter_names() { return "gpu-capacity, gpu-model, resources"; }
-std::string scorer_names() { return "binpack, random, spread"; }
-std::string picker_names() { return "binpack, first, random, spread"; }
+std::string filter_names() {
+  return "gpu-capacity, gpu-model, resources";
+}
+std::string scorer_names() {
+  return "binpack, random, spread";
+}
+std::string picker_names() {
+  return "binpack, first, random, spread";
+}
 
 PlacementPolicy build_placement(const PlacementConfig& config) {
   std::vector<std::unique_ptr<Filter>> filters;

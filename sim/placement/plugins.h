@@ -30,8 +30,7 @@ class Scorer {
   virtual std::string_view name() const = 0;
   // Writes a score in [0, 100] per candidate, higher is better.
   virtual void score(const ClusterState& cluster, const PodRequest& req,
-                     std::span<const NodeId> candidates, Rng& rng,
-                     std::span<double> out) const = 0;
+                     std::span<const NodeId> candidates, Rng& rng, std::span<double> out) const = 0;
 };
 
 class DevicePicker {

@@ -13,22 +13,22 @@ double free_after_placement(const ClusterState& cluster, const PodRequest& req, 
 class BinpackScorer final : public Scorer {
  public:
   std::string_view name() const override { return "binpack"; }
-  void score(const ClusterState& cluster, const PodRequest& req,
-             std::span<const NodeId> candidates, Rng& rng, std::span<double> out) const override;
+  void score(const ClusterState& cluster, const PodRequest& req, std::span<const NodeId> candidates,
+             Rng& rng, std::span<double> out) const override;
 };
 
 class SpreadScorer final : public Scorer {
  public:
   std::string_view name() const override { return "spread"; }
-  void score(const ClusterState& cluster, const PodRequest& req,
-             std::span<const NodeId> candidates, Rng& rng, std::span<double> out) const override;
+  void score(const ClusterState& cluster, const PodRequest& req, std::span<const NodeId> candidates,
+             Rng& rng, std::span<double> out) const override;
 };
 
 class RandomScorer final : public Scorer {
  public:
   std::string_view name() const override { return "random"; }
-  void score(const ClusterState& cluster, const PodRequest& req,
-             std::span<const NodeId> candidates, Rng& rng, std::span<double> out) const override;
+  void score(const ClusterState& cluster, const PodRequest& req, std::span<const NodeId> candidates,
+             Rng& rng, std::span<double> out) const override;
 };
 
 }  // namespace slicelab

@@ -10,18 +10,19 @@
 
 namespace slicelab {
 
-RunResult run_policy(const Scenario& scenario, const PolicySpec& policy, const ProgressFn& progress) {
+RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
+                     const ProgressFn& progress) {
   PlacementPolicy placement = build_placement(policy.placement);
   const auto sharing = make_sharing_mode(policy.sharing);
-  const RunInputs in{scenario.cluster, scenario.catalog, scenario.pods, *sharing, scenario.engine,
-                     derive_seed(scenario.seed, policy.name)};
+  const RunInputs in{scenario.cluster, scenario.catalog, scenario.pods,
+                     *sharing,         scenario.engine,  derive_seed(scenario.seed, policy.name)};
   RunResult r = run_simulation(in, placement, progress);
   r.policy = policy.name;
   return r;
 }
 
-std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const size_t> which, int jobs,
-                                    const PolicyProgressFn& progress) {
+std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const size_t> which,
+                                    int jobs, const PolicyProgressFn& progress) {
   std::vector<RunResult> results(which.size());
   std::atomic<size_t> next{0};
   std::exception_ptr error;
@@ -38,7 +39,8 @@ std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const si
       }
     }
   };
-  const size_t threads = std::clamp<size_t>(static_cast<size_t>(std::max(jobs, 1)), 1, which.size());
+  const size_t threads =
+      std::clamp<size_t>(static_cast<size_t>(std::max(jobs, 1)), 1, which.size());
   std::vector<std::jthread> pool;
   for (size_t i = 1; i < threads; ++i) pool.emplace_back(worker);
   worker();

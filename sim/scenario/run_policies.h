@@ -15,9 +15,10 @@ namespace slicelab {
 // Called from worker threads with (index into `which`, share done 0..1).
 using PolicyProgressFn = std::function<void(size_t, double)>;
 
-std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const size_t> which, int jobs,
-                                    const PolicyProgressFn& progress = {});
+std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const size_t> which,
+                                    int jobs, const PolicyProgressFn& progress = {});
 
-RunResult run_policy(const Scenario& scenario, const PolicySpec& policy, const ProgressFn& progress = {});
+RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
+                     const ProgressFn& progress = {});
 
 }  // namespace slicelab

@@ -21,8 +21,8 @@ void read_gpu_models(const YamlReader& yaml, const YAML::Node& node, GpuCatalog&
     const std::string path = join_path("gpu_models", name);
     const YAML::Node m = kv.second;
     yaml.check_keys(m, path,
-                    {"like", "memory_mib", "sm_count", "memory_bandwidth_gbps", "fp32_tflops", "mig",
-                     "relative_speed", "price_per_hour"});
+                    {"like", "memory_mib", "sm_count", "memory_bandwidth_gbps", "fp32_tflops",
+                     "mig", "relative_speed", "price_per_hour"});
     GpuModel model;
     if (const auto* existing = catalog.find(name)) model = *existing;
     if (auto like = yaml.opt_string(m, path, "like")) {
@@ -34,14 +34,16 @@ void read_gpu_models(const YamlReader& yaml, const YAML::Node& node, GpuCatalog&
     }
     model.name = name;
     if (auto v = yaml.opt_mebibytes(m, path, "memory_mib")) model.memory_mib = *v;
-    if (auto v = yaml.opt_integer(m, path, "sm_count", 1, 10000)) model.sm_count = static_cast<int>(*v);
-    if (auto v = yaml.opt_number(m, path, "memory_bandwidth_gbps", 0, 1e6)) model.memory_bandwidth_gbps = *v;
+    if (auto v = yaml.opt_integer(m, path, "sm_count", 1, 10000))
+      model.sm_count = static_cast<int>(*v);
+    if (auto v = yaml.opt_number(m, path, "memory_bandwidth_gbps", 0, 1e6))
+      model.memory_bandwidth_gbps = *v;
     if (auto v = yaml.opt_number(m, path, "fp32_tflops", 0, 1e6)) model.fp32_tflops = *v;
-    if (const YAML::Node v = m["mig"]; v.IsDefined()) model.mig_capable = yaml.boolean(v, join_path(path, "mig"));
+    if (const YAML::Node v = m["mig"]; v.IsDefined())
+      model.mig_capable = yaml.boolean(v, join_path(path, "mig"));
     if (auto v = yaml.opt_number(m, path, "relative_speed", 0.001, 1000)) model.relative_speed = *v;
     if (auto v = yaml.opt_number(m, path, "price_per_hour", 0, 1e6)) model.price_per_hour = *v;
-    if (model.memory_mib <= 0)
-      yaml.fail(m, path, "a new GPU model needs 'like' or 'memory_mib'");
+    if (model.memory_mib <= 0) yaml.fail(m, path, "a new GPU model needs 'like' or 'memory_mib'");
     if (model.sm_count <= 0) model.sm_count = 1;
     catalog.upsert(std::move(model));
     if (catalog.models().size() > kMaxModels)
@@ -49,7 +51,8 @@ void read_gpu_models(const YamlReader& yaml, const YAML::Node& node, GpuCatalog&
   }
 }
 
-ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node, const GpuCatalog& catalog) {
+ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
+                         const GpuCatalog& catalog) {
   yaml.check_keys(node, "cluster", {"node_groups"});
   const YAML::Node groups = yaml.required(node, "cluster", "node_groups");
   yaml.require_seq(groups, "cluster.node_groups");
@@ -59,23 +62,32 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node, const G
   for (size_t i = 0; i < groups.size(); ++i) {
     const std::string path = index_path("cluster.node_groups", i);
     const YAML::Node g = groups[i];
-    yaml.check_keys(g, path, {"name", "count", "cpu_milli", "memory_mib", "gpu_model", "gpus_per_node"});
+    yaml.check_keys(g, path,
+                    {"name", "count", "cpu_milli", "memory_mib", "gpu_model", "gpus_per_node"});
     NodeGroup group;
     group.name = yaml.opt_string(g, path, "name").value_or(fmt::format("group{}", i));
     if (auto [it, fresh] = names.emplace(group.name, i); !fresh)
       yaml.fail(g["name"], join_path(path, "name"),
-                fmt::format("duplicate node group name '{}' (also cluster.node_groups[{}])", group.name, it->second));
-    group.count = static_cast<int>(yaml.integer(yaml.required(g, path, "count"), join_path(path, "count"), 1, 1'000'000));
-    group.cpu_milli = yaml.integer(yaml.required(g, path, "cpu_milli"), join_path(path, "cpu_milli"), 1, int64_t{1} << 40);
-    group.memory_mib = yaml.mebibytes(yaml.required(g, path, "memory_mib"), join_path(path, "memory_mib"));
-    if (group.memory_mib <= 0) yaml.fail_expected(g["memory_mib"], join_path(path, "memory_mib"), "a size above 0");
-    group.gpus_per_node = static_cast<int>(yaml.opt_integer(g, path, "gpus_per_node", 0, 64).value_or(0));
+                fmt::format("duplicate node group name '{}' (also cluster.node_groups[{}])",
+                            group.name, it->second));
+    group.count = static_cast<int>(
+        yaml.integer(yaml.required(g, path, "count"), join_path(path, "count"), 1, 1'000'000));
+    group.cpu_milli = yaml.integer(yaml.required(g, path, "cpu_milli"),
+                                   join_path(path, "cpu_milli"), 1, int64_t{1} << 40);
+    group.memory_mib =
+        yaml.mebibytes(yaml.required(g, path, "memory_mib"), join_path(path, "memory_mib"));
+    if (group.memory_mib <= 0)
+      yaml.fail_expected(g["memory_mib"], join_path(path, "memory_mib"), "a size above 0");
+    group.gpus_per_node =
+        static_cast<int>(yaml.opt_integer(g, path, "gpus_per_node", 0, 64).value_or(0));
     if (group.gpus_per_node > 0) {
       const std::string mp = join_path(path, "gpu_model");
       const YAML::Node mnode = yaml.required(g, path, "gpu_model");
       const std::string model = yaml.string(mnode, mp);
       const auto idx = catalog.index_of(model);
-      if (!idx) yaml.fail(mnode, mp, fmt::format("unknown GPU model '{}' (known: {})", model, catalog.names()));
+      if (!idx)
+        yaml.fail(mnode, mp,
+                  fmt::format("unknown GPU model '{}' (known: {})", model, catalog.names()));
       group.gpu_model = *idx;
     } else if (g["gpu_model"].IsDefined()) {
       const std::string model = yaml.string(g["gpu_model"], join_path(path, "gpu_model"));
@@ -95,21 +107,29 @@ EngineConfig read_engine(const YamlReader& yaml, const YAML::Node& node) {
   if (!node.IsDefined()) return c;
   yaml.check_keys(node, "engine", {"queue", "sample_interval", "until", "speed_scaling"});
   if (auto q = yaml.opt_string(node, "engine", "queue")) {
-    if (*q == "fifo") c.backfill = false;
-    else if (*q == "backfill") c.backfill = true;
-    else yaml.fail_expected(node["queue"], "engine.queue", "fifo or backfill");
+    if (*q == "fifo")
+      c.backfill = false;
+    else if (*q == "backfill")
+      c.backfill = true;
+    else
+      yaml.fail_expected(node["queue"], "engine.queue", "fifo or backfill");
   }
-  c.sample_interval_s = yaml.opt_duration(node, "engine", "sample_interval", 0.001).value_or(c.sample_interval_s);
+  c.sample_interval_s =
+      yaml.opt_duration(node, "engine", "sample_interval", 0.001).value_or(c.sample_interval_s);
   c.until_s = yaml.opt_duration(node, "engine", "until", 0.0);
-  if (const YAML::Node v = node["speed_scaling"]; v.IsDefined()) c.speed_scaling = yaml.boolean(v, "engine.speed_scaling");
+  if (const YAML::Node v = node["speed_scaling"]; v.IsDefined())
+    c.speed_scaling = yaml.boolean(v, "engine.speed_scaling");
   return c;
 }
 
-PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node, const std::string& path) {
+PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node,
+                               const std::string& path) {
   if (node.IsScalar()) {
     auto preset = placement_preset(node.Scalar());
     if (!preset)
-      yaml.fail(node, path, fmt::format("unknown placement preset '{}' (known: {})", node.Scalar(), placement_preset_names()));
+      yaml.fail(node, path,
+                fmt::format("unknown placement preset '{}' (known: {})", node.Scalar(),
+                            placement_preset_names()));
     return *preset;
   }
   if (!node.IsMap()) yaml.fail_expected(node, path, "a preset name or a mapping");
@@ -119,7 +139,8 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node, c
     auto p = placement_preset(*preset);
     if (!p)
       yaml.fail(node["preset"], join_path(path, "preset"),
-                fmt::format("unknown placement preset '{}' (known: {})", *preset, placement_preset_names()));
+                fmt::format("unknown placement preset '{}' (known: {})", *preset,
+                            placement_preset_names()));
     c = *p;
   } else {
     c = *placement_preset("first-fit");
@@ -132,7 +153,8 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node, c
     for (size_t i = 0; i < f.size(); ++i) {
       const std::string name = yaml.string(f[i], index_path(fp, i));
       if (!make_filter(name))
-        yaml.fail(f[i], index_path(fp, i), fmt::format("unknown filter '{}' (known: {})", name, filter_names()));
+        yaml.fail(f[i], index_path(fp, i),
+                  fmt::format("unknown filter '{}' (known: {})", name, filter_names()));
       c.filters.push_back(name);
     }
     c.preset.clear();
@@ -153,7 +175,8 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node, c
         weight = yaml.opt_number(s[i], ip, "weight", 0.0, 1e6).value_or(1.0);
       }
       if (!make_scorer(name))
-        yaml.fail(s[i].IsScalar() ? s[i] : s[i]["name"], s[i].IsScalar() ? ip : join_path(ip, "name"),
+        yaml.fail(s[i].IsScalar() ? s[i] : s[i]["name"],
+                  s[i].IsScalar() ? ip : join_path(ip, "name"),
                   fmt::format("unknown scorer '{}' (known: {})", name, scorer_names()));
       c.scorers.emplace_back(name, weight);
     }
@@ -169,10 +192,12 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node, c
   return c;
 }
 
-SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node, const std::string& path) {
+SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
+                           const std::string& path) {
   SharingConfig c;
   if (!node.IsDefined()) return c;
-  if (!node.IsMap() && !node.IsScalar()) yaml.fail_expected(node, path, "a sharing mode name or a mapping");
+  if (!node.IsMap() && !node.IsScalar())
+    yaml.fail_expected(node, path, "a sharing mode name or a mapping");
   if (node.IsMap()) yaml.check_keys(node, path, {"mode", "replicas", "context_switch_overhead"});
   // Bind, never assign: YAML::Node::operator= overwrites the node it refers to, which would
   // turn this mapping into its own mode scalar and drop replicas and overhead unread.
@@ -185,11 +210,13 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node, const
     if (c.kind != "time-slice") {
       for (const char* key : {"replicas", "context_switch_overhead"})
         if (node[key].IsDefined())
-          yaml.fail(node[key], join_path(path, key), fmt::format("only applies to time-slice, not {}", c.kind));
+          yaml.fail(node[key], join_path(path, key),
+                    fmt::format("only applies to time-slice, not {}", c.kind));
     }
-    c.replicas = static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(c.replicas));
-    c.context_switch_overhead =
-        yaml.opt_number(node, path, "context_switch_overhead", 0.0, 0.99).value_or(c.context_switch_overhead);
+    c.replicas =
+        static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(c.replicas));
+    c.context_switch_overhead = yaml.opt_number(node, path, "context_switch_overhead", 0.0, 0.99)
+                                    .value_or(c.context_switch_overhead);
   }
   return c;
 }
@@ -211,8 +238,10 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
                     .value_or(spec.placement.preset.empty() ? fmt::format("policy{}", i)
                                                             : spec.placement.preset);
     if (auto [it, fresh] = names.emplace(spec.name, i); !fresh)
-      yaml.fail(p["name"].IsDefined() ? p["name"] : p, p["name"].IsDefined() ? join_path(path, "name") : path,
-                fmt::format("duplicate policy name '{}' (also policies[{}])", spec.name, it->second));
+      yaml.fail(
+          p["name"].IsDefined() ? p["name"] : p,
+          p["name"].IsDefined() ? join_path(path, "name") : path,
+          fmt::format("duplicate policy name '{}' (also policies[{}])", spec.name, it->second));
     out.push_back(std::move(spec));
   }
   return out;
@@ -223,7 +252,9 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
-  yaml.check_keys(root, "", {"name", "description", "seed", "gpu_models", "cluster", "workload", "engine", "policies"});
+  yaml.check_keys(
+      root, "",
+      {"name", "description", "seed", "gpu_models", "cluster", "workload", "engine", "policies"});
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());
@@ -252,11 +283,13 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     const std::string rel = yaml.string(w["trace"], "workload.trace");
     const auto trace = std::filesystem::path(path).parent_path() / rel;
     if (!std::filesystem::exists(trace))
-      yaml.fail(w["trace"], "workload.trace", fmt::format("trace file '{}' does not exist", trace.string()));
+      yaml.fail(w["trace"], "workload.trace",
+                fmt::format("trace file '{}' does not exist", trace.string()));
     sc.pods = read_trace_file(trace.string(), check_model);
     sc.workload_source = "trace " + rel;
   } else {
-    const GeneratorSpec g = read_generator_spec(yaml, w["generator"], "workload.generator", check_model);
+    const GeneratorSpec g =
+        read_generator_spec(yaml, w["generator"], "workload.generator", check_model);
     sc.pods = generate_pods(g, sc.seed);
     sc.workload_source = "generator";
   }
