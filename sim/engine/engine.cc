@@ -48,7 +48,7 @@ class Simulation {
  private:
   void prepare();
   void advance(double t);
-  void arrive(uint32_t p);
+  void arrive(uint32_t p, uint64_t seq);
   void finish(uint32_t p);
   void schedule_pending(bool capacity_freed);
   bool try_place(uint32_t p);
@@ -56,6 +56,7 @@ class Simulation {
   void add_tenant(GpuId g, uint32_t p);
   void remove_tenant(GpuId g, uint32_t p);
   void recompute_gpu(GpuId g);
+  void refresh_gpu_usage(GpuId g);
   void update_pod_rate(uint32_t p);
   void settle(uint32_t p);
   void schedule_finish(uint32_t p);
@@ -227,24 +228,33 @@ void Simulation::remove_tenant(GpuId g, uint32_t p) {
 void Simulation::recompute_gpu(GpuId g) {
   const size_t base = g * max_tenants_;
   const size_t n = tenant_count_[g];
-  const int64_t mem_cap = cluster_.gpu_memory_capacity(cluster_.node_of(g));
-  double sm = 0;
   if (n > 0) {
     for (size_t k = 0; k < n; ++k) {
       const PodRequest& r = req_[tenant_pod_[base + k]];
       loads_[k] = {static_cast<double>(r.gpu_milli) / 1000.0, r.gpu_memory_mib};
     }
     mode_.rates(std::span(loads_).first(n), std::span(rates_).first(n));
-    for (size_t k = 0; k < n; ++k) {
-      tenant_rate_[base + k] = rates_[k];
-      sm += loads_[k].sm_demand * rates_[k];
-    }
+    std::copy_n(rates_.begin(), n, tenant_rate_.begin() + static_cast<std::ptrdiff_t>(base));
   }
+  for (size_t k = 0; k < n; ++k) update_pod_rate(tenant_pod_[base + k]);
+  refresh_gpu_usage(g);
+}
+
+void Simulation::refresh_gpu_usage(GpuId g) {
+  // SM time the GPU delivers: each tenant's demand at the pace it really runs, which for a
+  // multi-GPU pod is that of its slowest GPU. (The share it leaves unused here is not handed
+  // to its neighbours: the rate model is per GPU.)
+  const size_t base = g * max_tenants_;
+  double sm = 0;
+  for (size_t k = 0; k < tenant_count_[g]; ++k) {
+    const uint32_t p = tenant_pod_[base + k];
+    sm += static_cast<double>(req_[p].gpu_milli) / 1000.0 * (rate_[p] / speed_[p]);
+  }
+  const int64_t mem_cap = cluster_.gpu_memory_capacity(cluster_.node_of(g));
   const double mem = mem_cap > 0 ? std::min(1.0, static_cast<double>(cluster_.gpu_memory_used(g)) /
                                                      static_cast<double>(mem_cap))
                                  : 0.0;
   set_gpu_usage(g, std::min(sm, 1.0), mem);
-  for (size_t k = 0; k < n; ++k) update_pod_rate(tenant_pod_[base + k]);
 }
 
 void Simulation::update_pod_rate(uint32_t p) {
@@ -262,6 +272,9 @@ void Simulation::update_pod_rate(uint32_t p) {
   settle(p);
   rate_[p] = r;
   schedule_finish(p);
+  // Its pace changed on every GPU it spans, not only on the one being recomputed.
+  if (gpu_offset_[p + 1] - gpu_offset_[p] > 1)
+    for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) refresh_gpu_usage(pod_gpu_[i]);
 }
 
 bool Simulation::fails_for_memory(uint32_t p) {
@@ -342,7 +355,7 @@ bool Simulation::try_place(uint32_t p) {
   return true;
 }
 
-void Simulation::arrive(uint32_t p) {
+void Simulation::arrive(uint32_t p, uint64_t seq) {
   if (auto why = never_fits_reason(in_.cluster, in_.catalog, req_[p])) {
     out_[p].status = PodStatus::kUnschedulable;
     out_[p].reason = "no node could ever hold it: " + *why;
@@ -351,10 +364,10 @@ void Simulation::arrive(uint32_t p) {
   // With backfill and nothing freed since the last pass, every waiting pod would fail again:
   // only the newcomer can succeed, so it is the only one tried.
   if (in_.config.backfill && !pending_.empty()) {
-    if (!try_place(p)) pending_.push(p, in_.pods[p].priority, p);
+    if (!try_place(p)) pending_.push(p, in_.pods[p].priority, seq);
     return;
   }
-  pending_.push(p, in_.pods[p].priority, p);
+  pending_.push(p, in_.pods[p].priority, seq);
   schedule_pending(false);
 }
 
@@ -436,6 +449,7 @@ RunResult Simulation::run(const ProgressFn& progress) {
   const auto& pods = in_.pods;
   const size_t n = pods.size();
   t0_ = n > 0 ? pods[arrival_order_.front()].arrival_s : 0.0;
+  if (in_.config.until_s) t0_ = std::min(t0_, *in_.config.until_s);
   now_ = t0_;
   const double until = in_.config.until_s.value_or(kInf);
   const double interval = in_.config.sample_interval_s;
@@ -464,7 +478,8 @@ RunResult Simulation::run(const ProgressFn& progress) {
       events_.pop();
       finish(p);
     } else {
-      arrive(arrival_order_[next_arrival++]);
+      arrive(arrival_order_[next_arrival], next_arrival);
+      ++next_arrival;
     }
     if (progress && (++done & 0x3fff) == 0)
       progress(static_cast<double>(done) / static_cast<double>(total_work));

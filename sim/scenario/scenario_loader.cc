@@ -80,20 +80,14 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
       yaml.fail_expected(g["memory_mib"], join_path(path, "memory_mib"), "a size above 0");
     group.gpus_per_node =
         static_cast<int>(yaml.opt_integer(g, path, "gpus_per_node", 0, 64).value_or(0));
-    if (group.gpus_per_node > 0) {
+    // CPU-only groups may name a model (it is then ignored); GPU groups must.
+    if (group.gpus_per_node > 0 || g["gpu_model"].IsDefined()) {
       const std::string mp = join_path(path, "gpu_model");
       const YAML::Node mnode = yaml.required(g, path, "gpu_model");
       const std::string model = yaml.string(mnode, mp);
       const auto idx = catalog.index_of(model);
       if (!idx)
         yaml.fail(mnode, mp,
-                  fmt::format("unknown GPU model '{}' (known: {})", model, catalog.names()));
-      group.gpu_model = *idx;
-    } else if (g["gpu_model"].IsDefined()) {
-      const std::string model = yaml.string(g["gpu_model"], join_path(path, "gpu_model"));
-      const auto idx = catalog.index_of(model);
-      if (!idx)
-        yaml.fail(g["gpu_model"], join_path(path, "gpu_model"),
                   fmt::format("unknown GPU model '{}' (known: {})", model, catalog.names()));
       group.gpu_model = *idx;
     }
