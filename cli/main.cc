@@ -22,17 +22,23 @@ namespace {
 
 struct Common {
   std::string scenario;
-  std::optional<uint64_t> seed;
+  std::optional<int64_t> seed;  // signed so that "-1" is refused, not wrapped around
   std::string out;
   bool quiet = false;
 };
+
+std::optional<uint64_t> seed_of(const Common& c) {
+  if (!c.seed) return std::nullopt;
+  return static_cast<uint64_t>(*c.seed);
+}
 
 void add_common(CLI::App& cmd, Common& c, bool writes) {
   cmd.add_option("scenario", c.scenario, "Scenario YAML file")
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--seed", c.seed,
-                 "Override the scenario's seed (a run is a pure function of scenario and seed)");
+                 "Override the scenario's seed (a run is a pure function of scenario and seed)")
+      ->check(CLI::Range(int64_t{0}, INT64_MAX));
   if (writes) {
     cmd.add_option("--out", c.out, "Results folder (default: results/<scenario name>)");
     cmd.add_flag("-q,--quiet", c.quiet, "Print no table, only errors");
@@ -57,7 +63,7 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
 }
 
 int cmd_validate(const Common& c) {
-  const Scenario sc = load_scenario(c.scenario, c.seed);
+  const Scenario sc = load_scenario(c.scenario, seed_of(c));
   std::printf("%s: OK: %zu node groups (%zu nodes, %zu GPUs), %zu pods (%s), %zu policies\n",
               c.scenario.c_str(), sc.cluster.groups.size(), sc.cluster.node_count(),
               sc.cluster.gpu_count(), sc.pods.size(), sc.workload_source.c_str(),
@@ -66,7 +72,7 @@ int cmd_validate(const Common& c) {
 }
 
 int cmd_run(const Common& c, const std::string& policy) {
-  const Scenario sc = load_scenario(c.scenario, c.seed);
+  const Scenario sc = load_scenario(c.scenario, seed_of(c));
   size_t idx = 0;
   if (!policy.empty()) {
     auto it = std::find_if(sc.policies.begin(), sc.policies.end(),
@@ -83,7 +89,7 @@ int cmd_run(const Common& c, const std::string& policy) {
 }
 
 int cmd_compare(const Common& c, int jobs) {
-  const Scenario sc = load_scenario(c.scenario, c.seed);
+  const Scenario sc = load_scenario(c.scenario, seed_of(c));
   std::vector<size_t> all(sc.policies.size());
   std::iota(all.begin(), all.end(), size_t{0});
   return run_and_report(sc, all, jobs, c);

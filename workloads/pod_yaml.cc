@@ -72,7 +72,9 @@ std::vector<PodSpec> read_pod_list(const YamlReader& yaml, const YAML::Node& lis
     pods.push_back(read_pod(yaml, list[i], p, i, check_model));
     auto [it, inserted] = seen.emplace(pods.back().name, i);
     if (!inserted) {
-      yaml.fail(list[i]["name"], join_path(p, "name"),
+      // An unnamed pod's default name can clash too: then point at the pod itself.
+      const bool named = list[i]["name"].IsDefined();
+      yaml.fail(named ? list[i]["name"] : list[i], named ? join_path(p, "name") : p,
                 fmt::format("duplicate pod name '{}' (also {})", pods.back().name,
                             index_path(path, it->second)));
     }

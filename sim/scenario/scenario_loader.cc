@@ -80,8 +80,13 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
       yaml.fail_expected(g["memory_mib"], join_path(path, "memory_mib"), "a size above 0");
     group.gpus_per_node =
         static_cast<int>(yaml.opt_integer(g, path, "gpus_per_node", 0, 64).value_or(0));
-    // CPU-only groups may name a model (it is then ignored); GPU groups must.
-    if (group.gpus_per_node > 0 || g["gpu_model"].IsDefined()) {
+    // A model without a GPU count is almost always a forgotten gpus_per_node, not a CPU-only
+    // group: silently treating it as one would leave its GPU pods unschedulable.
+    if (group.gpus_per_node == 0 && g["gpu_model"].IsDefined())
+      yaml.fail(g["gpu_model"], join_path(path, "gpu_model"),
+                "a GPU model needs gpus_per_node of at least 1 (leave gpu_model out for CPU-only "
+                "nodes)");
+    if (group.gpus_per_node > 0) {
       const std::string mp = join_path(path, "gpu_model");
       const YAML::Node mnode = yaml.required(g, path, "gpu_model");
       const std::string model = yaml.string(mnode, mp);

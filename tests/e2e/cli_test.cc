@@ -1,1 +1,469 @@
+// Pins down the slicelab command end to end: exit codes, the table, well-formed and consistent
+// summary.json / pods.csv / timeseries.csv, determinism, errors that write nothing, every scenario.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario.h"
+
+namespace slicelab {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kSource = SLICELAB_SOURCE_DIR;
+const std::string kBinary = SLICELAB_BINARY;
+const std::string kQuickstart = kSource + "/scenarios/quickstart.yaml";
+
+const char* const kPodsHeader =
+    "policy,pod,class,status,arrival_s,start_s,finish_s,queue_delay_s,jct_s,slowdown,node,gpus,"
+    "reason";
+const char* const kTimeseriesHeader =
+    "policy,time_s,allocation_ratio,sm_utilization,running,pending";
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// One CSV record; fields may be quoted with doubled quotes inside, as results_writer writes them.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> policy_names(const Scenario& sc) {
+  std::vector<std::string> names;
+  for (const auto& p : sc.policies) names.push_back(p.name);
+  return names;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+class Cli : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "slicelab-cli-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    tmp_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(tmp_); }
+
+  // Runs slicelab with `args` (already quoted where needed) in `cwd` (default: the temp dir).
+  Outcome slicelab(const std::string& args, const fs::path& cwd = {}) {
+    const fs::path out = tmp_ / ("stdout-" + std::to_string(calls_));
+    const fs::path err = tmp_ / ("stderr-" + std::to_string(calls_));
+    ++calls_;
+    const std::string command = "cd " + quote((cwd.empty() ? tmp_ : cwd).string()) + " && " +
+                                quote(kBinary) + " " + args + " >" + quote(out.string()) + " 2>" +
+                                quote(err.string());
+    const int raw = std::system(command.c_str());
+    Outcome r;
+    r.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  std::string out_dir(const std::string& name) const { return (tmp_ / name).string(); }
+
+  fs::path tmp_;
+  int calls_ = 0;
+};
+
+// Checks summary.json, pods.csv and timeseries.csv in `dir` against the scenario, for the
+// policies `names` in that order. Returns the parsed summary.
+json check_results(const fs::path& dir, const Scenario& sc, const std::vector<std::string>& names) {
+  SCOPED_TRACE(dir.string());
+  for (const char* f : {"summary.json", "pods.csv", "timeseries.csv"})
+    EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
+  const json summary = json::parse(read_file(dir / "summary.json"));
+  EXPECT_EQ(summary.at("format"), "slicelab.summary/1");
+  EXPECT_EQ(summary.at("scenario"), sc.name);
+  EXPECT_EQ(summary.at("seed").get<uint64_t>(), sc.seed);
+  EXPECT_EQ(summary.at("workload").at("pods").get<size_t>(), sc.pods.size());
+  EXPECT_EQ(summary.at("cluster").at("gpus").get<size_t>(), sc.cluster.gpu_count());
+  EXPECT_EQ(summary.at("cluster").at("nodes").get<size_t>(), sc.cluster.node_count());
+
+  const json& policies = summary.at("policies");
+  std::vector<std::string> got;
+  for (const json& p : policies) got.push_back(p.at("name"));
+  EXPECT_EQ(got, names);
+
+  const auto in_unit = [](const json& v) { return v.is_number() && v >= 0.0 && v <= 1.0; };
+  std::map<std::string, std::map<std::string, size_t>> counts;  // policy -> status -> pods
+  for (const json& p : policies) {
+    const std::string name = p.at("name");
+    SCOPED_TRACE(name);
+    const json& pods = p.at("pods");
+    const size_t total = pods.at("total");
+    EXPECT_EQ(total, sc.pods.size());
+    const size_t completed = pods.at("completed"), failed = pods.at("failed"),
+                 unschedulable = pods.at("unschedulable"), pending = pods.at("pending_at_end"),
+                 running = pods.at("running_at_end");
+    EXPECT_EQ(completed + failed + unschedulable + pending + running, total);
+    counts[name] = {{"completed", completed},
+                    {"failed", failed},
+                    {"unschedulable", unschedulable},
+                    {"pending", pending},
+                    {"running", running}};
+    const json& alloc = p.at("allocation_ratio");
+    EXPECT_TRUE(in_unit(alloc.at("time_weighted"))) << alloc;
+    EXPECT_TRUE(alloc.at("at_first_failure").is_null() || in_unit(alloc.at("at_first_failure")))
+        << alloc;
+    EXPECT_TRUE(in_unit(p.at("utilization").at("sm"))) << p.at("utilization");
+    EXPECT_TRUE(in_unit(p.at("utilization").at("memory"))) << p.at("utilization");
+    EXPECT_EQ(p.at("jct_s").at("count").get<size_t>(), completed);
+    for (const char* d : {"queue_delay_s", "jct_s", "slowdown"}) {
+      const json& dist = p.at(d);
+      if (dist.at("count") == 0) continue;
+      EXPECT_LE(dist.at("p50"), dist.at("p95")) << d;
+      EXPECT_LE(dist.at("p95"), dist.at("p99")) << d;
+      EXPECT_LE(dist.at("p99"), dist.at("max")) << d;
+    }
+    EXPECT_LE(p.at("slo").at("met"), p.at("slo").at("pods"));
+    EXPECT_LE(p.at("gpu_hours").at("allocated").get<double>(),
+              p.at("gpu_hours").at("provisioned").get<double>() * (1 + 1e-9));
+    EXPECT_GE(p.at("cost_usd").get<double>(), 0.0);
+  }
+
+  // pods.csv: one row per pod per policy, statuses agreeing with the summary.
+  const std::vector<std::string> pod_lines = lines_of(read_file(dir / "pods.csv"));
+  EXPECT_EQ(pod_lines.size(), 1 + sc.pods.size() * names.size());
+  if (!pod_lines.empty()) {
+    EXPECT_EQ(pod_lines[0], kPodsHeader);
+  }
+  std::set<std::pair<std::string, std::string>> seen;
+  std::map<std::string, std::map<std::string, size_t>> csv_counts;
+  std::set<std::string> scenario_pods;
+  for (const auto& pod : sc.pods) scenario_pods.insert(pod.name);
+  for (size_t i = 1; i < pod_lines.size(); ++i) {
+    const auto f = csv_fields(pod_lines[i]);
+    EXPECT_EQ(f.size(), 13U) << pod_lines[i];
+    if (f.size() != 13) continue;
+    EXPECT_TRUE(seen.emplace(f[0], f[1]).second) << "twice: " << pod_lines[i];
+    EXPECT_TRUE(scenario_pods.contains(f[1])) << pod_lines[i];
+    ++csv_counts[f[0]][f[3]];
+  }
+  for (auto& [policy, by_status] : counts)
+    for (auto it = by_status.begin(); it != by_status.end();)
+      it = it->second == 0 ? by_status.erase(it) : std::next(it);
+  EXPECT_EQ(csv_counts, counts);
+
+  // timeseries.csv: samples of known policies, in time order, ratios within [0, 1].
+  const std::vector<std::string> ts = lines_of(read_file(dir / "timeseries.csv"));
+  EXPECT_FALSE(ts.empty());
+  if (!ts.empty()) {
+    EXPECT_EQ(ts[0], kTimeseriesHeader);
+  }
+  std::map<std::string, double> last_time;
+  for (size_t i = 1; i < ts.size(); ++i) {
+    const auto f = csv_fields(ts[i]);
+    EXPECT_EQ(f.size(), 6U) << ts[i];
+    if (f.size() != 6) continue;
+    EXPECT_NE(std::find(names.begin(), names.end(), f[0]), names.end()) << ts[i];
+    const double t = std::stod(f[1]);
+    if (last_time.contains(f[0])) {
+      EXPECT_GE(t, last_time[f[0]]) << ts[i];
+    }
+    last_time[f[0]] = t;
+    EXPECT_GE(std::stod(f[2]), 0.0) << ts[i];
+    EXPECT_LE(std::stod(f[2]), 1.0) << ts[i];
+  }
+  return summary;
+}
+
+// ---- compare -------------------------------------------------------------------------------
+
+TEST_F(Cli, CompareQuickstartPrintsTableAndWritesResults) {
+  const Scenario sc = load_scenario(kQuickstart);
+  const std::string out = out_dir("out");
+  const Outcome r = slicelab("compare " + quote(kQuickstart) + " --out " + quote(out));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 2 + sc.policies.size());
+  EXPECT_EQ(lines[0].rfind("policy ", 0), 0U) << lines[0];
+  EXPECT_NE(lines[0].find("alloc"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[1].find_first_not_of("- "), std::string::npos) << lines[1];
+  for (size_t i = 0; i < sc.policies.size(); ++i)  // one row per policy, in scenario order
+    EXPECT_EQ(lines[2 + i].rfind(sc.policies[i].name + " ", 0), 0U) << lines[2 + i];
+  for (size_t i = 1; i < 2 + sc.policies.size(); ++i)  // an aligned table
+    EXPECT_EQ(lines[i].size(), lines[0].size()) << "misaligned: " << lines[i];
+  EXPECT_NE(r.out.find("wrote " + out + "/{summary.json,pods.csv,timeseries.csv}"),
+            std::string::npos)
+      << r.out;
+  EXPECT_GE(sc.policies.size(), 2U);
+  check_results(out, sc, policy_names(sc));
+}
+
+TEST_F(Cli, SameSeedTwiceIsByteIdentical) {
+  ASSERT_EQ(slicelab("compare -q " + quote(kQuickstart) + " --out " + quote(out_dir("a"))).status,
+            0);
+  ASSERT_EQ(slicelab("compare -q " + quote(kQuickstart) + " --out " + quote(out_dir("b"))).status,
+            0);
+  for (const char* f : {"summary.json", "pods.csv", "timeseries.csv"}) {
+    const std::string a = read_file(tmp_ / "a" / f);
+    EXPECT_FALSE(a.empty()) << f;
+    EXPECT_TRUE(a == read_file(tmp_ / "b" / f)) << f << " differs between two equal runs";
+  }
+}
+
+TEST_F(Cli, JobsDoNotChangeResults) {
+  ASSERT_EQ(slicelab("compare -q --jobs 1 " + quote(kQuickstart) + " --out " + quote(out_dir("j1")))
+                .status,
+            0);
+  ASSERT_EQ(slicelab("compare -q --jobs 4 " + quote(kQuickstart) + " --out " + quote(out_dir("j4")))
+                .status,
+            0);
+  for (const char* f : {"summary.json", "pods.csv", "timeseries.csv"})
+    EXPECT_TRUE(read_file(tmp_ / "j1" / f) == read_file(tmp_ / "j4" / f))
+        << f << " differs between --jobs 1 and --jobs 4";
+}
+
+TEST_F(Cli, SeedChangesTheRun) {
+  const Scenario sc = load_scenario(kQuickstart);
+  ASSERT_NE(sc.seed, 7U);
+  ASSERT_EQ(
+      slicelab("compare -q " + quote(kQuickstart) + " --out " + quote(out_dir("base"))).status, 0);
+  ASSERT_EQ(slicelab("compare -q --seed 7 " + quote(kQuickstart) + " --out " + quote(out_dir("s7")))
+                .status,
+            0);
+  const json summary = check_results(tmp_ / "s7", load_scenario(kQuickstart, 7), policy_names(sc));
+  EXPECT_EQ(summary.at("seed"), 7);
+  EXPECT_NE(read_file(tmp_ / "base" / "summary.json"), read_file(tmp_ / "s7" / "summary.json"));
+  EXPECT_NE(read_file(tmp_ / "base" / "pods.csv"), read_file(tmp_ / "s7" / "pods.csv"));
+}
+
+TEST_F(Cli, NegativeSeedIsRefusedNotWrappedAround) {
+  const Outcome r =
+      slicelab("run -q --seed -1 " + quote(kQuickstart) + " --out " + quote(out_dir("neg")));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--seed: Value -1 not in range 0 to 9223372036854775807"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp_ / "neg"));
+}
+
+TEST_F(Cli, DefaultOutputFolderIsResultsSlashName) {
+  const Outcome r = slicelab("compare --quiet " + quote(kQuickstart));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");  // --quiet prints no table
+  const Scenario sc = load_scenario(kQuickstart);
+  check_results(tmp_ / "results" / sc.name, sc, policy_names(sc));
+}
+
+// ---- run -----------------------------------------------------------------------------------
+
+TEST_F(Cli, RunOnePolicy) {
+  const Scenario sc = load_scenario(kQuickstart);
+  const Outcome r =
+      slicelab("run " + quote(kQuickstart) + " --policy best-fit --out " + quote(out_dir("bf")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 3U);
+  EXPECT_EQ(lines[2].rfind("best-fit ", 0), 0U) << r.out;
+  const json summary = check_results(tmp_ / "bf", sc, {"best-fit"});
+  // The same policy gives the same numbers alone as in a comparison.
+  ASSERT_EQ(slicelab("compare -q " + quote(kQuickstart) + " --out " + quote(out_dir("all"))).status,
+            0);
+  const json all = json::parse(read_file(tmp_ / "all" / "summary.json"));
+  bool found = false;
+  for (const json& p : all.at("policies"))
+    if (p.at("name") == "best-fit") {
+      found = true;
+      EXPECT_EQ(p, summary.at("policies").at(0));
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(Cli, RunWithoutPolicyRunsTheFirst) {
+  const Scenario sc = load_scenario(kQuickstart);
+  ASSERT_EQ(slicelab("run -q " + quote(kQuickstart) + " --out " + quote(out_dir("first"))).status,
+            0);
+  check_results(tmp_ / "first", sc, {sc.policies.front().name});
+}
+
+TEST_F(Cli, RunUnknownPolicyListsThePolicies) {
+  const Scenario sc = load_scenario(kQuickstart);
+  const std::string out = out_dir("nope");
+  const Outcome r = slicelab("run " + quote(kQuickstart) + " --policy nope --out " + quote(out));
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.err, "error: " + kQuickstart + ": no policy named 'nope' (the scenario has: " +
+                       joined(policy_names(sc)) + ")\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// ---- validate and errors -------------------------------------------------------------------
+
+TEST_F(Cli, ValidateGoodScenario) {
+  const Scenario sc = load_scenario(kQuickstart);
+  const Outcome r = slicelab("validate scenarios/quickstart.yaml", kSource);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("scenarios/quickstart.yaml: OK: ", 0), 0U) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(sc.pods.size()) + " pods"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(sc.policies.size()) + " policies"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.err, "");
+}
+
+const std::string kBadDuration = kSource + "/tests/malformed/bad_duration_unit.yaml";
+const std::string kBadDurationMessage =
+    kBadDuration +
+    ":9:17: workload.pods[0].duration: expected a duration of at least 0.001s (seconds, or a "
+    "number with s, m, h or d), found '90min'";
+
+TEST_F(Cli, ValidateMalformedScenario) {
+  const Outcome r = slicelab("validate " + quote(kBadDuration));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "error: " + kBadDurationMessage + "\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Cli, MalformedScenarioWritesNothing) {
+  for (const std::string cmd : {"compare", "run"}) {
+    SCOPED_TRACE(cmd);
+    const std::string out = out_dir("never-" + cmd);
+    const Outcome r = slicelab(cmd + " " + quote(kBadDuration) + " --out " + quote(out));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "error: " + kBadDurationMessage + "\n");
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(fs::exists(out));
+  }
+  // Nor the default folder, nor any half-written temporary.
+  EXPECT_EQ(slicelab("compare " + quote(kBadDuration)).status, 1);
+  for (const auto& entry : fs::directory_iterator(tmp_))
+    EXPECT_EQ(entry.path().filename().string().rfind("std", 0), 0U) << entry.path();
+}
+
+TEST_F(Cli, MissingScenarioFile) {
+  const std::string missing = out_dir("no-such-scenario.yaml");
+  for (const std::string cmd : {"validate", "run", "compare"}) {
+    SCOPED_TRACE(cmd);
+    const Outcome r = slicelab(cmd + " " + quote(missing) + " --seed 1");
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_FALSE(fs::exists(tmp_ / "results"));
+}
+
+TEST_F(Cli, BadCommandLines) {
+  EXPECT_NE(slicelab("").status, 0);  // a subcommand is required
+  EXPECT_NE(slicelab("simulate " + quote(kQuickstart)).status, 0);
+  EXPECT_NE(slicelab("compare").status, 0);  // the scenario is required
+  EXPECT_NE(slicelab("compare " + quote(kQuickstart) + " --jobs 0").status, 0);
+  EXPECT_NE(slicelab("validate " + quote(kQuickstart) + " --out x").status,
+            0);  // validate writes nothing
+  EXPECT_FALSE(fs::exists(tmp_ / "results"));
+  EXPECT_FALSE(fs::exists(tmp_ / "x"));
+}
+
+TEST_F(Cli, HelpForEverySubcommand) {
+  struct Help {
+    std::string args;
+    std::vector<std::string> mentions;
+  };
+  const std::vector<Help> helps = {
+      {"--help", {"Usage:", "validate", "run", "compare"}},
+      {"validate --help", {"Usage:", "scenario", "--seed"}},
+      {"run --help", {"Usage:", "scenario", "--seed", "--out", "--policy", "--quiet"}},
+      {"compare --help", {"Usage:", "scenario", "--seed", "--out", "--jobs", "--quiet"}},
+  };
+  for (const Help& h : helps) {
+    SCOPED_TRACE(h.args);
+    const Outcome r = slicelab(h.args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    for (const std::string& m : h.mentions) EXPECT_NE(r.out.find(m), std::string::npos) << m;
+  }
+  EXPECT_EQ(slicelab("-h").status, 0);
+  EXPECT_EQ(slicelab("compare -h").status, 0);
+}
+
+// ---- every shipped scenario ----------------------------------------------------------------
+
+// Iterates scenarios/ at run time, so a scenario added later is covered without touching this.
+TEST_F(Cli, EveryShippedScenarioValidatesAndRuns) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(fs::path(kSource) / "scenarios"))
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml")
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+  EXPECT_TRUE(std::find(files.begin(), files.end(), fs::path(kQuickstart)) != files.end());
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    const Scenario sc = load_scenario(file.string());
+    const Outcome v = slicelab("validate " + quote(file.string()));
+    EXPECT_EQ(v.status, 0) << v.err;
+    EXPECT_EQ(v.out.rfind(file.string() + ": OK: ", 0), 0U) << v.out;
+    const std::string out = out_dir("shipped-" + file.stem().string());
+    const Outcome r = slicelab("compare " + quote(file.string()) + " --jobs 2 --out " + quote(out));
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const auto& name : policy_names(sc))
+      EXPECT_NE(r.out.find("\n" + name + " "), std::string::npos) << name << " missing from\n"
+                                                                  << r.out;
+    check_results(out, sc, policy_names(sc));
+    fs::remove_all(out);
+  }
+}
+
+}  // namespace
+}  // namespace slicelab

@@ -1,1 +1,350 @@
+// Pins down the exact error of every malformed scenario in tests/malformed/ (file as passed,
+// 1-based line:column, field path, what was expected and found), and what the loader must accept.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/gpu_catalog.h"
+#include "sim/placement/placement_config.h"
+#include "sim/scenario/scenario.h"
+#include "workloads/input_error.h"
+#include "workloads/pod_yaml.h"
+
+namespace slicelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kMalformed = std::string(SLICELAB_SOURCE_DIR) + "/tests/malformed";
+
+struct Case {
+  const char* file;  // in tests/malformed/
+  // The whole message with the folder as "{dir}". The lists of known names that grow with later
+  // issues are "{models}", "{presets}" and "{scorers}", filled in from the library.
+  const char* message;
+};
+
+// Names the case by its file in test output and in CTest's list, instead of raw bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.file;
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+
+std::string expand(std::string message) {
+  replace_all(message, "{models}", GpuCatalog::builtin().names());
+  replace_all(message, "{presets}", placement_preset_names());
+  replace_all(message, "{scorers}", scorer_names());
+  replace_all(message, "{dir}", kMalformed);
+  return message;
+}
+
+// Kept in file-name order; EveryFileHasACase below fails when a file has no row here.
+const Case kCases[] = {
+    {"bad_boolean.yaml",
+     "{dir}/bad_boolean.yaml:10:18: engine.speed_scaling: expected true or false, found 'enabled'"},
+    {"bad_duration_unit.yaml",
+     "{dir}/bad_duration_unit.yaml:9:17: workload.pods[0].duration: expected a duration of at "
+     "least 0.001s (seconds, or a number with s, m, h or d), found '90min'"},
+    {"bad_engine_queue.yaml",
+     "{dir}/bad_engine_queue.yaml:10:10: engine.queue: expected fifo or backfill, found "
+     "'priority'"},
+    // The error lies in the trace, so the trace file is named, with its own line and column.
+    {"bad_trace_file.yaml",
+     "{dir}/traces/bad_trace.yaml:9:21: pods[2].gpu_memory_mib: expected a size in MiB (an "
+     "integer, or a number with Mi, Gi or Ti), found '16GB'"},
+    {"duplicate_default_policy_names.yaml",
+     "{dir}/duplicate_default_policy_names.yaml:11:5: policies[1]: duplicate policy name "
+     "'best-fit' (also policies[0])"},
+    {"duplicate_key.yaml",
+     "{dir}/duplicate_key.yaml:11:7: workload.pods[0]: duplicate key 'duration' (also on line 9)"},
+    {"default_pod_name_clash.yaml",
+     "{dir}/default_pod_name_clash.yaml:8:7: workload.pods[1]: duplicate pod name 'pod-1' "
+     "(also workload.pods[0])"},
+    {"gpu_model_without_gpus.yaml",
+     "{dir}/gpu_model_without_gpus.yaml:6:18: cluster.node_groups[0].gpu_model: a GPU model "
+     "needs gpus_per_node of at least 1 (leave gpu_model out for CPU-only nodes)"},
+    {"duplicate_pod_names.yaml",
+     "{dir}/duplicate_pod_names.yaml:15:13: workload.pods[2].name: duplicate pod name 'train' "
+     "(also workload.pods[0])"},
+    {"duplicate_policy_names.yaml",
+     "{dir}/duplicate_policy_names.yaml:12:11: policies[1].name: duplicate policy name 'packed' "
+     "(also policies[0])"},
+    {"empty_file.yaml", "{dir}/empty_file.yaml: top level: expected a mapping, found nothing"},
+    {"empty_node_groups.yaml",
+     "{dir}/empty_node_groups.yaml:4:16: cluster.node_groups: needs at least one node group"},
+    {"empty_policies.yaml", "{dir}/empty_policies.yaml:9:11: policies: needs at least one policy"},
+    {"empty_value.yaml",
+     "{dir}/empty_value.yaml:9:7: workload.pods[0].duration: expected a value, found nothing"},
+    {"generator_without_size.yaml",
+     "{dir}/generator_without_size.yaml:8:5: workload.generator: needs 'pods' (how many), "
+     "'horizon' (until when), or both"},
+    {"gpu_memory_cpu_only.yaml",
+     "{dir}/gpu_memory_cpu_only.yaml:12:23: workload.pods[0].gpu_memory_mib: GPU memory needs "
+     "gpu_count of at least 1"},
+    {"gpu_milli_cpu_only.yaml",
+     "{dir}/gpu_milli_cpu_only.yaml:11:18: workload.pods[0].gpu_milli: a GPU share needs "
+     "gpu_count of 1"},
+    {"gpu_milli_multi_gpu.yaml",
+     "{dir}/gpu_milli_multi_gpu.yaml:11:18: workload.pods[0].gpu_milli: a GPU share below 1000 is "
+     "only for one-GPU pods, this pod asks for 2 GPUs"},
+    {"gpu_milli_too_large.yaml",
+     "{dir}/gpu_milli_too_large.yaml:11:18: workload.pods[0].gpu_milli: expected an integer in "
+     "1..1000, found '1500'"},
+    {"list_instead_of_mapping.yaml",
+     "{dir}/list_instead_of_mapping.yaml:4:3: cluster: expected a mapping, found a list"},
+    {"memory_unit_lowercase.yaml",
+     "{dir}/memory_unit_lowercase.yaml:10:19: cluster.node_groups[0].memory_mib: expected a size "
+     "in MiB (an integer, or a number with Mi, Gi or Ti), found '512gi'"},
+    {"missing_cluster.yaml",
+     "{dir}/missing_cluster.yaml:2:1: top level: missing required key 'cluster'"},
+    {"missing_duration.yaml",
+     "{dir}/missing_duration.yaml:11:7: workload.pods[1]: missing required key 'duration'"},
+    // The trace path is resolved against the scenario's folder, and shown resolved.
+    {"missing_trace_file.yaml",
+     "{dir}/missing_trace_file.yaml:7:10: workload.trace: trace file "
+     "'{dir}/traces/good_trace.yml' does not exist"},
+    {"negative_arrival.yaml",
+     "{dir}/negative_arrival.yaml:8:31: workload.pods[0].arrival: expected a duration of at least "
+     "0s (seconds, or a number with s, m, h or d), found '-5m'"},
+    {"negative_count.yaml",
+     "{dir}/negative_count.yaml:6:14: cluster.node_groups[0].count: expected an integer in "
+     "1..1000000, found '-2'"},
+    {"new_gpu_model_without_memory.yaml",
+     "{dir}/new_gpu_model_without_memory.yaml:5:5: gpu_models.MI300X: a new GPU model needs "
+     "'like' or 'memory_mib'"},
+    {"placement_as_list.yaml",
+     "{dir}/placement_as_list.yaml:12:7: policies[0].placement: expected a preset name or a "
+     "mapping, found a list"},
+    {"pod_key_typo.yaml",
+     "{dir}/pod_key_typo.yaml:10:7: workload.pods[0]: unknown key 'gpu_cuont' (did you mean "
+     "'gpu_count'?)"},
+    {"replicas_on_whole_card.yaml",
+     "{dir}/replicas_on_whole_card.yaml:14:17: policies[0].sharing.replicas: only applies to "
+     "time-slice, not whole-card"},
+    {"replicas_out_of_range.yaml",
+     "{dir}/replicas_out_of_range.yaml:12:43: policies[0].sharing.replicas: expected an integer "
+     "in 1..48, found '0'"},
+    {"seed_not_integer.yaml",
+     "{dir}/seed_not_integer.yaml:3:7: seed: expected an integer of at least 0, found 'random'"},
+    {"sharing_as_list.yaml",
+     "{dir}/sharing_as_list.yaml:12:14: policies[0].sharing: expected a sharing mode name or a "
+     "mapping, found a list"},
+    {"slo_key_typo.yaml",
+     "{dir}/slo_key_typo.yaml:13:9: workload.pods[0].slo: unknown key 'max_queue_delay' (did you "
+     "mean 'max_queue'?)"},
+    {"tab_indentation.yaml",
+     "{dir}/tab_indentation.yaml:5:2: invalid YAML: illegal block entry (this line is indented "
+     "with a tab; YAML indentation must use spaces)"},
+    {"top_level_typo.yaml",
+     "{dir}/top_level_typo.yaml:9:1: top level: unknown key 'polices' (did you mean "
+     "'policies'?)"},
+    {"two_workload_sources.yaml",
+     "{dir}/two_workload_sources.yaml:7:3: workload: needs exactly one of 'pods', 'trace' or "
+     "'generator'"},
+    {"uniform_max_below_min.yaml",
+     "{dir}/uniform_max_below_min.yaml:16:16: workload.generator.shapes[0].duration.max: must not "
+     "be below min"},
+    {"unknown_allowed_model.yaml",
+     "{dir}/unknown_allowed_model.yaml:12:28: workload.pods[0].allowed_models[1]: unknown GPU "
+     "model 'A100-80G' (known: {models})"},
+    {"unknown_distribution.yaml",
+     "{dir}/unknown_distribution.yaml:13:34: workload.generator.shapes[0].duration.distribution: "
+     "expected one of constant, exponential, lognormal, uniform, found 'normal'"},
+    {"unknown_gpu_model.yaml",
+     "{dir}/unknown_gpu_model.yaml:7:18: cluster.node_groups[0].gpu_model: unknown GPU model "
+     "'A100' (known: {models})"},
+    {"unknown_placement_preset.yaml",
+     "{dir}/unknown_placement_preset.yaml:13:16: policies[1].placement: unknown placement preset "
+     "'bestfit' (known: {presets})"},
+    {"unknown_scorer.yaml",
+     "{dir}/unknown_scorer.yaml:14:18: policies[0].placement.scorers[1].name: unknown scorer "
+     "'least-allocated' (known: {scorers})"},
+    {"unknown_sharing_mode.yaml",
+     "{dir}/unknown_sharing_mode.yaml:13:13: policies[0].sharing.mode: expected whole-card or "
+     "time-slice, found 'mig'"},
+    {"yaml_syntax_error.yaml",
+     "{dir}/yaml_syntax_error.yaml:12:9: invalid YAML: end of sequence flow not found"},
+};
+
+std::string load_error(const std::string& path) {
+  try {
+    load_scenario(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<loaded without error>";
+}
+
+class MalformedScenario : public testing::TestWithParam<Case> {};
+
+TEST_P(MalformedScenario, FailsWithItsExactMessage) {
+  const std::string path = kMalformed + "/" + GetParam().file;
+  ASSERT_TRUE(fs::is_regular_file(path)) << path;
+  EXPECT_EQ(load_error(path), expand(GetParam().message));
+}
+
+std::string case_name(const testing::TestParamInfo<Case>& info) {
+  return fs::path(info.param.file).stem().string();
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, MalformedScenario, testing::ValuesIn(kCases), case_name);
+
+TEST(MalformedScenarios, EveryFileHasACase) {
+  std::set<std::string> listed;
+  for (const Case& c : kCases)
+    EXPECT_TRUE(listed.insert(c.file).second) << "listed twice: " << c.file;
+  std::set<std::string> present;
+  for (const auto& entry : fs::directory_iterator(kMalformed))
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml")
+      present.insert(entry.path().filename().string());
+  EXPECT_EQ(present, listed);
+  EXPECT_GE(present.size(), 20U);
+}
+
+TEST(MalformedScenarios, MessagesNameTheFileWithLineAndColumn) {
+  // Every message but the empty file's carries "file:line:col: "; the empty file has no line.
+  for (const Case& c : kCases) {
+    const std::string message = expand(c.message);
+    if (std::string(c.file) == "empty_file.yaml") continue;
+    const size_t yaml = message.find(".yaml:");
+    ASSERT_NE(yaml, std::string::npos) << message;
+    const std::string rest = message.substr(yaml + 6);
+    const size_t colon1 = rest.find(':');
+    const size_t colon2 = rest.find(':', colon1 + 1);
+    ASSERT_NE(colon2, std::string::npos) << message;
+    EXPECT_GT(std::stoi(rest.substr(0, colon1)), 0) << message;
+    EXPECT_GT(std::stoi(rest.substr(colon1 + 1, colon2 - colon1 - 1)), 0) << message;
+  }
+}
+
+// The trace that two_workload_sources.yaml names is itself valid, so that file fails only for
+// naming two sources.
+TEST(MalformedScenarios, ReferencedGoodTraceIsValid) {
+  const auto pods = read_trace_file(kMalformed + "/traces/good_trace.yaml");
+  ASSERT_EQ(pods.size(), 2U);
+  EXPECT_EQ(pods[1].name, "p1");
+  EXPECT_DOUBLE_EQ(pods[1].duration_s, 2700.0);
+}
+
+TEST(ScenarioErrors, PathIsReportedAsPassed) {
+  const fs::path absolute = fs::path(kMalformed) / "negative_count.yaml";
+  const std::string relative = fs::relative(absolute, fs::current_path()).string();
+  ASSERT_FALSE(relative.empty());
+  EXPECT_EQ(load_error(relative),
+            relative +
+                ":6:14: cluster.node_groups[0].count: expected an integer in 1..1000000, "
+                "found '-2'");
+}
+
+TEST(ScenarioErrors, MissingFileAndFolder) {
+  const std::string missing = kMalformed + "/does_not_exist.yaml";
+  EXPECT_EQ(load_error(missing), missing + ": cannot open file");
+  EXPECT_EQ(load_error(kMalformed), kMalformed + ": cannot open file: it is a folder");
+}
+
+// ---- what the loader must accept -----------------------------------------------------------
+
+class ScenarioFile : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "slicelab-scenario-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& text) {
+    const std::string path = (dir_ / "s.yaml").string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  fs::path dir_;
+};
+
+const char* const kBase = R"(name: base
+cluster:
+  node_groups:
+    - {name: a100, count: 2, gpu_model: A100-80GB, gpus_per_node: 4, cpu_milli: 64000, memory_mib: 512Gi}
+workload:
+  pods:
+    - {name: train, duration: 1h, gpu_count: 1}
+)";
+
+// A sharing mapping's settings are read, not dropped (yaml-cpp's Node::operator= once turned
+// the mapping into its mode scalar, so replicas and overhead silently took their defaults).
+TEST_F(ScenarioFile, SharingSettingsAreRead) {
+  const Scenario sc = load_scenario(write(std::string(kBase) + R"(policies:
+  - name: ts2
+    placement: best-fit
+    sharing: {mode: time-slice, replicas: 2, context_switch_overhead: 0.1}
+  - name: ts7
+    placement: best-fit
+    sharing:
+      mode: time-slice
+      replicas: 7
+  - name: ts-default
+    placement: spread
+    sharing: time-slice
+  - placement: first-fit
+)"));
+  ASSERT_EQ(sc.policies.size(), 4U);
+  EXPECT_EQ(sc.policies[0].sharing.kind, "time-slice");
+  EXPECT_EQ(sc.policies[0].sharing.replicas, 2);
+  EXPECT_DOUBLE_EQ(sc.policies[0].sharing.context_switch_overhead, 0.1);
+  EXPECT_EQ(sc.policies[1].sharing.replicas, 7);
+  EXPECT_EQ(sc.policies[2].sharing.kind, "time-slice");
+  EXPECT_EQ(sc.policies[2].sharing.replicas, SharingConfig{}.replicas);
+  EXPECT_EQ(sc.policies[3].name, "first-fit");  // an unnamed policy takes its preset's name
+  EXPECT_EQ(sc.policies[3].sharing.kind, "whole-card");
+}
+
+TEST_F(ScenarioFile, ValuesAndDefaults) {
+  const Scenario sc = load_scenario(write(std::string(kBase) + R"(engine:
+  speed_scaling: True
+policies:
+  - placement: best-fit
+)"),
+                                    7);
+  EXPECT_EQ(sc.name, "base");
+  EXPECT_EQ(sc.seed, 7U);  // the override wins over the default
+  EXPECT_TRUE(sc.engine.speed_scaling);
+  ASSERT_EQ(sc.cluster.groups.size(), 1U);
+  EXPECT_EQ(sc.cluster.groups[0].memory_mib, 512 * 1024);
+  EXPECT_EQ(sc.cluster.gpu_count(), 8U);
+  ASSERT_EQ(sc.pods.size(), 1U);
+  EXPECT_DOUBLE_EQ(sc.pods[0].duration_s, 3600.0);
+  EXPECT_EQ(sc.workload_source, "inline");
+}
+
+TEST_F(ScenarioFile, TraceIsResolvedAgainstTheScenarioFolder) {
+  fs::create_directories(dir_ / "traces");
+  std::ofstream(dir_ / "traces" / "t.yaml")
+      << "pods:\n  - {name: a, duration: 90s, gpu_count: 1}\n";
+  std::string text = kBase;
+  text.replace(text.find("  pods:"), std::string::npos, "  trace: traces/t.yaml\n");
+  const Scenario sc = load_scenario(write(text + "policies:\n  - placement: spread\n"));
+  ASSERT_EQ(sc.pods.size(), 1U);
+  EXPECT_DOUBLE_EQ(sc.pods[0].duration_s, 90.0);
+  EXPECT_EQ(sc.workload_source, "trace traces/t.yaml");
+}
+
+TEST(ShippedScenario, QuickstartLoads) {
+  const Scenario sc =
+      load_scenario(std::string(SLICELAB_SOURCE_DIR) + "/scenarios/quickstart.yaml");
+  EXPECT_EQ(sc.name, "quickstart");
+  EXPECT_FALSE(sc.pods.empty());
+  EXPECT_GE(sc.policies.size(), 2U);
+}
+
+}  // namespace
+}  // namespace slicelab
