@@ -50,7 +50,7 @@ class Simulation {
   void advance(double t);
   void arrive(uint32_t p, uint64_t seq);
   void finish(uint32_t p);
-  void schedule_pending(bool capacity_freed);
+  void schedule_pending();
   bool try_place(uint32_t p);
   bool fails_for_memory(uint32_t p);
   void add_tenant(GpuId g, uint32_t p);
@@ -95,7 +95,6 @@ class Simulation {
   std::priority_queue<FinishEvent> events_;
   uint64_t seq_ = 0;
   PendingQueue pending_;
-  uint32_t blocked_head_ = kNoPod;
   std::vector<PodRequest> failed_shapes_;
   // Nodes that gained free resources, in order, and for each pod the log length at its last
   // failed attempt: a retry only needs the nodes freed since, all others still fail.
@@ -296,12 +295,11 @@ bool Simulation::fails_for_memory(uint32_t p) {
 }
 
 bool Simulation::try_place(uint32_t p) {
-  ++attempts_;
   const PodRequest& r = req_[p];
   std::span<const NodeId> only;
   if (tried_at_[p] != kNoPod) {
     const size_t since = freed_log_.size() - tried_at_[p];
-    if (since == 0) return false;
+    if (since == 0) return false;  // nothing freed since it last failed: not worth an attempt
     if (since < cluster_.node_count() / 4) {
       seed_.assign(freed_log_.begin() + tried_at_[p], freed_log_.end());
       std::sort(seed_.begin(), seed_.end());
@@ -309,6 +307,7 @@ bool Simulation::try_place(uint32_t p) {
       only = seed_;
     }
   }
+  ++attempts_;
   const auto node = placement_.place(cluster_, r, rng_, pick_, only);
   if (!node) {
     tried_at_[p] = static_cast<uint32_t>(freed_log_.size());
@@ -368,7 +367,7 @@ void Simulation::arrive(uint32_t p, uint64_t seq) {
     return;
   }
   pending_.push(p, in_.pods[p].priority, seq);
-  schedule_pending(false);
+  schedule_pending();
 }
 
 void Simulation::finish(uint32_t p) {
@@ -388,24 +387,17 @@ void Simulation::finish(uint32_t p) {
                                         static_cast<double>(r.gpu_count);
   for (const GpuId g : gpus) remove_tenant(g, p);
   for (const GpuId g : gpus) recompute_gpu(g);
-  schedule_pending(true);
+  schedule_pending();
 }
 
-void Simulation::schedule_pending(bool capacity_freed) {
+// A pod that failed and has seen no capacity freed since is skipped by try_place at no cost,
+// so this may be called after any event.
+void Simulation::schedule_pending() {
   if (pending_.empty()) return;
   if (!in_.config.backfill) {
-    for (;;) {
-      const uint32_t head = pending_.front();
-      if (head == PendingQueue::kGone) break;
-      // Nothing freed and the same head as last time: it would fail again.
-      if (!capacity_freed && head == blocked_head_) return;
-      if (!try_place(head)) {
-        blocked_head_ = head;
-        return;
-      }
-      blocked_head_ = kNoPod;
+    for (uint32_t head = pending_.front(); head != PendingQueue::kGone; head = pending_.front()) {
+      if (!try_place(head)) return;  // the head blocks everyone behind it
       pending_.remove_at(pending_.slot_begin());
-      capacity_freed = true;  // the queue moved: the next head deserves a try
     }
     pending_.compact();
     return;
