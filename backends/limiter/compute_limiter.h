@@ -1,0 +1,158 @@
+// Compute limiter: keeps one tenant's share of GPU time at its cap by charging every launch the
+// GPU time it really takes (measured) and pacing launches before they reach the device.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace slicelab::limiter {
+
+// A virtual-time rate limiter (GCRA, the token bucket written as one atomic): `tat_` is the
+// time at which everything charged so far has been paid for at the tenant's share. A launch may
+// go when tat - now <= burst; a charge of g ns of GPU time moves tat by g / share. Because the
+// state is a single number driven by measured GPU time, not by a polled utilisation figure, it
+// converges to the cap without the overshoot-and-starve swings of polling controllers.
+class ComputeLimiter {
+ public:
+  struct Config {
+    double share = 1.0;              // fraction of GPU time, (0, 1]; >= 1 disables the limiter
+    int64_t burst_ns = 2'000'000;    // credit a tenant may run ahead by
+    int64_t min_sleep_ns = 100'000;  // debts below this are carried, not slept (sleep cost)
+    int64_t max_sleep_ns = 1'000'000'000;  // one throttle never sleeps longer than this
+  };
+
+  ComputeLimiter() : ComputeLimiter(Config{}) {}
+  explicit ComputeLimiter(Config c);
+  void configure(Config c);
+
+  bool unlimited() const { return unlimited_; }
+  double share() const { return cfg_.share; }
+
+  // Before a launch at `now_ns`: how long the caller must wait first (0: go now). Lock-free.
+  int64_t admit(int64_t now_ns) const;
+  // Charges `gpu_ns` of expected GPU time for a launch issued at `now_ns`.
+  void charge(int64_t now_ns, int64_t gpu_ns);
+  // Replaces an earlier charge by the measured GPU time of the same launch.
+  void correct(int64_t charged_ns, int64_t measured_ns);
+
+ private:
+  int64_t wall_cost(int64_t gpu_ns) const;
+  Config cfg_;
+  bool unlimited_ = true;
+  double inv_share_ = 1.0;
+  std::atomic<int64_t> tat_{INT64_MIN / 2};
+};
+
+// Per-thread estimates of launch durations, keyed by (function, grid size): a launch whose
+// duration is not measured is charged its key's running estimate, so only one launch in
+// `measure_every` of a known key pays for timing events. Direct-mapped and fixed-size: no
+// allocation and no lock on the launch path.
+class DurationEstimator {
+ public:
+  static constexpr size_t kSlots = 64;
+  explicit DurationEstimator(int measure_every = 1)
+      : every_(measure_every < 1 ? 1 : measure_every) {}
+  // True when this launch should be timed (unknown key, or its turn in the sampling).
+  bool should_measure(uint64_t key);
+  // Running estimate for the key; for a key not measured yet, the running estimate over all
+  // keys (charging 0 would let a stream of new kernels run ahead of its measurements).
+  int64_t estimate(uint64_t key) const;
+  void observe(uint64_t key, int64_t measured_ns);
+
+ private:
+  struct Slot {
+    uint64_t key = 0;
+    int64_t ewma_ns = 0;
+    uint32_t launches = 0;
+    bool known = false;
+  };
+  static size_t index(uint64_t key) { return (key * 0x9E3779B97F4A7C15ULL) >> 58; }
+  Slot slots_[kSlots];
+  int64_t fallback_ns_ = 0;
+  int every_;
+};
+
+// One thread's pacing of launches: admit (sleep while in debt), charge the estimate, time the
+// launch with the probe when sampled, and correct the charge when the timing comes back.
+// Probe supplies the clock, sleeping and the timing of launches (CUDA events in the interposer,
+// a simulated device in tests and the simulator):
+//   int64_t now(); void sleep(int64_t ns);
+//   void begin(size_t slot, Stream); void end(size_t slot, Stream);
+//   int64_t elapsed(size_t slot, bool block);   // -1 while not complete (when !block)
+template <class Probe, size_t kRing = 32>
+class LaunchPacer {
+ public:
+  struct Outcome {
+    int64_t throttled_ns = 0;
+    bool measured = false;
+  };
+
+  LaunchPacer(ComputeLimiter& limiter, Probe& probe, int measure_every)
+      : limiter_(limiter), probe_(probe), est_(measure_every) {}
+
+  // Runs `launch()` (which returns true on success) under the limiter.
+  template <class Stream, class Launch>
+  Outcome launch(uint64_t key, Stream stream, Launch&& launch) {
+    Outcome out;
+    drain(false);
+    int64_t now = probe_.now();
+    const int64_t wait = limiter_.admit(now);
+    if (wait > 0) {
+      probe_.sleep(wait);
+      out.throttled_ns = wait;
+      now = probe_.now();
+    }
+    out.measured = est_.should_measure(key);
+    const int64_t charged = est_.estimate(key);
+    limiter_.charge(now, charged);
+    if (out.measured && count_ == kRing) drain_one(true);  // back-pressure: the ring is full
+    const size_t slot = (head_ + count_) % kRing;
+    if (out.measured) probe_.begin(slot, stream);
+    const bool ok = launch();
+    if (!ok) {
+      limiter_.correct(charged, 0);
+      out.measured = false;
+      return out;
+    }
+    if (out.measured) {
+      probe_.end(slot, stream);
+      ring_[slot] = Pending{key, charged};
+      ++count_;
+    }
+    return out;
+  }
+
+  // Collects finished timings; with block, waits for all of them.
+  void drain(bool block) {
+    while (count_ > 0 && drain_one(block)) {
+    }
+  }
+  size_t pending() const { return count_; }
+  const DurationEstimator& estimator() const { return est_; }
+
+ private:
+  struct Pending {
+    uint64_t key = 0;
+    int64_t charged_ns = 0;
+  };
+  bool drain_one(bool block) {
+    const int64_t measured = probe_.elapsed(head_, block);
+    if (measured < 0) return false;
+    const Pending& p = ring_[head_];
+    est_.observe(p.key, measured);
+    limiter_.correct(p.charged_ns, measured);
+    head_ = (head_ + 1) % kRing;
+    --count_;
+    return true;
+  }
+
+  ComputeLimiter& limiter_;
+  Probe& probe_;
+  DurationEstimator est_;
+  Pending ring_[kRing];
+  size_t head_ = 0;
+  size_t count_ = 0;
+};
+
+}  // namespace slicelab::limiter
