@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace slicelab {
+
+class GpuTopology;  // sim/topology/gpu_topology.h; kept out of this header's includes
 
 struct NodeGroup {
   std::string name;
@@ -15,6 +18,8 @@ struct NodeGroup {
   int64_t memory_mib = 0;
   size_t gpu_model = 0;  // index into the scenario's GpuCatalog
   int gpus_per_node = 0;
+  // How the GPUs of each node connect (NVLink, PCIe); null when the scenario gives none.
+  std::shared_ptr<const GpuTopology> topology;
 };
 
 struct ClusterSpec {

@@ -22,6 +22,7 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog,
       gpu_mem_cap_.push_back(group.gpus_per_node > 0 ? catalog.models()[group.gpu_model].memory_mib
                                                      : 0);
       names_.push_back(fmt::format("{}-{}", group.name, i));
+      topology_.push_back(group.topology);
       gpu_begin_.push_back(next_gpu);
       for (int g = 0; g < group.gpus_per_node; ++g)
         gpu_node_.push_back(static_cast<NodeId>(cpu_cap_.size() - 1));

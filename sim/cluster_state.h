@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,6 +46,8 @@ class ClusterState {
   const std::string& node_name(NodeId n) const { return names_[n]; }
   int64_t max_cpu_capacity() const { return max_cpu_; }
   int max_gpus_per_node() const { return max_gpus_; }
+  // The node's GPU topology (local GPU i = first_gpu(n) + i), or nullptr when it has none.
+  const GpuTopology* topology(NodeId n) const { return topology_[n].get(); }
 
   // Dynamic state.
   int64_t cpu_free(NodeId n) const { return cpu_free_[n]; }
@@ -91,6 +94,7 @@ class ClusterState {
   std::vector<int64_t> gpu_mem_used_;
   std::vector<int> idle_gpus_, max_free_units_;
   std::vector<int64_t> node_free_units_;
+  std::vector<std::shared_ptr<const GpuTopology>> topology_;
 };
 
 }  // namespace slicelab

@@ -5,6 +5,7 @@
 #include "sim/placement/device_pickers.h"
 #include "sim/placement/filters.h"
 #include "sim/placement/scorers.h"
+#include "sim/placement/topology_picker.h"
 
 namespace slicelab {
 namespace {
@@ -30,6 +31,9 @@ std::optional<PlacementConfig> placement_preset(std::string_view name) {
   } else if (name == "random") {
     c.scorers = {{"random", 1.0}};
     c.picker = "random";
+  } else if (name == "topology-aware") {
+    c.scorers = {{"binpack", 1.0}};
+    c.picker = "topology";
   } else {
     return std::nullopt;
   }
@@ -37,7 +41,7 @@ std::optional<PlacementConfig> placement_preset(std::string_view name) {
 }
 
 std::string placement_preset_names() {
-  return "best-fit, binpack, first-fit, random, spread";
+  return "best-fit, binpack, first-fit, random, spread, topology-aware";
 }
 
 std::unique_ptr<Filter> make_filter(std::string_view name) {
@@ -60,6 +64,7 @@ std::unique_ptr<DevicePicker> make_picker(std::string_view name) {
   if (name == "spread") return std::make_unique<OrderedDevicePicker>(Order::kEmptiestFirst);
   if (name == "first") return std::make_unique<OrderedDevicePicker>(Order::kLowestIndex);
   if (name == "random") return std::make_unique<OrderedDevicePicker>(Order::kRandom);
+  if (name == "topology") return std::make_unique<TopologyDevicePicker>();
   return nullptr;
 }
 
@@ -70,7 +75,7 @@ std::string scorer_names() {
   return "binpack, random, spread";
 }
 std::string picker_names() {
-  return "binpack, first, random, spread";
+  return "binpack, first, random, spread, topology";
 }
 
 PlacementPolicy build_placement(const PlacementConfig& config) {

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "sim/scenario/scenario.h"
+#include "sim/topology/topology_yaml.h"
 #include "workloads/generator.h"
 #include "workloads/input_error.h"
 #include "workloads/pod_yaml.h"
@@ -63,7 +64,8 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
     const std::string path = index_path("cluster.node_groups", i);
     const YAML::Node g = groups[i];
     yaml.check_keys(g, path,
-                    {"name", "count", "cpu_milli", "memory_mib", "gpu_model", "gpus_per_node"});
+                    {"name", "count", "cpu_milli", "memory_mib", "gpu_model", "gpus_per_node",
+                     "topology"});
     NodeGroup group;
     group.name = yaml.opt_string(g, path, "name").value_or(fmt::format("group{}", i));
     if (auto [it, fresh] = names.emplace(group.name, i); !fresh)
@@ -96,6 +98,9 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
                   fmt::format("unknown GPU model '{}' (known: {})", model, catalog.names()));
       group.gpu_model = *idx;
     }
+    if (const YAML::Node t = g["topology"]; t.IsDefined())
+      group.topology =
+          read_topology(yaml, t, join_path(path, "topology"), yaml.file(), group.gpus_per_node);
     spec.groups.push_back(std::move(group));
   }
   return spec;
