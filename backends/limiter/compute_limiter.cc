@@ -13,7 +13,7 @@ void ComputeLimiter::configure(Config c) {
   cfg_ = c;
   unlimited_ = !(c.share > 0.0 && c.share < 1.0);
   inv_share_ = unlimited_ ? 1.0 : 1.0 / c.share;
-  tat_.store(INT64_MIN / 2, std::memory_order_relaxed);
+  own_.store(INT64_MIN / 2, std::memory_order_relaxed);
 }
 
 int64_t ComputeLimiter::wall_cost(int64_t gpu_ns) const {
@@ -22,7 +22,7 @@ int64_t ComputeLimiter::wall_cost(int64_t gpu_ns) const {
 
 int64_t ComputeLimiter::admit(int64_t now_ns) const {
   if (unlimited_) return 0;
-  const int64_t debt = tat_.load(std::memory_order_relaxed) - now_ns - cfg_.burst_ns;
+  const int64_t debt = tat_->load(std::memory_order_relaxed) - now_ns - cfg_.burst_ns;
   // Small debts are carried to a later launch rather than slept: sleeping costs more than a
   // small kernel, and the debt is paid in full once it is large enough to be worth a sleep.
   if (debt < cfg_.min_sleep_ns) return 0;
@@ -32,16 +32,16 @@ int64_t ComputeLimiter::admit(int64_t now_ns) const {
 void ComputeLimiter::charge(int64_t now_ns, int64_t gpu_ns) {
   if (unlimited_) return;
   const int64_t cost = wall_cost(gpu_ns);
-  int64_t old = tat_.load(std::memory_order_relaxed);
+  int64_t old = tat_->load(std::memory_order_relaxed);
   // Idle time earns no more credit than the burst allows: tat never lags now by more than that.
-  while (!tat_.compare_exchange_weak(old, std::max(old, now_ns - cfg_.burst_ns) + cost,
-                                     std::memory_order_relaxed)) {
+  while (!tat_->compare_exchange_weak(old, std::max(old, now_ns - cfg_.burst_ns) + cost,
+                                      std::memory_order_relaxed)) {
   }
 }
 
 void ComputeLimiter::correct(int64_t charged_ns, int64_t measured_ns) {
   if (unlimited_ || charged_ns == measured_ns) return;
-  tat_.fetch_add(wall_cost(measured_ns) - wall_cost(charged_ns), std::memory_order_relaxed);
+  tat_->fetch_add(wall_cost(measured_ns) - wall_cost(charged_ns), std::memory_order_relaxed);
 }
 
 bool DurationEstimator::should_measure(uint64_t key) {

@@ -26,6 +26,10 @@ class ComputeLimiter {
   explicit ComputeLimiter(Config c);
   void configure(Config c);
 
+  // Keeps the state in `shared` instead (e.g. in memory shared by a container's processes);
+  // the caller owns it, and it is not reset.
+  void bind(std::atomic<int64_t>* shared) { tat_ = shared ? shared : &own_; }
+
   bool unlimited() const { return unlimited_; }
   double share() const { return cfg_.share; }
 
@@ -41,7 +45,8 @@ class ComputeLimiter {
   Config cfg_;
   bool unlimited_ = true;
   double inv_share_ = 1.0;
-  std::atomic<int64_t> tat_{INT64_MIN / 2};
+  std::atomic<int64_t> own_{INT64_MIN / 2};
+  std::atomic<int64_t>* tat_ = &own_;
 };
 
 // Per-thread estimates of launch durations, keyed by (function, grid size): a launch whose

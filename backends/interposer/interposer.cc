@@ -1,0 +1,738 @@
+// libslicelab-interposer.so: loaded with LD_PRELOAD, it stands between a program and the CUDA
+// driver and NVML, counting every allocation path against a per-container memory cap and pacing
+// every launch path through the shared compute limiter.
+#include <cuda.h>
+#include <dlfcn.h>
+#include <link.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "backends/interposer/config.h"
+#include "backends/interposer/nvml_subset.h"
+#include "backends/interposer/shared_region.h"
+#include "backends/limiter/compute_limiter.h"
+
+// cuda.h maps these names to their newest version; the interposer exports every version.
+#undef cuGetProcAddress
+extern "C" {
+CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t);
+CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void**, void**);
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig*, CUfunction, void**, void**);
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, unsigned, unsigned, CUstream, void**);
+CUresult cuGraphLaunch_ptsz(CUgraphExec, CUstream);
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr*, size_t, CUstream);
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr*, size_t, CUmemoryPool, CUstream);
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
+CUresult cuEventRecord_ptsz(CUevent, CUstream);
+}
+
+namespace slicelab::interposer {
+namespace {
+
+// ---- the real dlsym, found without calling dlsym ----
+using DlsymFn = void* (*)(void*, const char*);
+DlsymFn real_dlsym() {
+  static std::atomic<DlsymFn> fn{nullptr};
+  DlsymFn f = fn.load(std::memory_order_acquire);
+  if (f) return f;
+  // dlvsym is not hooked, so this cannot recurse (the hang HAMi-core shows under ncu).
+  for (const char* v : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0"})
+    if ((f = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", v)))) break;
+  fn.store(f, std::memory_order_release);
+  return f;
+}
+
+// ---- the driver functions we call or hook ----
+#define SLICELAB_REAL_FUNCTIONS(X)                                                               \
+  X(cuGetProcAddress)                                                                            \
+  X(cuGetProcAddress_v2) X(cuMemGetInfo_v2) X(cuDeviceTotalMem_v2) X(cuMemAlloc_v2)              \
+      X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz)      \
+          X(cuMemAllocFromPoolAsync) X(cuMemAllocFromPoolAsync_ptsz) X(cuMemFree_v2)             \
+              X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz) X(cuMemCreate) X(cuMemRelease)            \
+                  X(cuMemImportFromShareableHandle) X(cuMemMap) X(cuArrayCreate_v2)              \
+                      X(cuArray3DCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)          \
+                          X(cuMipmappedArrayDestroy) X(cuLaunchKernel) X(cuLaunchKernel_ptsz)    \
+                              X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz)                       \
+                                  X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz) \
+                                      X(cuGraphLaunch) X(cuGraphLaunch_ptsz)
+#define SLICELAB_HELPER_FUNCTIONS(X)                                                         \
+  X(cuCtxGetDevice)                                                                          \
+  X(cuCtxGetCurrent) X(cuEventCreate) X(cuEventRecord) X(cuEventRecord_ptsz) X(cuEventQuery) \
+      X(cuEventSynchronize)
+
+struct Real {
+#define DECLARE(name) decltype(&::name) name = nullptr;
+  SLICELAB_REAL_FUNCTIONS(DECLARE)
+  SLICELAB_HELPER_FUNCTIONS(DECLARE)
+#undef DECLARE
+  decltype(&::cuEventElapsedTime_v2) cuEventElapsedTime = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetIndex)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMemoryInfo_v2)(nvmlDevice_t, nvmlMemory_v2_t*) = nullptr;
+};
+
+enum class Kind : uint8_t { kPointer, kHandle, kImported, kArray };
+struct Tracked {
+  uint64_t bytes;
+  int device;
+};
+
+int64_t real_now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+void real_sleep(int64_t ns) {
+  timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  while (nanosleep(&ts, &ts) == -1) {
+  }
+}
+
+struct State {
+  Config cfg;
+  Real real;
+  void* libcuda = nullptr;
+  SharedRegion* region = nullptr;
+  limiter::ComputeLimiter limiter[kMaxDevices];
+  int64_t (*now)() = real_now;
+  void (*sleep)(int64_t) = real_sleep;
+  std::mutex mu;  // guards `tracked`: allocation paths only, never launches
+  std::unordered_map<uint64_t, Tracked> tracked[4];
+  std::once_flag nvml_once;
+};
+
+std::atomic<State*> g_state{nullptr};
+std::once_flag g_once;
+
+void log_line(const std::string& s) {
+  std::fprintf(stderr, "slicelab-interposer: %s\n", s.c_str());
+}
+
+void init_state() {
+  auto* s = new State;
+  s->cfg = load_config([](const char* n) { return std::getenv(n); });
+  for (const auto& w : s->cfg.warnings) log_line(w);
+  s->libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!s->libcuda) log_line(std::string("cannot load libcuda.so.1: ") + dlerror());
+  auto sym = [&](const char* n) { return s->libcuda ? real_dlsym()(s->libcuda, n) : nullptr; };
+#define RESOLVE(name) s->real.name = reinterpret_cast<decltype(s->real.name)>(sym(#name));
+  SLICELAB_REAL_FUNCTIONS(RESOLVE)
+  SLICELAB_HELPER_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+  s->real.cuEventElapsedTime = reinterpret_cast<decltype(s->real.cuEventElapsedTime)>(
+      sym("cuEventElapsedTime_v2") ? sym("cuEventElapsedTime_v2") : sym("cuEventElapsedTime"));
+  if (s->cfg.fake_clock) {
+    auto now = reinterpret_cast<int64_t (*)()>(sym("slicelab_fake_now_ns"));
+    auto sleep = reinterpret_cast<void (*)(int64_t)>(sym("slicelab_fake_sleep_ns"));
+    if (now && sleep)
+      s->now = now, s->sleep = sleep;
+    else
+      log_line("SLICELAB_TEST_FAKE_CLOCK=1 but the driver is not the test fake; real clock");
+  }
+  std::string warning;
+  s->region = SharedRegion::open(s->cfg.region_path, s->cfg, &warning);
+  if (!warning.empty()) log_line(warning);
+  for (int d = 0; d < kMaxDevices; ++d) {
+    limiter::ComputeLimiter::Config lc;
+    lc.share = s->cfg.devices[d].sm_percent / 100.0;
+    s->limiter[d].configure(lc);
+    // Shared between the container's processes only on the real clock: a test's virtual
+    // clock is private to its process.
+    if (s->region->shared() && !s->cfg.fake_clock)
+      s->limiter[d].bind(&s->region->layout().devices[d].limiter_tat);
+  }
+  g_state.store(s, std::memory_order_release);
+}
+
+inline State& st() {
+  State* s = g_state.load(std::memory_order_acquire);
+  if (s) [[likely]]
+    return *s;
+  std::call_once(g_once, init_state);
+  return *g_state.load(std::memory_order_acquire);
+}
+
+int current_device(State& s) {
+  CUdevice d = -1;
+  if (!s.real.cuCtxGetDevice || s.real.cuCtxGetDevice(&d) != CUDA_SUCCESS) return -1;
+  return d >= 0 && d < kMaxDevices ? d : -1;
+}
+
+// ---- memory ----
+void track(State& s, Kind k, uint64_t key, uint64_t bytes, int dev) {
+  std::lock_guard<std::mutex> g(s.mu);
+  s.tracked[static_cast<int>(k)][key] = Tracked{bytes, dev};
+}
+bool untrack(State& s, Kind k, uint64_t key, Tracked* out) {
+  std::lock_guard<std::mutex> g(s.mu);
+  auto& m = s.tracked[static_cast<int>(k)];
+  auto it = m.find(key);
+  if (it == m.end()) return false;
+  *out = it->second;
+  m.erase(it);
+  return true;
+}
+
+// Reserve, call the driver, then commit or cancel: the reservation keeps two concurrent
+// allocators (threads or processes) from both passing a check that only one of them fits.
+template <class Call, class Key>
+CUresult counted(int dev, uint64_t bytes, Kind kind, Call&& call, Key&& key) {
+  State& s = st();
+  if (dev < 0) return call();  // no context: the driver reports the error itself
+  if (!s.region->reserve(dev, bytes, s.cfg.devices[dev].memory_bytes))
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  const CUresult r = call();
+  if (r != CUDA_SUCCESS) {
+    s.region->cancel(dev, bytes);
+    return r;
+  }
+  s.region->commit(dev, bytes);
+  track(s, kind, key(), bytes, dev);
+  return r;
+}
+
+template <class Call>
+CUresult credited(Kind kind, uint64_t key, Call&& call) {
+  State& s = st();
+  const CUresult r = call();
+  Tracked t{};
+  if (r == CUDA_SUCCESS && untrack(s, kind, key, &t)) s.region->release(t.device, t.bytes);
+  return r;
+}
+
+size_t format_bytes(CUarray_format f) {
+  switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT16:
+    case CU_AD_FORMAT_SIGNED_INT16:
+    case CU_AD_FORMAT_HALF:
+      return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32:
+    case CU_AD_FORMAT_SIGNED_INT32:
+    case CU_AD_FORMAT_FLOAT:
+      return 4;
+    default:
+      return 1;
+  }
+}
+uint64_t array3d_bytes(const CUDA_ARRAY3D_DESCRIPTOR* d, unsigned levels) {
+  uint64_t bytes = 0, w = d->Width, h = d->Height ? d->Height : 1, z = d->Depth ? d->Depth : 1;
+  for (unsigned l = 0; l < (levels ? levels : 1); ++l) {
+    bytes += w * h * z * d->NumChannels * format_bytes(d->Format);
+    w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : 1, z = z > 1 ? z / 2 : 1;
+  }
+  return bytes;
+}
+
+uint64_t capped_total(State& s, int dev, uint64_t real_total) {
+  const uint64_t cap = s.cfg.devices[dev].memory_bytes;
+  return cap < real_total ? cap : real_total;
+}
+
+// ---- compute ----
+struct StreamRef {
+  CUstream stream;
+  bool ptsz;
+};
+
+// Times launches with a pair of CUDA events per ring slot, created once per thread and device.
+struct EventProbe {
+  State& s;
+  CUevent begin_[32] = {};
+  CUevent end_[32] = {};
+  bool ready = true;
+  explicit EventProbe(State& st) : s(st) {
+    for (int i = 0; i < 32 && ready; ++i)
+      ready = s.real.cuEventCreate(&begin_[i], CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+              s.real.cuEventCreate(&end_[i], CU_EVENT_DEFAULT) == CUDA_SUCCESS;
+  }
+  int64_t now() { return s.now(); }
+  void sleep(int64_t ns) { s.sleep(ns); }
+  void record(CUevent e, StreamRef r) {
+    if (r.ptsz && s.real.cuEventRecord_ptsz)
+      s.real.cuEventRecord_ptsz(e, r.stream);
+    else
+      s.real.cuEventRecord(e, r.stream);
+  }
+  void begin(size_t slot, StreamRef r) { record(begin_[slot], r); }
+  void end(size_t slot, StreamRef r) { record(end_[slot], r); }
+  int64_t elapsed(size_t slot, bool block) {
+    if (block)
+      s.real.cuEventSynchronize(end_[slot]);
+    else if (s.real.cuEventQuery(end_[slot]) != CUDA_SUCCESS)
+      return -1;
+    float ms = 0;
+    if (s.real.cuEventElapsedTime(&ms, begin_[slot], end_[slot]) != CUDA_SUCCESS) return 0;
+    return static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+  }
+};
+
+struct ThreadCompute {
+  CUcontext ctx = nullptr;
+  int dev = -1;
+  std::unique_ptr<EventProbe> probe[kMaxDevices];
+  std::unique_ptr<limiter::LaunchPacer<EventProbe>> pacer[kMaxDevices];
+};
+thread_local ThreadCompute t_compute;
+
+template <class Launch>
+CUresult paced(uint64_t key, StreamRef stream, Launch&& launch) {
+  State& s = st();
+  ThreadCompute& tc = t_compute;
+  CUcontext ctx = nullptr;
+  if (s.real.cuCtxGetCurrent && s.real.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != tc.ctx) {
+    tc.ctx = ctx;
+    tc.dev = current_device(s);
+  }
+  const int dev = tc.dev;
+  if (dev < 0) return launch();
+  RegionSlot& slot = s.region->layout().slots[s.region->slot()];
+  slot.launches[dev].fetch_add(1, std::memory_order_relaxed);
+  if (s.limiter[dev].unlimited()) return launch();
+  if (!tc.pacer[dev]) {
+    tc.probe[dev] = std::make_unique<EventProbe>(s);
+    if (!tc.probe[dev]->ready) return launch();
+    tc.pacer[dev] = std::make_unique<limiter::LaunchPacer<EventProbe>>(
+        s.limiter[dev], *tc.probe[dev], s.cfg.measure_every);
+  }
+  CUresult r = CUDA_SUCCESS;
+  const auto out = tc.pacer[dev]->launch(key, stream, [&] {
+    r = launch();
+    return r == CUDA_SUCCESS;
+  });
+  if (out.throttled_ns > 0)
+    slot.throttled_ns[dev].fetch_add(static_cast<uint64_t>(out.throttled_ns),
+                                     std::memory_order_relaxed);
+  return r;
+}
+
+inline uint64_t launch_key(const void* f, uint64_t gx, uint64_t gy, uint64_t gz) {
+  return reinterpret_cast<uintptr_t>(f) ^ ((gx * gy * gz) << 1) * 0x9E3779B97F4A7C15ULL;
+}
+
+// ---- NVML ----
+void init_nvml(State& s) {
+  std::call_once(s.nvml_once, [&] {
+    void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!h) h = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (!h) return;
+    s.real.nvmlDeviceGetIndex = reinterpret_cast<decltype(s.real.nvmlDeviceGetIndex)>(
+        real_dlsym()(h, "nvmlDeviceGetIndex"));
+    s.real.nvmlDeviceGetMemoryInfo = reinterpret_cast<decltype(s.real.nvmlDeviceGetMemoryInfo)>(
+        real_dlsym()(h, "nvmlDeviceGetMemoryInfo"));
+    s.real.nvmlDeviceGetMemoryInfo_v2 =
+        reinterpret_cast<decltype(s.real.nvmlDeviceGetMemoryInfo_v2)>(
+            real_dlsym()(h, "nvmlDeviceGetMemoryInfo_v2"));
+  });
+}
+
+// Rewrites total/free/used so that nvidia-smi and NVML users see the container's cap and usage.
+// NVML's device index is taken as the CUDA ordinal (true with CUDA_DEVICE_ORDER=PCI_BUS_ID).
+template <class Mem>
+void virtualise(State& s, nvmlDevice_t device, Mem* m) {
+  unsigned idx = 0;
+  if (!s.real.nvmlDeviceGetIndex || s.real.nvmlDeviceGetIndex(device, &idx) != NVML_SUCCESS ||
+      idx >= static_cast<unsigned>(kMaxDevices))
+    return;
+  const int d = static_cast<int>(idx);
+  if (s.cfg.devices[d].memory_bytes == UINT64_MAX) return;
+  const uint64_t total = capped_total(s, d, m->total);
+  const uint64_t used = s.region->used(d);
+  m->total = total;
+  m->used = used < total ? used : total;
+  m->free = total - m->used;
+}
+
+}  // namespace
+}  // namespace slicelab::interposer
+
+using namespace slicelab::interposer;
+
+// ---- exported hooks ----
+extern "C" {
+
+#define REAL(name) (st().real.name ? st().real.name : nullptr)
+#define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
+
+CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
+  State& s = st();
+  if (!s.real.cuMemAlloc_v2) return NO_DRIVER;
+  return counted(
+      current_device(s), bytes, Kind::kPointer, [&] { return s.real.cuMemAlloc_v2(p, bytes); },
+      [&] { return static_cast<uint64_t>(*p); });
+}
+
+CUresult cuMemAllocManaged(CUdeviceptr* p, size_t bytes, unsigned flags) {
+  State& s = st();
+  if (!s.real.cuMemAllocManaged) return NO_DRIVER;
+  return counted(
+      current_device(s), bytes, Kind::kPointer,
+      [&] { return s.real.cuMemAllocManaged(p, bytes, flags); },
+      [&] { return static_cast<uint64_t>(*p); });
+}
+
+CUresult cuMemAllocPitch_v2(CUdeviceptr* p, size_t* pitch, size_t width, size_t height,
+                            unsigned elem) {
+  State& s = st();
+  if (!s.real.cuMemAllocPitch_v2) return NO_DRIVER;
+  const int dev = current_device(s);
+  // The driver picks the pitch; reserve the usual 512-byte-aligned figure, then settle on the
+  // real one (reserving the difference, or giving it back).
+  const uint64_t guess = (width + 511) / 512 * 512 * height;
+  if (dev < 0) return s.real.cuMemAllocPitch_v2(p, pitch, width, height, elem);
+  const uint64_t cap = s.cfg.devices[dev].memory_bytes;
+  if (!s.region->reserve(dev, guess, cap)) return CUDA_ERROR_OUT_OF_MEMORY;
+  const CUresult r = s.real.cuMemAllocPitch_v2(p, pitch, width, height, elem);
+  if (r != CUDA_SUCCESS) {
+    s.region->cancel(dev, guess);
+    return r;
+  }
+  const uint64_t actual = static_cast<uint64_t>(*pitch) * height;
+  if (actual > guess && !s.region->reserve(dev, actual - guess, cap)) {
+    s.region->cancel(dev, guess);
+    s.real.cuMemFree_v2(*p);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  if (actual < guess) s.region->cancel(dev, guess - actual);
+  s.region->commit(dev, actual);
+  track(s, Kind::kPointer, *p, actual, dev);
+  return r;
+}
+
+CUresult cuMemAllocAsync(CUdeviceptr* p, size_t bytes, CUstream h) {
+  State& s = st();
+  if (!s.real.cuMemAllocAsync) return NO_DRIVER;
+  // Always CUDA_ERROR_OUT_OF_MEMORY over the cap (HAMi-core returns -1 on this path).
+  return counted(
+      current_device(s), bytes, Kind::kPointer, [&] { return s.real.cuMemAllocAsync(p, bytes, h); },
+      [&] { return static_cast<uint64_t>(*p); });
+}
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr* p, size_t bytes, CUstream h) {
+  State& s = st();
+  if (!s.real.cuMemAllocAsync_ptsz) return NO_DRIVER;
+  return counted(
+      current_device(s), bytes, Kind::kPointer,
+      [&] { return s.real.cuMemAllocAsync_ptsz(p, bytes, h); },
+      [&] { return static_cast<uint64_t>(*p); });
+}
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr* p, size_t bytes, CUmemoryPool pool, CUstream h) {
+  State& s = st();
+  if (!s.real.cuMemAllocFromPoolAsync) return NO_DRIVER;
+  return counted(
+      current_device(s), bytes, Kind::kPointer,
+      [&] { return s.real.cuMemAllocFromPoolAsync(p, bytes, pool, h); },
+      [&] { return static_cast<uint64_t>(*p); });
+}
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr* p, size_t bytes, CUmemoryPool pool, CUstream h) {
+  State& s = st();
+  if (!s.real.cuMemAllocFromPoolAsync_ptsz) return NO_DRIVER;
+  return counted(
+      current_device(s), bytes, Kind::kPointer,
+      [&] { return s.real.cuMemAllocFromPoolAsync_ptsz(p, bytes, pool, h); },
+      [&] { return static_cast<uint64_t>(*p); });
+}
+
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  State& s = st();
+  if (!s.real.cuMemFree_v2) return NO_DRIVER;
+  return credited(Kind::kPointer, p, [&] { return s.real.cuMemFree_v2(p); });
+}
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream h) {
+  State& s = st();
+  if (!s.real.cuMemFreeAsync) return NO_DRIVER;
+  return credited(Kind::kPointer, p, [&] { return s.real.cuMemFreeAsync(p, h); });
+}
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream h) {
+  State& s = st();
+  if (!s.real.cuMemFreeAsync_ptsz) return NO_DRIVER;
+  return credited(Kind::kPointer, p, [&] { return s.real.cuMemFreeAsync_ptsz(p, h); });
+}
+
+CUresult cuMemCreate(CUmemGenericAllocationHandle* h, size_t bytes, const CUmemAllocationProp* prop,
+                     unsigned long long flags) {
+  State& s = st();
+  if (!s.real.cuMemCreate) return NO_DRIVER;
+  const int dev = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE &&
+                          prop->location.id >= 0 && prop->location.id < kMaxDevices
+                      ? prop->location.id
+                      : -1;
+  // Physical memory is taken at creation; mapping it (cuMemMap) adds nothing.
+  return counted(
+      dev, bytes, Kind::kHandle, [&] { return s.real.cuMemCreate(h, bytes, prop, flags); },
+      [&] { return static_cast<uint64_t>(*h); });
+}
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* h, void* os_handle,
+                                        CUmemAllocationHandleType type) {
+  State& s = st();
+  if (!s.real.cuMemImportFromShareableHandle) return NO_DRIVER;
+  const CUresult r = s.real.cuMemImportFromShareableHandle(h, os_handle, type);
+  // An imported handle carries no size: it is counted when first mapped, for the mapped size.
+  if (r == CUDA_SUCCESS) track(s, Kind::kImported, *h, 0, current_device(s));
+  return r;
+}
+CUresult cuMemMap(CUdeviceptr ptr, size_t bytes, size_t offset, CUmemGenericAllocationHandle h,
+                  unsigned long long flags) {
+  State& s = st();
+  if (!s.real.cuMemMap) return NO_DRIVER;
+  Tracked t{};
+  if (!untrack(s, Kind::kImported, h, &t)) return s.real.cuMemMap(ptr, bytes, offset, h, flags);
+  if (t.bytes > 0 || t.device < 0) {  // already counted, or no device known
+    track(s, Kind::kImported, h, t.bytes, t.device);
+    return s.real.cuMemMap(ptr, bytes, offset, h, flags);
+  }
+  if (!s.region->reserve(t.device, bytes, s.cfg.devices[t.device].memory_bytes)) {
+    track(s, Kind::kImported, h, 0, t.device);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  const CUresult r = s.real.cuMemMap(ptr, bytes, offset, h, flags);
+  if (r == CUDA_SUCCESS) {
+    s.region->commit(t.device, bytes);
+    track(s, Kind::kImported, h, bytes, t.device);
+  } else {
+    s.region->cancel(t.device, bytes);
+    track(s, Kind::kImported, h, 0, t.device);
+  }
+  return r;
+}
+CUresult cuMemRelease(CUmemGenericAllocationHandle h) {
+  State& s = st();
+  if (!s.real.cuMemRelease) return NO_DRIVER;
+  const CUresult r = s.real.cuMemRelease(h);
+  Tracked t{};
+  if (r == CUDA_SUCCESS) {
+    if (untrack(s, Kind::kHandle, h, &t) || untrack(s, Kind::kImported, h, &t))
+      if (t.bytes > 0) s.region->release(t.device, t.bytes);
+  }
+  return r;
+}
+
+CUresult cuArrayCreate_v2(CUarray* a, const CUDA_ARRAY_DESCRIPTOR* d) {
+  State& s = st();
+  if (!s.real.cuArrayCreate_v2) return NO_DRIVER;
+  if (!d) return s.real.cuArrayCreate_v2(a, d);
+  const uint64_t bytes =
+      uint64_t{d->Width} * (d->Height ? d->Height : 1) * d->NumChannels * format_bytes(d->Format);
+  return counted(
+      current_device(s), bytes, Kind::kArray, [&] { return s.real.cuArrayCreate_v2(a, d); },
+      [&] { return reinterpret_cast<uint64_t>(*a); });
+}
+CUresult cuArray3DCreate_v2(CUarray* a, const CUDA_ARRAY3D_DESCRIPTOR* d) {
+  State& s = st();
+  if (!s.real.cuArray3DCreate_v2) return NO_DRIVER;
+  if (!d) return s.real.cuArray3DCreate_v2(a, d);
+  return counted(
+      current_device(s), array3d_bytes(d, 1), Kind::kArray,
+      [&] { return s.real.cuArray3DCreate_v2(a, d); },
+      [&] { return reinterpret_cast<uint64_t>(*a); });
+}
+CUresult cuMipmappedArrayCreate(CUmipmappedArray* a, const CUDA_ARRAY3D_DESCRIPTOR* d,
+                                unsigned levels) {
+  State& s = st();
+  if (!s.real.cuMipmappedArrayCreate) return NO_DRIVER;
+  if (!d) return s.real.cuMipmappedArrayCreate(a, d, levels);
+  return counted(
+      current_device(s), array3d_bytes(d, levels), Kind::kArray,
+      [&] { return s.real.cuMipmappedArrayCreate(a, d, levels); },
+      [&] { return reinterpret_cast<uint64_t>(*a); });
+}
+CUresult cuArrayDestroy(CUarray a) {
+  State& s = st();
+  if (!s.real.cuArrayDestroy) return NO_DRIVER;
+  return credited(Kind::kArray, reinterpret_cast<uint64_t>(a),
+                  [&] { return s.real.cuArrayDestroy(a); });
+}
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray a) {
+  State& s = st();
+  if (!s.real.cuMipmappedArrayDestroy) return NO_DRIVER;
+  return credited(Kind::kArray, reinterpret_cast<uint64_t>(a),
+                  [&] { return s.real.cuMipmappedArrayDestroy(a); });
+}
+
+CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
+  State& s = st();
+  if (!s.real.cuMemGetInfo_v2) return NO_DRIVER;
+  const CUresult r = s.real.cuMemGetInfo_v2(free_bytes, total);
+  const int dev = current_device(s);
+  if (r != CUDA_SUCCESS || dev < 0 || s.cfg.devices[dev].memory_bytes == UINT64_MAX) return r;
+  const uint64_t t = capped_total(s, dev, *total);
+  const uint64_t used = s.region->used(dev);
+  const uint64_t left = used < t ? t - used : 0;
+  *total = t;
+  *free_bytes = left < *free_bytes ? left : *free_bytes;
+  return r;
+}
+CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
+  State& s = st();
+  if (!s.real.cuDeviceTotalMem_v2) return NO_DRIVER;
+  const CUresult r = s.real.cuDeviceTotalMem_v2(bytes, dev);
+  if (r == CUDA_SUCCESS && dev >= 0 && dev < kMaxDevices) *bytes = capped_total(s, dev, *bytes);
+  return r;
+}
+
+// ---- launches ----
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned sh, CUstream h, void** params,
+                        void** extra) {
+  State& s = st();
+  if (!s.real.cuLaunchKernel) return NO_DRIVER;
+  return paced(launch_key(f, gx, gy, gz), StreamRef{h, false}, [&] {
+    return s.real.cuLaunchKernel(f, gx, gy, gz, bx, by, bz, sh, h, params, extra);
+  });
+}
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                             unsigned by, unsigned bz, unsigned sh, CUstream h, void** params,
+                             void** extra) {
+  State& s = st();
+  if (!s.real.cuLaunchKernel_ptsz) return NO_DRIVER;
+  return paced(launch_key(f, gx, gy, gz), StreamRef{h, true}, [&] {
+    return s.real.cuLaunchKernel_ptsz(f, gx, gy, gz, bx, by, bz, sh, h, params, extra);
+  });
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
+  State& s = st();
+  if (!s.real.cuLaunchKernelEx) return NO_DRIVER;
+  if (!c) return s.real.cuLaunchKernelEx(c, f, params, extra);
+  return paced(launch_key(f, c->gridDimX, c->gridDimY, c->gridDimZ), StreamRef{c->hStream, false},
+               [&] { return s.real.cuLaunchKernelEx(c, f, params, extra); });
+}
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
+  State& s = st();
+  if (!s.real.cuLaunchKernelEx_ptsz) return NO_DRIVER;
+  if (!c) return s.real.cuLaunchKernelEx_ptsz(c, f, params, extra);
+  return paced(launch_key(f, c->gridDimX, c->gridDimY, c->gridDimZ), StreamRef{c->hStream, true},
+               [&] { return s.real.cuLaunchKernelEx_ptsz(c, f, params, extra); });
+}
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned sh, CUstream h,
+                                   void** params) {
+  State& s = st();
+  if (!s.real.cuLaunchCooperativeKernel) return NO_DRIVER;
+  return paced(launch_key(f, gx, gy, gz), StreamRef{h, false}, [&] {
+    return s.real.cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, sh, h, params);
+  });
+}
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                        unsigned bx, unsigned by, unsigned bz, unsigned sh,
+                                        CUstream h, void** params) {
+  State& s = st();
+  if (!s.real.cuLaunchCooperativeKernel_ptsz) return NO_DRIVER;
+  return paced(launch_key(f, gx, gy, gz), StreamRef{h, true}, [&] {
+    return s.real.cuLaunchCooperativeKernel_ptsz(f, gx, gy, gz, bx, by, bz, sh, h, params);
+  });
+}
+CUresult cuGraphLaunch(CUgraphExec g, CUstream h) {
+  State& s = st();
+  if (!s.real.cuGraphLaunch) return NO_DRIVER;
+  return paced(launch_key(g, 1, 1, 1), StreamRef{h, false},
+               [&] { return s.real.cuGraphLaunch(g, h); });
+}
+CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream h) {
+  State& s = st();
+  if (!s.real.cuGraphLaunch_ptsz) return NO_DRIVER;
+  return paced(launch_key(g, 1, 1, 1), StreamRef{h, true},
+               [&] { return s.real.cuGraphLaunch_ptsz(g, h); });
+}
+
+// ---- entry-point lookup: cuGetProcAddress and dlsym ----
+namespace {
+struct Hook {
+  const char* name;
+  void* hook;
+  size_t real_offset;  // where Real keeps the driver's pointer for this name
+};
+#define HOOK(name) {#name, reinterpret_cast<void*>(&::name), offsetof(Real, name)},
+const Hook kHooks[] = {SLICELAB_REAL_FUNCTIONS(HOOK)};
+#undef HOOK
+
+void* real_of(const Hook& h) {
+  return *reinterpret_cast<void**>(reinterpret_cast<char*>(&st().real) + h.real_offset);
+}
+// Whatever version of a hooked function the driver hands out maps to our hook of that version.
+void* substitute(void* p) {
+  if (!p) return p;
+  for (const Hook& h : kHooks)
+    if (real_of(h) == p) return h.hook;
+  return p;
+}
+void* hook_named(const char* name) {
+  if (!name || (name[0] != 'c' && name[0] != 'n')) return nullptr;
+  for (const Hook& h : kHooks)
+    if (std::strcmp(h.name, name) == 0) return h.hook;
+  if (std::strcmp(name, "nvmlDeviceGetMemoryInfo") == 0)
+    return reinterpret_cast<void*>(&nvmlDeviceGetMemoryInfo);
+  if (std::strcmp(name, "nvmlDeviceGetMemoryInfo_v2") == 0)
+    return reinterpret_cast<void*>(&nvmlDeviceGetMemoryInfo_v2);
+  return nullptr;
+}
+
+// dlsym(RTLD_NEXT) means "after the caller", and glibc finds the caller from its return address,
+// which inside this hook would be us. So the search is redone from the real caller.
+void* next_after(const void* caller, const char* name) {
+  Dl_info info;
+  link_map* self = nullptr;
+  if (!dladdr1(caller, &info, reinterpret_cast<void**>(&self), RTLD_DL_LINKMAP) || !self)
+    return nullptr;
+  for (link_map* m = self->l_next; m; m = m->l_next) {
+    void* p = real_dlsym()(m, name);
+    if (!p) continue;
+    link_map* owner = nullptr;
+    if (dladdr1(p, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) && owner == m)
+      return p;
+  }
+  return nullptr;
+}
+}  // namespace
+
+CUresult cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags) {
+  State& s = st();
+  if (!s.real.cuGetProcAddress) return NO_DRIVER;
+  const CUresult r = s.real.cuGetProcAddress(symbol, pfn, version, flags);
+  if (r == CUDA_SUCCESS && pfn) *pfn = substitute(*pfn);
+  return r;
+}
+CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult* status) {
+  State& s = st();
+  if (!s.real.cuGetProcAddress_v2) return NO_DRIVER;
+  const CUresult r = s.real.cuGetProcAddress_v2(symbol, pfn, version, flags, status);
+  if (r == CUDA_SUCCESS && pfn) *pfn = substitute(*pfn);
+  return r;
+}
+
+void* dlsym(void* handle, const char* name) {
+  void* p = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name)
+                                : real_dlsym()(handle, name);
+  if (p) {
+    if (void* h = hook_named(name)) return h;
+  }
+  return p;
+}
+
+// ---- NVML ----
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* m) {
+  State& s = st();
+  init_nvml(s);
+  if (!s.real.nvmlDeviceGetMemoryInfo) return NVML_ERROR_FUNCTION_NOT_FOUND;
+  const nvmlReturn_t r = s.real.nvmlDeviceGetMemoryInfo(device, m);
+  if (r == NVML_SUCCESS) virtualise(s, device, m);
+  return r;
+}
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t* m) {
+  State& s = st();
+  init_nvml(s);
+  if (!s.real.nvmlDeviceGetMemoryInfo_v2) return NVML_ERROR_FUNCTION_NOT_FOUND;
+  const nvmlReturn_t r = s.real.nvmlDeviceGetMemoryInfo_v2(device, m);
+  if (r == NVML_SUCCESS) virtualise(s, device, m);
+  return r;
+}
+
+}  // extern "C"

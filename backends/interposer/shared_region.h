@@ -1,0 +1,92 @@
+// The accounting region one container's processes share (a file-backed mmap): memory tallies per
+// device and per process, launch statistics, and a robust lock, so a SIGKILLed process never
+// leaves a held lock or a leaked share behind.
+#pragma once
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "backends/interposer/config.h"
+
+namespace slicelab::interposer {
+
+constexpr uint64_t kRegionMagic = 0x534c4943454c4142ULL;  // "SLICELAB"
+constexpr uint32_t kRegionVersion = 1;
+constexpr int kMaxSlots = 256;
+
+struct RegionDevice {
+  std::atomic<uint64_t> cap;  // bytes, as configured by the processes (UINT64_MAX: none)
+  std::atomic<uint32_t> sm_percent;
+  // Container totals; written under the lock, readable without it (stats, cuMemGetInfo).
+  std::atomic<uint64_t> reserved;
+  std::atomic<uint64_t> committed;
+  // The compute limiter's state (its GCRA time), shared so that the cap holds per container.
+  std::atomic<int64_t> limiter_tat;
+};
+
+struct RegionSlot {
+  std::atomic<int32_t> pid;          // 0: free
+  std::atomic<uint64_t> start_time;  // /proc/<pid>/stat start time, to tell a reused pid
+  std::atomic<uint64_t> reserved[kMaxDevices];
+  std::atomic<uint64_t> committed[kMaxDevices];
+  // Written by the process itself without the lock (relaxed atomics): launch statistics.
+  std::atomic<uint64_t> launches[kMaxDevices];
+  std::atomic<uint64_t> throttled_ns[kMaxDevices];
+};
+
+struct RegionLayout {
+  uint64_t magic;
+  uint32_t version;
+  std::atomic<uint32_t> state;  // 0 new, 1 initialising, 2 ready
+  pthread_mutex_t lock;         // process-shared and robust
+  RegionDevice devices[kMaxDevices];
+  RegionSlot slots[kMaxSlots];
+};
+
+class SharedRegion {
+ public:
+  // Maps `path` (created 0666 if missing); with an empty path, or when the file cannot be used,
+  // maps private memory instead and says why in *warning: caps then hold per process.
+  static SharedRegion* open(const std::string& path, const Config& cfg, std::string* warning);
+  // For `slicelab interposer stats`: maps an existing region read-only; nullptr and *error.
+  static SharedRegion* open_readonly(const std::string& path, std::string* error);
+
+  // This process's slot (claimed on first use, re-claimed after fork).
+  int slot();
+  // Two-phase accounting against `cap` on device `dev`, container-wide.
+  bool reserve(int dev, uint64_t bytes, uint64_t cap);
+  void commit(int dev, uint64_t bytes);
+  void cancel(int dev, uint64_t bytes);
+  void release(int dev, uint64_t bytes);
+  uint64_t used(int dev) const;  // reserved + committed over the container
+  // Frees the slots of processes that died without cleaning up; returns how many.
+  int reclaim_dead();
+
+  RegionLayout& layout() { return *r_; }
+  const RegionLayout& layout() const { return *r_; }
+  bool shared() const { return shared_; }
+
+ private:
+  explicit SharedRegion(RegionLayout* r, bool shared, bool hang)
+      : r_(r), shared_(shared), hang_(hang) {}
+  void lock();
+  void unlock();
+  void recompute_totals();  // after a lock owner died: slots are the source of truth
+  void free_slot(RegionSlot& s);
+  RegionLayout* r_;
+  bool shared_;
+  bool hang_;
+  std::atomic<int> slot_{-1};
+  std::atomic<pid_t> slot_pid_{0};
+};
+
+// True when `pid` no longer runs the process that started at `start_time` (dead, a zombie, or
+// a reused pid).
+bool process_gone(pid_t pid, uint64_t start_time);
+uint64_t process_start_time(pid_t pid);
+
+}  // namespace slicelab::interposer

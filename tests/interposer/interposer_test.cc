@@ -1,0 +1,282 @@
+// Acceptance tests of the interposer: each starts the test client in a separate process with the
+// fake driver on LD_LIBRARY_PATH and libslicelab-interposer.so in LD_PRELOAD.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string out;
+};
+
+struct Result {
+  int exit_code = -1;  // -1: killed by a signal or timed out
+  bool timed_out = false;
+  std::string out;
+};
+
+int g_region_counter = 0;
+
+std::string fresh_region() {
+  std::string path = "/tmp/slicelab-test-" + std::to_string(getpid()) + "-" +
+                     std::to_string(++g_region_counter) + ".region";
+  unlink(path.c_str());
+  return path;
+}
+
+Child start(const std::vector<std::string>& args, const Env& extra,
+            const char* program = SLICELAB_CLIENT) {
+  Env env;
+  for (char** e = environ; *e; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (eq) env[std::string(*e, static_cast<size_t>(eq - *e))] = eq + 1;
+  }
+  env["LD_PRELOAD"] = SLICELAB_INTERPOSER;
+  env["LD_LIBRARY_PATH"] = std::string(SLICELAB_FAKES) +
+                           (env.count("LD_LIBRARY_PATH") ? ":" + env["LD_LIBRARY_PATH"] : "");
+  // The sanitizer runtimes must not object to a preloaded library coming first, and a race or
+  // error must fail the child.
+  env["ASAN_OPTIONS"] = "verify_asan_link_order=0:detect_leaks=0";
+  env["TSAN_OPTIONS"] = "halt_on_error=1:exitcode=66";
+  for (const auto& [k, v] : extra) env[k] = v;
+  std::vector<std::string> kv;
+  for (const auto& [k, v] : env) kv.push_back(k + "=" + v);
+  std::vector<char*> envp, argv;
+  for (auto& s : kv) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> a = args;
+  a.insert(a.begin(), program);
+  for (auto& s : a) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  int p[2];
+  EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
+  Child c;
+  c.pid = fork();
+  if (c.pid == 0) {
+    dup2(p[1], 1);
+    dup2(p[1], 2);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  close(p[1]);
+  c.fd = p[0];
+  return c;
+}
+
+// Reads until `marker` shows up in the output; false on timeout or end of output.
+bool wait_for(Child& c, const std::string& marker, int timeout_ms = 20000) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (c.out.find(marker) == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) return false;
+    pollfd pf{c.fd, POLLIN, 0};
+    if (poll(&pf, 1, static_cast<int>(left)) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = read(c.fd, buf, sizeof buf);
+    if (n <= 0) return c.out.find(marker) != std::string::npos;
+    c.out.append(buf, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+Result finish(Child& c, int timeout_ms = 120000) {
+  Result r;
+  wait_for(c, "\x01never\x01", timeout_ms);  // read to the end of output or the timeout
+  int status = 0;
+  if (waitpid(c.pid, &status, WNOHANG) == 0) {
+    r.timed_out = true;
+    kill(c.pid, SIGKILL);
+    waitpid(c.pid, &status, 0);
+  }
+  close(c.fd);
+  r.out = c.out;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+Result run(const std::vector<std::string>& args, const Env& env, int timeout_ms = 120000) {
+  Child c = start(args, env);
+  return finish(c, timeout_ms);
+}
+
+void kill9(Child& c) {
+  kill(c.pid, SIGKILL);
+  int status = 0;
+  waitpid(c.pid, &status, 0);
+  close(c.fd);
+}
+
+size_t count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+class Interposer : public ::testing::Test {
+ protected:
+  void SetUp() override { region = fresh_region(); }
+  void TearDown() override { unlink(region.c_str()); }
+  Env env(Env e = {}) const {
+    e["SLICELAB_SHARED_REGION"] = region;
+    return e;
+  }
+  std::string region;
+};
+
+constexpr const char* k64m = "67108864";
+
+TEST_F(Interposer, EveryAllocationPathHoldsTheCapAndIsCreditedOnFree) {
+  const Result r = run({"paths"}, env({{"SLICELAB_MEMORY_LIMIT", k64m}}));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("paths ok"), std::string::npos) << r.out;
+  EXPECT_EQ(count(r.out, "path "), 12u) << r.out;
+}
+
+TEST_F(Interposer, HooksAreReachedByDirectCallsDlsymAndEveryProcAddressVersion) {
+  const Result r = run({"lookup"}, env({{"SLICELAB_MEMORY_LIMIT", k64m}}));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("lookup ok"), std::string::npos) << r.out;
+}
+
+TEST_F(Interposer, MemGetInfoDeviceTotalMemAndNvmlReportPerDeviceCaps) {
+  // Device 1's cap comes from HAMi-core's per-device variable.
+  const Result r = run({"meminfo"}, env({{"SLICELAB_MEMORY_LIMIT", k64m},
+                                         {"SLICELAB_TEST_CAP_1", "33554432"},
+                                         {"CUDA_DEVICE_MEMORY_LIMIT_1", "32m"}}));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("meminfo ok"), std::string::npos) << r.out;
+}
+
+TEST_F(Interposer, TwoProcessesOfOneContainerShareOneCap) {
+  const Env e = env({{"SLICELAB_MEMORY_LIMIT", "64m"}});
+  Child a = start({"hold", "41943040", "0"}, e);  // 40 MiB
+  ASSERT_TRUE(wait_for(a, "held result=0")) << a.out;
+  Result b = run({"try", "31457280"}, e);  // 30 MiB: 70 > 64
+  EXPECT_NE(b.out.find("result=2 "), std::string::npos) << b.out;
+  b = run({"try", "25165824"}, e);  // 24 MiB: exactly 64
+  EXPECT_NE(b.out.find("result=0 used=67108864"), std::string::npos) << b.out;
+  kill9(a);
+  b = run({"try", k64m}, e);  // the dead holder's 40 MiB are reclaimed
+  EXPECT_NE(b.out.find("result=0 used=67108864"), std::string::npos) << b.out;
+}
+
+TEST_F(Interposer, SigkillInTheMiddleOfAnAllocationLeaksNothing) {
+  Env slow = env({{"SLICELAB_MEMORY_LIMIT", "64m"}, {"SLICELAB_FAKE_ALLOC_DELAY_MS", "60000"}});
+  Child a = start({"hold", "41943040", "0"}, slow);
+  ASSERT_TRUE(wait_for(a, "allocating")) << a.out;
+  const Env e = env({{"SLICELAB_MEMORY_LIMIT", "64m"}});
+  // While A sits inside the driver its reservation counts: B is refused...
+  Result b;
+  for (int i = 0; i < 50; ++i) {
+    b = run({"try", "31457280"}, e);
+    if (b.out.find("result=2 ") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(b.out.find("result=2 used=41943040"), std::string::npos) << b.out;
+  kill9(a);
+  // ...and once A is killed there, its reservation is reclaimed.
+  b = run({"try", k64m}, e, 20000);
+  EXPECT_FALSE(b.timed_out);
+  EXPECT_NE(b.out.find("result=0 used=67108864"), std::string::npos) << b.out;
+}
+
+TEST_F(Interposer, SigkillWhileHoldingTheRegionLockDoesNotDeadlock) {
+  Child a = start({"hold", "1048576", "0"},
+                  env({{"SLICELAB_MEMORY_LIMIT", "64m"}, {"SLICELAB_TEST_HANG_IN_LOCK", "1"}}));
+  ASSERT_TRUE(wait_for(a, "holding the region lock")) << a.out;
+  kill9(a);
+  const Result b = run({"try", k64m}, env({{"SLICELAB_MEMORY_LIMIT", "64m"}}), 20000);
+  EXPECT_FALSE(b.timed_out) << "deadlock: the lock of a killed process was never released";
+  EXPECT_NE(b.out.find("result=0 used=67108864"), std::string::npos) << b.out;
+}
+
+TEST_F(Interposer, HamiEnvironmentContractAndPrecedence) {
+  const std::string cap3000m = std::to_string(3000ULL << 20);
+  Result r = run({"try", std::to_string((3000ULL << 20) + 1)},
+                 env({{"CUDA_DEVICE_MEMORY_LIMIT", "3000m"}}));
+  EXPECT_NE(r.out.find("result=2 "), std::string::npos) << r.out;
+  r = run({"try", cap3000m}, env({{"CUDA_DEVICE_MEMORY_LIMIT_0", "3000m"}}));
+  EXPECT_NE(r.out.find("result=0 used=" + cap3000m), std::string::npos) << r.out;
+  // SLICELAB_* wins over HAMi's names.
+  r = run({"try", std::to_string((1ULL << 30) + 1)},
+          env({{"CUDA_DEVICE_MEMORY_LIMIT", "3000m"}, {"SLICELAB_MEMORY_LIMIT", "1g"}}));
+  EXPECT_NE(r.out.find("result=2 "), std::string::npos) << r.out;
+  // HAMi's shared-cache variable names the region when ours is absent.
+  Env hami{{"CUDA_DEVICE_MEMORY_LIMIT", "64m"}, {"CUDA_DEVICE_MEMORY_SHARED_CACHE", region}};
+  Child a = start({"hold", "41943040", "0"}, hami);
+  ASSERT_TRUE(wait_for(a, "held result=0")) << a.out;
+  r = run({"try", "31457280"}, hami);
+  EXPECT_NE(r.out.find("result=2 used=41943040"), std::string::npos) << r.out;
+  kill9(a);
+}
+
+TEST_F(Interposer, BadConfigurationValuesAreSurvivedWithOneLineEach) {
+  const Result r = run({"survive"}, {{"CUDA_DEVICE_MEMORY_LIMIT", "lots"},
+                                     {"SLICELAB_SM_LIMIT_0", "150"},
+                                     {"SLICELAB_MEASURE_EVERY", "0"},
+                                     {"SLICELAB_SHARED_REGION", "/nonexistent/dir/region"}});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("survived total=17179869184"), std::string::npos) << r.out;  // no cap
+  EXPECT_EQ(count(r.out, "CUDA_DEVICE_MEMORY_LIMIT='lots'"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "SLICELAB_SM_LIMIT_0='150'"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "SLICELAB_MEASURE_EVERY='0'"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "cannot use shared region /nonexistent/dir/region"), 1u) << r.out;
+}
+
+TEST_F(Interposer, SixteenThreadsAllocateFreeAndLaunchConcurrently) {
+  const Result r = run({"threads", "16", "300"},
+                       env({{"SLICELAB_MEMORY_LIMIT", k64m}, {"SLICELAB_SM_LIMIT", "50"}}));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("threads done"), std::string::npos) << r.out;
+}
+
+struct ShareCase {
+  int percent;
+  int64_t kernel_ns;
+};
+class InterposerShare : public Interposer, public ::testing::WithParamInterface<ShareCase> {};
+
+// On virtual time (the fake's clock drives both the device and the interposer's limiter), so
+// the figure does not depend on how busy the test machine is.
+TEST_P(InterposerShare, HoldsTheTenantWithinFivePoints) {
+  const ShareCase c = GetParam();
+  const Result r = run({"share", std::to_string(c.kernel_ns)},
+                       env({{"SLICELAB_SM_LIMIT", std::to_string(c.percent)},
+                            {"SLICELAB_FAKE_VIRTUAL_TIME", "1"},
+                            {"SLICELAB_TEST_FAKE_CLOCK", "1"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const size_t at = r.out.find("share=");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const double share = std::strtod(r.out.c_str() + at + 6, nullptr);
+  RecordProperty("share", std::to_string(share));
+  EXPECT_NEAR(share, c.percent / 100.0, 0.05) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Caps, InterposerShare,
+                         ::testing::Values(ShareCase{10, 20'000}, ShareCase{30, 20'000},
+                                           ShareCase{50, 20'000}, ShareCase{90, 20'000},
+                                           ShareCase{10, 2'000'000}, ShareCase{30, 2'000'000},
+                                           ShareCase{50, 2'000'000}, ShareCase{90, 2'000'000}));
+
+}  // namespace
