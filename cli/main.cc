@@ -11,11 +11,13 @@
 #include <thread>
 #include <vector>
 
+#include "cli/import_command.h"
 #include "cli/progress_line.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
+#include "workloads/trace_summary.h"
 
 namespace slicelab {
 namespace {
@@ -68,6 +70,12 @@ int cmd_validate(const Common& c) {
               c.scenario.c_str(), sc.cluster.groups.size(), sc.cluster.node_count(),
               sc.cluster.gpu_count(), sc.pods.size(), sc.workload_source.c_str(),
               sc.policies.size());
+  TraceSummary summary;
+  summary.add_pods(sc.pods);
+  for (const auto& g : sc.cluster.groups)
+    summary.add_nodes(static_cast<size_t>(g.count), g.gpus_per_node,
+                      sc.catalog.models()[g.gpu_model].name);
+  std::fputs(summary.text().c_str(), stdout);
   return 0;
 }
 
@@ -121,8 +129,11 @@ int run_cli(int argc, char** argv) {
   compare->add_option("-j,--jobs", jobs, "Policies run in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
 
+  const ImportCommand import_cmd(app);
+
   CLI11_PARSE(app, argc, argv);
   try {
+    if (import_cmd.chosen()) return import_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

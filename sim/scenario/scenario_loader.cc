@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
 #include "sim/topology/topology_yaml.h"
 #include "workloads/generator.h"
@@ -54,7 +55,13 @@ void read_gpu_models(const YamlReader& yaml, const YAML::Node& node, GpuCatalog&
 
 ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
                          const GpuCatalog& catalog) {
-  yaml.check_keys(node, "cluster", {"node_groups"});
+  yaml.check_keys(node, "cluster", {"node_groups", "openb_nodes"});
+  if (const YAML::Node openb = node["openb_nodes"]; openb.IsDefined()) {
+    if (node["node_groups"].IsDefined())
+      yaml.fail(openb, "cluster.openb_nodes",
+                "give either 'node_groups' or 'openb_nodes', not both");
+    return read_openb_nodes_key(yaml, openb, yaml.file(), catalog);
+  }
   const YAML::Node groups = yaml.required(node, "cluster", "node_groups");
   yaml.require_seq(groups, "cluster.node_groups");
   if (groups.size() == 0) yaml.fail(groups, "cluster.node_groups", "needs at least one node group");
@@ -267,6 +274,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   if (seed_override) sc.seed = *seed_override;
 
   sc.catalog = GpuCatalog::builtin();
+  if (scenario_uses_openb(root)) add_openb_assumed_models(sc.catalog);
   if (const YAML::Node m = root["gpu_models"]; m.IsDefined()) read_gpu_models(yaml, m, sc.catalog);
   sc.cluster = read_cluster(yaml, yaml.required(root, "", "cluster"), sc.catalog);
   sc.engine = read_engine(yaml, root["engine"]);
@@ -276,11 +284,17 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     return fmt::format("unknown GPU model '{}' (known: {})", m, sc.catalog.names());
   };
   const YAML::Node w = yaml.required(root, "", "workload");
-  yaml.check_keys(w, "workload", {"pods", "trace", "generator"});
-  const int sources = (w["pods"].IsDefined() ? 1 : 0) + (w["trace"].IsDefined() ? 1 : 0) +
-                      (w["generator"].IsDefined() ? 1 : 0);
-  if (sources != 1) yaml.fail(w, "workload", "needs exactly one of 'pods', 'trace' or 'generator'");
-  if (w["pods"].IsDefined()) {
+  yaml.check_keys(w, "workload", {"pods", "trace", "generator", "openb", "csv", "fill"});
+  int sources = 0;
+  for (const char* key : {"pods", "trace", "generator", "openb", "csv"})
+    sources += w[key].IsDefined() ? 1 : 0;
+  if (sources != 1)
+    yaml.fail(w, "workload", "needs exactly one of 'pods', 'trace', 'generator', 'openb' or 'csv'");
+  if (w["openb"].IsDefined()) {
+    sc.pods = read_openb_workload(yaml, w["openb"], path, check_model, sc.workload_source);
+  } else if (w["csv"].IsDefined()) {
+    sc.pods = read_csv_workload(yaml, w["csv"], path, check_model, sc.workload_source);
+  } else if (w["pods"].IsDefined()) {
     sc.pods = read_pod_list(yaml, w["pods"], "workload.pods", check_model);
     sc.workload_source = "inline";
   } else if (w["trace"].IsDefined()) {

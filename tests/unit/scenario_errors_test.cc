@@ -68,6 +68,9 @@ const Case kCases[] = {
      "'best-fit' (also policies[0])"},
     {"duplicate_key.yaml",
      "{dir}/duplicate_key.yaml:11:7: workload.pods[0]: duplicate key 'duration' (also on line 9)"},
+    {"csv_without_duration.yaml",
+     "{dir}/csv_without_duration.yaml:8:14: workload.csv.columns: needs a column for "
+     "'duration', or for 'end' and 'start' (or 'arrival')"},
     {"default_pod_name_clash.yaml",
      "{dir}/default_pod_name_clash.yaml:8:7: workload.pods[1]: duplicate pod name 'pod-1' "
      "(also workload.pods[0])"},
@@ -123,6 +126,13 @@ const Case kCases[] = {
     {"new_gpu_model_without_memory.yaml",
      "{dir}/new_gpu_model_without_memory.yaml:5:5: gpu_models.MI300X: a new GPU model needs "
      "'like' or 'memory_mib'"},
+    // Errors in an imported CSV name the CSV file and its line.
+    {"openb_bad_pod_row.yaml",
+     "{dir}/traces/bad_openb_pods.csv:3: column 'gpu_milli': expected an integer in 1000..1000, "
+     "found '500'"},
+    {"openb_nodes_with_node_groups.yaml",
+     "{dir}/openb_nodes_with_node_groups.yaml:5:16: cluster.openb_nodes: give either "
+     "'node_groups' or 'openb_nodes', not both"},
     {"placement_as_list.yaml",
      "{dir}/placement_as_list.yaml:12:7: policies[0].placement: expected a preset name or a "
      "mapping, found a list"},
@@ -150,8 +160,8 @@ const Case kCases[] = {
      "{dir}/top_level_typo.yaml:9:1: top level: unknown key 'polices' (did you mean "
      "'policies'?)"},
     {"two_workload_sources.yaml",
-     "{dir}/two_workload_sources.yaml:7:3: workload: needs exactly one of 'pods', 'trace' or "
-     "'generator'"},
+     "{dir}/two_workload_sources.yaml:7:3: workload: needs exactly one of 'pods', 'trace', "
+     "'generator', 'openb' or 'csv'"},
     {"uniform_max_below_min.yaml",
      "{dir}/uniform_max_below_min.yaml:16:16: workload.generator.shapes[0].duration.max: must not "
      "be below min"},
@@ -217,6 +227,11 @@ TEST(MalformedScenarios, MessagesNameTheFileWithLineAndColumn) {
   for (const Case& c : kCases) {
     const std::string message = expand(c.message);
     if (std::string(c.file) == "empty_file.yaml") continue;
+    // A CSV has no columns in the YAML sense: its rows are named by line only.
+    if (const size_t csv = message.find(".csv:"); csv != std::string::npos) {
+      EXPECT_GT(std::stoi(message.substr(csv + 5)), 0) << message;
+      continue;
+    }
     const size_t yaml = message.find(".yaml:");
     ASSERT_NE(yaml, std::string::npos) << message;
     const std::string rest = message.substr(yaml + 6);

@@ -1,0 +1,111 @@
+#include "cli/import_command.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "workloads/csv_trace_reader.h"
+#include "workloads/input_error.h"
+#include "workloads/openb_reader.h"
+#include "workloads/trace_summary.h"
+#include "workloads/trace_writer.h"
+#include "workloads/yaml_reader.h"
+
+namespace slicelab {
+namespace {
+
+// "name=job_id,duration=runtime" -> field -> column; the fields are checked by the mapping.
+std::map<std::string, std::string> parse_map(const std::string& text) {
+  std::map<std::string, std::string> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw InputError(fmt::format("--map: expected field=column, found '{}'", item));
+    if (!out.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
+      throw InputError(fmt::format("--map: field '{}' is mapped twice", item.substr(0, eq)));
+    at = comma + 1;
+  }
+  return out;
+}
+
+template <typename F>
+double unit(const std::string& option, const std::string& value, F lookup, const char* known) {
+  const auto v = lookup(value);
+  if (!v) throw InputError(fmt::format("{}: expected {}, found '{}'", option, known, value));
+  return *v;
+}
+
+void write_trace(const std::string& out, const std::vector<PodSpec>& pods,
+                 const std::string& description) {
+  std::ofstream f(out, std::ios::binary);
+  if (!f) throw InputError(fmt::format("{}: cannot write file", out));
+  write_trace_yaml(f, pods, description);
+  if (!f.flush()) throw InputError(fmt::format("{}: cannot write file", out));
+}
+
+}  // namespace
+
+ImportCommand::ImportCommand(CLI::App& app) {
+  cmd_ = app.add_subcommand("import", "Convert an openb or CSV trace into a trace YAML file");
+  cmd_->require_subcommand(1);
+  openb_ = cmd_->add_subcommand("openb", "Alibaba cluster-trace-gpu-v2023 (openb) pod list");
+  openb_->add_option("--pods", pods_, "openb pod list CSV")->required()->check(CLI::ExistingFile);
+  openb_->add_option("--nodes", nodes_, "openb node list CSV (summarised only)")
+      ->check(CLI::ExistingFile);
+  openb_->add_option("--duration", duration_,
+                     "Pod duration when the list has no time columns (default 1h)");
+  openb_->add_option("-o,--out", out_, "Trace YAML file to write")->required();
+  csv_ = cmd_->add_subcommand("csv", "Any CSV trace, with a column mapping");
+  csv_->add_option("--file", file_, "CSV file")->required()->check(CLI::ExistingFile);
+  csv_->add_option("--map", map_,
+                   "field=column,... (fields: name, arrival, duration or start and end, "
+                   "gpu_count, gpu_milli, gpu_memory_mib, cpu_milli, memory_mib, priority, "
+                   "allowed_models, class)")
+      ->required();
+  csv_->add_option("--time-unit", time_unit_, "s, ms, min or h (default s)");
+  csv_->add_option("--memory-unit", memory_unit_, "MiB or GiB (default MiB)");
+  csv_->add_option("--cpu-unit", cpu_unit_, "milli or cores (default milli)");
+  csv_->add_option("--separator", separator_, "One character (default ,)");
+  csv_->add_option("-o,--out", out_, "Trace YAML file to write")->required();
+}
+
+int ImportCommand::run() const {
+  TraceSummary summary;
+  std::vector<PodSpec> pods;
+  std::string description;
+  if (openb_->parsed()) {
+    OpenbPodOptions options;
+    options.default_duration_s =
+        YamlReader("import openb").duration(YAML::Node(duration_), "--duration", 0.001);
+    pods = read_openb_pods(pods_, options);
+    description = fmt::format("imported from openb pod list {}", pods_);
+    if (!nodes_.empty())
+      for (const OpenbNodeGroup& g : read_openb_nodes(nodes_))
+        summary.add_nodes(static_cast<size_t>(g.count), g.gpus_per_node, g.gpu_model);
+  } else {
+    CsvTraceMapping m;
+    m.file = file_;
+    m.columns = parse_map(map_);
+    m.time_unit_s = unit("--time-unit", time_unit_, csv_time_unit, "s, ms, min or h");
+    m.memory_unit_mib = unit("--memory-unit", memory_unit_, csv_memory_unit, "MiB or GiB");
+    m.cpu_unit_milli = unit("--cpu-unit", cpu_unit_, csv_cpu_unit, "milli or cores");
+    if (separator_.size() != 1)
+      throw InputError(
+          fmt::format("--separator: expected a single character, found '{}'", separator_));
+    m.separator = separator_[0];
+    if (auto err = check_csv_mapping(m)) throw InputError(fmt::format("--map: {}", *err));
+    pods = read_csv_trace(m);
+    description = fmt::format("imported from CSV {} with --map {}", file_, map_);
+  }
+  summary.add_pods(pods);
+  write_trace(out_, pods, description);
+  std::fputs(summary.text().c_str(), stdout);
+  std::printf("wrote %s\n", out_.c_str());
+  return 0;
+}
+
+}  // namespace slicelab

@@ -1,0 +1,134 @@
+#include "sim/scenario/import_sources.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "workloads/csv_trace_reader.h"
+#include "workloads/input_error.h"
+
+namespace slicelab {
+namespace {
+
+// A file named by a scenario key, relative to the scenario file; a missing one is reported at
+// the key, since the path is what the user has to fix.
+std::string resolve(const YamlReader& yaml, const YAML::Node& node, const std::string& path,
+                    const std::string& scenario_path, std::string& rel) {
+  rel = yaml.string(node, path);
+  const auto file = std::filesystem::path(scenario_path).parent_path() / rel;
+  if (!std::filesystem::exists(file))
+    yaml.fail(node, path, fmt::format("file '{}' does not exist", file.string()));
+  return file.string();
+}
+
+}  // namespace
+
+bool scenario_uses_openb(const YAML::Node& root) {
+  if (!root.IsMap()) return false;
+  // A missing key yields an invalid node whose type cannot be asked: test IsDefined first.
+  const YAML::Node c = root["cluster"];
+  const YAML::Node w = root["workload"];
+  return (c.IsDefined() && c.IsMap() && c["openb_nodes"].IsDefined()) ||
+         (w.IsDefined() && w.IsMap() && w["openb"].IsDefined());
+}
+
+void add_openb_assumed_models(GpuCatalog& catalog) {
+  for (const auto& a : kOpenbAssumedModels) {
+    if (catalog.find(a.name)) continue;
+    const GpuModel* base = catalog.find(a.like);
+    if (!base) continue;  // a catalog without the base model: gpu_models must define it
+    GpuModel m = *base;
+    m.name = a.name;
+    catalog.upsert(std::move(m));
+  }
+}
+
+ClusterSpec openb_cluster(const std::vector<OpenbNodeGroup>& groups, const GpuCatalog& catalog,
+                          const std::string& file) {
+  ClusterSpec spec;
+  for (const OpenbNodeGroup& g : groups) {
+    NodeGroup group;
+    group.name = g.name;
+    group.count = g.count;
+    group.cpu_milli = g.cpu_milli;
+    group.memory_mib = g.memory_mib;
+    group.gpus_per_node = g.gpus_per_node;
+    if (g.gpus_per_node > 0) {
+      const auto idx = catalog.index_of(g.gpu_model);
+      if (!idx)
+        throw InputError(
+            fmt::format("{}: unknown GPU model '{}' (known: {}); define it under gpu_models", file,
+                        g.gpu_model, catalog.names()));
+      group.gpu_model = *idx;
+    }
+    spec.groups.push_back(std::move(group));
+  }
+  return spec;
+}
+
+ClusterSpec read_openb_nodes_key(const YamlReader& yaml, const YAML::Node& node,
+                                 const std::string& scenario_path, const GpuCatalog& catalog) {
+  std::string rel;
+  const std::string file = resolve(yaml, node, "cluster.openb_nodes", scenario_path, rel);
+  return openb_cluster(read_openb_nodes(file), catalog, file);
+}
+
+std::vector<PodSpec> read_openb_workload(const YamlReader& yaml, const YAML::Node& node,
+                                         const std::string& scenario_path,
+                                         const ModelCheck& check_model, std::string& source) {
+  const std::string path = "workload.openb";
+  yaml.check_keys(node, path, {"pods", "duration"});
+  std::string rel;
+  const std::string file =
+      resolve(yaml, yaml.required(node, path, "pods"), join_path(path, "pods"), scenario_path, rel);
+  OpenbPodOptions options;
+  options.default_duration_s =
+      yaml.opt_duration(node, path, "duration", 0.001).value_or(options.default_duration_s);
+  source = "openb " + rel;
+  return read_openb_pods(file, options, check_model);
+}
+
+std::vector<PodSpec> read_csv_workload(const YamlReader& yaml, const YAML::Node& node,
+                                       const std::string& scenario_path,
+                                       const ModelCheck& check_model, std::string& source) {
+  const std::string path = "workload.csv";
+  yaml.check_keys(node, path, {"file", "columns", "units", "separator"});
+  CsvTraceMapping m;
+  std::string rel;
+  m.file =
+      resolve(yaml, yaml.required(node, path, "file"), join_path(path, "file"), scenario_path, rel);
+  const std::string cp = join_path(path, "columns");
+  const YAML::Node columns = yaml.required(node, path, "columns");
+  yaml.require_map(columns, cp);
+  for (const auto& kv : columns)
+    m.columns[kv.first.Scalar()] = yaml.string(kv.second, join_path(cp, kv.first.Scalar()));
+  if (auto err = check_csv_mapping(m)) yaml.fail(columns, cp, *err);
+  if (const YAML::Node u = node["units"]; u.IsDefined()) {
+    const std::string up = join_path(path, "units");
+    yaml.check_keys(u, up, {"time", "memory", "cpu"});
+    if (auto t = yaml.opt_string(u, up, "time")) {
+      const auto v = csv_time_unit(*t);
+      if (!v) yaml.fail_expected(u["time"], join_path(up, "time"), "s, ms, min or h");
+      m.time_unit_s = *v;
+    }
+    if (auto t = yaml.opt_string(u, up, "memory")) {
+      const auto v = csv_memory_unit(*t);
+      if (!v) yaml.fail_expected(u["memory"], join_path(up, "memory"), "MiB or GiB");
+      m.memory_unit_mib = *v;
+    }
+    if (auto t = yaml.opt_string(u, up, "cpu")) {
+      const auto v = csv_cpu_unit(*t);
+      if (!v) yaml.fail_expected(u["cpu"], join_path(up, "cpu"), "milli or cores");
+      m.cpu_unit_milli = *v;
+    }
+  }
+  if (auto s = yaml.opt_string(node, path, "separator")) {
+    if (s->size() != 1)
+      yaml.fail_expected(node["separator"], join_path(path, "separator"), "a single character");
+    m.separator = (*s)[0];
+  }
+  source = "csv " + rel;
+  return read_csv_trace(m, check_model);
+}
+
+}  // namespace slicelab
