@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/import_command.h"
+#include "cli/interposer_stats.h"
 #include "cli/progress_line.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
@@ -58,8 +59,44 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
       c.out.empty() ? (std::filesystem::path("results") / sc.name).string() : c.out;
   write_results(out, sc, results);
   if (!c.quiet) {
-    std::fputs(comparison_table(results).c_str(), stdout);
-    std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv}\n", out.c_str());
+    // A fill experiment has no departures, so JCT and queueing say nothing: show its curve's
+    // figures instead.
+    std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results)).c_str(), stdout);
+    std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s}\n", out.c_str(),
+                sc.engine.fill ? ",fill.csv" : "");
+  }
+  return 0;
+}
+
+// Every policy once per seed of the scenario's `seeds:` list (each seed has its own workload
+// when the workload is sampled); the table shows the mean over seeds.
+int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
+  std::vector<Scenario> scenarios;
+  scenarios.reserve(first.seeds.size());
+  for (const uint64_t seed : first.seeds) scenarios.push_back(load_scenario(c.scenario, seed));
+  std::vector<size_t> all(first.policies.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  std::vector<SeedRuns> seeds;
+  {
+    ProgressLine progress(
+        fmt::format("{} ({} seeds x {} policies)", first.name, scenarios.size(), all.size()),
+        scenarios.size() * all.size());
+    for (size_t s = 0; s < scenarios.size(); ++s) {
+      const size_t base = s * all.size();
+      seeds.push_back(
+          {&scenarios[s], run_policies(scenarios[s], all, jobs,
+                                       [&](size_t k, double f) { progress.update(base + k, f); })});
+    }
+  }
+  const std::string out =
+      c.out.empty() ? (std::filesystem::path("results") / first.name).string() : c.out;
+  write_seed_results(out, seeds);
+  if (!c.quiet) {
+    const std::vector<RunResult> mean = mean_over_seeds(seeds);
+    std::printf("mean over seeds %s\n", fmt::format("{}", fmt::join(first.seeds, ", ")).c_str());
+    std::fputs((first.engine.fill ? fill_table(mean) : comparison_table(mean)).c_str(), stdout);
+    std::printf("\nwrote %s/summary.json (means) and %s/seed-<n>/ (each seed's results)\n",
+                out.c_str(), out.c_str());
   }
   return 0;
 }
@@ -98,6 +135,7 @@ int cmd_run(const Common& c, const std::string& policy) {
 
 int cmd_compare(const Common& c, int jobs) {
   const Scenario sc = load_scenario(c.scenario, seed_of(c));
+  if (!sc.seeds.empty() && !c.seed) return run_seeds_and_report(c, sc, jobs);
   std::vector<size_t> all(sc.policies.size());
   std::iota(all.begin(), all.end(), size_t{0});
   return run_and_report(sc, all, jobs, c);
@@ -130,10 +168,12 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
 
   const ImportCommand import_cmd(app);
+  const InterposerCommand interposer_cmd(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (import_cmd.chosen()) return import_cmd.run();
+    if (interposer_cmd.chosen()) return interposer_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

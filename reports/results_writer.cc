@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -85,6 +86,20 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
     p["allocation_ratio"] = {{"time_weighted", tidy(s.allocation_ratio)},
                              {"at_first_failure", opt(s.allocation_ratio_at_first_failure)},
                              {"first_failure_s", opt(s.first_failure_s)}};
+    p["fragmentation_ratio"] = tidy(s.fragmentation_ratio);
+    if (s.fill) {
+      const FillSummary& f = *s.fill;
+      p["fill"] = {{"capacity_gpus", tidy(f.capacity_gpus)},
+                   {"arrived_at_end", tidy(f.arrived_at_end)},
+                   {"at_full",
+                    {{"allocated", tidy(f.allocated_at_full)},
+                     {"fragmented", tidy(f.fragmented_at_full)},
+                     {"failed", tidy(f.failed_at_full)}}},
+                   {"at_end",
+                    {{"allocated", tidy(f.allocated_at_end)},
+                     {"fragmented", tidy(f.fragmented_at_end)},
+                     {"failed", tidy(f.failed_at_end)}}}};
+    }
     p["queue_delay_s"] = dist_json(s.queue_delay_s);
     p["jct_s"] = dist_json(s.jct_s);
     p["slowdown"] = dist_json(s.slowdown);
@@ -120,8 +135,9 @@ std::string pods_csv(const Scenario& scenario, std::span<const RunResult> runs) 
   // at a time, which made a 100,000-pod file take over a second.
   fmt::memory_buffer buf;
   auto out = fmt::appender(buf);
-  fmt::format_to(out, "policy,pod,class,status,arrival_s,start_s,finish_s,queue_delay_s,jct_s,"
-                      "slowdown,node,gpus,reason\n");
+  fmt::format_to(out,
+                 "policy,pod,class,status,arrival_s,start_s,finish_s,queue_delay_s,jct_s,"
+                 "slowdown,node,gpus,reason\n");
   auto opt_num = [&](bool present, double v) {
     if (present) fmt::format_to(out, "{:.9g}", v);
     buf.push_back(',');
@@ -155,14 +171,53 @@ std::string pods_csv(const Scenario& scenario, std::span<const RunResult> runs) 
 std::string timeseries_csv(std::span<const RunResult> runs) {
   fmt::memory_buffer buf;
   auto out = fmt::appender(buf);
-  fmt::format_to(out, "policy,time_s,allocation_ratio,sm_utilization,running,pending\n");
+  fmt::format_to(
+      out, "policy,time_s,allocation_ratio,fragmentation_ratio,sm_utilization,running,pending\n");
   for (const RunResult& r : runs) {
     const std::string policy = csv_field(r.policy);
     for (const Sample& s : r.samples)
-      fmt::format_to(out, "{},{:.9g},{:.9g},{:.9g},{},{}\n", policy, s.time_s, s.allocation_ratio,
-                     s.sm_utilization, s.running, s.pending);
+      fmt::format_to(out, "{},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", policy, s.time_s,
+                     s.allocation_ratio, s.fragmentation_ratio, s.sm_utilization, s.running,
+                     s.pending);
   }
   return fmt::to_string(buf);
+}
+
+std::string fill_csv(std::span<const RunResult> runs) {
+  fmt::memory_buffer buf;
+  auto out = fmt::appender(buf);
+  fmt::format_to(
+      out,
+      "policy,pods,arrived_gpus,allocated_gpus,fragmented_gpus,failed_gpus,arrived_ratio,"
+      "allocated_ratio,fragmented_ratio,failed_ratio\n");
+  for (const RunResult& r : runs) {
+    if (!r.summary.fill) continue;
+    const std::string policy = csv_field(r.policy);
+    const double cap = std::max(r.summary.fill->capacity_gpus, 1.0);
+    for (size_t i = 0; i < r.fill_curve.size(); ++i) {
+      const FillPoint& p = r.fill_curve[i];
+      fmt::format_to(out, "{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", policy,
+                     i + 1, p.arrived, p.allocated, p.fragmented, p.failed, p.arrived / cap,
+                     p.allocated / cap, p.fragmented / cap, p.failed / cap);
+    }
+  }
+  return fmt::to_string(buf);
+}
+
+std::string fill_table(std::span<const RunResult> runs) {
+  std::string out = fmt::format("{:<16}  {:>8}  {:>14}  {:>14}  {:>11}  {:>14}  {:>14}  {:>11}\n",
+                                "policy", "arrived", "alloc @100%", "frag @100%", "failed @100%",
+                                "alloc @end", "frag @end", "failed @end");
+  for (const RunResult& r : runs) {
+    if (!r.summary.fill) continue;
+    const FillSummary& f = *r.summary.fill;
+    auto pct = [](double v) { return fmt::format("{:.1f}%", 100 * v); };
+    out += fmt::format("{:<16}  {:>8}  {:>14}  {:>14}  {:>11}  {:>14}  {:>14}  {:>11}\n", r.policy,
+                       pct(f.arrived_at_end), pct(f.allocated_at_full), pct(f.fragmented_at_full),
+                       pct(f.failed_at_full), pct(f.allocated_at_end), pct(f.fragmented_at_end),
+                       pct(f.failed_at_end));
+  }
+  return out;
 }
 
 std::string comparison_table(std::span<const RunResult> runs) {
@@ -210,23 +265,135 @@ std::string comparison_table(std::span<const RunResult> runs) {
   return out;
 }
 
-void write_results(const std::string& dir, const Scenario& scenario,
-                   std::span<const RunResult> runs) {
+namespace {
+
+void write_run_files(const std::filesystem::path& dir, const Scenario& scenario,
+                     std::span<const RunResult> runs) {
+  std::filesystem::create_directories(dir);
+  write_file(dir / "summary.json", summary_json(scenario, runs).dump(2) + "\n");
+  write_file(dir / "pods.csv", pods_csv(scenario, runs));
+  write_file(dir / "timeseries.csv", timeseries_csv(runs));
+  if (std::any_of(runs.begin(), runs.end(),
+                  [](const RunResult& r) { return r.summary.fill.has_value(); }))
+    write_file(dir / "fill.csv", fill_csv(runs));
+}
+
+// Writes into a temporary sibling and renames it over `dir` only when everything is written.
+template <typename Fn>
+void write_atomically(const std::string& dir, Fn write) {
   namespace fs = std::filesystem;
   const fs::path target(dir);
   const fs::path tmp = target.string() + fmt::format(".tmp-{}", ::getpid());
   fs::remove_all(tmp);
   fs::create_directories(tmp);
   try {
-    write_file(tmp / "summary.json", summary_json(scenario, runs).dump(2) + "\n");
-    write_file(tmp / "pods.csv", pods_csv(scenario, runs));
-    write_file(tmp / "timeseries.csv", timeseries_csv(runs));
+    write(tmp);
     fs::remove_all(target);
     fs::rename(tmp, target);
   } catch (...) {
     fs::remove_all(tmp);
     throw;
   }
+}
+
+Distribution mean_distribution(std::span<const Distribution* const> ds) {
+  Distribution m;
+  size_t n = 0;
+  for (const Distribution* d : ds) {
+    if (d->count == 0) continue;
+    ++n;
+    m.count += d->count;
+    m.mean += d->mean, m.p50 += d->p50, m.p95 += d->p95, m.p99 += d->p99, m.max += d->max;
+  }
+  if (n > 0) {
+    const double k = static_cast<double>(n);
+    m.mean /= k, m.p50 /= k, m.p95 /= k, m.p99 /= k, m.max /= k;
+  }
+  return m;
+}
+
+}  // namespace
+
+void write_results(const std::string& dir, const Scenario& scenario,
+                   std::span<const RunResult> runs) {
+  write_atomically(dir,
+                   [&](const std::filesystem::path& tmp) { write_run_files(tmp, scenario, runs); });
+}
+
+std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
+  std::vector<RunResult> out;
+  if (seeds.empty()) return out;
+  const size_t policies = seeds.front().runs.size();
+  const double k = static_cast<double>(seeds.size());
+  for (size_t p = 0; p < policies; ++p) {
+    RunResult m;
+    const RunResult& first = seeds.front().runs[p];
+    m.policy = first.policy;
+    m.placement = first.placement;
+    m.sharing = first.sharing;
+    m.seed = first.seed;
+    RunSummary& s = m.summary;
+    std::vector<const Distribution*> queue, jct, slowdown;
+    double slo_sum = 0;
+    size_t slo_n = 0;
+    std::optional<FillSummary> fill;
+    for (const SeedRuns& sr : seeds) {
+      const RunSummary& r = sr.runs[p].summary;
+      s.pods += r.pods, s.completed += r.completed, s.failed += r.failed;
+      s.unschedulable += r.unschedulable, s.pending_at_end += r.pending_at_end;
+      s.running_at_end += r.running_at_end;
+      s.allocation_ratio += r.allocation_ratio / k;
+      s.fragmentation_ratio += r.fragmentation_ratio / k;
+      s.sm_utilization += r.sm_utilization / k;
+      s.memory_utilization += r.memory_utilization / k;
+      s.gpu_hours_provisioned += r.gpu_hours_provisioned / k;
+      s.gpu_hours_allocated += r.gpu_hours_allocated / k;
+      s.cost_usd += r.cost_usd / k;
+      s.events += r.events, s.placement_attempts += r.placement_attempts;
+      queue.push_back(&r.queue_delay_s), jct.push_back(&r.jct_s), slowdown.push_back(&r.slowdown);
+      if (r.slo_attainment) slo_sum += *r.slo_attainment, ++slo_n;
+      if (r.fill) {
+        if (!fill) fill = FillSummary{};
+        const FillSummary& f = *r.fill;
+        fill->capacity_gpus = f.capacity_gpus;
+        fill->arrived_at_end += f.arrived_at_end / k;
+        fill->allocated_at_full += f.allocated_at_full / k;
+        fill->fragmented_at_full += f.fragmented_at_full / k;
+        fill->failed_at_full += f.failed_at_full / k;
+        fill->allocated_at_end += f.allocated_at_end / k;
+        fill->fragmented_at_end += f.fragmented_at_end / k;
+        fill->failed_at_end += f.failed_at_end / k;
+      }
+    }
+    // Counts become per-seed means, rounded: the tables show whole pods.
+    for (size_t* c :
+         {&s.pods, &s.completed, &s.failed, &s.unschedulable, &s.pending_at_end, &s.running_at_end})
+      *c = static_cast<size_t>(std::llround(static_cast<double>(*c) / k));
+    s.queue_delay_s = mean_distribution(queue);
+    s.jct_s = mean_distribution(jct);
+    s.slowdown = mean_distribution(slowdown);
+    if (slo_n > 0) s.slo_attainment = slo_sum / static_cast<double>(slo_n);
+    s.fill = fill;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds) {
+  write_atomically(dir, [&](const std::filesystem::path& tmp) {
+    std::vector<uint64_t> seed_list;
+    for (const SeedRuns& sr : seeds) {
+      seed_list.push_back(sr.scenario->seed);
+      write_run_files(tmp / fmt::format("seed-{}", sr.scenario->seed), *sr.scenario, sr.runs);
+    }
+    const std::vector<RunResult> mean = mean_over_seeds(seeds);
+    nlohmann::ordered_json j = summary_json(*seeds.front().scenario, mean);
+    j["format"] = "slicelab.seeds/1";
+    j.erase("seed");
+    j["seeds"] = seed_list;
+    j["note"] = "per policy, the mean over seeds; each seed's full results are in seed-<n>/";
+    write_file(tmp / "summary.json", j.dump(2) + "\n");
+  });
 }
 
 }  // namespace slicelab

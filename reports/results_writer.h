@@ -6,6 +6,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 #include "sim/metrics/run_result.h"
 #include "sim/scenario/scenario.h"
@@ -16,10 +17,23 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, std::span<const Ru
 std::string pods_csv(const Scenario& scenario, std::span<const RunResult> runs);
 std::string timeseries_csv(std::span<const RunResult> runs);
 std::string comparison_table(std::span<const RunResult> runs);
+// Fill experiments (the FGD paper's): one row per arrived pod per policy, and a summary table.
+std::string fill_csv(std::span<const RunResult> runs);
+std::string fill_table(std::span<const RunResult> runs);
 
 // Writes all result files into `dir`, replacing it only once every file is complete, so a
 // failure never leaves partial output behind.
 void write_results(const std::string& dir, const Scenario& scenario,
                    std::span<const RunResult> runs);
+
+// One seed's scenario (its workload depends on the seed) and its policies' results.
+struct SeedRuns {
+  const Scenario* scenario = nullptr;
+  std::vector<RunResult> runs;
+};
+// Per policy, the mean over seeds of every figure the tables and summary show.
+std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds);
+// dir/seed-<n>/ holds each seed's full results; dir/summary.json the means. Atomic as above.
+void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds);
 
 }  // namespace slicelab

@@ -63,7 +63,14 @@ void ClusterState::refresh_node_gpu_summary(NodeId n) {
   node_free_units_[n] = total;
 }
 
+void ClusterState::track_shape_tags(size_t tags) {
+  tags_ = tags;
+  tag_counts_.assign(node_count() * tags, 0);
+  distinct_tags_.assign(node_count(), 0);
+}
+
 void ClusterState::bind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req) {
+  if (req.shape_tag < tags_ && tag_counts_[n * tags_ + req.shape_tag]++ == 0) ++distinct_tags_[n];
   cpu_free_[n] -= req.cpu_milli;
   mem_free_[n] -= req.memory_mib;
   for (const GpuId g : gpus) {
@@ -76,6 +83,7 @@ void ClusterState::bind(NodeId n, std::span<const GpuId> gpus, const PodRequest&
 }
 
 void ClusterState::unbind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req) {
+  if (req.shape_tag < tags_ && --tag_counts_[n * tags_ + req.shape_tag] == 0) --distinct_tags_[n];
   cpu_free_[n] += req.cpu_milli;
   mem_free_[n] += req.memory_mib;
   for (const GpuId g : gpus) {

@@ -25,6 +25,10 @@ struct PodRequest {
   int gpu_count = 0;
   int gpu_milli = 1000;
   int claim_units = 0;  // capacity units taken on each of its GPUs
+  // The pod's GPU shape (GPU count and claim) as a small per-run index, for policies that
+  // group like shapes; kNoShapeTag for CPU-only pods or when the run does not track shapes.
+  static constexpr uint32_t kNoShapeTag = UINT32_MAX;
+  uint32_t shape_tag = kNoShapeTag;
 };
 
 class ClusterState {
@@ -73,6 +77,13 @@ class ClusterState {
     return cpu_free_[n] >= req.cpu_milli && mem_free_[n] >= req.memory_mib && gpus_fit(n, req);
   }
 
+  // Starts counting, per node, the running pods of each of `tags` GPU shapes.
+  void track_shape_tags(size_t tags);
+  int shape_tag_count(NodeId n, uint32_t tag) const {
+    return tag < tags_ ? tag_counts_[n * tags_ + tag] : 0;
+  }
+  int distinct_shape_tags(NodeId n) const { return tags_ ? distinct_tags_[n] : 0; }
+
   void bind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req);
   void unbind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req);
 
@@ -95,6 +106,9 @@ class ClusterState {
   std::vector<int> idle_gpus_, max_free_units_;
   std::vector<int64_t> node_free_units_;
   std::vector<std::shared_ptr<const GpuTopology>> topology_;
+  size_t tags_ = 0;
+  std::vector<uint16_t> tag_counts_;  // node_count x tags_
+  std::vector<uint16_t> distinct_tags_;
 };
 
 }  // namespace slicelab

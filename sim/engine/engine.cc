@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <queue>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "sim/engine/pending_queue.h"
 #include "sim/engine/static_feasibility.h"
 #include "sim/metrics/distribution.h"
+#include "sim/metrics/fragmentation.h"
 
 namespace slicelab {
 namespace {
@@ -62,6 +64,8 @@ class Simulation {
   void schedule_finish(uint32_t p);
   void take_sample(double t);
   void set_gpu_usage(GpuId g, double sm, double mem);
+  void refresh_node_fragmentation(NodeId n);
+  void record_fill_point();
   RunSummary summarize() const;
 
   const RunInputs& in_;
@@ -111,6 +115,15 @@ class Simulation {
   uint64_t events_done_ = 0, attempts_ = 0;
   std::optional<double> first_failure_t_, first_failure_alloc_;
   std::vector<Sample> samples_;
+
+  // FGD's fragmentation, kept per node and refreshed only when a node changes.
+  TargetWorkload target_;
+  std::vector<double> node_frag_;
+  std::vector<int> milli_scratch_;
+  double frag_total_ = 0, frag_int_ = 0;
+  // Fill experiment.
+  double arrived_gpus_ = 0, failed_gpus_ = 0;
+  std::vector<FillPoint> fill_curve_;
 };
 
 void Simulation::prepare() {
@@ -168,6 +181,22 @@ void Simulation::prepare() {
   for (NodeId node = 0; node < cluster_.node_count(); ++node)
     model_gpus_[cluster_.model(node)] += static_cast<size_t>(cluster_.gpus_on(node));
   pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
+
+  // GPU shapes as small tags, for policies that group like shapes on a node.
+  std::map<std::pair<int, int>, uint32_t> tags;
+  for (PodRequest& r : req_) {
+    if (r.gpu_count == 0) continue;
+    auto [it, fresh] =
+        tags.emplace(std::pair{r.gpu_count, r.claim_units}, static_cast<uint32_t>(tags.size()));
+    r.shape_tag = it->second;
+  }
+  cluster_.track_shape_tags(tags.size());
+
+  target_ = TargetWorkload::from_pods(pods, in_.catalog);
+  node_frag_.assign(cluster_.node_count(), 0.0);
+  milli_scratch_.resize(pick_.size());
+  for (NodeId node = 0; node < cluster_.node_count(); ++node) refresh_node_fragmentation(node);
+  if (in_.config.fill) fill_curve_.reserve(n);
   failed_shapes_.reserve(64);
 }
 
@@ -180,6 +209,7 @@ void Simulation::advance(double t) {
       model_alloc_int_[m] += model_alloc_[m] * dt;
     }
     alloc_int_ += static_cast<double>(cluster_.allocated_units()) * dt;
+    frag_int_ += frag_total_ * dt;
   }
   now_ = t;
 }
@@ -321,6 +351,7 @@ bool Simulation::try_place(uint32_t p) {
   const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(r.gpu_count));
   std::copy(gpus.begin(), gpus.end(), pod_gpu_.begin() + gpu_offset_[p]);
   cluster_.bind(*node, gpus, r);
+  refresh_node_fragmentation(*node);
   PodOutcome& o = out_[p];
   o.node = static_cast<int32_t>(*node);
   o.start_s = now_;
@@ -334,6 +365,7 @@ bool Simulation::try_place(uint32_t p) {
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
   if (fails_for_memory(p)) {
     cluster_.unbind(*node, gpus, r);
+    refresh_node_fragmentation(*node);
     o.status = PodStatus::kFailed;
     o.finish_s = now_;
     return true;
@@ -341,7 +373,8 @@ bool Simulation::try_place(uint32_t p) {
   o.status = PodStatus::kRunning;
   ++running_;
   model_alloc_[model] += claim_share * static_cast<double>(r.gpu_count);
-  remaining_[p] = in_.pods[p].duration_s;
+  // In a fill experiment nothing departs: the finish is never reached.
+  remaining_[p] = in_.config.fill ? kInf : in_.pods[p].duration_s;
   last_update_[p] = now_;
   rate_[p] = 0;
   if (r.gpu_count == 0) {
@@ -355,6 +388,22 @@ bool Simulation::try_place(uint32_t p) {
 }
 
 void Simulation::arrive(uint32_t p, uint64_t seq) {
+  if (in_.config.fill) {
+    const PodSpec& spec = in_.pods[p];
+    const double demand = spec.gpu_count * static_cast<double>(spec.gpu_milli) / 1000.0;
+    arrived_gpus_ += demand;
+    if (auto why = never_fits_reason(in_.cluster, in_.catalog, req_[p])) {
+      out_[p].status = PodStatus::kUnschedulable;
+      out_[p].reason = "no node could ever hold it: " + *why;
+      failed_gpus_ += demand;
+    } else if (!try_place(p)) {
+      out_[p].status = PodStatus::kUnschedulable;
+      out_[p].reason = "no room when it arrived (fill experiment: one attempt)";
+      failed_gpus_ += demand;
+    }
+    record_fill_point();
+    return;
+  }
   if (auto why = never_fits_reason(in_.cluster, in_.catalog, req_[p])) {
     out_[p].status = PodStatus::kUnschedulable;
     out_[p].reason = "no node could ever hold it: " + *why;
@@ -381,6 +430,7 @@ void Simulation::finish(uint32_t p) {
       std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
   const NodeId node = static_cast<NodeId>(o.node);
   cluster_.unbind(node, gpus, r);
+  refresh_node_fragmentation(node);
   freed_log_.push_back(node);
   model_alloc_[cluster_.model(node)] -= static_cast<double>(r.claim_units) /
                                         static_cast<double>(cluster_.capacity_units()) *
@@ -427,12 +477,33 @@ void Simulation::schedule_pending() {
   pending_.compact();
 }
 
+void Simulation::refresh_node_fragmentation(NodeId n) {
+  const int gpus = cluster_.gpus_on(n);
+  const int cap = cluster_.capacity_units();
+  for (int i = 0; i < gpus; ++i)
+    milli_scratch_[static_cast<size_t>(i)] =
+        cluster_.gpu_free_units(cluster_.first_gpu(n) + static_cast<GpuId>(i)) * 1000 / cap;
+  const double f =
+      node_fragmentation(target_, cluster_.cpu_free(n), cluster_.model(n),
+                         std::span<const int>(milli_scratch_).first(static_cast<size_t>(gpus)));
+  frag_total_ += f - node_frag_[n];
+  node_frag_[n] = f;
+}
+
+void Simulation::record_fill_point() {
+  const double cap = static_cast<double>(cluster_.capacity_units());
+  fill_curve_.push_back({arrived_gpus_, static_cast<double>(cluster_.allocated_units()) / cap,
+                         frag_total_ / 1000.0, failed_gpus_});
+}
+
 void Simulation::take_sample(double t) {
   const double total = static_cast<double>(std::max<int64_t>(cluster_.total_units(), 1));
+  const double gpus = static_cast<double>(std::max<size_t>(cluster_.gpu_count(), 1));
   double sm = 0;
   for (const double v : model_sm_) sm += v;
+  // The sums are kept by adding differences, so an idle cluster can read -4e-16: clamp.
   samples_.push_back({t, static_cast<double>(cluster_.allocated_units()) / total,
-                      cluster_.gpu_count() ? sm / static_cast<double>(cluster_.gpu_count()) : 0.0,
+                      std::max(0.0, frag_total_ / (1000.0 * gpus)), std::max(0.0, sm / gpus),
                       running_, static_cast<uint32_t>(pending_.size())});
 }
 
@@ -507,6 +578,7 @@ RunResult Simulation::run(const ProgressFn& progress) {
     o.gpu_end = static_cast<uint32_t>(result.pod_gpus.size());
   }
   result.summary = summarize();
+  result.fill_curve = std::move(fill_curve_);  // after summarize(), which reads it
   result.pods = std::move(out_);
   return result;
 }
@@ -524,6 +596,31 @@ RunSummary Simulation::summarize() const {
   const double window = now_ - t0_;
   const double total_units = static_cast<double>(std::max<int64_t>(cluster_.total_units(), 1));
   s.allocation_ratio = window > 0 ? alloc_int_ / (total_units * window) : 0.0;
+  const double total_milli =
+      1000.0 * static_cast<double>(std::max<size_t>(cluster_.gpu_count(), 1));
+  s.fragmentation_ratio =
+      window > 0 ? frag_int_ / (total_milli * window) : frag_total_ / total_milli;
+  if (in_.config.fill) {
+    FillSummary f;
+    f.capacity_gpus = static_cast<double>(cluster_.gpu_count());
+    const double capacity = std::max(f.capacity_gpus, 1.0);
+    auto full = std::find_if(fill_curve_.begin(), fill_curve_.end(),
+                             [&](const FillPoint& pt) { return pt.arrived >= f.capacity_gpus; });
+    if (full == fill_curve_.end() && !fill_curve_.empty()) full = fill_curve_.end() - 1;
+    if (full != fill_curve_.end()) {
+      f.allocated_at_full = full->allocated / capacity;
+      f.fragmented_at_full = full->fragmented / capacity;
+      f.failed_at_full = full->failed / capacity;
+    }
+    if (!fill_curve_.empty()) {
+      const FillPoint& last = fill_curve_.back();
+      f.arrived_at_end = last.arrived / capacity;
+      f.allocated_at_end = last.allocated / capacity;
+      f.fragmented_at_end = last.fragmented / capacity;
+      f.failed_at_end = last.failed / capacity;
+    }
+    s.fill = f;
+  }
 
   std::vector<double> queue, jct, slowdown;
   queue.reserve(pods.size());

@@ -25,6 +25,9 @@ struct EngineConfig {
   std::optional<double> until_s;  // stop here; unfinished pods are reported as such
   // Divide run times by the GPU model's relative speed (durations are then on A100-80GB).
   bool speed_scaling = false;
+  // The FGD paper's fill experiment: each pod gets one placement attempt when it arrives,
+  // nothing ever departs, and the run records allocation and fragmentation per arrival.
+  bool fill = false;
 };
 
 // Called now and then with the share of pod events processed, 0..1.

@@ -44,9 +44,27 @@ struct ModelUsage {
 struct Sample {
   double time_s = 0;
   double allocation_ratio = 0;
+  double fragmentation_ratio = 0;  // fragmented GPU milli / total GPU milli (FGD's measure)
   double sm_utilization = 0;
   uint32_t running = 0;
   uint32_t pending = 0;
+};
+
+// One point of the fill experiment, after a pod arrived; all in GPUs.
+struct FillPoint {
+  double arrived = 0;    // GPU demand of the pods arrived so far
+  double allocated = 0;  // GPU capacity allocated
+  double fragmented = 0; // free GPU capacity the target workload cannot use
+  double failed = 0;     // GPU demand of arrived pods that could not be placed
+};
+
+// Fill figures as shares of the cluster's GPU capacity, when arrived demand first reached the
+// capacity and at the end.
+struct FillSummary {
+  double capacity_gpus = 0;
+  double arrived_at_end = 0;
+  double allocated_at_full = 0, fragmented_at_full = 0, failed_at_full = 0;
+  double allocated_at_end = 0, fragmented_at_end = 0, failed_at_end = 0;
 };
 
 struct RunSummary {
@@ -54,6 +72,7 @@ struct RunSummary {
          running_at_end = 0;
   double window_start_s = 0, window_end_s = 0;
   double allocation_ratio = 0;  // time-weighted over the window
+  double fragmentation_ratio = 0;  // time-weighted fragmented share of the GPU capacity
   std::optional<double> allocation_ratio_at_first_failure;
   std::optional<double> first_failure_s;
   Distribution queue_delay_s, jct_s, slowdown;
@@ -64,6 +83,7 @@ struct RunSummary {
   double gpu_hours_provisioned = 0, gpu_hours_allocated = 0, cost_usd = 0;
   uint64_t events = 0, placement_attempts = 0;
   std::map<std::string, size_t> not_placed_reasons;  // reason -> pods
+  std::optional<FillSummary> fill;                   // fill experiments only
 };
 
 struct RunResult {
@@ -75,6 +95,7 @@ struct RunResult {
   std::vector<PodOutcome> pods;  // in the workload's order
   std::vector<uint16_t> pod_gpus;
   std::vector<Sample> samples;
+  std::vector<FillPoint> fill_curve;  // fill experiments only: one point per arrived pod
 };
 
 }  // namespace slicelab

@@ -3,7 +3,9 @@
 #include <stdexcept>
 
 #include "sim/placement/device_pickers.h"
+#include "sim/placement/fgd_plugins.h"
 #include "sim/placement/filters.h"
+#include "sim/placement/paper_scorers.h"
 #include "sim/placement/scorers.h"
 #include "sim/placement/topology_picker.h"
 
@@ -28,9 +30,21 @@ std::optional<PlacementConfig> placement_preset(std::string_view name) {
   } else if (name == "spread") {
     c.scorers = {{"spread", 1.0}};
     c.picker = "spread";
-  } else if (name == "random") {
+  } else if (name == "random" || name == "random-fit") {
     c.scorers = {{"random", 1.0}};
     c.picker = "random";
+  } else if (name == "dot-product") {
+    c.scorers = {{"dot-product", 1.0}};
+    c.picker = "binpack";  // the GPU with the smallest dot product is the fullest that fits
+  } else if (name == "gpu-packing") {
+    c.scorers = {{"gpu-packing", 1.0}};
+    c.picker = "binpack";
+  } else if (name == "gpu-clustering") {
+    c.scorers = {{"gpu-clustering", 1.0}};
+    c.picker = "binpack";
+  } else if (name == "fgd") {
+    c.scorers = {{"fgd", 1.0}};
+    c.picker = "fgd";
   } else if (name == "topology-aware") {
     c.scorers = {{"binpack", 1.0}};
     c.picker = "topology";
@@ -41,7 +55,8 @@ std::optional<PlacementConfig> placement_preset(std::string_view name) {
 }
 
 std::string placement_preset_names() {
-  return "best-fit, binpack, first-fit, random, spread, topology-aware";
+  return "best-fit, binpack, dot-product, fgd, first-fit, gpu-clustering, gpu-packing, random, "
+         "random-fit, spread, topology-aware";
 }
 
 std::unique_ptr<Filter> make_filter(std::string_view name) {
@@ -55,6 +70,12 @@ std::unique_ptr<Scorer> make_scorer(std::string_view name) {
   if (name == "binpack") return std::make_unique<BinpackScorer>();
   if (name == "spread") return std::make_unique<SpreadScorer>();
   if (name == "random") return std::make_unique<RandomScorer>();
+  if (name == "dot-product") return std::make_unique<DotProductScorer>();
+  if (name == "gpu-packing") return std::make_unique<GpuPackingScorer>();
+  if (name == "gpu-clustering") return std::make_unique<GpuClusteringScorer>();
+  // Without an environment (name checks), FGD gets an empty target workload.
+  if (name == "fgd")
+    return std::make_unique<FgdScorer>(std::make_shared<FgdModel>(TargetWorkload{}));
   return nullptr;
 }
 
@@ -65,6 +86,8 @@ std::unique_ptr<DevicePicker> make_picker(std::string_view name) {
   if (name == "first") return std::make_unique<OrderedDevicePicker>(Order::kLowestIndex);
   if (name == "random") return std::make_unique<OrderedDevicePicker>(Order::kRandom);
   if (name == "topology") return std::make_unique<TopologyDevicePicker>();
+  if (name == "fgd")
+    return std::make_unique<FgdDevicePicker>(std::make_shared<FgdModel>(TargetWorkload{}));
   return nullptr;
 }
 
@@ -72,13 +95,21 @@ std::string filter_names() {
   return "gpu-capacity, gpu-model, resources";
 }
 std::string scorer_names() {
-  return "binpack, random, spread";
+  return "binpack, dot-product, fgd, gpu-clustering, gpu-packing, random, spread";
 }
 std::string picker_names() {
-  return "binpack, first, random, spread, topology";
+  return "binpack, fgd, first, random, spread, topology";
 }
 
-PlacementPolicy build_placement(const PlacementConfig& config) {
+PlacementPolicy build_placement(const PlacementConfig& config, const PlacementEnvironment& env) {
+  // One FGD model for the fgd scorer and picker alike, so a node is scored for the GPU it gives.
+  std::shared_ptr<const FgdModel> fgd;
+  auto fgd_model = [&] {
+    if (!fgd)
+      fgd = std::make_shared<FgdModel>(
+          env.catalog ? TargetWorkload::from_pods(env.pods, *env.catalog) : TargetWorkload{});
+    return fgd;
+  };
   std::vector<std::unique_ptr<Filter>> filters;
   for (const auto& f : config.filters) {
     auto p = make_filter(f);
@@ -87,11 +118,12 @@ PlacementPolicy build_placement(const PlacementConfig& config) {
   }
   std::vector<WeightedScorer> scorers;
   for (const auto& [name, weight] : config.scorers) {
-    auto p = make_scorer(name);
+    auto p = name == "fgd" ? std::make_unique<FgdScorer>(fgd_model()) : make_scorer(name);
     if (!p) throw std::invalid_argument("unknown scorer " + name);
     scorers.push_back({std::move(p), weight});
   }
-  auto picker = make_picker(config.picker);
+  auto picker = config.picker == "fgd" ? std::make_unique<FgdDevicePicker>(fgd_model())
+                                       : make_picker(config.picker);
   if (!picker) throw std::invalid_argument("unknown device picker " + config.picker);
   return PlacementPolicy(std::move(filters), std::move(scorers), std::move(picker));
 }

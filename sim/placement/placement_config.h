@@ -4,12 +4,15 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "sim/gpu_catalog.h"
 #include "sim/placement/placement_policy.h"
+#include "workloads/pod_spec.h"
 
 namespace slicelab {
 
@@ -30,7 +33,15 @@ std::string filter_names();
 std::string scorer_names();
 std::string picker_names();
 
+// What some plugins need beyond the cluster: FGD builds its target workload (the popular pod
+// shapes) from the run's pods.
+struct PlacementEnvironment {
+  std::span<const PodSpec> pods;
+  const GpuCatalog* catalog = nullptr;
+};
+
 // All names must be known (the scenario loader checks them, with locations).
-PlacementPolicy build_placement(const PlacementConfig& config);
+PlacementPolicy build_placement(const PlacementConfig& config,
+                                const PlacementEnvironment& env = {});
 
 }  // namespace slicelab

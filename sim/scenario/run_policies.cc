@@ -12,7 +12,8 @@ namespace slicelab {
 
 RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
                      const ProgressFn& progress) {
-  PlacementPolicy placement = build_placement(policy.placement);
+  PlacementPolicy placement =
+      build_placement(policy.placement, PlacementEnvironment{scenario.pods, &scenario.catalog});
   const auto sharing = make_sharing_mode(policy.sharing);
   const RunInputs in{scenario.cluster, scenario.catalog, scenario.pods,
                      *sharing,         scenario.engine,  derive_seed(scenario.seed, policy.name)};

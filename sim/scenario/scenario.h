@@ -27,6 +27,7 @@ struct Scenario {
   std::string description;
   std::string path;
   uint64_t seed = 42;
+  std::vector<uint64_t> seeds;  // `compare` runs every policy once per seed when given
   std::string workload_source;  // "inline", "trace <file>" or "generator"
   GpuCatalog catalog;
   ClusterSpec cluster;

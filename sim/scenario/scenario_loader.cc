@@ -6,6 +6,7 @@
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
 #include "sim/topology/topology_yaml.h"
+#include "workloads/fill_sampler.h"
 #include "workloads/generator.h"
 #include "workloads/input_error.h"
 #include "workloads/pod_yaml.h"
@@ -70,9 +71,9 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
   for (size_t i = 0; i < groups.size(); ++i) {
     const std::string path = index_path("cluster.node_groups", i);
     const YAML::Node g = groups[i];
-    yaml.check_keys(g, path,
-                    {"name", "count", "cpu_milli", "memory_mib", "gpu_model", "gpus_per_node",
-                     "topology"});
+    yaml.check_keys(
+        g, path,
+        {"name", "count", "cpu_milli", "memory_mib", "gpu_model", "gpus_per_node", "topology"});
     NodeGroup group;
     group.name = yaml.opt_string(g, path, "name").value_or(fmt::format("group{}", i));
     if (auto [it, fresh] = names.emplace(group.name, i); !fresh)
@@ -215,8 +216,8 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
   const YAML::Node mode_node = node.IsMap() ? yaml.required(node, path, "mode") : node;
   const std::string mode_path = node.IsMap() ? join_path(path, "mode") : path;
   c.kind = yaml.string(mode_node, mode_path);
-  if (c.kind != "whole-card" && c.kind != "time-slice")
-    yaml.fail_expected(mode_node, mode_path, "whole-card or time-slice");
+  if (c.kind != "whole-card" && c.kind != "time-slice" && c.kind != "gpu-share")
+    yaml.fail_expected(mode_node, mode_path, "whole-card, time-slice or gpu-share");
   if (node.IsMap()) {
     if (c.kind != "time-slice") {
       for (const char* key : {"replicas", "context_switch_overhead"})
@@ -263,14 +264,22 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
-  yaml.check_keys(
-      root, "",
-      {"name", "description", "seed", "gpu_models", "cluster", "workload", "engine", "policies"});
+  yaml.check_keys(root, "",
+                  {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload",
+                   "engine", "policies"});
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());
   sc.description = yaml.opt_string(root, "", "description").value_or("");
   sc.seed = static_cast<uint64_t>(yaml.opt_integer(root, "", "seed", 0, INT64_MAX).value_or(42));
+  if (const YAML::Node seeds = root["seeds"]; seeds.IsDefined()) {
+    yaml.require_seq(seeds, "seeds");
+    if (seeds.size() == 0) yaml.fail(seeds, "seeds", "needs at least one seed");
+    for (size_t i = 0; i < seeds.size(); ++i)
+      sc.seeds.push_back(
+          static_cast<uint64_t>(yaml.integer(seeds[i], index_path("seeds", i), 0, INT64_MAX)));
+    if (!root["seed"].IsDefined()) sc.seed = sc.seeds.front();
+  }
   if (seed_override) sc.seed = *seed_override;
 
   sc.catalog = GpuCatalog::builtin();
@@ -310,6 +319,17 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
         read_generator_spec(yaml, w["generator"], "workload.generator", check_model);
     sc.pods = generate_pods(g, sc.seed);
     sc.workload_source = "generator";
+  }
+  if (const YAML::Node fill = w["fill"]; fill.IsDefined()) {
+    yaml.check_keys(fill, "workload.fill", {"target"});
+    const double target = yaml.number(yaml.required(fill, "workload.fill", "target"),
+                                      "workload.fill.target", 0.01, 100.0);
+    if (sc.cluster.gpu_count() == 0) yaml.fail(fill, "workload.fill", "needs a cluster with GPUs");
+    sc.pods = sample_fill(sc.pods, static_cast<double>(sc.cluster.gpu_count()), target, sc.seed);
+    if (sc.pods.empty())
+      yaml.fail(fill, "workload.fill", "needs a workload with GPU pods to sample from");
+    sc.workload_source += fmt::format(", fill to {:g}x the GPU capacity", target);
+    sc.engine.fill = true;
   }
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
   return sc;

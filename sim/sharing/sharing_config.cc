@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sim/sharing/gpu_share.h"
 #include "sim/sharing/time_slice.h"
 #include "sim/sharing/whole_card.h"
 
@@ -9,6 +10,7 @@ namespace slicelab {
 
 std::unique_ptr<SharingMode> make_sharing_mode(const SharingConfig& config) {
   if (config.kind == "whole-card") return std::make_unique<WholeCard>();
+  if (config.kind == "gpu-share") return std::make_unique<GpuShare>();
   if (config.kind == "time-slice")
     return std::make_unique<TimeSlice>(config.replicas, config.context_switch_overhead);
   throw std::invalid_argument("unknown sharing mode " + config.kind);

@@ -10,7 +10,7 @@
 namespace slicelab {
 
 struct SharingConfig {
-  std::string kind = "whole-card";  // whole-card | time-slice
+  std::string kind = "whole-card";  // whole-card | time-slice | gpu-share
   int replicas = 4;
   double context_switch_overhead = 0.05;
 };

@@ -31,7 +31,7 @@ const char* const kPodsHeader =
     "policy,pod,class,status,arrival_s,start_s,finish_s,queue_delay_s,jct_s,slowdown,node,gpus,"
     "reason";
 const char* const kTimeseriesHeader =
-    "policy,time_s,allocation_ratio,sm_utilization,running,pending";
+    "policy,time_s,allocation_ratio,fragmentation_ratio,sm_utilization,running,pending";
 
 std::string quote(const std::string& s) {
   std::string out = "'";
@@ -216,16 +216,18 @@ json check_results(const fs::path& dir, const Scenario& sc, const std::vector<st
   std::map<std::string, double> last_time;
   for (size_t i = 1; i < ts.size(); ++i) {
     const auto f = csv_fields(ts[i]);
-    EXPECT_EQ(f.size(), 6U) << ts[i];
-    if (f.size() != 6) continue;
+    EXPECT_EQ(f.size(), 7U) << ts[i];
+    if (f.size() != 7) continue;
     EXPECT_NE(std::find(names.begin(), names.end(), f[0]), names.end()) << ts[i];
     const double t = std::stod(f[1]);
     if (last_time.contains(f[0])) {
       EXPECT_GE(t, last_time[f[0]]) << ts[i];
     }
     last_time[f[0]] = t;
-    EXPECT_GE(std::stod(f[2]), 0.0) << ts[i];
-    EXPECT_LE(std::stod(f[2]), 1.0) << ts[i];
+    for (const size_t col : {2U, 3U, 4U}) {  // allocation, fragmentation, SM utilization
+      EXPECT_GE(std::stod(f[col]), 0.0) << ts[i];
+      EXPECT_LE(std::stod(f[col]), 1.0) << ts[i];
+    }
   }
   return summary;
 }
@@ -460,7 +462,18 @@ TEST_F(Cli, EveryShippedScenarioValidatesAndRuns) {
     for (const auto& name : policy_names(sc))
       EXPECT_NE(r.out.find("\n" + name + " "), std::string::npos) << name << " missing from\n"
                                                                   << r.out;
-    check_results(out, sc, policy_names(sc));
+    if (sc.seeds.empty()) {
+      check_results(out, sc, policy_names(sc));
+    } else {
+      // One full result set per seed, each for that seed's own workload, and the means on top.
+      const json mean = json::parse(read_file(fs::path(out) / "summary.json"));
+      EXPECT_EQ(mean.at("format"), "slicelab.seeds/1");
+      EXPECT_EQ(mean.at("seeds").get<std::vector<uint64_t>>(), sc.seeds);
+      EXPECT_EQ(mean.at("policies").size(), sc.policies.size());
+      for (const uint64_t seed : sc.seeds)
+        check_results(fs::path(out) / ("seed-" + std::to_string(seed)),
+                      load_scenario(file.string(), seed), policy_names(sc));
+    }
     fs::remove_all(out);
   }
 }

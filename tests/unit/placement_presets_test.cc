@@ -124,7 +124,7 @@ TEST(SimPlacementPresets, UnknownPluginNamesThrow) {
   c.filters.push_back("gpu-colour");
   EXPECT_THROW(build_placement(c), std::invalid_argument);
   c = *placement_preset("first-fit");
-  c.scorers.push_back({"fgd", 1.0});
+  c.scorers.push_back({"tetris-2", 1.0});
   EXPECT_THROW(build_placement(c), std::invalid_argument);
   c = *placement_preset("first-fit");
   c.picker = "best";

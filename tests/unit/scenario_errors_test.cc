@@ -181,8 +181,8 @@ const Case kCases[] = {
      "{dir}/unknown_scorer.yaml:14:18: policies[0].placement.scorers[1].name: unknown scorer "
      "'least-allocated' (known: {scorers})"},
     {"unknown_sharing_mode.yaml",
-     "{dir}/unknown_sharing_mode.yaml:13:13: policies[0].sharing.mode: expected whole-card or "
-     "time-slice, found 'mig'"},
+     "{dir}/unknown_sharing_mode.yaml:13:13: policies[0].sharing.mode: expected whole-card, "
+     "time-slice or gpu-share, found 'mig'"},
     {"yaml_syntax_error.yaml",
      "{dir}/yaml_syntax_error.yaml:12:9: invalid YAML: end of sequence flow not found"},
 };
