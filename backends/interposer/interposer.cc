@@ -53,22 +53,22 @@ DlsymFn real_dlsym() {
 }
 
 // ---- the driver functions we call or hook ----
-#define SLICELAB_REAL_FUNCTIONS(X)                                                               \
-  X(cuGetProcAddress)                                                                            \
-  X(cuGetProcAddress_v2) X(cuMemGetInfo_v2) X(cuDeviceTotalMem_v2) X(cuMemAlloc_v2)              \
-      X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz)      \
-          X(cuMemAllocFromPoolAsync) X(cuMemAllocFromPoolAsync_ptsz) X(cuMemFree_v2)             \
-              X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz) X(cuMemCreate) X(cuMemRelease)            \
-                  X(cuMemImportFromShareableHandle) X(cuMemMap) X(cuArrayCreate_v2)              \
-                      X(cuArray3DCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)          \
-                          X(cuMipmappedArrayDestroy) X(cuLaunchKernel) X(cuLaunchKernel_ptsz)    \
-                              X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz)                       \
-                                  X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz) \
-                                      X(cuGraphLaunch) X(cuGraphLaunch_ptsz)
-#define SLICELAB_HELPER_FUNCTIONS(X)                                                         \
-  X(cuCtxGetDevice)                                                                          \
-  X(cuCtxGetCurrent) X(cuEventCreate) X(cuEventRecord) X(cuEventRecord_ptsz) X(cuEventQuery) \
-      X(cuEventSynchronize)
+#define SLICELAB_REAL_FUNCTIONS(X)                                                                 \
+  X(cuGetProcAddress)                                                                              \
+  X(cuGetProcAddress_v2)                                                                           \
+  X(cuMemGetInfo_v2) X(cuDeviceTotalMem_v2) X(cuMemAlloc_v2) X(cuMemAllocPitch_v2)                 \
+      X(cuMemAllocManaged) X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz) X(cuMemAllocFromPoolAsync)   \
+          X(cuMemAllocFromPoolAsync_ptsz) X(cuMemFree_v2) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz) \
+              X(cuMemCreate) X(cuMemRelease) X(cuMemImportFromShareableHandle) X(cuMemMap)         \
+                  X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy)                      \
+                      X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy) X(cuLaunchKernel)       \
+                          X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz)      \
+                              X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz)       \
+                                  X(cuGraphLaunch) X(cuGraphLaunch_ptsz)
+#define SLICELAB_HELPER_FUNCTIONS(X) \
+  X(cuCtxGetDevice)                  \
+  X(cuCtxGetCurrent)                 \
+  X(cuEventCreate) X(cuEventRecord) X(cuEventRecord_ptsz) X(cuEventQuery) X(cuEventSynchronize)
 
 struct Real {
 #define DECLARE(name) decltype(&::name) name = nullptr;
@@ -282,7 +282,8 @@ struct ThreadCompute {
   std::unique_ptr<EventProbe> probe[kMaxDevices];
   std::unique_ptr<limiter::LaunchPacer<EventProbe>> pacer[kMaxDevices];
 };
-thread_local ThreadCompute t_compute;
+// initial-exec: the launch path reaches it with one instruction instead of a __tls_get_addr call.
+__attribute__((tls_model("initial-exec"))) thread_local ThreadCompute t_compute;
 
 template <class Launch>
 CUresult paced(uint64_t key, StreamRef stream, Launch&& launch) {

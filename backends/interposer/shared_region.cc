@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 
 #include "backends/limiter/memory_ledger.h"
 
@@ -215,8 +216,33 @@ int SharedRegion::reclaim_dead() {
   return n;
 }
 
+namespace {
+// Tallies change only under the region lock, so a plain load and store (no locked instruction)
+// is enough; readers outside the lock (stats, cuMemGetInfo) see each value whole.
+void add(std::atomic<uint64_t>& a, uint64_t v) {
+  a.store(a.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+}
+void sub(std::atomic<uint64_t>& a, uint64_t v) {
+  const uint64_t x = a.load(std::memory_order_relaxed);
+  a.store(x >= v ? x - v : 0, std::memory_order_relaxed);
+}
+// getpid() is a system call; the launch path asks for the slot on every launch, so the pid is
+// cached and refreshed in a forked child.
+std::atomic<pid_t> g_pid{0};
+pid_t cached_pid() {
+  pid_t p = g_pid.load(std::memory_order_relaxed);
+  if (p == 0) {
+    static std::once_flag once;
+    std::call_once(once, [] { pthread_atfork(nullptr, nullptr, [] { g_pid.store(getpid()); }); });
+    p = getpid();
+    g_pid.store(p, std::memory_order_relaxed);
+  }
+  return p;
+}
+}  // namespace
+
 int SharedRegion::slot() {
-  const pid_t me = getpid();
+  const pid_t me = cached_pid();
   int s = slot_.load(std::memory_order_acquire);
   if (s >= 0 && slot_pid_.load(std::memory_order_relaxed) == me) return s;
   reclaim_dead();
@@ -252,8 +278,8 @@ bool SharedRegion::reserve(int dev, uint64_t bytes, uint64_t cap) {
     if (ok) {
       // Slot first, total second: if we die in between, the EOWNERDEAD rebuild from the slots
       // gives the right total.
-      s.reserved[dev].fetch_add(bytes);
-      d.reserved.fetch_add(bytes);
+      add(s.reserved[dev], bytes);
+      add(d.reserved, bytes);
     }
     unlock();
     if (ok) return true;
@@ -267,10 +293,10 @@ void SharedRegion::commit(int dev, uint64_t bytes) {
   RegionSlot& s = r_->slots[slot()];
   lock();
   const uint64_t m = std::min(bytes, s.reserved[dev].load());
-  s.reserved[dev].fetch_sub(m);
-  s.committed[dev].fetch_add(m);
-  r_->devices[dev].reserved.fetch_sub(std::min(m, r_->devices[dev].reserved.load()));
-  r_->devices[dev].committed.fetch_add(m);
+  sub(s.reserved[dev], m);
+  add(s.committed[dev], m);
+  sub(r_->devices[dev].reserved, m);
+  add(r_->devices[dev].committed, m);
   unlock();
 }
 
@@ -278,8 +304,8 @@ void SharedRegion::cancel(int dev, uint64_t bytes) {
   RegionSlot& s = r_->slots[slot()];
   lock();
   const uint64_t m = std::min(bytes, s.reserved[dev].load());
-  s.reserved[dev].fetch_sub(m);
-  r_->devices[dev].reserved.fetch_sub(std::min(m, r_->devices[dev].reserved.load()));
+  sub(s.reserved[dev], m);
+  sub(r_->devices[dev].reserved, m);
   unlock();
 }
 
@@ -288,8 +314,8 @@ void SharedRegion::release(int dev, uint64_t bytes) {
   lock();
   // Clamped: a free we never saw allocated (or a double free) must not underflow the tally.
   const uint64_t m = std::min(bytes, s.committed[dev].load());
-  s.committed[dev].fetch_sub(m);
-  r_->devices[dev].committed.fetch_sub(std::min(m, r_->devices[dev].committed.load()));
+  sub(s.committed[dev], m);
+  sub(r_->devices[dev].committed, m);
   unlock();
 }
 

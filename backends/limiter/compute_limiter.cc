@@ -16,10 +16,6 @@ void ComputeLimiter::configure(Config c) {
   own_.store(INT64_MIN / 2, std::memory_order_relaxed);
 }
 
-int64_t ComputeLimiter::wall_cost(int64_t gpu_ns) const {
-  return static_cast<int64_t>(std::llround(static_cast<double>(gpu_ns) * inv_share_));
-}
-
 int64_t ComputeLimiter::admit(int64_t now_ns) const {
   if (unlimited_) return 0;
   const int64_t debt = tat_->load(std::memory_order_relaxed) - now_ns - cfg_.burst_ns;
@@ -27,6 +23,11 @@ int64_t ComputeLimiter::admit(int64_t now_ns) const {
   // small kernel, and the debt is paid in full once it is large enough to be worth a sleep.
   if (debt < cfg_.min_sleep_ns) return 0;
   return std::min(debt, cfg_.max_sleep_ns);
+}
+
+int64_t ComputeLimiter::credit(int64_t now_ns) const {
+  if (unlimited_) return INT64_MAX;
+  return now_ns + cfg_.burst_ns + cfg_.min_sleep_ns - tat_->load(std::memory_order_relaxed);
 }
 
 void ComputeLimiter::charge(int64_t now_ns, int64_t gpu_ns) {
@@ -42,19 +43,6 @@ void ComputeLimiter::charge(int64_t now_ns, int64_t gpu_ns) {
 void ComputeLimiter::correct(int64_t charged_ns, int64_t measured_ns) {
   if (unlimited_ || charged_ns == measured_ns) return;
   tat_->fetch_add(wall_cost(measured_ns) - wall_cost(charged_ns), std::memory_order_relaxed);
-}
-
-bool DurationEstimator::should_measure(uint64_t key) {
-  Slot& s = slots_[index(key)];
-  if (s.key != key) s = Slot{key, 0, 0, false};
-  const bool measure = !s.known || s.launches % static_cast<uint32_t>(every_) == 0;
-  ++s.launches;
-  return measure;
-}
-
-int64_t DurationEstimator::estimate(uint64_t key) const {
-  const Slot& s = slots_[index(key)];
-  return s.key == key && s.known ? s.ewma_ns : fallback_ns_;
 }
 
 void DurationEstimator::observe(uint64_t key, int64_t measured_ns) {

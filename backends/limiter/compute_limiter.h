@@ -39,9 +39,20 @@ class ComputeLimiter {
   void charge(int64_t now_ns, int64_t gpu_ns);
   // Replaces an earlier charge by the measured GPU time of the same launch.
   void correct(int64_t charged_ns, int64_t measured_ns);
+  // Wall-clock cost of `gpu_ns` of GPU time at this share (gpu_ns / share). Inline with the
+  // estimator below: they run on every launch.
+  int64_t wall_cost(int64_t gpu_ns) const {
+    if (gpu_ns == 0) return 0;
+    return static_cast<int64_t>(static_cast<double>(gpu_ns) * inv_share_ + 0.5);
+  }
+  // Cost that may still be charged, at `now_ns`, before a launch would have to wait.
+  int64_t credit(int64_t now_ns) const;
+  // Charges an already converted cost without the idle clamp (the fast path: no clock read).
+  void add(int64_t cost) {
+    if (!unlimited_ && cost != 0) tat_->fetch_add(cost, std::memory_order_relaxed);
+  }
 
  private:
-  int64_t wall_cost(int64_t gpu_ns) const;
   Config cfg_;
   bool unlimited_ = true;
   double inv_share_ = 1.0;
@@ -59,17 +70,35 @@ class DurationEstimator {
   explicit DurationEstimator(int measure_every = 1)
       : every_(measure_every < 1 ? 1 : measure_every) {}
   // True when this launch should be timed (unknown key, or its turn in the sampling).
-  bool should_measure(uint64_t key);
+  bool should_measure(uint64_t key) {
+    Slot& s = slots_[index(key)];
+    if (s.key != key) s = Slot{key, 0, 0, false};
+    if (!s.known || s.until_measure == 0) {
+      s.until_measure = static_cast<uint32_t>(every_ - 1);
+      return true;
+    }
+    --s.until_measure;
+    return false;
+  }
   // Running estimate for the key; for a key not measured yet, the running estimate over all
   // keys (charging 0 would let a stream of new kernels run ahead of its measurements).
-  int64_t estimate(uint64_t key) const;
+  int64_t estimate(uint64_t key) const {
+    const Slot& s = slots_[index(key)];
+    return s.key == key && s.known ? s.ewma_ns : fallback_ns_;
+  }
   void observe(uint64_t key, int64_t measured_ns);
+  // Whether the key has a measured estimate (an unknown kernel takes the pacer's slow path,
+  // which collects measurements, so that a stream of new kernels is not charged on a guess).
+  bool known(uint64_t key) const {
+    const Slot& s = slots_[index(key)];
+    return s.key == key && s.known;
+  }
 
  private:
   struct Slot {
     uint64_t key = 0;
     int64_t ewma_ns = 0;
-    uint32_t launches = 0;
+    uint32_t until_measure = 0;  // launches left before the next timed one (no division)
     bool known = false;
   };
   static size_t index(uint64_t key) { return (key * 0x9E3779B97F4A7C15ULL) >> 58; }
@@ -100,18 +129,35 @@ class LaunchPacer {
   template <class Stream, class Launch>
   Outcome launch(uint64_t key, Stream stream, Launch&& launch) {
     Outcome out;
-    drain(false);
-    int64_t now = probe_.now();
-    const int64_t wait = limiter_.admit(now);
-    if (wait > 0) {
-      probe_.sleep(wait);
-      out.throttled_ns = wait;
-      now = probe_.now();
-    }
     out.measured = est_.should_measure(key);
     const int64_t charged = est_.estimate(key);
-    limiter_.charge(now, charged);
-    if (out.measured && count_ == kRing) drain_one(true);  // back-pressure: the ring is full
+    const int64_t cost = limiter_.wall_cost(charged);
+    if (cost < credit_ && est_.known(key)) {
+      // Fast path, no clock: the credit seen at the last check cannot have shrunk since (time
+      // only adds to it), so this launch is admitted; only the charge is recorded.
+      // The charge is kept here and added to the shared state at the next slow path: other
+      // threads see it late by at most this thread's credit (about one burst).
+      credit_ -= cost;
+      unflushed_ += cost;
+    } else {
+      limiter_.add(unflushed_);
+      unflushed_ = 0;
+      drain(false);
+      int64_t now = probe_.now();
+      // One sleep is at most max_sleep_ns; the debt is re-read after each, so a debt that grew
+      // meanwhile (late measurements) is paid in full before the launch.
+      for (int64_t wait = limiter_.admit(now); wait > 0; wait = limiter_.admit(now)) {
+        probe_.sleep(wait);
+        out.throttled_ns += wait;
+        now = probe_.now();
+      }
+      limiter_.charge(now, charged);
+      credit_ = limiter_.credit(now);
+    }
+    if (out.measured && count_ > 0) {
+      drain(false);                          // collect what finished, without waiting
+      if (count_ == kRing) drain_one(true);  // back-pressure: the device is far behind
+    }
     const size_t slot = (head_ + count_) % kRing;
     if (out.measured) probe_.begin(slot, stream);
     const bool ok = launch();
@@ -158,6 +204,8 @@ class LaunchPacer {
   Pending ring_[kRing];
   size_t head_ = 0;
   size_t count_ = 0;
+  int64_t credit_ = 0;     // wall-cost this thread may charge before it must read the clock again
+  int64_t unflushed_ = 0;  // fast-path charges not yet added to the limiter
 };
 
 }  // namespace slicelab::limiter
