@@ -20,51 +20,17 @@
 #include "backends/interposer/shared_region.h"
 #include "backends/limiter/compute_limiter.h"
 
-// cuda.h maps these names to their newest version; the interposer exports every version.
-#undef cuGetProcAddress
-extern "C" {
-CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t);
-CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, CUstream, void**, void**);
-CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig*, CUfunction, void**, void**);
-CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                                        unsigned, unsigned, unsigned, CUstream, void**);
-CUresult cuGraphLaunch_ptsz(CUgraphExec, CUstream);
-CUresult cuMemAllocAsync_ptsz(CUdeviceptr*, size_t, CUstream);
-CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr*, size_t, CUmemoryPool, CUstream);
-CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
-CUresult cuEventRecord_ptsz(CUevent, CUstream);
-}
+#include "backends/interposer/hooked_functions.h"
 
 namespace slicelab::interposer {
+
+// The real dlsym (dlsym_hook.cc, built without sanitizer instrumentation).
+using DlsymFn = void* (*)(void*, const char*);
+DlsymFn real_dlsym();
+
 namespace {
 
-// ---- the real dlsym, found without calling dlsym ----
-using DlsymFn = void* (*)(void*, const char*);
-DlsymFn real_dlsym() {
-  static std::atomic<DlsymFn> fn{nullptr};
-  DlsymFn f = fn.load(std::memory_order_acquire);
-  if (f) return f;
-  // dlvsym is not hooked, so this cannot recurse (the hang HAMi-core shows under ncu).
-  for (const char* v : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0"})
-    if ((f = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", v)))) break;
-  fn.store(f, std::memory_order_release);
-  return f;
-}
-
-// ---- the driver functions we call or hook ----
-#define SLICELAB_REAL_FUNCTIONS(X)                                                                 \
-  X(cuGetProcAddress)                                                                              \
-  X(cuGetProcAddress_v2)                                                                           \
-  X(cuMemGetInfo_v2) X(cuDeviceTotalMem_v2) X(cuMemAlloc_v2) X(cuMemAllocPitch_v2)                 \
-      X(cuMemAllocManaged) X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz) X(cuMemAllocFromPoolAsync)   \
-          X(cuMemAllocFromPoolAsync_ptsz) X(cuMemFree_v2) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz) \
-              X(cuMemCreate) X(cuMemRelease) X(cuMemImportFromShareableHandle) X(cuMemMap)         \
-                  X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy)                      \
-                      X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy) X(cuLaunchKernel)       \
-                          X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz)      \
-                              X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz)       \
-                                  X(cuGraphLaunch) X(cuGraphLaunch_ptsz)
+// ---- the driver functions we call or hook (SLICELAB_REAL_FUNCTIONS: hooked_functions.h) ----
 #define SLICELAB_HELPER_FUNCTIONS(X) \
   X(cuCtxGetDevice)                  \
   X(cuCtxGetCurrent)                 \
@@ -204,9 +170,17 @@ CUresult counted(int dev, uint64_t bytes, Kind kind, Call&& call, Key&& key) {
 template <class Call>
 CUresult credited(Kind kind, uint64_t key, Call&& call) {
   State& s = st();
-  const CUresult r = call();
+  // The entry leaves the table before the driver frees: once freed, the address may come back at
+  // once from another thread's allocation, whose entry must not be the one we erase.
   Tracked t{};
-  if (r == CUDA_SUCCESS && untrack(s, kind, key, &t)) s.region->release(t.device, t.bytes);
+  const bool known = untrack(s, kind, key, &t);
+  const CUresult r = call();
+  if (!known) return r;
+  if (r == CUDA_SUCCESS) {
+    s.region->release(t.device, t.bytes);
+  } else {
+    track(s, kind, key, t.bytes, t.device);  // not freed after all
+  }
   return r;
 }
 
@@ -507,11 +481,16 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t bytes, size_t offset, CUmemGenericAllo
 CUresult cuMemRelease(CUmemGenericAllocationHandle h) {
   State& s = st();
   if (!s.real.cuMemRelease) return NO_DRIVER;
-  const CUresult r = s.real.cuMemRelease(h);
   Tracked t{};
-  if (r == CUDA_SUCCESS) {
-    if (untrack(s, Kind::kHandle, h, &t) || untrack(s, Kind::kImported, h, &t))
-      if (t.bytes > 0) s.region->release(t.device, t.bytes);
+  Kind kind = Kind::kHandle;
+  bool known = untrack(s, kind, h, &t);
+  if (!known) known = untrack(s, kind = Kind::kImported, h, &t);
+  const CUresult r = s.real.cuMemRelease(h);
+  if (!known) return r;
+  if (r != CUDA_SUCCESS) {
+    track(s, kind, h, t.bytes, t.device);
+  } else if (t.bytes > 0) {
+    s.region->release(t.device, t.bytes);
   }
   return r;
 }
@@ -664,33 +643,6 @@ void* substitute(void* p) {
     if (real_of(h) == p) return h.hook;
   return p;
 }
-void* hook_named(const char* name) {
-  if (!name || (name[0] != 'c' && name[0] != 'n')) return nullptr;
-  for (const Hook& h : kHooks)
-    if (std::strcmp(h.name, name) == 0) return h.hook;
-  if (std::strcmp(name, "nvmlDeviceGetMemoryInfo") == 0)
-    return reinterpret_cast<void*>(&nvmlDeviceGetMemoryInfo);
-  if (std::strcmp(name, "nvmlDeviceGetMemoryInfo_v2") == 0)
-    return reinterpret_cast<void*>(&nvmlDeviceGetMemoryInfo_v2);
-  return nullptr;
-}
-
-// dlsym(RTLD_NEXT) means "after the caller", and glibc finds the caller from its return address,
-// which inside this hook would be us. So the search is redone from the real caller.
-void* next_after(const void* caller, const char* name) {
-  Dl_info info;
-  link_map* self = nullptr;
-  if (!dladdr1(caller, &info, reinterpret_cast<void**>(&self), RTLD_DL_LINKMAP) || !self)
-    return nullptr;
-  for (link_map* m = self->l_next; m; m = m->l_next) {
-    void* p = real_dlsym()(m, name);
-    if (!p) continue;
-    link_map* owner = nullptr;
-    if (dladdr1(p, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) && owner == m)
-      return p;
-  }
-  return nullptr;
-}
 }  // namespace
 
 CUresult cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags) {
@@ -707,15 +659,6 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint
   const CUresult r = s.real.cuGetProcAddress_v2(symbol, pfn, version, flags, status);
   if (r == CUDA_SUCCESS && pfn) *pfn = substitute(*pfn);
   return r;
-}
-
-void* dlsym(void* handle, const char* name) {
-  void* p = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name)
-                                : real_dlsym()(handle, name);
-  if (p) {
-    if (void* h = hook_named(name)) return h;
-  }
-  return p;
 }
 
 // ---- NVML ----

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -166,6 +167,9 @@ TEST_P(HoldsCap, WithinFivePointsInEveryWindow) {
   const TenantRun r = run_tenant(c.cap, c.mode, [&](int64_t i) {
     return c.kernel_ns ? c.kernel_ns : mixed[static_cast<size_t>(i) % mixed.size()];
   });
+  // Recorded for docs/interposer.md (--gtest_output=json lists them per case).
+  RecordProperty("overall_error_points", std::to_string(100 * std::abs(r.overall - c.cap)));
+  RecordProperty("worst_window_error_points", std::to_string(100 * r.worst_window_error));
   EXPECT_NEAR(r.overall, c.cap, 0.02) << "cap " << c.cap << " kernel " << c.kernel_ns;
   EXPECT_LE(r.worst_window_error, 0.05) << "oscillation: cap " << c.cap;
 }

@@ -1,0 +1,36 @@
+// The list of driver functions the interposer hooks, shared by the hooks and by the dlsym hook
+// (which lives in its own, uninstrumented file), with the declarations cuda.h leaves out.
+#pragma once
+
+#include <cuda.h>
+
+// cuda.h maps these names to their newest version; the interposer exports every version.
+#undef cuGetProcAddress
+extern "C" {
+CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t);
+CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void**, void**);
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig*, CUfunction, void**, void**);
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, unsigned, unsigned, CUstream, void**);
+CUresult cuGraphLaunch_ptsz(CUgraphExec, CUstream);
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr*, size_t, CUstream);
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr*, size_t, CUmemoryPool, CUstream);
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
+CUresult cuEventRecord_ptsz(CUevent, CUstream);
+}
+
+// Every hooked driver function; each is exported under exactly this name.
+#define SLICELAB_REAL_FUNCTIONS(X)                                                                 \
+  X(cuGetProcAddress)                                                                              \
+  X(cuGetProcAddress_v2)                                                                           \
+  X(cuMemGetInfo_v2)                                                                               \
+  X(cuDeviceTotalMem_v2) X(cuMemAlloc_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged)               \
+      X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz) X(cuMemAllocFromPoolAsync)                        \
+          X(cuMemAllocFromPoolAsync_ptsz) X(cuMemFree_v2) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz) \
+              X(cuMemCreate) X(cuMemRelease) X(cuMemImportFromShareableHandle) X(cuMemMap)         \
+                  X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy)                      \
+                      X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy) X(cuLaunchKernel)       \
+                          X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz)      \
+                              X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz)       \
+                                  X(cuGraphLaunch) X(cuGraphLaunch_ptsz)
