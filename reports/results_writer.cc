@@ -87,6 +87,8 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
                              {"at_first_failure", opt(s.allocation_ratio_at_first_failure)},
                              {"first_failure_s", opt(s.first_failure_s)}};
     p["fragmentation_ratio"] = tidy(s.fragmentation_ratio);
+    if (s.communication_quality.count > 0)
+      p["communication_quality"] = dist_json(s.communication_quality);
     if (s.fill) {
       const FillSummary& f = *s.fill;
       p["fill"] = {{"capacity_gpus", tidy(f.capacity_gpus)},
@@ -333,7 +335,7 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
     m.sharing = first.sharing;
     m.seed = first.seed;
     RunSummary& s = m.summary;
-    std::vector<const Distribution*> queue, jct, slowdown;
+    std::vector<const Distribution*> queue, jct, slowdown, quality;
     double slo_sum = 0;
     size_t slo_n = 0;
     std::optional<FillSummary> fill;
@@ -351,6 +353,7 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
       s.cost_usd += r.cost_usd / k;
       s.events += r.events, s.placement_attempts += r.placement_attempts;
       queue.push_back(&r.queue_delay_s), jct.push_back(&r.jct_s), slowdown.push_back(&r.slowdown);
+      quality.push_back(&r.communication_quality);
       if (r.slo_attainment) slo_sum += *r.slo_attainment, ++slo_n;
       if (r.fill) {
         if (!fill) fill = FillSummary{};
@@ -372,6 +375,7 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
     s.queue_delay_s = mean_distribution(queue);
     s.jct_s = mean_distribution(jct);
     s.slowdown = mean_distribution(slowdown);
+    s.communication_quality = mean_distribution(quality);
     if (slo_n > 0) s.slo_attainment = slo_sum / static_cast<double>(slo_n);
     s.fill = fill;
     out.push_back(std::move(m));

@@ -17,6 +17,7 @@
 #include "sim/engine/static_feasibility.h"
 #include "sim/metrics/distribution.h"
 #include "sim/metrics/fragmentation.h"
+#include "sim/topology/gpu_topology.h"
 
 namespace slicelab {
 namespace {
@@ -124,6 +125,7 @@ class Simulation {
   // Fill experiment.
   double arrived_gpus_ = 0, failed_gpus_ = 0;
   std::vector<FillPoint> fill_curve_;
+  std::vector<double> comm_quality_;  // one per multi-GPU pod placed on a node with a topology
 };
 
 void Simulation::prepare() {
@@ -352,6 +354,13 @@ bool Simulation::try_place(uint32_t p) {
   std::copy(gpus.begin(), gpus.end(), pod_gpu_.begin() + gpu_offset_[p]);
   cluster_.bind(*node, gpus, r);
   refresh_node_fragmentation(*node);
+  if (const GpuTopology* topo = cluster_.topology(*node); topo != nullptr && gpus.size() >= 2) {
+    std::array<int, 64> local{};
+    for (size_t i = 0; i < gpus.size() && i < local.size(); ++i)
+      local[i] = static_cast<int>(gpus[i] - cluster_.first_gpu(*node));
+    comm_quality_.push_back(communication_quality(
+        *topo, std::span<const int>(local).first(std::min<size_t>(gpus.size(), 64))));
+  }
   PodOutcome& o = out_[p];
   o.node = static_cast<int32_t>(*node);
   o.start_s = now_;
@@ -672,6 +681,8 @@ RunSummary Simulation::summarize() const {
   if (s.slo_pods > s.slo_undecided)
     s.slo_attainment =
         static_cast<double>(s.slo_met) / static_cast<double>(s.slo_pods - s.slo_undecided);
+  std::vector<double> quality = comm_quality_;
+  s.communication_quality = distribution_of(quality);
   s.queue_delay_s = distribution_of(queue);
   s.jct_s = distribution_of(jct);
   s.slowdown = distribution_of(slowdown);

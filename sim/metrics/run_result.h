@@ -84,6 +84,9 @@ struct RunSummary {
   uint64_t events = 0, placement_attempts = 0;
   std::map<std::string, size_t> not_placed_reasons;  // reason -> pods
   std::optional<FillSummary> fill;                   // fill experiments only
+  // Multi-GPU pods on nodes with a known topology: chosen GPUs' pair score over the best the
+  // node's topology offers for that GPU count (1 = as well connected as possible).
+  Distribution communication_quality;
 };
 
 struct RunResult {
