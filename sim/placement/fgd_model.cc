@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace slicelab {
 namespace {
@@ -55,9 +56,11 @@ FgdModel::Choice FgdModel::compute(const ClusterState& cluster, const PodRequest
   const int cap = cluster.capacity_units();
   const int gpus = cluster.gpus_on(node);
   const GpuId first = cluster.first_gpu(node);
-  std::vector<int> milli(static_cast<size_t>(gpus));
-  for (int i = 0; i < gpus; ++i)
-    milli[static_cast<size_t>(i)] =
+  // Scoring runs for every candidate node: no allocation here (nodes hold at most 64 GPUs).
+  std::array<int, 64> milli_store{};
+  const auto milli = std::span<int>(milli_store).first(static_cast<size_t>(std::min(gpus, 64)));
+  for (size_t i = 0; i < milli.size(); ++i)
+    milli[i] =
         static_cast<int>(to_milli(cluster.gpu_free_units(first + static_cast<GpuId>(i)), cap));
   const uint16_t model = cluster.model(node);
   const int64_t cpu_after = cluster.cpu_free(node) - req.cpu_milli;
@@ -76,7 +79,7 @@ FgdModel::Choice FgdModel::compute(const ClusterState& cluster, const PodRequest
     // Whole GPUs: which of the fitting GPUs does not change the measure when they are all
     // equally free; take the first ones that fit.
     int left = req.gpu_count;
-    for (int i = 0; i < gpus && left > 0; ++i) {
+    for (int i = 0; i < static_cast<int>(milli.size()) && left > 0; ++i) {
       if (cluster.gpu_free_units(first + static_cast<GpuId>(i)) >= req.claim_units) {
         milli[static_cast<size_t>(i)] -= claim_milli;
         --left;
@@ -87,7 +90,7 @@ FgdModel::Choice FgdModel::compute(const ClusterState& cluster, const PodRequest
   }
   // A share of one GPU: try each distinct amount of free room; ties go to the fuller GPU.
   bool found = false;
-  for (int i = 0; i < gpus; ++i) {
+  for (int i = 0; i < static_cast<int>(milli.size()); ++i) {
     const int units = cluster.gpu_free_units(first + static_cast<GpuId>(i));
     if (units < req.claim_units) continue;
     bool seen = false;
