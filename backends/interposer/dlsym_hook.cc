@@ -2,7 +2,6 @@
 // Built without sanitizer instrumentation: sanitizer runtimes call dlsym while they initialise,
 // before instrumented code may run.
 #include <dlfcn.h>
-#include <link.h>
 
 #include <atomic>
 #include <cstring>
@@ -44,32 +43,18 @@ void* hook_named(const char* name) {
   return nullptr;
 }
 
-// dlsym(RTLD_NEXT) means "after the caller", and glibc finds the caller from its return address,
-// which inside this hook would be us. So the search is redone from the real caller.
-void* next_after(const void* caller, const char* name) {
-  Dl_info info;
-  link_map* self = nullptr;
-  if (!dladdr1(caller, &info, reinterpret_cast<void**>(&self), RTLD_DL_LINKMAP) || !self)
-    return nullptr;
-  for (link_map* m = self->l_next; m; m = m->l_next) {
-    void* p = real_dlsym()(m, name);
-    if (!p) continue;
-    link_map* owner = nullptr;
-    if (dladdr1(p, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) && owner == m)
-      return p;
-  }
-  return nullptr;
-}
-
 }  // namespace
 }  // namespace slicelab::interposer
 
+// glibc resolves RTLD_NEXT (and picks the namespace) from dlsym's return address. So every
+// lookup that is not one of our names ends in a tail call, which leaves the program's return
+// address in place: this file is always compiled with sibling-call optimisation (-O2).
 extern "C" void* dlsym(void* handle, const char* name) {
   using namespace slicelab::interposer;
-  void* p = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name)
-                                : real_dlsym()(handle, name);
-  if (p) {
-    if (void* h = hook_named(name)) return h;
+  if (void* hook = hook_named(name)) {
+    // Our name: the hook, provided the object asked exists and has the symbol at all.
+    void* p = real_dlsym()(handle == RTLD_NEXT ? RTLD_DEFAULT : handle, name);
+    return p ? hook : nullptr;
   }
-  return p;
+  return real_dlsym()(handle, name);
 }

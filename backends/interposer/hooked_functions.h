@@ -28,7 +28,7 @@ CUresult cuEventRecord_ptsz(CUevent, CUstream);
   X(cuDeviceTotalMem_v2) X(cuMemAlloc_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged)               \
       X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz) X(cuMemAllocFromPoolAsync)                        \
           X(cuMemAllocFromPoolAsync_ptsz) X(cuMemFree_v2) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz) \
-              X(cuMemCreate) X(cuMemRelease) X(cuMemImportFromShareableHandle) X(cuMemMap)         \
+              X(cuMemCreate) X(cuMemRelease) X(cuMemImportFromShareableHandle) X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) X(cuMemMap)         \
                   X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy)                      \
                       X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy) X(cuLaunchKernel)       \
                           X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz)      \

@@ -34,7 +34,7 @@ namespace {
 #define SLICELAB_HELPER_FUNCTIONS(X) \
   X(cuCtxGetDevice)                  \
   X(cuCtxGetCurrent)                 \
-  X(cuEventCreate) X(cuEventRecord) X(cuEventRecord_ptsz) X(cuEventQuery) X(cuEventSynchronize)
+  X(cuEventCreate) X(cuEventRecord) X(cuEventRecord_ptsz) X(cuEventQuery) X(cuMemGetAddressRange_v2) X(cuEventSynchronize)
 
 struct Real {
 #define DECLARE(name) decltype(&::name) name = nullptr;
@@ -454,6 +454,32 @@ CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* h, void* o
   if (r == CUDA_SUCCESS) track(s, Kind::kImported, *h, 0, current_device(s));
   return r;
 }
+// A legacy IPC import maps memory another process allocated; its size is known only once it is
+// open, so it is opened, then counted, and closed again with CUDA_ERROR_OUT_OF_MEMORY when over.
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* p, CUipcMemHandle h, unsigned int flags) {
+  State& s = st();
+  if (!s.real.cuIpcOpenMemHandle_v2) return NO_DRIVER;
+  const CUresult r = s.real.cuIpcOpenMemHandle_v2(p, h, flags);
+  const int dev = current_device(s);
+  CUdeviceptr base = 0;
+  size_t bytes = 0;
+  if (r != CUDA_SUCCESS || dev < 0 || !s.real.cuMemGetAddressRange_v2 ||
+      s.real.cuMemGetAddressRange_v2(&base, &bytes, *p) != CUDA_SUCCESS)
+    return r;
+  if (!s.region->reserve(dev, bytes, s.cfg.devices[dev].memory_bytes)) {
+    s.real.cuIpcCloseMemHandle(*p);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  s.region->commit(dev, bytes);
+  track(s, Kind::kPointer, *p, bytes, dev);
+  return r;
+}
+CUresult cuIpcCloseMemHandle(CUdeviceptr p) {
+  State& s = st();
+  if (!s.real.cuIpcCloseMemHandle) return NO_DRIVER;
+  return credited(Kind::kPointer, p, [&] { return s.real.cuIpcCloseMemHandle(p); });
+}
+
 CUresult cuMemMap(CUdeviceptr ptr, size_t bytes, size_t offset, CUmemGenericAllocationHandle h,
                   unsigned long long flags) {
   State& s = st();

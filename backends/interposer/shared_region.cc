@@ -245,6 +245,12 @@ int SharedRegion::slot() {
   const pid_t me = cached_pid();
   int s = slot_.load(std::memory_order_acquire);
   if (s >= 0 && slot_pid_.load(std::memory_order_relaxed) == me) return s;
+  // One claim per process: threads racing here must all end up in the same slot, or a
+  // reservation made in one slot would be committed from another and never balance out.
+  static std::mutex claim;
+  std::lock_guard<std::mutex> g(claim);
+  s = slot_.load(std::memory_order_acquire);
+  if (s >= 0 && slot_pid_.load(std::memory_order_relaxed) == me) return s;
   reclaim_dead();
   lock();
   s = -1;

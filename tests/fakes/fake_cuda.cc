@@ -168,7 +168,7 @@ CUresult dealloc(CUdeviceptr p) {
     a = it->second;
     f.allocs.erase(it);
   }
-  give(a.second, a.first);
+  if (a.second >= 0) give(a.second, a.first);  // an IPC mapping (-1) holds no memory of its own
   std::free(reinterpret_cast<void*>(p));
   return CUDA_SUCCESS;
 }
@@ -358,6 +358,30 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, size_t* size, CUdeviceptr p)
   if (size) *size = it->second.first;
   return CUDA_SUCCESS;
 }
+
+// Legacy IPC: the fake's handle carries the exported size; opening it maps that many bytes
+// (new host memory here) that belong to the exporter, so the device's usage does not change.
+CUresult cuIpcGetMemHandle(CUipcMemHandle* h, CUdeviceptr p) {
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (!h || cuMemGetAddressRange_v2(&base, &size, p) != CUDA_SUCCESS)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::memset(h, 0, sizeof *h);
+  std::memcpy(h->reserved, &size, sizeof size);
+  return CUDA_SUCCESS;
+}
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* p, CUipcMemHandle h, unsigned int) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  size_t size = 0;
+  std::memcpy(&size, h.reserved, sizeof size);
+  void* mem = std::malloc(size ? size : 1);
+  Fake& f = fake();
+  std::lock_guard<std::mutex> g(f.mu);
+  f.allocs[reinterpret_cast<uintptr_t>(mem)] = {size, -1};
+  *p = reinterpret_cast<CUdeviceptr>(mem);
+  return CUDA_SUCCESS;
+}
+CUresult cuIpcCloseMemHandle(CUdeviceptr p) { return dealloc(p); }
 
 CUresult cuMemCreate(CUmemGenericAllocationHandle* h, size_t size, const CUmemAllocationProp* prop,
                      unsigned long long) {
@@ -582,6 +606,8 @@ const ProcEntry kProcs[] = {
     {"cuMemFree", 3020, P(cuMemFree_v2), nullptr},
     {"cuMemFreeAsync", 11020, P(cuMemFreeAsync), P(cuMemFreeAsync_ptsz)},
     {"cuMemCreate", 10020, P(cuMemCreate), nullptr},
+    {"cuIpcOpenMemHandle", 11000, P(cuIpcOpenMemHandle_v2), nullptr},
+    {"cuIpcCloseMemHandle", 4010, P(cuIpcCloseMemHandle), nullptr},
     {"cuMemRelease", 10020, P(cuMemRelease), nullptr},
     {"cuMemMap", 10020, P(cuMemMap), nullptr},
     {"cuMemImportFromShareableHandle", 10020, P(cuMemImportFromShareableHandle), nullptr},

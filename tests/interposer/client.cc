@@ -160,6 +160,15 @@ std::vector<Path> paths() {
                  return r;
                },
                [](uint64_t t) { return cuMemRelease(t); }});
+  p.push_back({"cuIpcOpenMemHandle_v2",
+               [](uint64_t b, uint64_t* t) {
+                 // The fake's IPC handle carries the size; the exporter's memory is not ours.
+                 CUipcMemHandle h{};
+                 std::memcpy(h.reserved, &b, sizeof b);
+                 return cuIpcOpenMemHandle(reinterpret_cast<CUdeviceptr*>(t), h,
+                                           CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+               },
+               [](uint64_t t) { return cuIpcCloseMemHandle(static_cast<CUdeviceptr>(t)); }});
   p.push_back({"cuArrayCreate_v2",
                [](uint64_t b, uint64_t* t) {
                  CUDA_ARRAY_DESCRIPTOR d{};
@@ -277,6 +286,8 @@ int mode_lookup() {
       {"cuMemMap", "cuMemMap", H(cuMemMap), nullptr, 10020},
       {"cuMemImportFromShareableHandle", "cuMemImportFromShareableHandle",
        H(cuMemImportFromShareableHandle), nullptr, 10020},
+      {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle_v2", H(cuIpcOpenMemHandle_v2), nullptr, 11000},
+      {"cuIpcCloseMemHandle", "cuIpcCloseMemHandle", H(cuIpcCloseMemHandle), nullptr, 4010},
       {"cuArrayCreate", "cuArrayCreate_v2", H(cuArrayCreate_v2), nullptr, 3020},
       {"cuArray3DCreate", "cuArray3DCreate_v2", H(cuArray3DCreate_v2), nullptr, 3020},
       {"cuArrayDestroy", "cuArrayDestroy", H(cuArrayDestroy), nullptr, 2000},

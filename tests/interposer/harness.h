@@ -102,9 +102,15 @@ inline bool wait_for(Child& c, const std::string& marker, int timeout_ms = 20000
 
 inline Result finish(Child& c, int timeout_ms = 120000) {
   Result r;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   wait_for(c, "\x01never\x01", timeout_ms);  // read to the end of output or the timeout
+  // The output may close a moment before the process is gone (sanitizer reports at exit).
   int status = 0;
-  if (waitpid(c.pid, &status, WNOHANG) == 0) {
+  pid_t done = 0;
+  while ((done = waitpid(c.pid, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < deadline)
+    usleep(10000);
+  if (done == 0) {
     r.timed_out = true;
     kill(c.pid, SIGKILL);
     waitpid(c.pid, &status, 0);

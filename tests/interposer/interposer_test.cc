@@ -39,7 +39,7 @@ TEST_F(Interposer, EveryAllocationPathHoldsTheCapAndIsCreditedOnFree) {
   const Result r = run({"paths"}, env({{"SLICELAB_MEMORY_LIMIT", k64m}}));
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("paths ok"), std::string::npos) << r.out;
-  EXPECT_EQ(count(r.out, "path "), 12u) << r.out;
+  EXPECT_EQ(count(r.out, "path "), 13u) << r.out;
 }
 
 TEST_F(Interposer, HooksAreReachedByDirectCallsDlsymAndEveryProcAddressVersion) {
