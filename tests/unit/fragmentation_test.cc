@@ -1,0 +1,230 @@
+// Pins down the FGD fragmentation measure (node_fragmentation) on hand-computed nodes, case by
+// case, and how TargetWorkload::from_pods picks, weighs and orders the popular GPU pod shapes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/metrics/fragmentation.h"
+#include "tests/support/sim_fixtures.h"
+
+namespace slicelab {
+namespace {
+
+using testing::catalog;
+using testing::model_index;
+
+TargetShape shape(int gpu_count, int gpu_milli, double freq, int64_t cpu = 0,
+                  uint64_t mask = ~uint64_t{0}) {
+  return TargetShape{cpu, gpu_count, gpu_milli, mask, freq};
+}
+
+TargetWorkload one(TargetShape s) {
+  TargetWorkload t;
+  t.shapes.push_back(s);
+  return t;
+}
+
+uint16_t a100() {
+  return static_cast<uint16_t>(model_index("A100-80GB"));
+}
+uint16_t t4() {
+  return static_cast<uint16_t>(model_index("T4"));
+}
+
+// The 8-GPU node of the examples: frees {1000, 1000, 700, 300, 0, 0, 0, 0}, 3000 milli in all.
+const std::vector<int> kNode = {1000, 1000, 700, 300, 0, 0, 0, 0};
+
+// --- node_fragmentation: one shape at a time ---
+
+TEST(FragmentationNode, ShareShapeFitsOnlyGpusTooSmallCount) {
+  // share 500: GPUs with >= 500 free: 1000, 1000, 700 -> fits; too small: 300 + 0*4 = 300.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(1, 500, 1.0)), 16000, a100(), kNode), 300.0);
+  // share 800: fitting 1000, 1000; too small: 700 + 300 = 1000.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(1, 800, 1.0)), 16000, a100(), kNode), 1000.0);
+  // share 300: fitting 1000, 1000, 700, 300 (>= is enough); too small: only zeros -> 0.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(1, 300, 1.0)), 16000, a100(), kNode), 0.0);
+}
+
+TEST(FragmentationNode, WholeGpuShapesCountPartialGpus) {
+  // one whole GPU: fitting 1000, 1000; partial GPUs 700 + 300 = 1000 are fragment.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(1, 1000, 1.0)), 16000, a100(), kNode), 1000.0);
+  // two whole GPUs: 2 idle GPUs >= 2 -> fits; fragment again 700 + 300 = 1000.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(2, 1000, 1.0)), 16000, a100(), kNode), 1000.0);
+}
+
+TEST(FragmentationNode, TooFewGpusMakesAllFreeMilliFragment) {
+  // three whole GPUs: only 2 idle -> cannot fit: all 3000 free milli are fragment.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(3, 1000, 1.0)), 16000, a100(), kNode), 3000.0);
+  // share 500 x 4 GPUs (hand-built): only 3 GPUs with >= 500 -> 3000.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(4, 500, 1.0)), 16000, a100(), kNode), 3000.0);
+}
+
+TEST(FragmentationNode, LackOfCpuMakesAllFreeMilliFragment) {
+  // share 500 needs 4000 CPU: with 4000 free it fits (>=) -> 300; with 3999 -> all 3000.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(1, 500, 1.0, 4000)), 4000, a100(), kNode), 300.0);
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(1, 500, 1.0, 4000)), 3999, a100(), kNode), 3000.0);
+}
+
+TEST(FragmentationNode, ModelNotAllowedMakesAllFreeMilliFragment) {
+  const uint64_t only_a100 = uint64_t{1} << a100();
+  // On the A100 node the shape fits: 300. On a T4 node it never can: all 3000.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(1, 500, 1.0, 0, only_a100)), 16000, a100(), kNode),
+                   300.0);
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(shape(1, 500, 1.0, 0, only_a100)), 16000, t4(), kNode),
+                   3000.0);
+}
+
+TEST(FragmentationNode, ShapesWeighByFrequency) {
+  TargetWorkload t;
+  t.shapes = {shape(1, 500, 0.5), shape(1, 1000, 0.25), shape(3, 1000, 0.25)};
+  // 0.5 * 300 + 0.25 * 1000 + 0.25 * 3000 = 150 + 250 + 750 = 1150.
+  EXPECT_DOUBLE_EQ(node_fragmentation(t, 16000, a100(), kNode), 1150.0);
+  // With 1000 CPU free and the share shape needing 2000 CPU:
+  // 0.5 * 3000 + 0.25 * 1000 + 0.25 * 3000 = 1500 + 250 + 750 = 2500.
+  t.shapes[0].cpu_milli = 2000;
+  EXPECT_DOUBLE_EQ(node_fragmentation(t, 1000, a100(), kNode), 2500.0);
+}
+
+TEST(FragmentationNode, FullOrEmptyNodes) {
+  TargetWorkload t;
+  t.shapes = {shape(1, 500, 0.5), shape(3, 1000, 0.5)};
+  // No free GPU milli: nothing to fragment, even for shapes that cannot fit.
+  const std::vector<int> full(8, 0);
+  EXPECT_DOUBLE_EQ(node_fragmentation(t, 0, a100(), full), 0.0);
+  // An idle 8-GPU node: every shape fits, no partial GPU -> 0.
+  const std::vector<int> idle(8, 1000);
+  EXPECT_DOUBLE_EQ(node_fragmentation(t, 16000, a100(), idle), 0.0);
+  // An idle 2-GPU node: the 3-GPU shape cannot fit -> 0.5 * 2000 = 1000.
+  EXPECT_DOUBLE_EQ(node_fragmentation(t, 16000, a100(), std::vector<int>{1000, 1000}), 1000.0);
+  // An empty target workload: 0 on any node.
+  EXPECT_DOUBLE_EQ(node_fragmentation(TargetWorkload{}, 16000, a100(), kNode), 0.0);
+}
+
+// --- TargetWorkload::from_pods ---
+
+PodSpec gpu_pod(int count, int milli, int64_t cpu = 0, std::vector<std::string> models = {}) {
+  PodSpec p;
+  p.name = "p";
+  p.duration_s = 1;
+  p.gpu_count = count;
+  p.gpu_milli = milli;
+  p.cpu_milli = cpu;
+  p.allowed_models = std::move(models);
+  return p;
+}
+
+std::vector<PodSpec> repeat(const PodSpec& p, int n) {
+  return std::vector<PodSpec>(static_cast<size_t>(n), p);
+}
+
+void append(std::vector<PodSpec>& to, const std::vector<PodSpec>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+TEST(FragmentationTarget, CoverageCutAndRenormalisation) {
+  // 20 GPU pods: X (share 500) x10, Y (1 whole GPU) x6, Z (2 GPUs) x3, W (share 250) x1.
+  std::vector<PodSpec> pods;
+  append(pods, repeat(gpu_pod(1, 500), 10));
+  append(pods, repeat(gpu_pod(2, 1000), 3));
+  append(pods, repeat(gpu_pod(1, 250), 1));
+  append(pods, repeat(gpu_pod(1, 1000), 6));
+  // 95% of 20 = 19: after X 10 < 19, after Y 16 < 19, after Z 19 -> stop; W is left out.
+  const TargetWorkload t = TargetWorkload::from_pods(pods, catalog());
+  ASSERT_EQ(t.shapes.size(), 3U);
+  EXPECT_EQ(t.shapes[0].gpu_milli, 500);
+  EXPECT_EQ(t.shapes[1].gpu_count, 1);
+  EXPECT_EQ(t.shapes[1].gpu_milli, 1000);
+  EXPECT_EQ(t.shapes[2].gpu_count, 2);
+  // Renormalised over the 19 covered pods: 10/19, 6/19, 3/19.
+  EXPECT_DOUBLE_EQ(t.shapes[0].freq, 10.0 / 19.0);
+  EXPECT_DOUBLE_EQ(t.shapes[1].freq, 6.0 / 19.0);
+  EXPECT_DOUBLE_EQ(t.shapes[2].freq, 3.0 / 19.0);
+  EXPECT_EQ(t.shapes[0].model_mask, ~uint64_t{0});
+
+  // coverage 1.0 keeps W too: freqs over 20.
+  const TargetWorkload all = TargetWorkload::from_pods(pods, catalog(), 1.0);
+  ASSERT_EQ(all.shapes.size(), 4U);
+  EXPECT_EQ(all.shapes[3].gpu_milli, 250);
+  EXPECT_DOUBLE_EQ(all.shapes[3].freq, 1.0 / 20.0);
+  EXPECT_DOUBLE_EQ(all.shapes[0].freq, 0.5);
+  // coverage 0.5: 10 of 20 reached with X alone -> X with freq 1.
+  const TargetWorkload half = TargetWorkload::from_pods(pods, catalog(), 0.5);
+  ASSERT_EQ(half.shapes.size(), 1U);
+  EXPECT_DOUBLE_EQ(half.shapes[0].freq, 1.0);
+}
+
+TEST(FragmentationTarget, CpuOnlyPodsAreLeftOut) {
+  // 3 share pods, 1 whole-GPU pod, 10 CPU-only pods. Without the exclusion the CPU-only shape
+  // would be the most popular; with it the GPU pods are 4: 95% = 3.8 -> both shapes kept.
+  std::vector<PodSpec> pods;
+  append(pods, repeat(gpu_pod(0, 1000, 4000), 10));
+  append(pods, repeat(gpu_pod(1, 500), 3));
+  append(pods, repeat(gpu_pod(1, 1000), 1));
+  const TargetWorkload t = TargetWorkload::from_pods(pods, catalog());
+  ASSERT_EQ(t.shapes.size(), 2U);
+  EXPECT_EQ(t.shapes[0].gpu_milli, 500);
+  EXPECT_DOUBLE_EQ(t.shapes[0].freq, 0.75);
+  EXPECT_EQ(t.shapes[1].gpu_milli, 1000);
+  EXPECT_DOUBLE_EQ(t.shapes[1].freq, 0.25);
+  for (const auto& s : t.shapes) EXPECT_GE(s.gpu_count, 1);
+  // Only CPU-only pods, or none: an empty target.
+  EXPECT_TRUE(TargetWorkload::from_pods(repeat(gpu_pod(0, 1000, 1), 5), catalog()).shapes.empty());
+  EXPECT_TRUE(TargetWorkload::from_pods({}, catalog()).shapes.empty());
+}
+
+TEST(FragmentationTarget, ShapeKeyIncludesCpuAndModelsAndTiesOrderByShape) {
+  const uint64_t a100_bit = uint64_t{1} << a100();
+  const uint64_t t4_bit = uint64_t{1} << t4();
+  // Four shapes, two pods each: (cpu 2000, share 500), (cpu 0, share 500),
+  // (cpu 0, share 500, A100 only), (cpu 0, share 500, A100 or T4). Equal counts -> ordered
+  // by (cpu, count, milli, mask) ascending, whatever the input order.
+  std::vector<PodSpec> pods;
+  append(pods, repeat(gpu_pod(1, 500, 2000), 2));
+  append(pods, repeat(gpu_pod(1, 500, 0, {"A100-80GB", "T4"}), 2));
+  append(pods, repeat(gpu_pod(1, 500, 0), 2));
+  append(pods, repeat(gpu_pod(1, 500, 0, {"A100-80GB"}), 2));
+  const TargetWorkload t = TargetWorkload::from_pods(pods, catalog(), 1.0);
+  ASSERT_EQ(t.shapes.size(), 4U);
+  const uint64_t m1 = a100_bit, m2 = a100_bit | t4_bit;
+  const uint64_t lo = m1 < m2 ? m1 : m2, hi = m1 < m2 ? m2 : m1;
+  EXPECT_EQ(t.shapes[0].cpu_milli, 0);
+  EXPECT_EQ(t.shapes[0].model_mask, lo);
+  EXPECT_EQ(t.shapes[1].model_mask, hi);
+  EXPECT_EQ(t.shapes[2].model_mask, ~uint64_t{0});
+  EXPECT_EQ(t.shapes[3].cpu_milli, 2000);
+  for (const auto& s : t.shapes) EXPECT_DOUBLE_EQ(s.freq, 0.25);
+
+  // Reversed input: the same shapes in the same order.
+  std::vector<PodSpec> reversed(pods.rbegin(), pods.rend());
+  const TargetWorkload r = TargetWorkload::from_pods(reversed, catalog(), 1.0);
+  ASSERT_EQ(r.shapes.size(), 4U);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.shapes[i].cpu_milli, t.shapes[i].cpu_milli) << i;
+    EXPECT_EQ(r.shapes[i].model_mask, t.shapes[i].model_mask) << i;
+  }
+}
+
+TEST(FragmentationTarget, TieAtTheCoverageCutGoesToTheSmallerShape) {
+  // 1 whole GPU x2, share 300 x1, share 700 x1: 95% of 4 = 3.8. Whole GPU first (2), then the
+  // tie between 300 and 700 goes to 300 (smaller key) -> 3 < 3.8, then 700 -> 4.
+  std::vector<PodSpec> pods;
+  append(pods, repeat(gpu_pod(1, 700), 1));
+  append(pods, repeat(gpu_pod(1, 1000), 2));
+  append(pods, repeat(gpu_pod(1, 300), 1));
+  TargetWorkload t = TargetWorkload::from_pods(pods, catalog());
+  ASSERT_EQ(t.shapes.size(), 3U);
+  EXPECT_EQ(t.shapes[0].gpu_milli, 1000);
+  EXPECT_EQ(t.shapes[1].gpu_milli, 300);
+  EXPECT_EQ(t.shapes[2].gpu_milli, 700);
+  // coverage 0.7: 2.8 of 4 -> whole GPU (2), then 300 (3) -> 700 left out; freqs 2/3, 1/3.
+  t = TargetWorkload::from_pods(pods, catalog(), 0.7);
+  ASSERT_EQ(t.shapes.size(), 2U);
+  EXPECT_EQ(t.shapes[1].gpu_milli, 300);
+  EXPECT_DOUBLE_EQ(t.shapes[0].freq, 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(t.shapes[1].freq, 1.0 / 3.0);
+}
+
+}  // namespace
+}  // namespace slicelab
