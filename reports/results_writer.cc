@@ -304,12 +304,14 @@ Distribution mean_distribution(std::span<const Distribution* const> ds) {
   for (const Distribution* d : ds) {
     if (d->count == 0) continue;
     ++n;
-    m.count += d->count;
+    m.count += d->count;  // divided by the seeds below, like every other figure
     m.mean += d->mean, m.p50 += d->p50, m.p95 += d->p95, m.p99 += d->p99, m.max += d->max;
   }
   if (n > 0) {
     const double k = static_cast<double>(n);
     m.mean /= k, m.p50 /= k, m.p95 /= k, m.p99 /= k, m.max /= k;
+    m.count = static_cast<size_t>(
+        std::llround(static_cast<double>(m.count) / static_cast<double>(ds.size())));
   }
   return m;
 }
@@ -351,7 +353,9 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
       s.gpu_hours_provisioned += r.gpu_hours_provisioned / k;
       s.gpu_hours_allocated += r.gpu_hours_allocated / k;
       s.cost_usd += r.cost_usd / k;
-      s.events += r.events, s.placement_attempts += r.placement_attempts;
+      s.events += static_cast<uint64_t>(std::llround(static_cast<double>(r.events) / k));
+      s.placement_attempts +=
+          static_cast<uint64_t>(std::llround(static_cast<double>(r.placement_attempts) / k));
       queue.push_back(&r.queue_delay_s), jct.push_back(&r.jct_s), slowdown.push_back(&r.slowdown);
       quality.push_back(&r.communication_quality);
       if (r.slo_attainment) slo_sum += *r.slo_attainment, ++slo_n;

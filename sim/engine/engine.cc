@@ -409,6 +409,8 @@ void Simulation::arrive(uint32_t p, uint64_t seq) {
       out_[p].status = PodStatus::kUnschedulable;
       out_[p].reason = "no room when it arrived (fill experiment: one attempt)";
       failed_gpus_ += demand;
+    } else if (out_[p].status == PodStatus::kFailed) {
+      failed_gpus_ += demand;  // placed, then out of memory: its demand was not served either
     }
     record_fill_point();
     return;

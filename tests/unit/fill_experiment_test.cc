@@ -200,6 +200,21 @@ TEST(FillEngine, CpuOnlyAndNeverFittingPods) {
   EXPECT_DOUBLE_EQ(r.summary.fill->failed_at_full, 1.5);
 }
 
+TEST(FillEngine, OutOfMemoryAfterPlacementCountsAsFailedDemand) {
+  // gpu-share does not isolate memory: two 500-milli pods of 50 GiB each land on GPU 0 of an
+  // 80 GB card (first-fit); the second overflows it and fails at once. Its 0.5 GPU of demand
+  // is failed, so arrived (1.0) = allocated (0.5) + failed (0.5).
+  const std::vector<PodSpec> pods = {pod("a", 0, 1).milli(500).gpu_mem(51200),
+                                     pod("b", 1, 1).milli(500).gpu_mem(51200)};
+  const RunResult r = testing::run(cluster_of({node_group("n", 1, "A100-80GB", 2)}), pods,
+                                   "first-fit", kShare, fill_config());
+  ASSERT_EQ(r.fill_curve.size(), 2U);
+  EXPECT_EQ(r.pods[1].status, PodStatus::kFailed);
+  EXPECT_DOUBLE_EQ(r.fill_curve[1].arrived, 1.0);
+  EXPECT_DOUBLE_EQ(r.fill_curve[1].allocated, 0.5);
+  EXPECT_DOUBLE_EQ(r.fill_curve[1].failed, 0.5);
+}
+
 TEST(FillEngine, NeverFullFallsBackToTheLastPoint) {
   // One share-500 pod on a 2-GPU node: arrived 0.5 < 2, so "at 100%" is the last point.
   const std::vector<PodSpec> pods = {pod("s", 0, 1).milli(500)};
