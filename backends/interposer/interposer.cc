@@ -31,10 +31,17 @@ DlsymFn real_dlsym();
 namespace {
 
 // ---- the driver functions we call or hook (SLICELAB_REAL_FUNCTIONS: hooked_functions.h) ----
+// clang-format off  (one entry per line; clang-format mangles X-macro lists)
 #define SLICELAB_HELPER_FUNCTIONS(X) \
   X(cuCtxGetDevice)                  \
   X(cuCtxGetCurrent)                 \
-  X(cuEventCreate) X(cuEventRecord) X(cuEventRecord_ptsz) X(cuEventQuery) X(cuMemGetAddressRange_v2) X(cuEventSynchronize)
+  X(cuEventCreate)                   \
+  X(cuEventRecord)                   \
+  X(cuEventRecord_ptsz)              \
+  X(cuEventQuery)                    \
+  X(cuMemGetAddressRange_v2)         \
+  X(cuEventSynchronize)
+// clang-format on
 
 struct Real {
 #define DECLARE(name) decltype(&::name) name = nullptr;

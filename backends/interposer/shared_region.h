@@ -1,6 +1,5 @@
-// The accounting region one container's processes share (a file-backed mmap): memory tallies per
-// device and per process, launch statistics, and a robust lock, so a SIGKILLed process never
-// leaves a held lock or a leaked share behind.
+// The accounting region a container's processes share (file-backed mmap, robust lock, per-process
+// slots), so that a SIGKILLed process leaves neither a held lock nor a leaked share behind.
 #pragma once
 
 #include <pthread.h>

@@ -381,7 +381,9 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* p, CUipcMemHandle h, unsigned int) {
   *p = reinterpret_cast<CUdeviceptr>(mem);
   return CUDA_SUCCESS;
 }
-CUresult cuIpcCloseMemHandle(CUdeviceptr p) { return dealloc(p); }
+CUresult cuIpcCloseMemHandle(CUdeviceptr p) {
+  return dealloc(p);
+}
 
 CUresult cuMemCreate(CUmemGenericAllocationHandle* h, size_t size, const CUmemAllocationProp* prop,
                      unsigned long long) {
