@@ -91,7 +91,7 @@ Config load_config(const std::function<const char*(const char*)>& getenv) {
       c.measure_every = n;
     else
       c.warnings.push_back("SLICELAB_MEASURE_EVERY='" + v->second +
-                           "' is not an integer 1-1024; timing one launch in 16");
+                           "' is not an integer 1-1024; timing one launch in 32");
   }
   if (auto v = env.first({"SLICELAB_TEST_FAKE_CLOCK"})) c.fake_clock = v->second == "1";
   if (auto v = env.first({"SLICELAB_TEST_HANG_IN_LOCK"})) c.test_hang_in_lock = v->second == "1";
