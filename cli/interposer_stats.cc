@@ -56,7 +56,8 @@ std::string interposer_stats_report(const std::string& path) {
       throttled += s.throttled_ns[d].load();
     }
     const RegionDevice& dev = r.devices[d];
-    const uint64_t reserved = dev.reserved.load(), committed = dev.committed.load();
+    const uint64_t reserved = dev.reserved.load(),
+                   committed = dev.committed.load() + dev.external.load();
     const uint32_t sm = dev.sm_percent.load();
     // Devices no process has used are left out (a global cap applies to all 16 slots), except
     // device 0, so that an idle container still shows its caps.

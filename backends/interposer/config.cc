@@ -93,6 +93,13 @@ Config load_config(const std::function<const char*(const char*)>& getenv) {
       c.warnings.push_back("SLICELAB_MEASURE_EVERY='" + v->second +
                            "' is not an integer 1-1024; timing one launch in 32");
   }
+  if (auto v = env.first({"SLICELAB_NVML_RECONCILE"})) {
+    if (v->second == "1" || v->second == "0")
+      c.nvml_reconcile = v->second == "1";
+    else
+      c.warnings.push_back("SLICELAB_NVML_RECONCILE='" + v->second +
+                           "' is not 0 or 1; no reconciliation");
+  }
   if (auto v = env.first({"SLICELAB_TEST_FAKE_CLOCK"})) c.fake_clock = v->second == "1";
   if (auto v = env.first({"SLICELAB_TEST_HANG_IN_LOCK"})) c.test_hang_in_lock = v->second == "1";
   return c;

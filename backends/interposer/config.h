@@ -20,8 +20,10 @@ struct DeviceCaps {
 
 struct Config {
   DeviceCaps devices[kMaxDevices];
-  std::string region_path;            // shared accounting region; empty: private to this process
-  int measure_every = 32;             // time one launch in N of a known kernel with events
+  std::string region_path;  // shared accounting region; empty: private to this process
+  int measure_every = 32;   // time one launch in N of a known kernel with events
+  // Reconcile with NVML's per-process usage before allocations (at most once a second).
+  bool nvml_reconcile = false;
   bool fake_clock = false;            // tests only: use the fake driver's (virtual) clock
   bool test_hang_in_lock = false;     // tests only: stop inside the region lock (crash tests)
   std::vector<std::string> warnings;  // one line per bad value, printed once by the caller

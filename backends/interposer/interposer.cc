@@ -52,6 +52,10 @@ struct Real {
   nvmlReturn_t (*nvmlDeviceGetIndex)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetMemoryInfo_v2)(nvmlDevice_t, nvmlMemory_v2_t*) = nullptr;
+  nvmlReturn_t (*nvmlInit_v2)() = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetHandleByIndex_v2)(unsigned, nvmlDevice_t*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetComputeRunningProcesses_v3)(nvmlDevice_t, unsigned*,
+                                                          nvmlProcessInfo_t*) = nullptr;
 };
 
 enum class Kind : uint8_t { kPointer, kHandle, kImported, kArray };
@@ -82,6 +86,7 @@ struct State {
   std::mutex mu;  // guards `tracked`: allocation paths only, never launches
   std::unordered_map<uint64_t, Tracked> tracked[4];
   std::once_flag nvml_once;
+  std::atomic<int64_t> next_reconcile[kMaxDevices] = {};
 };
 
 std::atomic<State*> g_state{nullptr};
@@ -158,10 +163,13 @@ bool untrack(State& s, Kind k, uint64_t key, Tracked* out) {
 
 // Reserve, call the driver, then commit or cancel: the reservation keeps two concurrent
 // allocators (threads or processes) from both passing a check that only one of them fits.
+void maybe_reconcile(State& s, int dev);
+
 template <class Call, class Key>
 CUresult counted(int dev, uint64_t bytes, Kind kind, Call&& call, Key&& key) {
   State& s = st();
   if (dev < 0) return call();  // no context: the driver reports the error itself
+  maybe_reconcile(s, dev);
   if (!s.region->reserve(dev, bytes, s.cfg.devices[dev].memory_bytes))
     return CUDA_ERROR_OUT_OF_MEMORY;
   const CUresult r = call();
@@ -314,7 +322,40 @@ void init_nvml(State& s) {
     s.real.nvmlDeviceGetMemoryInfo_v2 =
         reinterpret_cast<decltype(s.real.nvmlDeviceGetMemoryInfo_v2)>(
             real_dlsym()(h, "nvmlDeviceGetMemoryInfo_v2"));
+    s.real.nvmlInit_v2 =
+        reinterpret_cast<decltype(s.real.nvmlInit_v2)>(real_dlsym()(h, "nvmlInit_v2"));
+    s.real.nvmlDeviceGetHandleByIndex_v2 =
+        reinterpret_cast<decltype(s.real.nvmlDeviceGetHandleByIndex_v2)>(
+            real_dlsym()(h, "nvmlDeviceGetHandleByIndex_v2"));
+    s.real.nvmlDeviceGetComputeRunningProcesses_v3 =
+        reinterpret_cast<decltype(s.real.nvmlDeviceGetComputeRunningProcesses_v3)>(
+            real_dlsym()(h, "nvmlDeviceGetComputeRunningProcesses_v3"));
   });
+}
+
+// Opt-in reconciliation (SLICELAB_NVML_RECONCILE=1): sums NVML's per-process usage on `dev` over
+// the container's processes (those holding a slot; NVML must see the same pids, e.g. hostPID),
+// so memory taken behind the interposer's back still counts against the cap. At most once a
+// second per device: an NVML query costs far more than an allocation.
+void maybe_reconcile(State& s, int dev) {
+  if (!s.cfg.nvml_reconcile || dev < 0) return;
+  const int64_t now = s.now();
+  int64_t due = s.next_reconcile[dev].load(std::memory_order_relaxed);
+  if (now < due || !s.next_reconcile[dev].compare_exchange_strong(due, now + 1'000'000'000)) return;
+  init_nvml(s);
+  if (!s.real.nvmlInit_v2 || !s.real.nvmlDeviceGetHandleByIndex_v2 ||
+      !s.real.nvmlDeviceGetComputeRunningProcesses_v3 || s.real.nvmlInit_v2() != NVML_SUCCESS)
+    return;
+  nvmlDevice_t h = nullptr;
+  if (s.real.nvmlDeviceGetHandleByIndex_v2(static_cast<unsigned>(dev), &h) != NVML_SUCCESS) return;
+  nvmlProcessInfo_t infos[64];
+  unsigned n = 64;
+  if (s.real.nvmlDeviceGetComputeRunningProcesses_v3(h, &n, infos) != NVML_SUCCESS) return;
+  uint64_t observed = 0;
+  s.region->slot();  // this process counts as the container's even before its first allocation
+  for (unsigned i = 0; i < n; ++i)
+    if (s.region->has_process(infos[i].pid)) observed += infos[i].usedGpuMemory;
+  s.region->reconcile(dev, observed);
 }
 
 // Rewrites total/free/used so that nvidia-smi and NVML users see the container's cap and usage.

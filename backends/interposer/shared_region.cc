@@ -279,7 +279,7 @@ bool SharedRegion::reserve(int dev, uint64_t bytes, uint64_t cap) {
     }
     RegionDevice& d = r_->devices[dev];
     // The same admission rule as the simulator's ledger (backends/limiter), on the totals.
-    limiter::LedgerState st{cap, d.reserved.load(), d.committed.load(), 0};
+    limiter::LedgerState st{cap, d.reserved.load(), d.committed.load(), d.external.load()};
     const bool ok = limiter::try_reserve(st, bytes);
     if (ok) {
       // Slot first, total second: if we die in between, the EOWNERDEAD rebuild from the slots
@@ -327,7 +327,24 @@ void SharedRegion::release(int dev, uint64_t bytes) {
 
 uint64_t SharedRegion::used(int dev) const {
   return r_->devices[dev].reserved.load(std::memory_order_relaxed) +
-         r_->devices[dev].committed.load(std::memory_order_relaxed);
+         r_->devices[dev].committed.load(std::memory_order_relaxed) +
+         r_->devices[dev].external.load(std::memory_order_relaxed);
+}
+
+void SharedRegion::reconcile(int dev, uint64_t observed) {
+  lock();
+  RegionDevice& d = r_->devices[dev];
+  // The simulator's rule (backends/limiter): what NVML sees beyond our committed bytes.
+  limiter::LedgerState st{d.cap.load(), d.reserved.load(), d.committed.load(), 0};
+  limiter::reconcile(st, observed);
+  d.external.store(st.external);
+  unlock();
+}
+
+bool SharedRegion::has_process(uint32_t pid) const {
+  for (const auto& s : r_->slots)
+    if (static_cast<uint32_t>(s.pid.load(std::memory_order_relaxed)) == pid) return true;
+  return false;
 }
 
 }  // namespace slicelab::interposer

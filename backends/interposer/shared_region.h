@@ -14,7 +14,7 @@
 namespace slicelab::interposer {
 
 constexpr uint64_t kRegionMagic = 0x534c4943454c4142ULL;  // "SLICELAB"
-constexpr uint32_t kRegionVersion = 1;
+constexpr uint32_t kRegionVersion = 2;
 constexpr int kMaxSlots = 256;
 
 struct RegionDevice {
@@ -25,6 +25,9 @@ struct RegionDevice {
   std::atomic<uint64_t> committed;
   // The compute limiter's state (its GCRA time), shared so that the cap holds per container.
   std::atomic<int64_t> limiter_tat;
+  // Usage NVML reports for the container's processes beyond what they committed through us
+  // (reconciliation, opt-in): it counts against the cap.
+  std::atomic<uint64_t> external;
 };
 
 struct RegionSlot {
@@ -61,7 +64,11 @@ class SharedRegion {
   void commit(int dev, uint64_t bytes);
   void cancel(int dev, uint64_t bytes);
   void release(int dev, uint64_t bytes);
-  uint64_t used(int dev) const;  // reserved + committed over the container
+  uint64_t used(int dev) const;  // reserved + committed (+ external) over the container
+  // Reconciliation: `observed` bytes on `dev` held by this container's processes per NVML.
+  void reconcile(int dev, uint64_t observed);
+  // Whether `pid` holds a slot (belongs to this container).
+  bool has_process(uint32_t pid) const;
   // Frees the slots of processes that died without cleaning up; returns how many.
   int reclaim_dead();
 

@@ -261,6 +261,19 @@ int mode_try(uint64_t bytes) {
   return 0;
 }
 
+// Takes `bypass` bytes straight from the fake driver (behind the interposer's back, as a
+// statically linked or unhooked path would), then tries `bytes` through the interposer.
+int mode_bypass(uint64_t bypass, uint64_t bytes) {
+  use_device(0);
+  using AllocFn = CUresult (*)(CUdeviceptr*, size_t);
+  auto direct = reinterpret_cast<AllocFn>(slicelab_fake_proc("cuMemAlloc", 13000, 0));
+  CUdeviceptr p = 0, q = 0;
+  CHECK_EQ(direct(&p, bypass), CUDA_SUCCESS);
+  const CUresult r = cuMemAlloc(&q, bytes);
+  std::printf("result=%d used=%" PRIu64 "\n", static_cast<int>(r), used_by_interposer());
+  return 0;
+}
+
 // Every hooked name resolves to the hook, whichever way a program looks it up.
 int mode_lookup() {
   use_device(0);
@@ -557,6 +570,8 @@ int main(int argc, char** argv) {
   if (mode == "paths") return mode_paths();
   if (mode == "hold") return mode_hold(static_cast<uint64_t>(arg(2)), static_cast<int>(arg(3)));
   if (mode == "try") return mode_try(static_cast<uint64_t>(arg(2)));
+  if (mode == "bypass")
+    return mode_bypass(static_cast<uint64_t>(arg(2)), static_cast<uint64_t>(arg(3)));
   if (mode == "lookup") return mode_lookup();
   if (mode == "meminfo") return mode_meminfo();
   if (mode == "threads") return mode_threads(static_cast<int>(arg(2)), static_cast<int>(arg(3)));

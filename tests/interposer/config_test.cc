@@ -63,8 +63,10 @@ TEST(InterposerConfig, BadValuesGiveOneWarningEachAndNoCap) {
   const Config c = load({{"CUDA_DEVICE_MEMORY_LIMIT", "lots"},
                          {"SLICELAB_MEMORY_LIMIT_12", "1x"},
                          {"CUDA_DEVICE_SM_LIMIT_1", "150"},
-                         {"SLICELAB_MEASURE_EVERY", "0"}});
-  ASSERT_EQ(c.warnings.size(), 4u);
+                         {"SLICELAB_MEASURE_EVERY", "0"},
+                         {"SLICELAB_NVML_RECONCILE", "yes"}});
+  ASSERT_EQ(c.warnings.size(), 5u);
+  EXPECT_FALSE(c.nvml_reconcile);
   EXPECT_NE(c.warnings[0].find("CUDA_DEVICE_MEMORY_LIMIT='lots'"), std::string::npos);
   EXPECT_NE(c.warnings[1].find("CUDA_DEVICE_SM_LIMIT_1='150'"), std::string::npos);
   EXPECT_NE(c.warnings[2].find("SLICELAB_MEMORY_LIMIT_12='1x'"), std::string::npos);

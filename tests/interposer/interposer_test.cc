@@ -120,6 +120,16 @@ TEST_F(Interposer, HamiEnvironmentContractAndPrecedence) {
   kill9(a);
 }
 
+TEST_F(Interposer, NvmlReconciliationCountsMemoryTakenBehindItsBack) {
+  // 40 MiB taken straight from the driver, then 30 MiB through the interposer under a 64 MiB cap.
+  Env e = env({{"SLICELAB_MEMORY_LIMIT", "64m"}});
+  Result r = run({"bypass", "41943040", "31457280"}, e);
+  EXPECT_NE(r.out.find("result=0 used=31457280"), std::string::npos) << r.out;  // unseen
+  e["SLICELAB_NVML_RECONCILE"] = "1";
+  r = run({"bypass", "41943040", "31457280"}, e);
+  EXPECT_NE(r.out.find("result=2 used=41943040"), std::string::npos) << r.out;  // counted
+}
+
 TEST_F(Interposer, BadConfigurationValuesAreSurvivedWithOneLineEach) {
   const Result r = run({"survive"}, {{"CUDA_DEVICE_MEMORY_LIMIT", "lots"},
                                      {"SLICELAB_SM_LIMIT_0", "150"},
