@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/scenario/scenario.h"
+#include "tests/support/temp_files.h"
 #include "workloads/csv_reader.h"
 #include "workloads/csv_trace_reader.h"
 #include "workloads/input_error.h"
@@ -18,31 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-class CsvFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("slicelab-csv-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  fs::path dir_;
-};
+using testing::message_of;
+using CsvFiles = testing::TempFilesTest;
 
 TEST_F(CsvFiles, ParserHandlesQuotesCrlfBomAndBlankLines) {
   CsvReader csv(write("a.csv",

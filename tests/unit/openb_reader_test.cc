@@ -10,6 +10,7 @@
 
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
+#include "tests/support/temp_files.h"
 #include "workloads/input_error.h"
 #include "workloads/openb_reader.h"
 #include "workloads/trace_summary.h"
@@ -21,31 +22,8 @@ namespace fs = std::filesystem;
 
 const std::string kOpenb = std::string(SLICELAB_SOURCE_DIR) + "/workloads/traces/openb";
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-class OpenbFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("slicelab-openb-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  fs::path dir_;
-};
+using testing::message_of;
+using OpenbFiles = testing::TempFilesTest;
 
 const char* const kPodHeader =
     "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
