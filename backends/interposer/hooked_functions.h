@@ -1,24 +1,8 @@
 // The list of driver functions the interposer hooks, shared by the hooks and by the dlsym hook
-// (which lives in its own, uninstrumented file), with the declarations cuda.h leaves out.
+// (which lives in its own, uninstrumented file).
 #pragma once
 
-#include <cuda.h>
-
-// cuda.h maps these names to their newest version; the interposer exports every version.
-#undef cuGetProcAddress
-extern "C" {
-CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t);
-CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, CUstream, void**, void**);
-CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig*, CUfunction, void**, void**);
-CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                                        unsigned, unsigned, unsigned, CUstream, void**);
-CUresult cuGraphLaunch_ptsz(CUgraphExec, CUstream);
-CUresult cuMemAllocAsync_ptsz(CUdeviceptr*, size_t, CUstream);
-CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr*, size_t, CUmemoryPool, CUstream);
-CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
-CUresult cuEventRecord_ptsz(CUevent, CUstream);
-}
+#include "backends/interposer/driver_extra_decls.h"
 
 // Every hooked driver function; each is exported under exactly this name.
 // clang-format off  (one entry per line; clang-format mangles X-macro lists)

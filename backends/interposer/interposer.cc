@@ -265,21 +265,53 @@ struct EventProbe {
   }
 };
 
-struct ThreadCompute {
-  CUcontext ctx = nullptr;
-  int dev = -1;
-  std::unique_ptr<EventProbe> probe[kMaxDevices];
-  std::unique_ptr<limiter::LaunchPacer<EventProbe>> pacer[kMaxDevices];
+using Pacer = limiter::LaunchPacer<EventProbe>;
+
+// What the launch path reads per thread. Trivial, so that with initial-exec it is one
+// instruction away: a thread_local with a constructor or destructor is reached through a guard
+// check and __tls_get_addr on every access.
+struct ThreadFast {
+  CUcontext ctx;
+  int dev;
+  Pacer* pacer[kMaxDevices];  // owned by the thread's ThreadOwned
+  bool exiting;               // ThreadOwned is gone: launches from here on pass unpaced
 };
-// initial-exec: the launch path reaches it with one instruction instead of a __tls_get_addr call.
-__attribute__((tls_model("initial-exec"))) thread_local ThreadCompute t_compute;
+__attribute__((tls_model("initial-exec"))) thread_local ThreadFast t_fast{nullptr, -1, {}, false};
+
+// Owns the thread's probes and pacers; touched only when a pacer is created. Its destructor
+// runs at thread exit and clears the fast pointers, so a launch from a later destructor in the
+// same thread passes through unpaced rather than use a freed pacer.
+struct ThreadOwned {
+  std::unique_ptr<EventProbe> probe[kMaxDevices];
+  std::unique_ptr<Pacer> pacer[kMaxDevices];
+  ThreadOwned() = default;
+  ThreadOwned(const ThreadOwned&) = delete;
+  ThreadOwned& operator=(const ThreadOwned&) = delete;
+  ~ThreadOwned() {
+    for (Pacer*& p : t_fast.pacer) p = nullptr;
+    t_fast.exiting = true;
+  }
+};
+thread_local ThreadOwned t_owned;
+
+// Slow path: the thread's first paced launch on `dev`. nullptr when events cannot be created.
+__attribute__((noinline)) Pacer* make_pacer(State& s, int dev) {
+  if (t_fast.exiting) return nullptr;
+  ThreadOwned& own = t_owned;
+  if (own.probe[dev]) return nullptr;  // tried before: events could not be created
+  own.probe[dev] = std::make_unique<EventProbe>(s);
+  if (!own.probe[dev]->ready) return nullptr;
+  own.pacer[dev] = std::make_unique<Pacer>(s.limiter[dev], *own.probe[dev], s.cfg.measure_every);
+  return t_fast.pacer[dev] = own.pacer[dev].get();
+}
 
 template <class Launch>
 CUresult paced(uint64_t key, StreamRef stream, Launch&& launch) {
   State& s = st();
-  ThreadCompute& tc = t_compute;
+  ThreadFast& tc = t_fast;
   CUcontext ctx = nullptr;
-  if (s.real.cuCtxGetCurrent && s.real.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != tc.ctx) {
+  if (s.real.cuCtxGetCurrent && s.real.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != tc.ctx)
+      [[unlikely]] {
     tc.ctx = ctx;
     tc.dev = current_device(s);
   }
@@ -288,14 +320,13 @@ CUresult paced(uint64_t key, StreamRef stream, Launch&& launch) {
   RegionSlot& slot = s.region->layout().slots[s.region->slot()];
   slot.launches[dev].fetch_add(1, std::memory_order_relaxed);
   if (s.limiter[dev].unlimited()) return launch();
-  if (!tc.pacer[dev]) {
-    tc.probe[dev] = std::make_unique<EventProbe>(s);
-    if (!tc.probe[dev]->ready) return launch();
-    tc.pacer[dev] = std::make_unique<limiter::LaunchPacer<EventProbe>>(
-        s.limiter[dev], *tc.probe[dev], s.cfg.measure_every);
+  Pacer* pacer = tc.pacer[dev];
+  if (!pacer) [[unlikely]] {
+    pacer = make_pacer(s, dev);
+    if (!pacer) return launch();
   }
   CUresult r = CUDA_SUCCESS;
-  const auto out = tc.pacer[dev]->launch(key, stream, [&] {
+  const auto out = pacer->launch(key, stream, [&] {
     r = launch();
     return r == CUDA_SUCCESS;
   });

@@ -226,30 +226,23 @@ void sub(std::atomic<uint64_t>& a, uint64_t v) {
   const uint64_t x = a.load(std::memory_order_relaxed);
   a.store(x >= v ? x - v : 0, std::memory_order_relaxed);
 }
-// getpid() is a system call; the launch path asks for the slot on every launch, so the pid is
-// cached and refreshed in a forked child.
-std::atomic<pid_t> g_pid{0};
-pid_t cached_pid() {
-  pid_t p = g_pid.load(std::memory_order_relaxed);
-  if (p == 0) {
-    static std::once_flag once;
-    std::call_once(once, [] { pthread_atfork(nullptr, nullptr, [] { g_pid.store(getpid()); }); });
-    p = getpid();
-    g_pid.store(p, std::memory_order_relaxed);
-  }
-  return p;
-}
 }  // namespace
 
-int SharedRegion::slot() {
-  const pid_t me = cached_pid();
-  int s = slot_.load(std::memory_order_acquire);
-  if (s >= 0 && slot_pid_.load(std::memory_order_relaxed) == me) return s;
+pid_t SharedRegion::init_process_id() {
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(nullptr, nullptr, [] { pid_.store(getpid()); }); });
+  const pid_t p = getpid();
+  pid_.store(p, std::memory_order_relaxed);
+  return p;
+}
+
+int SharedRegion::claim_slot() {
+  const pid_t me = process_id();
   // One claim per process: threads racing here must all end up in the same slot, or a
   // reservation made in one slot would be committed from another and never balance out.
   static std::mutex claim;
   std::lock_guard<std::mutex> g(claim);
-  s = slot_.load(std::memory_order_acquire);
+  int s = slot_.load(std::memory_order_acquire);
   if (s >= 0 && slot_pid_.load(std::memory_order_relaxed) == me) return s;
   reclaim_dead();
   lock();

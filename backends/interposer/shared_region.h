@@ -57,8 +57,14 @@ class SharedRegion {
   // For `slicelab interposer stats`: maps an existing region read-only; nullptr and *error.
   static SharedRegion* open_readonly(const std::string& path, std::string* error);
 
-  // This process's slot (claimed on first use, re-claimed after fork).
-  int slot();
+  // This process's slot (claimed on first use, re-claimed after fork). Inline: every launch
+  // counts itself in its slot.
+  int slot() {
+    const int s = slot_.load(std::memory_order_acquire);
+    if (s >= 0 && slot_pid_.load(std::memory_order_relaxed) == process_id()) [[likely]]
+      return s;
+    return claim_slot();
+  }
   // Two-phase accounting against `cap` on device `dev`, container-wide.
   bool reserve(int dev, uint64_t bytes, uint64_t cap);
   void commit(int dev, uint64_t bytes);
@@ -83,6 +89,15 @@ class SharedRegion {
   void unlock();
   void recompute_totals();  // after a lock owner died: slots are the source of truth
   void free_slot(RegionSlot& s);
+  int claim_slot();
+  // getpid(), cached and refreshed in a fork's child (a system call per launch would cost more
+  // than the rest of the hook).
+  static pid_t process_id() {
+    const pid_t p = pid_.load(std::memory_order_relaxed);
+    return p != 0 ? p : init_process_id();
+  }
+  static pid_t init_process_id();
+  static inline std::atomic<pid_t> pid_{0};
   RegionLayout* r_;
   bool shared_;
   bool hang_;

@@ -69,19 +69,26 @@ class DurationEstimator {
   static constexpr size_t kSlots = 64;
   explicit DurationEstimator(int measure_every = 1)
       : every_(measure_every < 1 ? 1 : measure_every) {}
-  // True when this launch should be timed (unknown key, or its turn in the sampling).
-  bool should_measure(uint64_t key) {
+  // What the pacer needs to know about one launch, from one look at the key's slot.
+  struct Lookup {
+    bool measure = false;  // time this launch (unknown key, or its turn in the sampling)
+    bool known = false;    // the key has a measured estimate
+    int64_t estimate_ns = 0;
+  };
+  Lookup lookup(uint64_t key) {
     Slot& s = slots_[index(key)];
-    if (s.key != key) s = Slot{key, 0, 0, false};
+    if (s.key != key) [[unlikely]]
+      s = Slot{key, 0, 0, false};
     if (!s.known || s.until_measure == 0) {
       s.until_measure = static_cast<uint32_t>(every_ - 1);
-      return true;
+      // For a key not measured yet, the running estimate over all keys (charging 0 would let
+      // a stream of new kernels run ahead of its measurements).
+      return {true, s.known, s.known ? s.ewma_ns : fallback_ns_};
     }
     --s.until_measure;
-    return false;
+    return {false, true, s.ewma_ns};
   }
-  // Running estimate for the key; for a key not measured yet, the running estimate over all
-  // keys (charging 0 would let a stream of new kernels run ahead of its measurements).
+  // Running estimate for the key, or the running estimate over all keys for an unknown one.
   int64_t estimate(uint64_t key) const {
     const Slot& s = slots_[index(key)];
     return s.key == key && s.known ? s.ewma_ns : fallback_ns_;
@@ -129,10 +136,11 @@ class LaunchPacer {
   template <class Stream, class Launch>
   Outcome launch(uint64_t key, Stream stream, Launch&& launch) {
     Outcome out;
-    out.measured = est_.should_measure(key);
-    const int64_t charged = est_.estimate(key);
+    const DurationEstimator::Lookup look = est_.lookup(key);
+    out.measured = look.measure;
+    const int64_t charged = look.estimate_ns;
     const int64_t cost = limiter_.wall_cost(charged);
-    if (cost < credit_ && est_.known(key)) {
+    if (cost < credit_ && look.known) [[likely]] {
       // Fast path, no clock: the credit seen at the last check cannot have shrunk since (time
       // only adds to it), so this launch is admitted; only the charge is recorded.
       // The charge is kept here and added to the shared state at the next slow path: other

@@ -14,27 +14,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "backends/interposer/driver_extra_decls.h"
 #include "tests/fakes/fake_control.h"
 
-// cuda.h maps these names to their newest version; the driver exports every version.
-#undef cuGetProcAddress
+// The driver exports every version of this name; cuda.h maps it to the newest.
 #undef cuEventElapsedTime
-
-// Per-thread-stream variants are only declared by cuda.h when a program asks for them.
-extern "C" {
-CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, CUstream, void**, void**);
-CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig*, CUfunction, void**, void**);
-CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                                        unsigned, unsigned, unsigned, CUstream, void**);
-CUresult cuGraphLaunch_ptsz(CUgraphExec, CUstream);
-CUresult cuMemAllocAsync_ptsz(CUdeviceptr*, size_t, CUstream);
-CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr*, size_t, CUmemoryPool, CUstream);
-CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
-CUresult cuEventRecord_ptsz(CUevent, CUstream);
-CUresult cuStreamSynchronize_ptsz(CUstream);
-CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t);
-}
 
 namespace {
 

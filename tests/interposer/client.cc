@@ -15,22 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "backends/interposer/driver_extra_decls.h"
 #include "backends/interposer/nvml_subset.h"
 #include "tests/fakes/fake_control.h"
-
-#undef cuGetProcAddress
-extern "C" {
-CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t);
-CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, CUstream, void**, void**);
-CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig*, CUfunction, void**, void**);
-CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                                        unsigned, unsigned, unsigned, CUstream, void**);
-CUresult cuGraphLaunch_ptsz(CUgraphExec, CUstream);
-CUresult cuMemAllocAsync_ptsz(CUdeviceptr*, size_t, CUstream);
-CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr*, size_t, CUmemoryPool, CUstream);
-CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
-}
 
 #define CHECK(cond)                                                           \
   do {                                                                        \
