@@ -182,7 +182,7 @@ const Case kCases[] = {
      "'least-allocated' (known: {scorers})"},
     {"unknown_sharing_mode.yaml",
      "{dir}/unknown_sharing_mode.yaml:13:13: policies[0].sharing.mode: expected whole-card, "
-     "time-slice or gpu-share, found 'mig'"},
+     "time-slice, gpu-share or mig, found 'vgpu'"},
     {"yaml_syntax_error.yaml",
      "{dir}/yaml_syntax_error.yaml:12:9: invalid YAML: end of sequence flow not found"},
 };
