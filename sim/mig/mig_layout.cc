@@ -14,6 +14,9 @@ constexpr size_t kMaxInstances = 16;
 // Checks the counting rules; returns the error message or an empty string.
 std::string count_error(const MigTable& table, std::span<const int> counts) {
   int compute = 0, slots = 0, me = 0;
+  for (size_t i = 0; i < counts.size(); ++i)
+    me += table.profiles[i].media_extensions ? counts[i] : 0;
+  if (me > 1) return fmt::format("at most one +me instance per GPU, the layout asks for {}", me);
   for (size_t i = 0; i < counts.size(); ++i) {
     const MigProfile& p = table.profiles[i];
     if (counts[i] < 0) return fmt::format("{}: count {} is below 0", p.name, counts[i]);
@@ -22,9 +25,7 @@ std::string count_error(const MigTable& table, std::span<const int> counts) {
                          table.gpu, counts[i]);
     compute += counts[i] * p.compute_slices;
     slots += counts[i] * p.memory_slots;
-    me += p.media_extensions ? counts[i] : 0;
   }
-  if (me > 1) return fmt::format("at most one +me instance per GPU, the layout asks for {}", me);
   if (compute > table.compute_slices)
     return fmt::format("the layout needs {} compute slices, {} has {}", compute, table.gpu,
                        table.compute_slices);

@@ -112,12 +112,19 @@ bool MigState::has_profile(GpuId g, int8_t q) const {
 }
 
 std::optional<std::string> MigState::never_fits(uint32_t p) const {
-  for (GpuId g = 0; g < cluster_.gpu_count(); ++g) {
-    const int8_t q = pod_profile(p, g);
-    if (q == kNone) continue;
-    if (q == kWhole || settings_.dynamic || has_profile(g, q)) return std::nullopt;
-  }
   const PodSpec& s = pods_[p];
+  for (NodeId n = 0; n < cluster_.node_count(); ++n) {
+    int could = 0;  // GPUs of the node that could ever host it
+    for (GpuId g = cluster_.first_gpu(n); g < cluster_.first_gpu(n + 1); ++g) {
+      const int8_t q = pod_profile(p, g);
+      could += q != kNone && (q == kWhole || settings_.dynamic || has_profile(g, q)) ? 1 : 0;
+    }
+    if (could >= s.gpu_count) return std::nullopt;
+  }
+  if (s.gpu_count > 1)
+    return fmt::format("no node has {} GPUs with a {} instance{}", s.gpu_count,
+                       s.mig_profile.empty() ? "fitting" : s.mig_profile,
+                       settings_.dynamic ? "" : " in the layout");
   if (!s.mig_profile.empty())
     return fmt::format("no GPU offers MIG profile {}{}", s.mig_profile,
                        settings_.dynamic ? "" : " in the layout");
