@@ -108,7 +108,11 @@ void BM_BestFitWholeCardBackfill(benchmark::State& s) {
 // Spread, not best-fit: best-fit stacks these memory-hungry pods on one GPU and nearly all of
 // them fail with out-of-memory at once, which would leave the rate model unexercised.
 void BM_SpreadTimeSlice4(benchmark::State& s) {
-  replay(s, "spread", {"time-slice", 4, 0.05}, false);
+  SharingConfig ts;  // field by field: other modes' settings keep their defaults
+  ts.kind = "time-slice";
+  ts.replicas = 4;
+  ts.context_switch_overhead = 0.05;
+  replay(s, "spread", ts, false);
 }
 void BM_FirstFitWholeCard(benchmark::State& s) {
   replay(s, "first-fit", {}, false);

@@ -125,6 +125,10 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
     p["gpu_hours"] = {{"provisioned", tidy(s.gpu_hours_provisioned)},
                       {"allocated", tidy(s.gpu_hours_allocated)}};
     p["cost_usd"] = tidy(s.cost_usd);
+    if (s.mig)
+      p["mig"] = {{"reconfigurations", s.mig->reconfigurations},
+                  {"reconfiguration_gpu_s", tidy(s.mig->reconfiguration_gpu_s)},
+                  {"stranded_ratio", tidy(s.mig->stranded_ratio)}};
     p["engine"] = {{"events", s.events}, {"placement_attempts", s.placement_attempts}};
     policies.push_back(std::move(p));
   }
@@ -223,10 +227,9 @@ std::string fill_table(std::span<const RunResult> runs) {
 }
 
 std::string comparison_table(std::span<const RunResult> runs) {
-  const std::vector<std::string> head = {"policy",    "sharing",    "done",    "failed",
-                                         "unplaced",  "alloc",      "SM util", "queue p50",
-                                         "queue p99", "JCT p50",    "JCT p99", "slowdn p99",
-                                         "SLO",       "GPU-h used", "cost $"};
+  std::vector<std::string> head = {"policy",  "sharing",    "done",      "failed",     "unplaced",
+                                   "alloc",   "SM util",    "queue p50", "queue p99",  "JCT p50",
+                                   "JCT p99", "slowdn p99", "SLO",       "GPU-h used", "cost $"};
   std::vector<std::vector<std::string>> rows;
   for (const RunResult& r : runs) {
     const RunSummary& s = r.summary;
@@ -243,6 +246,15 @@ std::string comparison_table(std::span<const RunResult> runs) {
          s.slowdown.count ? fmt::format("{:.2f}", s.slowdown.p99) : "-",
          s.slo_attainment ? pct(*s.slo_attainment) : "-",
          fmt::format("{:.1f}", s.gpu_hours_allocated), fmt::format("{:.2f}", s.cost_usd)});
+  }
+  // MIG columns only when some run shares GPUs by MIG.
+  if (std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.summary.mig; })) {
+    head.insert(head.end(), {"MIG reconf", "stranded"});
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& m = runs[i].summary.mig;
+      rows[i].push_back(m ? fmt::format("{}", m->reconfigurations) : "-");
+      rows[i].push_back(m ? fmt::format("{:.1f}%", 100 * m->stranded_ratio) : "-");
+    }
   }
   std::vector<size_t> width(head.size());
   for (size_t c = 0; c < head.size(); ++c) {
@@ -359,6 +371,12 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
       queue.push_back(&r.queue_delay_s), jct.push_back(&r.jct_s), slowdown.push_back(&r.slowdown);
       quality.push_back(&r.communication_quality);
       if (r.slo_attainment) slo_sum += *r.slo_attainment, ++slo_n;
+      if (r.mig) {  // MIG: reconfigurations as a rounded mean below, like the pod counts
+        if (!s.mig) s.mig = MigMetrics{};
+        s.mig->reconfigurations += r.mig->reconfigurations;
+        s.mig->reconfiguration_gpu_s += r.mig->reconfiguration_gpu_s / k;
+        s.mig->stranded_ratio += r.mig->stranded_ratio / k;
+      }
       if (r.fill) {
         if (!fill) fill = FillSummary{};
         const FillSummary& f = *r.fill;
@@ -376,6 +394,9 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
     for (size_t* c :
          {&s.pods, &s.completed, &s.failed, &s.unschedulable, &s.pending_at_end, &s.running_at_end})
       *c = static_cast<size_t>(std::llround(static_cast<double>(*c) / k));
+    if (s.mig)
+      s.mig->reconfigurations =
+          static_cast<size_t>(std::llround(static_cast<double>(s.mig->reconfigurations) / k));
     s.queue_delay_s = mean_distribution(queue);
     s.jct_s = mean_distribution(jct);
     s.slowdown = mean_distribution(slowdown);

@@ -22,6 +22,9 @@ struct PodSpec {
   int priority = 0;                         // higher is scheduled first
   std::vector<std::string> allowed_models;  // empty = any GPU model
   std::string workload_class;
+  // MIG: the GPU-instance profile asked for ("1g.10gb"); empty = derived from gpu_milli and
+  // gpu_memory_mib by a MIG policy. Ignored by the other sharing modes.
+  std::string mig_profile;
   std::optional<double> slo_max_queue_s;
   std::optional<double> slo_max_jct_s;
 

@@ -4,11 +4,23 @@
 
 #include <unordered_map>
 
+#include "sim/mig/mig_profiles.h"
+
 namespace slicelab {
 
 void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
                       PodSpec& pod, const ModelCheck& check_model) {
   pod.gpu_count = static_cast<int>(yaml.opt_integer(node, path, "gpu_count", 0, 64).value_or(0));
+  if (const YAML::Node m = node["mig_profile"]; m.IsDefined()) {
+    const std::string p = join_path(path, "mig_profile");
+    pod.mig_profile = yaml.string(m, p);
+    if (!node["gpu_count"].IsDefined()) pod.gpu_count = 1;
+    if (pod.gpu_count != 1) yaml.fail(m, p, "a MIG profile is for one-GPU pods (gpu_count: 1)");
+    if (!is_known_mig_profile(pod.mig_profile))
+      yaml.fail(m, p,
+                fmt::format("unknown MIG profile '{}' (known: {})", pod.mig_profile,
+                            known_mig_profile_names()));
+  }
   if (const YAML::Node m = node["gpu_milli"]; m.IsDefined()) {
     const std::string p = join_path(path, "gpu_milli");
     pod.gpu_milli = static_cast<int>(yaml.integer(m, p, 1, 1000));
@@ -49,9 +61,10 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
 
 PodSpec read_pod(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
                  size_t index, const ModelCheck& check_model) {
-  yaml.check_keys(node, path,
-                  {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
-                   "cpu_milli", "memory_mib", "priority", "allowed_models", "class", "slo"});
+  yaml.check_keys(
+      node, path,
+      {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib", "cpu_milli",
+       "memory_mib", "priority", "allowed_models", "class", "slo", "mig_profile"});
   PodSpec pod;
   pod.name = yaml.opt_string(node, path, "name").value_or(fmt::format("pod-{}", index));
   pod.arrival_s = yaml.opt_duration(node, path, "arrival").value_or(0.0);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <queue>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "sim/engine/static_feasibility.h"
 #include "sim/metrics/distribution.h"
 #include "sim/metrics/fragmentation.h"
+#include "sim/mig/mig_sharing.h"
+#include "sim/mig/mig_state.h"
 #include "sim/topology/gpu_topology.h"
 
 namespace slicelab {
@@ -30,6 +33,7 @@ struct FinishEvent {
   uint64_t seq;
   uint32_t pod;
   uint32_t version;
+  bool starts = false;  // MIG: the pod starts once its GPUs are re-partitioned (not a finish)
   // std::priority_queue is a max-heap: "greater" means later.
   bool operator<(const FinishEvent& o) const {
     return time > o.time || (time == o.time && seq > o.seq);
@@ -55,7 +59,11 @@ class Simulation {
   void finish(uint32_t p);
   void schedule_pending();
   bool try_place(uint32_t p);
+  std::optional<NodeId> place_mig(uint32_t p, std::span<const NodeId> only, double& delay);
+  void start_work(uint32_t p);
+  void start_after_reconfiguration(uint32_t p);
   bool fails_for_memory(uint32_t p);
+  std::optional<std::string> never_fits(uint32_t p);
   void add_tenant(GpuId g, uint32_t p);
   void remove_tenant(GpuId g, uint32_t p);
   void recompute_gpu(GpuId g);
@@ -126,6 +134,10 @@ class Simulation {
   double arrived_gpus_ = 0, failed_gpus_ = 0;
   std::vector<FillPoint> fill_curve_;
   std::vector<double> comm_quality_;  // one per multi-GPU pod placed on a node with a topology
+  // MIG (sharing mode mig only): instances per GPU, candidate nodes, stranded capacity.
+  std::unique_ptr<MigState> mig_;
+  std::vector<NodeId> mig_nodes_;
+  double stranded_int_ = 0;
 };
 
 void Simulation::prepare() {
@@ -200,6 +212,10 @@ void Simulation::prepare() {
   for (NodeId node = 0; node < cluster_.node_count(); ++node) refresh_node_fragmentation(node);
   if (in_.config.fill) fill_curve_.reserve(n);
   failed_shapes_.reserve(64);
+  if (const auto* mig = dynamic_cast<const MigSharing*>(&mode_)) {
+    mig_ = std::make_unique<MigState>(cluster_, in_.catalog, mig->settings(), pods, req_);
+    mig_nodes_.reserve(cluster_.node_count());
+  }
 }
 
 void Simulation::advance(double t) {
@@ -212,6 +228,7 @@ void Simulation::advance(double t) {
     }
     alloc_int_ += static_cast<double>(cluster_.allocated_units()) * dt;
     frag_int_ += frag_total_ * dt;
+    if (mig_) stranded_int_ += mig_->stranded_gpus() * dt;
   }
   now_ = t;
 }
@@ -263,6 +280,7 @@ void Simulation::recompute_gpu(GpuId g) {
     for (size_t k = 0; k < n; ++k) {
       const PodRequest& r = req_[tenant_pod_[base + k]];
       loads_[k] = {static_cast<double>(r.gpu_milli) / 1000.0, r.gpu_memory_mib};
+      if (mig_) loads_[k].sm_cap = mig_->sm_share(g, tenant_pod_[base + k]);
     }
     mode_.rates(std::span(loads_).first(n), std::span(rates_).first(n));
     std::copy_n(rates_.begin(), n, tenant_rate_.begin() + static_cast<std::ptrdiff_t>(base));
@@ -309,8 +327,23 @@ void Simulation::update_pod_rate(uint32_t p) {
 }
 
 bool Simulation::fails_for_memory(uint32_t p) {
-  if (mode_.isolates_memory()) return false;
   const PodRequest& r = req_[p];
+  if (mig_) {
+    // Instances isolate memory: only the pod's own instance can be too small for it.
+    for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) {
+      const GpuId g = pod_gpu_[i];
+      const int64_t cap = mig_->instance_memory_mib(g, p);
+      if (r.gpu_memory_mib <= cap) continue;
+      const NodeId node = cluster_.node_of(g);
+      out_[p].reason =
+          fmt::format("out of memory in MIG instance {} on {} GPU {}: needs {} MiB of {}",
+                      mig_->instance_name(g, p), cluster_.node_name(node),
+                      g - cluster_.first_gpu(node), r.gpu_memory_mib, cap);
+      return true;
+    }
+    return false;
+  }
+  if (mode_.isolates_memory()) return false;
   for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) {
     const GpuId g = pod_gpu_[i];
     const NodeId node = cluster_.node_of(g);
@@ -340,7 +373,9 @@ bool Simulation::try_place(uint32_t p) {
     }
   }
   ++attempts_;
-  const auto node = placement_.place(cluster_, r, rng_, pick_, only);
+  double mig_delay = 0;
+  const auto node =
+      mig_ ? place_mig(p, only, mig_delay) : placement_.place(cluster_, r, rng_, pick_, only);
   if (!node) {
     tried_at_[p] = static_cast<uint32_t>(freed_log_.size());
     if (!first_failure_t_) {
@@ -352,6 +387,12 @@ bool Simulation::try_place(uint32_t p) {
   }
   const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(r.gpu_count));
   std::copy(gpus.begin(), gpus.end(), pod_gpu_.begin() + gpu_offset_[p]);
+  if (mig_) {
+    // The pod's real claim is its instance's compute slices (same model on all its GPUs).
+    if (!gpus.empty()) req_[p].claim_units = mig_->claim_units(gpus[0], p);
+    for (const GpuId g : gpus) mig_->occupy(g, p);
+    mig_->pod_left_queue(p);
+  }
   cluster_.bind(*node, gpus, r);
   refresh_node_fragmentation(*node);
   if (const GpuTopology* topo = cluster_.topology(*node); topo != nullptr && gpus.size() >= 2) {
@@ -373,6 +414,8 @@ bool Simulation::try_place(uint32_t p) {
   const double claim_share =
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
   if (fails_for_memory(p)) {
+    if (mig_)
+      for (const GpuId g : gpus) mig_->release(g, p);
     cluster_.unbind(*node, gpus, r);
     refresh_node_fragmentation(*node);
     o.status = PodStatus::kFailed;
@@ -382,6 +425,62 @@ bool Simulation::try_place(uint32_t p) {
   o.status = PodStatus::kRunning;
   ++running_;
   model_alloc_[model] += claim_share * static_cast<double>(r.gpu_count);
+  if (mig_delay > 0) {
+    // Its GPUs are being re-partitioned: it holds them now and starts when that is done.
+    o.start_s = now_ + mig_delay;
+    ++version_[p];
+    events_.push({o.start_s, seq_++, p, version_[p], true});
+    return true;
+  }
+  start_work(p);
+  return true;
+}
+
+void Simulation::start_after_reconfiguration(uint32_t p) {
+  start_work(p);
+  // The re-partitioned GPUs take new pods again.
+  freed_log_.push_back(static_cast<NodeId>(out_[p].node));
+  schedule_pending();
+}
+
+std::optional<NodeId> Simulation::place_mig(uint32_t p, std::span<const NodeId> only,
+                                            double& delay) {
+  // The policy's filters and scorers choose among the nodes whose GPUs have a free instance of
+  // the pod's profile; the MIG step then takes instances there, fullest GPU first.
+  const PodRequest& r = req_[p];
+  const int need = r.gpu_count;
+  auto collect = [&](bool reconfigure) {
+    mig_nodes_.clear();
+    auto consider = [&](NodeId n) {
+      const int c = reconfigure ? mig_->usable_or_reconfigurable_gpus(n, p, now_)
+                                : mig_->usable_gpus(n, p, now_);
+      if (c >= need) mig_nodes_.push_back(n);
+    };
+    if (only.empty()) {
+      for (NodeId n = 0; n < cluster_.node_count(); ++n) consider(n);
+    } else {
+      for (const NodeId n : only) consider(n);
+    }
+  };
+  if (need == 0) return placement_.place(cluster_, r, rng_, pick_, only);
+  for (const bool reconfigure : {false, true}) {
+    if (reconfigure && !mig_->dynamic()) break;
+    collect(reconfigure);
+    if (mig_nodes_.empty()) continue;
+    const auto node = placement_.place(cluster_, r, rng_, pick_, mig_nodes_);
+    if (!node) continue;
+    const int redone = mig_->choose(*node, p, now_, reconfigure,
+                                    std::span<GpuId>(pick_).first(static_cast<size_t>(need)));
+    delay = redone > 0 ? mig_->reconfigure_s() : 0.0;
+    return node;
+  }
+  return std::nullopt;
+}
+
+void Simulation::start_work(uint32_t p) {
+  const PodRequest& r = req_[p];
+  const auto gpus =
+      std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
   // In a fill experiment nothing departs: the finish is never reached.
   remaining_[p] = in_.config.fill ? kInf : in_.pods[p].duration_s;
   last_update_[p] = now_;
@@ -389,11 +488,17 @@ bool Simulation::try_place(uint32_t p) {
   if (r.gpu_count == 0) {
     rate_[p] = 1.0;
     schedule_finish(p);
-    return true;
+    return;
   }
   for (const GpuId g : gpus) add_tenant(g, p);
   for (const GpuId g : gpus) recompute_gpu(g);
-  return true;
+}
+
+std::optional<std::string> Simulation::never_fits(uint32_t p) {
+  auto why = never_fits_reason(in_.cluster, in_.catalog, req_[p]);
+  if (!why && mig_ && req_[p].gpu_count > 0) why = mig_->never_fits(p);
+  if (why && mig_) mig_->pod_left_queue(p);
+  return why;
 }
 
 void Simulation::arrive(uint32_t p, uint64_t seq) {
@@ -401,7 +506,7 @@ void Simulation::arrive(uint32_t p, uint64_t seq) {
     const PodSpec& spec = in_.pods[p];
     const double demand = spec.gpu_count * static_cast<double>(spec.gpu_milli) / 1000.0;
     arrived_gpus_ += demand;
-    if (auto why = never_fits_reason(in_.cluster, in_.catalog, req_[p])) {
+    if (auto why = never_fits(p)) {
       out_[p].status = PodStatus::kUnschedulable;
       out_[p].reason = "no node could ever hold it: " + *why;
       failed_gpus_ += demand;
@@ -415,7 +520,7 @@ void Simulation::arrive(uint32_t p, uint64_t seq) {
     record_fill_point();
     return;
   }
-  if (auto why = never_fits_reason(in_.cluster, in_.catalog, req_[p])) {
+  if (auto why = never_fits(p)) {
     out_[p].status = PodStatus::kUnschedulable;
     out_[p].reason = "no node could ever hold it: " + *why;
     return;
@@ -441,6 +546,8 @@ void Simulation::finish(uint32_t p) {
       std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
   const NodeId node = static_cast<NodeId>(o.node);
   cluster_.unbind(node, gpus, r);
+  if (mig_)
+    for (const GpuId g : gpus) mig_->release(g, p);
   refresh_node_fragmentation(node);
   freed_log_.push_back(node);
   model_alloc_[cluster_.model(node)] -= static_cast<double>(r.claim_units) /
@@ -476,8 +583,9 @@ void Simulation::schedule_pending() {
     const uint32_t p = pending_.pod_at(s);
     if (p == PendingQueue::kGone) continue;
     const PodRequest& r = req_[p];
-    if (std::any_of(failed_shapes_.begin(), failed_shapes_.end(),
-                    [&](const PodRequest& f) { return same_shape(f, r); }))
+    // (Under MIG equal requests can ask for different profiles: every pod is tried.)
+    if (!mig_ && std::any_of(failed_shapes_.begin(), failed_shapes_.end(),
+                             [&](const PodRequest& f) { return same_shape(f, r); }))
       continue;
     if (try_place(p)) {
       pending_.remove_at(s);
@@ -549,8 +657,12 @@ RunResult Simulation::run(const ProgressFn& progress) {
     ++events_done_;
     if (t_finish <= t_arrival) {
       const uint32_t p = events_.top().pod;
+      const bool starts = events_.top().starts;
       events_.pop();
-      finish(p);
+      if (starts)
+        start_after_reconfiguration(p);
+      else
+        finish(p);
     } else {
       arrive(arrival_order_[next_arrival], next_arrival);
       ++next_arrival;
@@ -657,7 +769,8 @@ RunSummary Simulation::summarize() const {
         break;
     }
     if (o.status == PodStatus::kFailed)
-      ++s.not_placed_reasons["out of memory (neighbours hold the GPU's memory)"];
+      ++s.not_placed_reasons[mig_ ? "out of memory (more than its MIG instance holds)"
+                                  : "out of memory (neighbours hold the GPU's memory)"];
     if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[o.reason];
     if (o.status == PodStatus::kPending) ++s.not_placed_reasons["not placed before the run ended"];
     if (o.start_s >= 0 && o.status != PodStatus::kFailed)
@@ -714,6 +827,13 @@ RunSummary Simulation::summarize() const {
   }
   const double all_gpu_seconds = static_cast<double>(gpus_total) * window;
   s.sm_utilization = all_gpu_seconds > 0 ? sm_total / all_gpu_seconds : 0;
+  if (mig_) {
+    MigMetrics mm;
+    mm.reconfigurations = mig_->reconfigurations();
+    mm.reconfiguration_gpu_s = mig_->reconfiguration_gpu_s();
+    mm.stranded_ratio = all_gpu_seconds > 0 ? stranded_int_ / all_gpu_seconds : 0;
+    s.mig = mm;
+  }
   s.memory_utilization = all_gpu_seconds > 0 ? mem_total / all_gpu_seconds : 0;
   return s;
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/metrics/mig_metrics.h"
+
 namespace slicelab {
 
 enum class PodStatus : uint8_t { kCompleted, kFailed, kUnschedulable, kPending, kRunning };
@@ -52,10 +54,10 @@ struct Sample {
 
 // One point of the fill experiment, after a pod arrived; all in GPUs.
 struct FillPoint {
-  double arrived = 0;    // GPU demand of the pods arrived so far
-  double allocated = 0;  // GPU capacity allocated
-  double fragmented = 0; // free GPU capacity the target workload cannot use
-  double failed = 0;     // GPU demand of arrived pods that could not be placed
+  double arrived = 0;     // GPU demand of the pods arrived so far
+  double allocated = 0;   // GPU capacity allocated
+  double fragmented = 0;  // free GPU capacity the target workload cannot use
+  double failed = 0;      // GPU demand of arrived pods that could not be placed
 };
 
 // Fill figures as shares of the cluster's GPU capacity, when arrived demand first reached the
@@ -71,7 +73,7 @@ struct RunSummary {
   size_t pods = 0, completed = 0, failed = 0, unschedulable = 0, pending_at_end = 0,
          running_at_end = 0;
   double window_start_s = 0, window_end_s = 0;
-  double allocation_ratio = 0;  // time-weighted over the window
+  double allocation_ratio = 0;     // time-weighted over the window
   double fragmentation_ratio = 0;  // time-weighted fragmented share of the GPU capacity
   std::optional<double> allocation_ratio_at_first_failure;
   std::optional<double> first_failure_s;
@@ -87,6 +89,8 @@ struct RunSummary {
   // Multi-GPU pods on nodes with a known topology: chosen GPUs' pair score over the best the
   // node's topology offers for that GPU count (1 = as well connected as possible).
   Distribution communication_quality;
+  // --- MIG (sharing mode mig only) ---
+  std::optional<MigMetrics> mig;
 };
 
 struct RunResult {

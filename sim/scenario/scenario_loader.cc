@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "sim/mig/mig_scenario.h"
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
 #include "sim/topology/topology_yaml.h"
@@ -210,6 +211,13 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
   if (!node.IsDefined()) return c;
   if (!node.IsMap() && !node.IsScalar())
     yaml.fail_expected(node, path, "a sharing mode name or a mapping");
+  // --- MIG: its own keys and reader (sim/mig/mig_scenario.cc) ---
+  if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
+      m.IsScalar() && m.Scalar() == "mig") {
+    c.kind = "mig";
+    read_mig_sharing(yaml, node, path, c);
+    return c;
+  }
   if (node.IsMap()) yaml.check_keys(node, path, {"mode", "replicas", "context_switch_overhead"});
   // Bind, never assign: YAML::Node::operator= overwrites the node it refers to, which would
   // turn this mapping into its own mode scalar and drop replicas and overhead unread.
@@ -217,7 +225,7 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
   const std::string mode_path = node.IsMap() ? join_path(path, "mode") : path;
   c.kind = yaml.string(mode_node, mode_path);
   if (c.kind != "whole-card" && c.kind != "time-slice" && c.kind != "gpu-share")
-    yaml.fail_expected(mode_node, mode_path, "whole-card, time-slice or gpu-share");
+    yaml.fail_expected(mode_node, mode_path, "whole-card, time-slice, gpu-share or mig");
   if (node.IsMap()) {
     if (c.kind != "time-slice") {
       for (const char* key : {"replicas", "context_switch_overhead"})
@@ -332,6 +340,8 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     sc.engine.fill = true;
   }
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
+  for (const PolicySpec& p : sc.policies)
+    if (p.sharing.mig) check_mig_layouts(*p.sharing.mig, sc.cluster, sc.catalog);
   return sc;
 }
 

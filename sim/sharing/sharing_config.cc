@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sim/mig/mig_sharing.h"
 #include "sim/sharing/gpu_share.h"
 #include "sim/sharing/time_slice.h"
 #include "sim/sharing/whole_card.h"
@@ -13,6 +14,10 @@ std::unique_ptr<SharingMode> make_sharing_mode(const SharingConfig& config) {
   if (config.kind == "gpu-share") return std::make_unique<GpuShare>();
   if (config.kind == "time-slice")
     return std::make_unique<TimeSlice>(config.replicas, config.context_switch_overhead);
+  if (config.kind == "mig") {
+    if (!config.mig) throw std::invalid_argument("sharing mode mig needs its MIG settings");
+    return std::make_unique<MigSharing>(config.mig);
+  }
   throw std::invalid_argument("unknown sharing mode " + config.kind);
 }
 

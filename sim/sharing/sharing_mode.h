@@ -13,6 +13,9 @@ namespace slicelab {
 struct TenantLoad {
   double sm_demand = 1.0;  // share of the GPU's SM time it would use running alone, 0..1
   int64_t memory_mib = 0;
+  // MIG: share of the GPU's SMs the tenant is confined to (its instance's SMs / the GPU's);
+  // 1 = the whole GPU, as in every other mode.
+  double sm_cap = 1.0;
 };
 
 class SharingMode {

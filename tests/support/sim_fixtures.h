@@ -110,11 +110,20 @@ inline PodBuilder pod(std::string name, double arrival_s, double duration_s) {
   return b;
 }
 
+// Field by field, so that the modes' own settings added to SharingConfig keep their defaults.
 inline SharingConfig whole_card() {
-  return SharingConfig{"whole-card", 1, 0.0};
+  SharingConfig c;
+  c.kind = "whole-card";
+  c.replicas = 1;
+  c.context_switch_overhead = 0.0;
+  return c;
 }
 inline SharingConfig time_slice(int replicas, double overhead) {
-  return SharingConfig{"time-slice", replicas, overhead};
+  SharingConfig c;
+  c.kind = "time-slice";
+  c.replicas = replicas;
+  c.context_switch_overhead = overhead;
+  return c;
 }
 
 inline EngineConfig quiet_config() {

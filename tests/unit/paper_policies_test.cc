@@ -411,7 +411,10 @@ TEST(PaperPoliciesRandomFit, ReproducibleBySeed) {
   // Whole runs: same seed, same nodes.
   std::vector<PodSpec> pods;
   for (int i = 0; i < 8; ++i) pods.push_back(testing::pod("p", i, 100).milli(500));
-  const SharingConfig share{"gpu-share", 1, 0.0};
+  SharingConfig share;
+  share.kind = "gpu-share";
+  share.replicas = 1;
+  share.context_switch_overhead = 0.0;
   const RunResult r1 = testing::run(cluster_of({node_group("n", 6, "A100-80GB", 2)}), pods,
                                     "random-fit", share, testing::quiet_config(), 7);
   const RunResult r2 = testing::run(cluster_of({node_group("n", 6, "A100-80GB", 2)}), pods,

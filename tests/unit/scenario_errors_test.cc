@@ -109,6 +109,10 @@ const Case kCases[] = {
     {"memory_unit_lowercase.yaml",
      "{dir}/memory_unit_lowercase.yaml:10:19: cluster.node_groups[0].memory_mib: expected a size "
      "in MiB (an integer, or a number with Mi, Gi or Ti), found '512gi'"},
+    {"mig_layout_conflict.yaml",
+     "{dir}/mig_layout_conflict.yaml:19:15: policies[0].sharing.mig_config.mig-configs.small[0]: "
+     "node group 'h100' GPU 0: profile 1g.5gb not on H100-80GB (its profiles: 1g.10gb, "
+     "1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb)"},
     {"missing_cluster.yaml",
      "{dir}/missing_cluster.yaml:2:1: top level: missing required key 'cluster'"},
     {"missing_duration.yaml",
@@ -182,7 +186,7 @@ const Case kCases[] = {
      "'least-allocated' (known: {scorers})"},
     {"unknown_sharing_mode.yaml",
      "{dir}/unknown_sharing_mode.yaml:13:13: policies[0].sharing.mode: expected whole-card, "
-     "time-slice or gpu-share, found 'mig'"},
+     "time-slice, gpu-share or mig, found 'vgpu'"},
     {"yaml_syntax_error.yaml",
      "{dir}/yaml_syntax_error.yaml:12:9: invalid YAML: end of sequence flow not found"},
 };

@@ -93,12 +93,17 @@ TEST(SimTimeSliceRates, ModeFacts) {
 }
 
 TEST(SimTimeSliceRates, FactoryBuildsTheConfiguredMode) {
-  const auto ts = make_sharing_mode(SharingConfig{"time-slice", 3, 0.2});
+  const auto ts = make_sharing_mode(testing::time_slice(3, 0.2));
   EXPECT_EQ(ts->kind(), "time-slice");
   EXPECT_EQ(ts->capacity_units(), 3);
   EXPECT_EQ(ts->describe(), "time-slice (3 replicas, 20% switch overhead)");
   EXPECT_EQ(make_sharing_mode(SharingConfig{})->kind(), "whole-card");
-  EXPECT_THROW(make_sharing_mode(SharingConfig{"mig", 1, 0}), std::invalid_argument);
+  SharingConfig unknown;
+  unknown.kind = "vgpu";
+  EXPECT_THROW(make_sharing_mode(unknown), std::invalid_argument);
+  SharingConfig mig_without_settings;  // a mode's settings come from the scenario reader
+  mig_without_settings.kind = "mig";
+  EXPECT_THROW(make_sharing_mode(mig_without_settings), std::invalid_argument);
 }
 
 // --- finish times in the engine (one A100-80GB GPU unless said) ---

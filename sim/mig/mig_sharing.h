@@ -1,0 +1,40 @@
+// MIG as a sharing mode: each pod runs alone in a GPU instance, at the instance's share of the
+// GPU's SMs, with isolated memory and no interference from the other instances.
+#pragma once
+
+#include <memory>
+
+#include "sim/mig/mig_settings.h"
+#include "sim/sharing/sharing_mode.h"
+
+namespace slicelab {
+
+class MigSharing final : public SharingMode {
+ public:
+  // Capacity units per GPU: 28 is a multiple of both 7 (A100/H100/H200) and 4 (A30) compute
+  // slices, so one slice is 4 or 7 units and allocation ratios stay exact.
+  static constexpr int kUnitsPerGpu = 28;
+  static constexpr int kMaxInstances = 7;
+
+  explicit MigSharing(std::shared_ptr<const MigSettings> settings)
+      : settings_(std::move(settings)) {}
+
+  std::string_view kind() const override { return "mig"; }
+  std::string describe() const override;
+  int capacity_units() const override { return kUnitsPerGpu; }
+  // A lower bound (one unit) until the engine knows the instance: the unit-based filters then
+  // never reject a node that MIG could serve; the MIG step decides and binds the real claim.
+  int claim_units(int /*gpu_milli*/) const override { return 1; }
+  int max_tenants() const override { return kMaxInstances; }
+  bool isolates_memory() const override { return true; }
+  // rate_i = min(1, sm_cap_i / sm_demand_i): the instance's SM share against what the pod would
+  // use of a whole GPU; neighbours do not matter.
+  void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
+
+  const MigSettings& settings() const { return *settings_; }
+
+ private:
+  std::shared_ptr<const MigSettings> settings_;
+};
+
+}  // namespace slicelab
