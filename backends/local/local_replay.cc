@@ -75,7 +75,7 @@ struct Running {
   size_t pod;
   NodeId node;
   std::vector<GpuId> gpus;
-  ChildProcess process;
+  std::unique_ptr<ChildProcess> process;
   Clock::time_point deadline;
   bool timed_out = false;
 };
@@ -277,7 +277,9 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
           find_kernel(pods[p].workload_class) ? pods[p].workload_class : opt.default_kernel;
       env["SLICELAB_POD"] = pods[p].name;
       std::vector<std::string> argv;
-      if (opt.command.empty()) {
+      if (pods[p].gpu_count == 0) {  // a CPU-only pod holds no GPU: it only takes its time
+        argv = {"/bin/sleep", fmt::format("{:.6f}", real_s)};
+      } else if (opt.command.empty()) {
         argv = {opt.workload_binary,           kernel,     "--duration",
                 fmt::format("{:.6f}", real_s), "--device", "0"};
       } else {
@@ -296,17 +298,17 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       for (const GpuId g : gpus_out)
         r.pod_gpus.push_back(static_cast<uint16_t>(g - cluster.first_gpu(*node)));
       r.pods[p].gpu_end = static_cast<uint32_t>(r.pod_gpus.size());
-      running.push_back(Running{p, *node, std::vector<GpuId>(gpus_out.begin(), gpus_out.end()),
-                                ChildProcess(argv, env, (work / (base + ".log")).string()),
-                                deadline});
+      running.push_back(Running{
+          p, *node, std::vector<GpuId>(gpus_out.begin(), gpus_out.end()),
+          std::make_unique<ChildProcess>(argv, env, (work / (base + ".log")).string()), deadline});
       it = pending.erase(it);
     }
     // Finishes and timeouts.
     for (auto it = running.begin(); it != running.end();) {
-      std::optional<ExitStatus> s = it->process.poll();
+      std::optional<ExitStatus> s = it->process->poll();
       if (!s && Clock::now() >= it->deadline) {
         it->timed_out = true;
-        s = it->process.terminate(std::chrono::duration_cast<std::chrono::milliseconds>(
+        s = it->process->terminate(std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::duration<double>(opt.kill_grace_s)));
       }
       if (!s) {

@@ -124,7 +124,9 @@ TEST_F(KernelsOnFakes, ColocationWritesTheCalibrateCsv) {
     ++per_mode[v[2]];
     EXPECT_GT(std::stod(v[5]), 0) << line;
     EXPECT_GT(std::stod(v[6]), 0) << line;
-    if (v[2] == "interposer" && v[3] == "0.25") EXPECT_GT(std::stod(v[5]), 2.5) << line;
+    if (v[2] == "interposer" && v[3] == "0.25") {  // a quarter of the GPU: about 4x slower
+      EXPECT_GT(std::stod(v[5]), 2.5) << line;
+    }
   }
   // Three pairs (fma+fma, fma+triad, triad+triad): one cap pair each for time-slice and
   // whole-card (two fake GPUs), two for the interposer.

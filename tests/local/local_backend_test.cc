@@ -180,8 +180,9 @@ TEST_F(TempDir, MpsDaemonGetsItsOwnFoldersAndRemovesThem) {
   for (const auto& e : fs::directory_iterator(dir_))
     left += e.path().filename().string().rfind("slicelab-mps-", 0) == 0;
   EXPECT_EQ(left, 0u);
-  if (find_mps_control("").empty())  // true on GPU-free machines: a clear error, no daemon
+  if (find_mps_control("").empty()) {  // true on GPU-free machines: a clear error
     EXPECT_THROW(MpsDaemon("", "", dir_.string()), std::runtime_error);
+  }
 }
 
 }  // namespace
