@@ -25,7 +25,8 @@ KernelProcess::KernelProcess(const HarnessTools& tools, const std::string& kerne
                              const std::vector<std::string>& args, const EnvMap& env,
                              const std::string& tag) {
   const std::filesystem::path dir =
-      tools.work_dir.empty() ? std::filesystem::temp_directory_path() : tools.work_dir;
+      tools.work_dir.empty() ? std::filesystem::temp_directory_path()
+                             : std::filesystem::path(tools.work_dir);
   std::filesystem::create_directories(dir);
   log_ = (dir / (tag + ".log")).string();
   std::filesystem::remove(log_);
