@@ -13,7 +13,10 @@
 
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
+#include "cli/kernels_command.h"
+#include "cli/measured_comparison.h"
 #include "cli/progress_line.h"
+#include "cli/replay_command.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -166,14 +169,25 @@ int run_cli(int argc, char** argv) {
   add_common(*compare, compare_opts, true);
   compare->add_option("-j,--jobs", jobs, "Policies run in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
+  std::string measured;
+  compare
+      ->add_option("--measured", measured,
+                   "A measured results folder (slicelab replay): print simulated vs measured")
+      ->check(CLI::ExistingDirectory);
 
   const ImportCommand import_cmd(app);
   const InterposerCommand interposer_cmd(app);
+  const KernelsCommand kernels_cmd(app);
+  const ReplayCommand replay_cmd(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (import_cmd.chosen()) return import_cmd.run();
     if (interposer_cmd.chosen()) return interposer_cmd.run();
+    if (kernels_cmd.chosen()) return kernels_cmd.run();
+    if (replay_cmd.chosen()) return replay_cmd.run();
+    if (*compare && !measured.empty())
+      return compare_with_measured(compare_opts.scenario, measured, jobs);
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

@@ -1,0 +1,54 @@
+// One workload process of the local backend: started in its own process group with a chosen
+// environment and its output in a log file, polled without blocking, and stopped as a group
+// (SIGTERM, then SIGKILL after a grace period). The destructor never leaves a group running.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace slicelab {
+
+using EnvMap = std::map<std::string, std::string>;
+
+// This process's environment as a map (the base that pod settings are laid over).
+EnvMap current_environment();
+
+struct ExitStatus {
+  int exit_code = -1;  // -1 when a signal ended it
+  int signal = 0;      // the signal that ended it, or 0
+  bool success() const { return exit_code == 0; }
+  std::string describe() const;  // "exit code 3", "killed by signal 9 (Killed)"
+};
+
+class ChildProcess {
+ public:
+  // argv[0] is run as given (a path; no PATH search). stdout and stderr go to `log_path`
+  // (appended; created if missing), or are discarded when it is empty. Throws on fork failure.
+  ChildProcess(const std::vector<std::string>& argv, const EnvMap& env,
+               const std::string& log_path);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // The exit status once the process has ended, without blocking.
+  std::optional<ExitStatus> poll();
+  // Blocks until the process ends or `timeout` passes; nullopt on timeout.
+  std::optional<ExitStatus> wait_for(std::chrono::milliseconds timeout);
+  // SIGTERM to the whole group; SIGKILL to the group if the leader has not ended after
+  // `grace`. Returns the leader's status. Children that ignore SIGTERM die with the group.
+  ExitStatus terminate(std::chrono::milliseconds grace);
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<ExitStatus> status_;
+};
+
+}  // namespace slicelab

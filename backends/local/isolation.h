@@ -1,0 +1,36 @@
+// How the local backend enforces a pod's sharing mode on a real GPU: which mechanism a policy's
+// sharing kind maps to, and the environment a pod's process gets for it. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/local/child_process.h"
+
+namespace slicelab {
+
+enum class Mechanism { kWholeCard, kTimeSlice, kMps, kMig, kInterposer };
+
+const char* to_string(Mechanism m);
+std::optional<Mechanism> mechanism_named(std::string_view name);  // "whole-card", "mps", ...
+// The mechanism a scenario's sharing kind runs under: whole-card and time-slice as named,
+// gpu-share (fractional GPUs) by the interposer's caps; mps, mig and interposer as named.
+std::optional<Mechanism> mechanism_for_sharing(std::string_view sharing_kind);
+
+struct PodIsolation {
+  Mechanism mechanism = Mechanism::kWholeCard;
+  std::vector<std::string> devices;       // CUDA_VISIBLE_DEVICES entries: indices or MIG UUIDs
+  int gpu_milli = 1000;                   // share of each GPU, 1..1000
+  int64_t gpu_memory_mib = 0;             // 0 = no memory cap
+  std::string interposer_library;         // kInterposer: path of libslicelab-interposer.so
+  std::string shared_region;              // kInterposer: the pod's accounting region file
+  std::string mps_pipe_dir, mps_log_dir;  // kMps: the daemon's folders
+};
+
+// The variables to set for the pod's process (laid over the inherited environment).
+EnvMap isolation_environment(const PodIsolation& pod);
+
+}  // namespace slicelab

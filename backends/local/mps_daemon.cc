@@ -1,0 +1,129 @@
+#include "backends/local/mps_daemon.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace slicelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs `control` with `input` on its stdin, returns (status, output). The control program is
+// short-lived in this role: 10 s is far beyond what a healthy daemon needs to answer.
+std::pair<ExitStatus, std::string> run_control(const std::string& control, const EnvMap& env,
+                                               const std::string& input,
+                                               const std::vector<std::string>& args = {}) {
+  char in_path[] = "/tmp/slicelab-mps-in-XXXXXX";
+  const int in_fd = mkstemp(in_path);
+  if (in_fd < 0) throw std::runtime_error("cannot create a temporary file for MPS control");
+  (void)!write(in_fd, input.data(), input.size());
+  close(in_fd);
+  char out_path[] = "/tmp/slicelab-mps-out-XXXXXX";
+  const int out_fd = mkstemp(out_path);
+  close(out_fd);
+  // The control program reads its command from stdin: run it through sh for the redirection.
+  std::string cmdline = "exec \"$0\"";
+  for (size_t i = 0; i < args.size(); ++i) cmdline += " \"$" + std::to_string(i + 1) + "\"";
+  cmdline += fmt::format(" < '{}'", in_path);
+  std::vector<std::string> argv{"/bin/sh", "-c", cmdline, control};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ChildProcess p(argv, env, out_path);
+  std::optional<ExitStatus> s = p.wait_for(std::chrono::seconds(10));
+  const ExitStatus status = s ? *s : p.terminate(std::chrono::milliseconds(500));
+  std::ifstream f(out_path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  unlink(in_path);
+  unlink(out_path);
+  return {status, ss.str()};
+}
+
+}  // namespace
+
+std::string find_mps_control(const std::string& control_override) {
+  if (!control_override.empty()) return control_override;
+  if (const char* e = std::getenv("SLICELAB_MPS_CONTROL"); e && *e) return e;
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(ss, dir, ':');) {
+    const fs::path p = fs::path(dir.empty() ? "." : dir) / "nvidia-cuda-mps-control";
+    if (access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return {};
+}
+
+MpsDaemon::MpsDaemon(const std::string& control_override, const std::string& visible_devices,
+                     const std::string& temp_root)
+    : control_(find_mps_control(control_override)) {
+  if (control_.empty())
+    throw std::runtime_error(
+        "MPS: nvidia-cuda-mps-control is not on PATH (install the NVIDIA driver utilities, or "
+        "set SLICELAB_MPS_CONTROL)");
+  std::string tmpl = (fs::path(temp_root) / "slicelab-mps-XXXXXX").string();
+  if (!mkdtemp(tmpl.data()))
+    throw std::runtime_error(
+        fmt::format("MPS: cannot create a folder in {}: {}", temp_root, std::strerror(errno)));
+  root_ = tmpl;
+  pipe_dir_ = root_ + "/pipe";
+  log_dir_ = root_ + "/log";
+  fs::create_directories(pipe_dir_);
+  fs::create_directories(log_dir_);
+  EnvMap e = env();
+  if (!visible_devices.empty()) e["CUDA_VISIBLE_DEVICES"] = visible_devices;
+  // `-d` forks the daemon and returns at once.
+  auto [status, out] = run_control(control_, e, "", {"-d"});
+  if (!status.success()) {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+    throw std::runtime_error(
+        fmt::format("MPS: '{} -d' failed ({}): {}", control_, status.describe(), out));
+  }
+  running_ = true;
+}
+
+MpsDaemon::~MpsDaemon() {
+  try {
+    stop();
+  } catch (...) {  // a destructor must not throw; the folders are removed in stop() first
+  }
+}
+
+EnvMap MpsDaemon::env() const {
+  EnvMap e = current_environment();
+  e["CUDA_MPS_PIPE_DIRECTORY"] = pipe_dir_;
+  e["CUDA_MPS_LOG_DIRECTORY"] = log_dir_;
+  return e;
+}
+
+std::string MpsDaemon::command(const std::string& line) {
+  auto [status, out] = run_control(control_, env(), line + "\n");
+  if (!status.success())
+    throw std::runtime_error(
+        fmt::format("MPS: command '{}' failed ({}): {}", line, status.describe(), out));
+  return out;
+}
+
+void MpsDaemon::stop() {
+  if (running_) {
+    running_ = false;
+    run_control(control_, env(), "quit\n");  // best effort: the folders go either way
+  }
+  if (!root_.empty()) {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+    root_.clear();
+  }
+}
+
+}  // namespace slicelab

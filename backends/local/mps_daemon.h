@@ -1,0 +1,44 @@
+// The MPS control daemon for one local run: started with its own pipe and log folders (so it
+// never meets another user's daemon), stopped with "quit" through its pipe, folders removed,
+// on every way out (normal end, error, timeout: the destructor does it).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "backends/local/child_process.h"
+
+namespace slicelab {
+
+class MpsDaemon {
+ public:
+  // `control` is the nvidia-cuda-mps-control program: `control_override` if not empty, else
+  // $SLICELAB_MPS_CONTROL, else the first one on PATH. `visible_devices` limits the daemon to
+  // the GPUs given (empty: all). Throws with a clear message when it cannot start.
+  MpsDaemon(const std::string& control_override, const std::string& visible_devices,
+            const std::string& temp_root = "/tmp");
+  ~MpsDaemon();
+  MpsDaemon(const MpsDaemon&) = delete;
+  MpsDaemon& operator=(const MpsDaemon&) = delete;
+
+  const std::string& pipe_dir() const { return pipe_dir_; }
+  const std::string& log_dir() const { return log_dir_; }
+  const std::string& control() const { return control_; }
+  // Sends one command line to the daemon through the control program (e.g.
+  // "set_default_active_thread_percentage 50"); returns its output. Throws if it fails.
+  std::string command(const std::string& line);
+  // Quits the daemon and removes its folders; idempotent.
+  void stop();
+
+ private:
+  EnvMap env() const;
+
+  std::string control_;
+  std::string root_, pipe_dir_, log_dir_;
+  bool running_ = false;
+};
+
+// The control program that would be used (see the constructor); empty when none is found.
+std::string find_mps_control(const std::string& control_override);
+
+}  // namespace slicelab

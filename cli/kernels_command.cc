@@ -1,0 +1,185 @@
+#include "cli/kernels_command.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "backends/local/gpu_detection.h"
+#include "cli/tool_paths.h"
+#include "kernels/colocation_experiment.h"
+#include "kernels/isolation_experiment.h"
+#include "kernels/kernel_catalog.h"
+#include "kernels/overhead_experiment.h"
+
+namespace slicelab {
+namespace {
+
+void write_out(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  std::ofstream f(path);
+  f << text;
+  if (!f) throw std::runtime_error(fmt::format("cannot write {}", path));
+  std::fprintf(stderr, "wrote %s\n", path.c_str());
+}
+
+std::vector<Mechanism> mechanisms_of(const std::vector<std::string>& names,
+                                     std::vector<Mechanism> dflt) {
+  if (names.empty()) return dflt;
+  std::vector<Mechanism> out;
+  for (const std::string& n : names) {
+    const auto m = mechanism_named(n);
+    if (!m)
+      throw std::runtime_error(fmt::format(
+          "unknown mechanism '{}' (known: whole-card, time-slice, mps, mig, interposer)", n));
+    out.push_back(*m);
+  }
+  return out;
+}
+
+}  // namespace
+
+KernelsCommand::KernelsCommand(CLI::App& app) {
+  cmd_ = app.add_subcommand("kernels",
+                            "Run the CUDA micro-kernels: interposer overhead, isolation fidelity, "
+                            "co-location slowdown (needs a GPU; exits 3 without one)");
+  cmd_->require_subcommand(1);
+  auto common = [&](CLI::App* c) {
+    c->add_option("--kernel-binary", kernel_binary_,
+                  "slicelab-kernel to run (default: $SLICELAB_KERNEL_BINARY, then the build's)");
+    c->add_option("--interposer", interposer_,
+                  "libslicelab-interposer.so (default: $SLICELAB_INTERPOSER, then the build's)");
+    c->add_option("--mps-control", mps_control_,
+                  "nvidia-cuda-mps-control (default: $SLICELAB_MPS_CONTROL, then PATH)");
+    c->add_option("--nvml-library", nvml_library_,
+                  "NVML library (default: $SLICELAB_NVML_LIBRARY, then libnvidia-ml.so.1)");
+    c->add_option("--gpu", gpu_, "NVML index of the GPU to measure on (default 0)");
+    c->add_option("--work-dir", work_dir_, "Folder for the clients' logs (default: a temp one)");
+    c->add_option("-o,--out", out_, "Output file (default: standard output)");
+  };
+  overhead_ = cmd_->add_subcommand(
+      "overhead", "Each kernel solo, without and with the interposer preloaded (JSON)");
+  common(overhead_);
+  overhead_->add_option("--kernels", kernels_, "Kernels to run (default: all)")->delimiter(',');
+  overhead_->add_option("--repetitions", repetitions_, "Runs of each variant (default 7)")
+      ->check(CLI::Range(1, 1000));
+  overhead_->add_option("--units", units_, "Units per run (default: per kernel, about 1 s)")
+      ->check(CLI::Range(1L, 100000000L));
+
+  isolation_ = cmd_->add_subcommand(
+      "isolation", "N co-located clients per mechanism: achieved vs configured share (JSON)");
+  common(isolation_);
+  isolation_->add_option("--kernel", kernel_, "Kernel every client runs (default fma)");
+  isolation_->add_option("--shares", shares_, "One client per share, e.g. 0.3,0.7")
+      ->delimiter(',')
+      ->check(CLI::Range(0.01, 1.0));
+  isolation_
+      ->add_option("--mechanisms", mechanisms_,
+                   "Subset of interposer,mps,time-slice,mig (default: all)")
+      ->delimiter(',');
+  isolation_->add_option("--duration", duration_s_, "Seconds each client runs (default 5)")
+      ->check(CLI::Range(0.01, 3600.0));
+  isolation_->add_flag("--no-memory-test", no_memory_test_,
+                       "Skip the over-the-cap allocation test");
+
+  colocation_ = cmd_->add_subcommand(
+      "colocation", "Pairs of kernels together per mode: slowdowns as the calibrate CSV");
+  common(colocation_);
+  colocation_
+      ->add_option("--kernels", kernels_, "Classes to pair (default fma,triad,inference-mix)")
+      ->delimiter(',');
+  colocation_
+      ->add_option("--modes", mechanisms_,
+                   "Subset of time-slice,mps,interposer,whole-card,mig (default: all)")
+      ->delimiter(',');
+  colocation_->add_option("--caps", caps_, "cap_a:cap_b pairs for mps and interposer (0.5:0.5)")
+      ->delimiter(',');
+  colocation_->add_option("--duration", duration_s_, "Seconds each run lasts (default 5)")
+      ->check(CLI::Range(0.01, 3600.0));
+
+  list_ = cmd_->add_subcommand("list", "The kernels: name, unit of work, bytes and flops per unit");
+}
+
+int KernelsCommand::run() const {
+  if (list_->parsed()) {
+    for (const KernelInfo& k : kernel_catalog())
+      std::printf("%-14s %s\n  unit: %s; %.6g bytes, %.6g flops per unit\n",
+                  std::string(k.name).c_str(), std::string(k.description).c_str(),
+                  std::string(k.work_unit).c_str(), k.bytes_per_unit, k.flops_per_unit);
+    return 0;
+  }
+  const GpuDetection det = detect_gpus(nvml_library_);
+  if (!det.ok()) {
+    std::fprintf(stderr, "no GPU: %s\n", det.problem.c_str());
+    return kExitNoGpu;
+  }
+  const DetectedGpu* gpu = nullptr;
+  for (const DetectedGpu& g : det.gpus)
+    if (g.index == gpu_) gpu = &g;
+  if (!gpu) throw std::runtime_error(fmt::format("--gpu {}: no such GPU", gpu_));
+  HarnessTools tools;
+  tools.kernel_binary = default_kernel_binary(kernel_binary_);
+  if (tools.kernel_binary.empty())
+    throw std::runtime_error(
+        "slicelab-kernel was not found: it is built only where nvcc exists (give "
+        "--kernel-binary or set SLICELAB_KERNEL_BINARY)");
+  tools.interposer_library = default_interposer_library(interposer_);
+  tools.mps_control = mps_control_;
+  tools.work_dir = work_dir_.empty()
+                       ? (std::filesystem::temp_directory_path() / "slicelab-kernels").string()
+                       : work_dir_;
+  for (const std::string& k : kernels_)
+    if (!find_kernel(k))
+      throw std::runtime_error(fmt::format("unknown kernel '{}' (known: {})", k, kernel_names()));
+
+  if (overhead_->parsed()) {
+    if (tools.interposer_library.empty())
+      throw std::runtime_error("overhead: the interposer library was not found (--interposer)");
+    OverheadOptions o;
+    o.kernels = kernels_;
+    o.repetitions = repetitions_;
+    o.units = units_;
+    write_out(out_, measure_overhead(tools, o, *gpu).dump(2) + "\n");
+    return 0;
+  }
+  if (isolation_->parsed()) {
+    if (!find_kernel(kernel_))
+      throw std::runtime_error(
+          fmt::format("unknown kernel '{}' (known: {})", kernel_, kernel_names()));
+    IsolationOptions o;
+    o.kernel = kernel_;
+    o.shares = shares_;
+    o.duration_s = duration_s_;
+    o.mechanisms = mechanisms_of(mechanisms_, o.mechanisms);
+    o.memory_test = !no_memory_test_;
+    write_out(out_, measure_isolation(tools, o, *gpu).dump(2) + "\n");
+    return 0;
+  }
+  ColocationOptions o;
+  if (!kernels_.empty()) o.kernels = kernels_;
+  o.modes = mechanisms_of(mechanisms_, o.modes);
+  o.duration_s = duration_s_;
+  o.caps.clear();
+  for (const std::string& c : caps_) {
+    const auto colon = c.find(':');
+    if (colon == std::string::npos)
+      throw std::runtime_error(fmt::format("--caps: '{}' is not cap_a:cap_b", c));
+    o.caps.emplace_back(std::stod(c.substr(0, colon)), std::stod(c.substr(colon + 1)));
+  }
+  // The chosen GPU first: co-located pairs run there, whole-card pairs on it and the next one.
+  std::vector<DetectedGpu> gpus{*gpu};
+  for (const DetectedGpu& g : det.gpus)
+    if (g.index != gpu->index) gpus.push_back(g);
+  std::vector<std::string> skipped;
+  const auto rows = measure_colocation(tools, o, gpus, skipped);
+  for (const std::string& s : skipped) std::fprintf(stderr, "skipped %s\n", s.c_str());
+  write_out(out_, colocation_csv(rows));
+  return 0;
+}
+
+}  // namespace slicelab

@@ -1,0 +1,21 @@
+// `slicelab compare --measured results/<dir> scenario.yaml`: the simulated run of a scenario's
+// policies beside a measured one (from `slicelab replay --backend local`), metric by metric,
+// with the error of each: measured − simulated, and that over the simulated value.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace slicelab {
+
+// Both arguments are summary.json documents; policies are matched by name. Throws when the
+// measured summary shares no policy with the simulated one.
+std::string measured_comparison_table(const nlohmann::json& simulated,
+                                      const nlohmann::json& measured);
+
+// Loads the scenario, simulates the policies the measured run holds, prints the table.
+int compare_with_measured(const std::string& scenario_path, const std::string& measured_dir,
+                          int jobs);
+
+}  // namespace slicelab

@@ -1,0 +1,102 @@
+#include "cli/replay_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "backends/local/gpu_detection.h"
+#include "backends/local/local_replay.h"
+#include "cli/kernels_command.h"
+#include "cli/tool_paths.h"
+#include "kernels/kernel_catalog.h"
+#include "reports/results_writer.h"
+
+namespace slicelab {
+
+ReplayCommand::ReplayCommand(CLI::App& app) {
+  cmd_ =
+      app.add_subcommand("replay",
+                         "Run a scenario's pods as real processes on this machine's GPUs (exits 3 "
+                         "without a GPU)");
+  cmd_->add_option("scenario", scenario_, "Scenario YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd_->add_option("--backend", backend_, "Where to run (only 'local' so far)")
+      ->check(CLI::IsMember({"local"}));
+  cmd_->add_option("-p,--policy", policy_, "Policy name (default: the scenario's first)");
+  cmd_->add_option("--out", out_, "Results folder (default: results/<scenario>-local)");
+  cmd_->add_option("--mechanism", mechanism_,
+                   "Override the policy's mechanism: whole-card, time-slice, mps, mig, interposer");
+  cmd_->add_option("--time-scale", time_scale_,
+                   "Real seconds per scenario second (default 1; 0.01 runs 100x faster)")
+      ->check(CLI::PositiveNumber);
+  cmd_->add_option("--timeout-factor", timeout_factor_,
+                   "Kill a pod after factor x its duration + grace (default 2)")
+      ->check(CLI::Range(1.0, 1000.0));
+  cmd_->add_option("--timeout-grace", timeout_grace_s_, "Seconds added to the timeout (default 10)")
+      ->check(CLI::NonNegativeNumber);
+  cmd_->add_option("--kernel-binary", kernel_binary_,
+                   "Workload program (default: $SLICELAB_KERNEL_BINARY, then the build's "
+                   "slicelab-kernel)");
+  cmd_->add_option("--default-kernel", default_kernel_,
+                   "Kernel for pods whose class is not a kernel name (default fma)");
+  cmd_->add_option("--command", command_,
+                   "Shell command each pod runs instead of a kernel ({pod}, {kernel}, {duration})");
+  cmd_->add_option("--interposer", interposer_, "libslicelab-interposer.so (default: the build's)");
+  cmd_->add_option("--mps-control", mps_control_,
+                   "nvidia-cuda-mps-control (default: $SLICELAB_MPS_CONTROL, then PATH)");
+  cmd_->add_option("--nvml-library", nvml_library_,
+                   "NVML library (default: $SLICELAB_NVML_LIBRARY, then libnvidia-ml.so.1)");
+  cmd_->add_flag("--allow-mig-reconfigure", allow_mig_reconfigure_,
+                 "Permit changing MIG instances (creation is not implemented yet: without "
+                 "instances the run stops either way)");
+  cmd_->add_flag("-q,--quiet", quiet_, "Print no table, only errors");
+}
+
+int ReplayCommand::run() const {
+  const Scenario sc = load_scenario(scenario_);
+  auto it = policy_.empty() ? sc.policies.begin()
+                            : std::find_if(sc.policies.begin(), sc.policies.end(),
+                                           [&](const PolicySpec& p) { return p.name == policy_; });
+  if (it == sc.policies.end())
+    throw std::runtime_error(fmt::format("{}: no policy named '{}'", scenario_, policy_));
+  const GpuDetection det = detect_gpus(nvml_library_);
+  if (!det.ok()) {
+    std::fprintf(stderr, "no GPU: %s\n", det.problem.c_str());
+    return kExitNoGpu;
+  }
+  LocalReplayOptions o;
+  o.workload_binary = command_.empty() ? default_kernel_binary(kernel_binary_) : "";
+  o.default_kernel = default_kernel_;
+  if (!find_kernel(o.default_kernel))
+    throw std::runtime_error(fmt::format("--default-kernel: unknown kernel '{}' (known: {})",
+                                         o.default_kernel, kernel_names()));
+  o.command = command_;
+  o.interposer_library = default_interposer_library(interposer_);
+  o.mps_control = mps_control_;
+  if (!mechanism_.empty()) {
+    o.mechanism = mechanism_named(mechanism_);
+    if (!o.mechanism) throw std::runtime_error(fmt::format("unknown mechanism '{}'", mechanism_));
+  }
+  o.time_scale = time_scale_;
+  o.timeout_factor = timeout_factor_;
+  o.timeout_grace_s = timeout_grace_s_;
+  o.allow_mig_reconfigure = allow_mig_reconfigure_;
+  const std::string out =
+      out_.empty() ? (std::filesystem::path("results") / (sc.name + "-local")).string() : out_;
+  // Pod logs sit beside the results: the results folder is replaced as a whole when written.
+  o.work_dir = out + ".pods";
+  const LocalReplay r = replay_local(sc, *it, det.gpus, o);
+  write_results(out, r.local_scenario, {&r.result, 1});
+  if (!quiet_) {
+    std::fputs(comparison_table({&r.result, 1}).c_str(), stdout);
+    std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv}; pod logs in %s/\n", out.c_str(),
+                o.work_dir.c_str());
+  }
+  return 0;
+}
+
+}  // namespace slicelab

@@ -1,0 +1,199 @@
+// `slicelab replay --backend local` end to end without a GPU: the fake NVML reports two GPUs,
+// the CPU stand-in is the workload, and the interposer runs over the fake libcuda.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <regex>
+
+#include "tests/local/local_test_support.h"
+
+namespace slicelab {
+namespace {
+
+namespace fs = std::filesystem;
+using test::read_file;
+using test::TempDir;
+
+class LocalReplay : public TempDir {
+ protected:
+  // A scenario whose one policy uses `sharing`; durations in scenario seconds (run at 1/100).
+  std::string scenario(const std::string& sharing, const std::string& pods) {
+    return write("s.yaml",
+                 "name: local-test\nseed: 1\n"
+                 "cluster:\n  node_groups:\n"
+                 "    - {name: n, count: 1, gpu_model: A100-80GB, gpus_per_node: 2,"
+                 " cpu_milli: 8000, memory_mib: 64Gi}\n"
+                 "workload:\n  pods:\n" +
+                     pods + "policies:\n  - {name: p, placement: best-fit" +
+                     (sharing.empty() ? "" : ", sharing: " + sharing) + "}\n");
+  }
+  test::Ran replay(const std::string& yaml, std::vector<std::string> extra = {},
+                   EnvMap env = test::fake_gpu_env()) {
+    std::vector<std::string> args{
+        "replay",          "--backend",      "local",        yaml,
+        "--out",           path("out"),      "--time-scale", "0.01",
+        "--kernel-binary", SLICELAB_STANDIN, "--interposer", SLICELAB_INTERPOSER};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return slicelab(args, env);
+  }
+  nlohmann::json summary() {
+    return nlohmann::json::parse(read_file(path("out") + "/summary.json"))["policies"][0];
+  }
+  std::string pod_log(const std::string& pod) {
+    return read_file(path("out.pods/" + pod + ".log"));
+  }
+  // Start and finish (scenario seconds) of a pod from pods.csv.
+  std::pair<double, double> times(const std::string& pod) {
+    const std::string csv = read_file(path("out") + "/pods.csv");
+    std::stringstream ss(csv);
+    std::string header, line;
+    std::getline(ss, header);
+    std::vector<std::string> cols;
+    for (std::stringstream hs(header); std::getline(hs, line, ',');) cols.push_back(line);
+    while (std::getline(ss, line)) {
+      std::vector<std::string> v;
+      for (std::stringstream ls(line); std::getline(ls, header, ',');) v.push_back(header);
+      if (std::find(v.begin(), v.end(), pod) == v.end()) continue;
+      double start = -1, finish = -1;
+      for (size_t i = 0; i < cols.size() && i < v.size(); ++i) {
+        if (cols[i] == "start_s") start = std::stod(v[i]);
+        if (cols[i] == "finish_s") finish = std::stod(v[i]);
+      }
+      return {start, finish};
+    }
+    ADD_FAILURE() << "no pod " << pod << " in\n" << csv;
+    return {-1, -1};
+  }
+};
+
+TEST_F(LocalReplay, WholeCardPodsGetTheirOwnGpuAndQueueForOne) {
+  const auto yaml = scenario("", R"(    - {name: a, arrival: 0, duration: 30, gpu_count: 1}
+    - {name: b, arrival: 0, duration: 30, gpu_count: 1}
+    - {name: c, arrival: 0, duration: 30, gpu_count: 1}
+)");
+  const auto r = replay(yaml);
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  const auto s = summary();
+  EXPECT_EQ(s["pods"]["completed"], 3) << s.dump(1);
+  EXPECT_NE(pod_log("a").find("env CUDA_VISIBLE_DEVICES=0"), std::string::npos) << pod_log("a");
+  EXPECT_NE(pod_log("b").find("env CUDA_VISIBLE_DEVICES=1"), std::string::npos) << pod_log("b");
+  EXPECT_NE(pod_log("a").find("env LD_PRELOAD=(unset)"), std::string::npos);
+  EXPECT_NE(pod_log("a").find("env SLICELAB_POD=a"), std::string::npos);
+  // Two GPUs, three whole-card pods: c starts when a or b has finished, and each runs about its
+  // duration (0.3 s of real time = 30 scenario seconds).
+  const auto [a_start, a_finish] = times("a");
+  const auto [c_start, c_finish] = times("c");
+  EXPECT_GE(a_finish - a_start, 29.0);
+  EXPECT_LT(a_finish - a_start, 200.0);
+  EXPECT_GE(c_start, a_finish - 1.0);
+  EXPECT_GE(s["queue_delay_s"]["max"].get<double>(), 29.0);
+  EXPECT_GE(s["jct_s"]["max"].get<double>(), 59.0);
+}
+
+TEST_F(LocalReplay, InterposerCapsAndMemoryOutOfMemoryWhileNeighboursRun) {
+  // gpu-share runs under the interposer: each pod's caps from its gpu_milli and memory; "big"
+  // allocates past its cap and must fail with out-of-memory, its neighbour completes.
+  const auto yaml =
+      scenario("{mode: gpu-share}",
+               R"(    - {name: big, duration: 20, gpu_count: 1, gpu_milli: 300, gpu_memory_mib: 256}
+    - {name: small, duration: 20, gpu_count: 1, gpu_milli: 500, gpu_memory_mib: 256}
+)");
+  const std::string cmd = std::string("case $SLICELAB_POD in big) H=300;; *) H=100;; esac; exec ") +
+                          SLICELAB_STANDIN + " {kernel} --duration {duration} --hold-mib $H";
+  const auto r = replay(yaml, {"--command", cmd});
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  const auto s = summary();
+  EXPECT_EQ(s["pods"]["completed"], 1) << s.dump(1);
+  EXPECT_EQ(s["pods"]["failed"], 1) << s.dump(1);
+  const std::string big = pod_log("big"), small = pod_log("small");
+  EXPECT_NE(big.find("env LD_PRELOAD=" + std::string(SLICELAB_INTERPOSER)), std::string::npos)
+      << big;
+  EXPECT_NE(big.find("env SLICELAB_SM_LIMIT=30"), std::string::npos) << big;
+  EXPECT_NE(big.find("env SLICELAB_MEMORY_LIMIT=256m"), std::string::npos) << big;
+  EXPECT_NE(big.find("\"error\": \"out of memory\""), std::string::npos) << big;
+  EXPECT_NE(small.find("env SLICELAB_SM_LIMIT=50"), std::string::npos) << small;
+  EXPECT_NE(small.find("\"per_unit_ns\""), std::string::npos) << small;
+  EXPECT_NE(read_file(path("out") + "/pods.csv").find("out of memory"), std::string::npos);
+}
+
+TEST_F(LocalReplay, MpsDaemonStartsWithItsFoldersAndIsCleanedUp) {
+  const auto yaml =
+      scenario("{mode: gpu-share}",
+               R"(    - {name: m1, duration: 20, gpu_count: 1, gpu_milli: 400, gpu_memory_mib: 512}
+    - {name: m2, duration: 20, gpu_count: 1, gpu_milli: 600}
+)");
+  EnvMap env = test::fake_gpu_env();
+  env["FAKE_MPS_LOG"] = path("mps.log");
+  const auto r = replay(yaml, {"--mechanism", "mps"}, env);
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  EXPECT_EQ(summary()["pods"]["completed"], 2);
+  const std::string sent = read_file(path("mps.log"));
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(sent, m, std::regex("start pipe=(\\S+) log=(\\S+)"))) << sent;
+  const std::string pipe = m[1], log = m[2];
+  EXPECT_NE(sent.find("cmd quit"), std::string::npos) << sent;
+  EXPECT_FALSE(fs::exists(pipe)) << "the MPS pipe folder was left behind";
+  EXPECT_FALSE(fs::exists(log));
+  const std::string m1 = pod_log("m1");
+  EXPECT_NE(m1.find("env CUDA_MPS_PIPE_DIRECTORY=" + pipe), std::string::npos) << m1;
+  EXPECT_NE(m1.find("env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=40"), std::string::npos) << m1;
+  EXPECT_NE(m1.find("env CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=512M"), std::string::npos) << m1;
+  EXPECT_NE(m1.find("env LD_PRELOAD=(unset)"), std::string::npos) << m1;
+}
+
+TEST_F(LocalReplay, HungPodIsKilledOnTimeoutAndCrashIsReported) {
+  const auto yaml = scenario("", R"(    - {name: ok, duration: 10, gpu_count: 1}
+    - {name: hang, duration: 10, gpu_count: 1}
+    - {name: crash, duration: 10, gpu_count: 1}
+)");
+  EnvMap env = test::fake_gpu_env();
+  env["SLICELAB_STANDIN_HANG"] = "hang";
+  env["SLICELAB_STANDIN_CRASH"] = "crash";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = replay(yaml, {"--timeout-factor", "1", "--timeout-grace", "0.5"}, env);
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  const auto s = summary();
+  EXPECT_EQ(s["pods"]["completed"], 1) << s.dump(1);
+  EXPECT_EQ(s["pods"]["failed"], 2) << s.dump(1);
+  const std::string csv = read_file(path("out") + "/pods.csv");
+  EXPECT_NE(csv.find("timeout"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("signal 6"), std::string::npos) << csv;
+}
+
+TEST_F(LocalReplay, NoGpuExitsWithItsOwnCodeAndMessage) {
+  EnvMap env = test::fake_gpu_env();
+  env["SLICELAB_NVML_LIBRARY"] = "/nonexistent/libnvidia-ml.so.1";
+  const auto yaml = scenario("", "    - {name: a, duration: 10, gpu_count: 1}\n");
+  const auto r = replay(yaml, {}, env);
+  EXPECT_EQ(r.status.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("no GPU: no NVIDIA driver"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
+TEST_F(LocalReplay, PodsThatCannotFitAreUnschedulableAndCompareShowsBothRuns) {
+  const auto yaml = scenario("", R"(    - {name: a, duration: 20, gpu_count: 1}
+    - {name: huge, duration: 20, gpu_count: 4}
+)");
+  const auto r = replay(yaml);
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  const auto s = summary();
+  EXPECT_EQ(s["pods"]["completed"], 1);
+  EXPECT_EQ(s["pods"]["unschedulable"], 1);
+  const auto c = slicelab({"compare", "--measured", path("out"), yaml}, test::fake_gpu_env());
+  ASSERT_EQ(c.status.exit_code, 0) << c.output;
+  EXPECT_NE(c.output.find("policy p"), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("simulated"), std::string::npos) << c.output;
+  // The simulated JCT of pod a is exactly 20 s; the measured one a little more.
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(c.output, m, std::regex("JCT max \\(s\\)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)")))
+      << c.output;
+  EXPECT_EQ(m[1], "20");
+  EXPECT_GE(std::stod(m[2]), 20.0);
+  EXPECT_NEAR(std::stod(m[3]), std::stod(m[2]) - 20.0, 0.01);
+}
+
+}  // namespace
+}  // namespace slicelab
