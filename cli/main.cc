@@ -13,7 +13,9 @@
 
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
+#include "cli/plan_command.h"
 #include "cli/progress_line.h"
+#include "cli/sweep_command.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -169,11 +171,15 @@ int run_cli(int argc, char** argv) {
 
   const ImportCommand import_cmd(app);
   const InterposerCommand interposer_cmd(app);
+  const PlanCommand plan_cmd(app);
+  const SweepCommand sweep_cmd(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (import_cmd.chosen()) return import_cmd.run();
     if (interposer_cmd.chosen()) return interposer_cmd.run();
+    if (plan_cmd.chosen()) return plan_cmd.run();
+    if (sweep_cmd.chosen()) return sweep_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);
