@@ -27,7 +27,8 @@ PlanCommand::PlanCommand(CLI::App& app)
       ->check(CLI::Range(0.01, 1000.0));
   cmd_->add_option("--target", targets_,
                    "A target METRIC<=VALUE or METRIC>=VALUE; replaces the scenario's target on "
-                   "that metric (repeatable)");
+                   "that metric (repeatable)")
+      ->allow_extra_args(false);  // one per --target, so the scenario is never taken for one
   cmd_->add_option("--min-nodes", min_nodes_, "Smallest node count to try (plan.scale.min)")
       ->check(CLI::Range(1, 1'000'000));
   cmd_->add_option("--max-nodes", max_nodes_, "Largest node count to try (plan.scale.max)")

@@ -55,7 +55,8 @@ PolicyPlan plan_policy(const Scenario& grown, const PlanSpec& spec, size_t group
       2.0 * std::ceil(std::log2(static_cast<double>(spec.max_nodes - spec.min_nodes + 2))) + 1.0;
   size_t done = 0;
   const BatchCheck check = [&](std::span<const int> sizes) {
-    std::vector<bool> ok(sizes.size());
+    // One byte per size: threads write their own elements (vector<bool> packs bits, a race).
+    std::vector<char> ok(sizes.size(), 0);
     std::exception_ptr error;
     {
       std::vector<std::jthread> pool;
@@ -73,7 +74,7 @@ PolicyPlan plan_policy(const Scenario& grown, const PlanSpec& spec, size_t group
               p.summary = run_policy(sc, policy).summary;
               p.value = metric_value(p.summary, spec.targets.front().metric);
               p.meets = spec.met_by(p.summary);
-              ok[i] = p.meets;
+              ok[i] = p.meets ? 1 : 0;
               const std::lock_guard lock(mu);
               points[sizes[i]] = std::move(p);
               ++done;
@@ -86,7 +87,7 @@ PolicyPlan plan_policy(const Scenario& grown, const PlanSpec& spec, size_t group
         });
     }  // joins
     if (error) std::rethrow_exception(error);
-    return ok;
+    return std::vector<bool>(ok.begin(), ok.end());
   };
   const SizeSearchResult r = find_smallest_size(spec.min_nodes, spec.max_nodes, width, check);
   PolicyPlan plan;
