@@ -17,6 +17,8 @@
 #include "cli/measured_comparison.h"
 #include "cli/progress_line.h"
 #include "cli/replay_command.h"
+#include "cli/plan_command.h"
+#include "cli/sweep_command.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -179,6 +181,8 @@ int run_cli(int argc, char** argv) {
   const InterposerCommand interposer_cmd(app);
   const KernelsCommand kernels_cmd(app);
   const ReplayCommand replay_cmd(app);
+  const PlanCommand plan_cmd(app);
+  const SweepCommand sweep_cmd(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -188,6 +192,8 @@ int run_cli(int argc, char** argv) {
     if (replay_cmd.chosen()) return replay_cmd.run();
     if (*compare && !measured.empty())
       return compare_with_measured(compare_opts.scenario, measured, jobs);
+    if (plan_cmd.chosen()) return plan_cmd.run();
+    if (sweep_cmd.chosen()) return sweep_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

@@ -12,6 +12,7 @@
 #include "sim/gpu_catalog.h"
 #include "sim/placement/placement_config.h"
 #include "sim/sharing/sharing_config.h"
+#include "workloads/generator.h"
 #include "workloads/pod_spec.h"
 
 namespace slicelab {
@@ -29,6 +30,8 @@ struct Scenario {
   uint64_t seed = 42;
   std::vector<uint64_t> seeds;  // `compare` runs every policy once per seed when given
   std::string workload_source;  // "inline", "trace <file>" or "generator"
+  // The generator the pods came from, kept so that planners and sweeps can scale its rate.
+  std::optional<GeneratorSpec> generator;
   GpuCatalog catalog;
   ClusterSpec cluster;
   std::vector<PodSpec> pods;

@@ -274,7 +274,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   const YamlReader yaml(path);
   yaml.check_keys(root, "",
                   {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload",
-                   "engine", "policies"});
+                   "engine", "policies", "plan"});  // plan: read by sim/planning
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());
@@ -326,6 +326,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     const GeneratorSpec g =
         read_generator_spec(yaml, w["generator"], "workload.generator", check_model);
     sc.pods = generate_pods(g, sc.seed);
+    sc.generator = g;
     sc.workload_source = "generator";
   }
   if (const YAML::Node fill = w["fill"]; fill.IsDefined()) {

@@ -1,0 +1,70 @@
+#include "cli/plan_command.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "cli/progress_line.h"
+#include "reports/plan_files.h"
+#include "sim/planning/capacity_planner.h"
+#include "sim/planning/plan_spec.h"
+#include "sim/scenario/scenario.h"
+
+namespace slicelab {
+
+PlanCommand::PlanCommand(CLI::App& app)
+    : cmd_(app.add_subcommand(
+          "plan", "Find, per policy, the smallest cluster that meets the scenario's targets")),
+      jobs_(static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))) {
+  cmd_->add_option("scenario", scenario_, "Scenario YAML file (targets in its plan: block)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd_->add_option("--seed", seed_, "Override the scenario's seed")
+      ->check(CLI::Range(int64_t{0}, INT64_MAX));
+  cmd_->add_option("--growth", growth_, "Workload growth factor (overrides plan.growth)")
+      ->check(CLI::Range(0.01, 1000.0));
+  cmd_->add_option("--target", targets_,
+                   "A target METRIC<=VALUE or METRIC>=VALUE; replaces the scenario's target on "
+                   "that metric (repeatable)")
+      ->allow_extra_args(false);  // one per --target, so the scenario is never taken for one
+  cmd_->add_option("--min-nodes", min_nodes_, "Smallest node count to try (plan.scale.min)")
+      ->check(CLI::Range(1, 1'000'000));
+  cmd_->add_option("--max-nodes", max_nodes_, "Largest node count to try (plan.scale.max)")
+      ->check(CLI::Range(1, 1'000'000));
+  cmd_->add_option("--out", out_, "Output folder (default: results/<scenario name>-plan)");
+  cmd_->add_option("-j,--jobs", jobs_, "Simulations run in parallel (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd_->add_flag("-q,--quiet", quiet_, "Print no table, only errors");
+}
+
+int PlanCommand::run() const {
+  std::optional<uint64_t> seed;
+  if (seed_) seed = static_cast<uint64_t>(*seed_);
+  const Scenario sc = load_scenario(scenario_, seed);
+  PlanSpec spec = read_plan_spec(scenario_, sc);
+  if (growth_) spec.growth = *growth_;
+  for (const auto& t : targets_) set_target(spec, parse_target(t));
+  if (min_nodes_) spec.min_nodes = *min_nodes_;
+  if (max_nodes_) spec.max_nodes = *max_nodes_;
+  check_plan_spec(spec, sc);
+
+  CapacityPlan plan;
+  {
+    ProgressLine progress(fmt::format("plan {} ({} policies, growth {:g}x)", sc.name,
+                                      sc.policies.size(), spec.growth),
+                          sc.policies.size());
+    plan = plan_capacity(sc, spec, jobs_, [&](size_t k, double f) { progress.update(k, f); });
+  }
+  const std::string out =
+      out_.empty() ? (std::filesystem::path("results") / (sc.name + "-plan")).string() : out_;
+  write_plan(out, plan);
+  if (!quiet_) {
+    std::fputs(plan_table(plan).c_str(), stdout);
+    std::printf("\nwrote %s/{plan.json,plan.md,capacity.csv}\n", out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace slicelab

@@ -1,0 +1,75 @@
+#include "cli/sweep_command.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "cli/progress_line.h"
+#include "reports/sweep_files.h"
+#include "sim/planning/sweep_grid.h"
+#include "sim/planning/sweep_runner.h"
+
+namespace slicelab {
+
+SweepCommand::SweepCommand(CLI::App& app)
+    : sweep_(app.add_subcommand(
+          "sweep", "Run a grid of policies x cluster scales x workload scales x seeds")),
+      merge_(app.add_subcommand("merge", "Join sweep shards into one result set")),
+      jobs_(static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))) {
+  sweep_->add_option("sweep", file_, "Sweep YAML file")->required()->check(CLI::ExistingFile);
+  sweep_->add_option("--shard", shard_,
+                     "Run only part I of N (0-based I/N, e.g. $JOB_COMPLETION_INDEX/4)");
+  sweep_->add_option("--out", out_,
+                     "Output folder (default: results/<sweep name>-sweep, or "
+                     "results/<sweep name>-sweep-shard-I-of-N)");
+  sweep_->add_option("-j,--jobs", jobs_, "Runs in parallel (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  sweep_->add_flag("-q,--quiet", quiet_, "Print only errors");
+  merge_->add_option("shards", shards_, "Shard output folders")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  merge_->add_option("-o,--out", merge_out_, "Merged output folder")->required();
+}
+
+int SweepCommand::run() const {
+  return sweep_->parsed() ? run_sweep_cmd() : run_merge_cmd();
+}
+
+int SweepCommand::run_sweep_cmd() const {
+  const SweepSpec spec = read_sweep_spec(file_);
+  const Shard shard = shard_.empty() ? Shard{} : parse_shard(shard_);
+  const std::vector<size_t> indices = shard_indices(spec.size(), shard);
+  std::vector<SweepRow> rows;
+  {
+    ProgressLine progress(shard.count == 1
+                              ? fmt::format("sweep {} ({} runs)", spec.name, indices.size())
+                              : fmt::format("sweep {} shard {}/{} ({} of {} runs)", spec.name,
+                                            shard.index, shard.count, indices.size(), spec.size()),
+                          std::max<size_t>(indices.size(), 1));
+    rows = run_sweep(spec, indices, jobs_, [&](size_t k, double f) { progress.update(k, f); });
+  }
+  std::string out = out_;
+  if (out.empty())
+    out = (std::filesystem::path("results") /
+           (shard.count == 1
+                ? spec.name + "-sweep"
+                : fmt::format("{}-sweep-shard-{}-of-{}", spec.name, shard.index, shard.count)))
+              .string();
+  const size_t n = rows.size();
+  write_sweep(out, spec, shard, std::move(rows));
+  if (!quiet_)
+    std::printf("%zu of %zu grid points; wrote %s/{sweep.csv,sweep.json}\n", n, spec.size(),
+                out.c_str());
+  return 0;
+}
+
+int SweepCommand::run_merge_cmd() const {
+  const size_t n = merge_sweeps(shards_, merge_out_);
+  std::printf("merged %zu shards, %zu grid points; wrote %s/{sweep.csv,sweep.json}\n",
+              shards_.size(), n, merge_out_.c_str());
+  return 0;
+}
+
+}  // namespace slicelab

@@ -1,0 +1,33 @@
+// `slicelab sweep` (a grid of runs, or one shard of it, on all cores) and `slicelab merge`
+// (the shards' outputs joined into the unsharded result set).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace slicelab {
+
+class SweepCommand {
+ public:
+  explicit SweepCommand(CLI::App& app);  // registers `sweep` and `merge`
+  bool chosen() const { return sweep_->parsed() || merge_->parsed(); }
+  int run() const;  // bad input throws InputError
+
+ private:
+  int run_sweep_cmd() const;
+  int run_merge_cmd() const;
+
+  CLI::App* sweep_;
+  CLI::App* merge_;
+  std::string file_;
+  std::string shard_;
+  std::string out_;
+  int jobs_ = 1;
+  bool quiet_ = false;
+  std::vector<std::string> shards_;
+  std::string merge_out_;
+};
+
+}  // namespace slicelab

@@ -1,0 +1,190 @@
+#include "reports/sweep_files.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "reports/atomic_folder.h"
+#include "sim/planning/plan_metrics.h"
+#include "workloads/input_error.h"
+
+namespace slicelab {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::string num(double v) {
+  return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string();
+}
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string header() {
+  std::string h = "point,policy,cluster_scale,workload_scale,seed,nodes,gpus,pods";
+  for (const auto m : metric_names()) h += fmt::format(",{}", m);
+  return h + "\n";
+}
+
+// FNV-1a over the file's bytes: a stable fingerprint, so that merge refuses shards of a base
+// scenario that changed between runs.
+std::string fingerprint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  uint64_t h = 1469598103934665603ULL;
+  for (const char c : s.str()) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read", p.string()));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::string sweep_csv(const SweepSpec& spec, std::span<const SweepRow> rows) {
+  std::string out = header();
+  for (const auto& r : rows) {
+    const SweepPoint& p = r.point;
+    out += fmt::format("{},{},{},{},{},{},{},{}", p.index, csv_field(spec.policies[p.policy]),
+                       num(spec.cluster_scales[p.cluster]), num(spec.workload_scales[p.workload]),
+                       spec.seeds[p.seed], r.nodes, r.gpus, r.pods);
+    for (const auto m : metric_names()) {
+      const auto v = metric_value(r.summary, m);
+      out += "," + (v ? num(*v) : std::string());
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+ojson sweep_manifest(const SweepSpec& spec, Shard shard, size_t rows) {
+  ojson j;
+  j["kind"] = "sweep";
+  j["format"] = "slicelab.sweep/1";
+  j["name"] = spec.name;
+  j["scenario"] = spec.scenario;
+  j["scenario_fnv1a"] = fingerprint(spec.scenario_path);
+  j["grid"] = {{"order", "seed, workload_scale, cluster_scale, policy (policy fastest)"},
+               {"policies", spec.policies},
+               {"cluster_scales", spec.cluster_scales},
+               {"workload_scales", spec.workload_scales},
+               {"seeds", spec.seeds}};
+  j["points"] = spec.size();
+  j["shard"] = {{"index", shard.index}, {"count", shard.count}};
+  j["rows"] = rows;
+  j["files"] = {"sweep.csv"};
+  return j;
+}
+
+void write_sweep(const std::string& dir, const SweepSpec& spec, Shard shard,
+                 std::vector<SweepRow> rows) {
+  std::sort(rows.begin(), rows.end(),
+            [](const SweepRow& a, const SweepRow& b) { return a.point.index < b.point.index; });
+  write_folder_atomically(dir, [&](const std::filesystem::path& tmp) {
+    write_text_file(tmp / "sweep.csv", sweep_csv(spec, rows));
+    write_text_file(tmp / "sweep.json", sweep_manifest(spec, shard, rows.size()).dump(2) + "\n");
+  });
+}
+
+size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& out) {
+  if (shard_dirs.empty()) throw InputError("merge: give at least one shard folder");
+  namespace fs = std::filesystem;
+  ojson first;
+  std::string first_header;
+  std::map<size_t, std::string> rows;  // grid index -> the row as written
+  for (const auto& dir : shard_dirs) {
+    const fs::path d(dir);
+    ojson m;
+    try {
+      m = ojson::parse(read_text(d / "sweep.json"));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(
+          fmt::format("{}: not a sweep manifest: {}", (d / "sweep.json").string(), e.what()));
+    }
+    if (!m.is_object() || m.value("kind", "") != "sweep")
+      throw InputError(fmt::format("{}: not a sweep manifest (kind is not 'sweep')",
+                                   (d / "sweep.json").string()));
+    ojson same = m;
+    same.erase("shard");
+    same.erase("rows");
+    if (first.is_null()) {
+      first = m;
+    } else {
+      ojson ref = first;
+      ref.erase("shard");
+      ref.erase("rows");
+      if (ref != same)
+        throw InputError(fmt::format(
+            "{}: describes a different sweep than {} (grid, scenario or its contents differ)", dir,
+            shard_dirs.front()));
+    }
+    const std::string csv = read_text(d / "sweep.csv");
+    std::istringstream lines(csv);
+    std::string line;
+    std::getline(lines, line);
+    if (first_header.empty()) first_header = line;
+    if (line != first_header || line + "\n" != header())
+      throw InputError(fmt::format("{}: sweep.csv has an unexpected header", dir));
+    size_t count = 0;
+    for (size_t n = 2; std::getline(lines, line); ++n) {
+      size_t index = 0;
+      const auto comma = line.find(',');
+      const auto [end, ec] =
+          std::from_chars(line.data(), line.data() + std::min(comma, line.size()), index);
+      if (comma == std::string::npos || ec != std::errc{} || end != line.data() + comma)
+        throw InputError(fmt::format("{}/sweep.csv:{}: expected a grid index first", dir, n));
+      if (!rows.emplace(index, line).second)
+        throw InputError(fmt::format("{}/sweep.csv:{}: grid point {} is also in an earlier shard",
+                                     dir, n, index));
+      ++count;
+    }
+    if (count != m.value("rows", size_t{0}))
+      throw InputError(fmt::format("{}: sweep.csv has {} rows, its manifest says {}", dir, count,
+                                   m.value("rows", size_t{0})));
+  }
+  const auto points = first.at("points").get<size_t>();
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < points; ++i)
+    if (!rows.contains(i)) missing.push_back(i);
+  if (!missing.empty()) {
+    const size_t total = missing.size();
+    if (total > 10) missing.resize(10);
+    throw InputError(fmt::format("merge: {} grid point(s) missing (no shard holds them): {}{}",
+                                 total, fmt::join(missing, ", "), total > 10 ? ", ..." : ""));
+  }
+  if (rows.size() != points || rows.rbegin()->first >= points)
+    throw InputError(fmt::format("merge: rows outside the grid of {} points", points));
+  ojson merged = first;
+  merged["shard"] = {{"index", 0}, {"count", 1}};
+  merged["rows"] = points;
+  std::string csv = first_header + "\n";
+  for (const auto& [i, line] : rows) csv += line + "\n";
+  write_folder_atomically(out, [&](const fs::path& tmp) {
+    write_text_file(tmp / "sweep.csv", csv);
+    write_text_file(tmp / "sweep.json", merged.dump(2) + "\n");
+  });
+  return points;
+}
+
+}  // namespace slicelab

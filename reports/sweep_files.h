@@ -1,0 +1,28 @@
+// A sweep's outputs (sweep.csv, one row per grid point; sweep.json, the manifest) and the merge
+// of shards' outputs into the result set an unsharded run writes, byte for byte. Nothing in
+// them depends on time, host, thread count or shard: rows are keyed and sorted by grid index.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/planning/sweep_grid.h"
+#include "sim/planning/sweep_runner.h"
+
+namespace slicelab {
+
+std::string sweep_csv(const SweepSpec& spec, std::span<const SweepRow> rows);
+nlohmann::ordered_json sweep_manifest(const SweepSpec& spec, Shard shard, size_t rows);
+// dir/{sweep.csv,sweep.json}; rows are sorted by grid index. Replaces dir atomically.
+void write_sweep(const std::string& dir, const SweepSpec& spec, Shard shard,
+                 std::vector<SweepRow> rows);
+
+// Joins shard folders into `out`: every folder's manifest must describe the same sweep, and
+// together their rows must hold every grid point exactly once. Returns the number of rows.
+// InputError naming the folder and the problem otherwise; nothing is written then.
+size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& out);
+
+}  // namespace slicelab

@@ -1,0 +1,220 @@
+// The planner through the simulator on a case computed by hand, the plan: block and --target
+// parsing, and workload and cluster scaling.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "sim/planning/capacity_planner.h"
+#include "sim/planning/plan_metrics.h"
+#include "sim/planning/plan_spec.h"
+#include "sim/planning/workload_scaling.h"
+#include "tests/support/temp_files.h"
+
+namespace slicelab {
+namespace {
+
+using testing::message_of;
+
+// N identical one-GPU pods all arriving at t = 0, each running D seconds, whole cards, FIFO.
+// With G GPUs they run in ceil(N/G) waves, so the largest queueing delay is (ceil(N/G) - 1) D.
+// A target max delay T holds iff ceil(N/G) <= floor(T/D) + 1, i.e. G >= ceil(N / (floor(T/D)+1)).
+std::string wave_scenario(int pods, int gpus_per_node, const std::string& plan) {
+  std::string s = fmt::format(R"(name: waves
+cluster:
+  node_groups:
+    - {{name: cpu, count: 1, cpu_milli: 4000, memory_mib: 4Gi}}
+    - {{name: gpu, count: 1, gpu_model: A100-80GB, gpus_per_node: {}, cpu_milli: 64000, memory_mib: 256Gi}}
+workload:
+  pods:
+)",
+                              gpus_per_node);
+  for (int i = 0; i < pods; ++i)
+    s += fmt::format("    - {{name: p{}, arrival: 0, duration: 600, gpu_count: 1}}\n", i);
+  s += R"(policies:
+  - {name: best-fit, placement: best-fit}
+  - {name: spread, placement: spread}
+)";
+  return s + plan;
+}
+
+class Planner : public testing::TempFilesTest {};
+
+int hand_minimum_gpus(int n, double d, double t) {
+  const int waves = static_cast<int>(std::floor(t / d)) + 1;
+  return (n + waves - 1) / waves;
+}
+
+TEST_F(Planner, FindsTheHandComputedMinimumThroughTheSimulator) {
+  const std::string path = write("waves.yaml", wave_scenario(20, 1, R"(plan:
+  targets:
+    queue_delay_max_s: {max: 20m}
+    failed: {max: 0}
+  scale: {node_group: gpu, min: 1, max: 40}
+)"));
+  const Scenario sc = load_scenario(path);
+  const PlanSpec spec = read_plan_spec(path, sc);
+  const CapacityPlan plan = plan_capacity(sc, spec, 2);
+  const int expected = hand_minimum_gpus(20, 600, 1200);
+  ASSERT_EQ(expected, 7);
+  ASSERT_EQ(plan.policies.size(), 2U);
+  for (const auto& p : plan.policies) {
+    SCOPED_TRACE(p.policy);
+    ASSERT_TRUE(p.chosen);
+    EXPECT_EQ(p.chosen->group_nodes, expected);
+    EXPECT_EQ(p.chosen->gpus, static_cast<size_t>(expected));
+    EXPECT_EQ(p.chosen->nodes, static_cast<size_t>(expected) + 1);  // + the CPU node
+    EXPECT_NEAR(p.chosen->cost_per_hour, expected * 3.67, 1e-9);
+    EXPECT_EQ(p.chosen->value, 1200.0);
+    // Every size on the curve agrees with the formula.
+    for (const auto& c : p.curve) {
+      const double waves = std::ceil(20.0 / static_cast<double>(c.gpus));
+      EXPECT_EQ(c.value, (waves - 1) * 600) << c.gpus;
+      EXPECT_EQ(c.meets, static_cast<int>(c.gpus) >= expected) << c.gpus;
+    }
+    EXPECT_TRUE(p.fit);
+  }
+  EXPECT_NE(plan.recommendation.find("best-fit"), std::string::npos) << plan.recommendation;
+}
+
+TEST_F(Planner, GrowthAndNodeSizeChangeTheMinimumAsComputed) {
+  // Growth 1.5 on an inline list replicates: 20 pods become 30. Two GPUs per node.
+  const std::string path = write("waves.yaml", wave_scenario(20, 2, R"(plan:
+  growth: 1.5
+  targets: {queue_delay_max_s: {max: 600}}
+  scale: {node_group: gpu, max: 64}
+)"));
+  const Scenario sc = load_scenario(path);
+  const CapacityPlan plan = plan_capacity(sc, read_plan_spec(path, sc), 3);
+  const int gpus = hand_minimum_gpus(30, 600, 600);  // 15
+  for (const auto& p : plan.policies) {
+    ASSERT_TRUE(p.chosen);
+    EXPECT_EQ(p.chosen->group_nodes, (gpus + 1) / 2);  // 8 nodes of 2
+    EXPECT_EQ(p.chosen->summary.pods, 30U);
+  }
+}
+
+TEST_F(Planner, InfeasibleWithinTheBoundsSaysSo) {
+  const std::string path = write("waves.yaml", wave_scenario(20, 1, R"(plan:
+  targets: {queue_delay_max_s: {max: 0}}
+  scale: {node_group: gpu, max: 10}
+)"));
+  const Scenario sc = load_scenario(path);
+  const CapacityPlan plan = plan_capacity(sc, read_plan_spec(path, sc), 2);
+  for (const auto& p : plan.policies) EXPECT_FALSE(p.chosen);
+  EXPECT_NE(plan.recommendation.find("No policy meets"), std::string::npos);
+}
+
+TEST_F(Planner, CliTargetsOverrideTheScenario) {
+  const std::string path = write("waves.yaml", wave_scenario(4, 1, R"(plan:
+  targets: {queue_delay_max_s: {max: 20m}, slo_attainment: {min: 0.5}}
+)"));
+  const Scenario sc = load_scenario(path);
+  PlanSpec spec = read_plan_spec(path, sc);
+  ASSERT_EQ(spec.targets.size(), 2U);
+  EXPECT_EQ(spec.targets[0].bound, 1200.0);
+  EXPECT_EQ(spec.node_group, "gpu");  // the first group with GPUs
+  EXPECT_EQ(spec.max_nodes, 16);
+  set_target(spec, parse_target("queue_delay_max_s<=60"));
+  set_target(spec, parse_target("failed<=0"));
+  ASSERT_EQ(spec.targets.size(), 3U);
+  EXPECT_EQ(spec.targets[0].bound, 60.0);
+  EXPECT_TRUE(spec.targets[0].at_most);
+  EXPECT_FALSE(spec.targets[1].at_most);
+  EXPECT_EQ(spec.targets[2].metric, "failed");
+}
+
+TEST_F(Planner, BadPlanBlocksAndTargetsAreLocatedErrors) {
+  auto plan_error = [&](const std::string& plan) {
+    const std::string path = write("bad.yaml", wave_scenario(2, 1, plan));
+    return message_of([&] {
+      const Scenario sc = load_scenario(path);
+      check_plan_spec(read_plan_spec(path, sc), sc);
+    });
+  };
+  EXPECT_NE(plan_error("plan:\n  targets: {queue_delay_p98_s: {max: 1}}\n")
+                .find("unknown metric 'queue_delay_p98_s'"),
+            std::string::npos);
+  EXPECT_NE(plan_error("plan:\n  targets: {failed: {max: 0, min: 0}}\n")
+                .find("needs exactly one of 'max' or 'min'"),
+            std::string::npos);
+  EXPECT_NE(plan_error("plan:\n  targets: {failed: {max: 0}}\n  scale: {node_group: h100}\n")
+                .find("no node group named 'h100' (the cluster has: cpu, gpu)"),
+            std::string::npos);
+  EXPECT_NE(plan_error("plan:\n  targets: {failed: {max: 0}}\n  scale: {node_group: cpu}\n")
+                .find("has no GPUs"),
+            std::string::npos);
+  EXPECT_NE(plan_error("plan:\n  targets: {failed: {max: 0}}\n  scale: {min: 5, max: 2}\n")
+                .find("max (2) is below min (5)"),
+            std::string::npos);
+  EXPECT_NE(plan_error("plan:\n  growht: 2\n").find("did you mean 'growth'"), std::string::npos);
+  EXPECT_NE(plan_error("plan:\n  growth: 2\n").find("no targets"), std::string::npos);
+  EXPECT_NE(plan_error("plan:\n  targets: {failed: {max: 0}}\n").find("no error"),
+            std::string::npos);
+  EXPECT_NE(plan_error("plan:\n  targets: {failed: {max: 0}}\n  growth: -1\n").find("bad.yaml:"),
+            std::string::npos);
+  EXPECT_NE(message_of([] { parse_target("failed=0"); }).find("expected METRIC<=VALUE"),
+            std::string::npos);
+  EXPECT_NE(message_of([] { parse_target("failed<=zero"); }).find("is not a number"),
+            std::string::npos);
+  EXPECT_NE(message_of([] { parse_target("fails<=0"); }).find("unknown metric 'fails'"),
+            std::string::npos);
+}
+
+TEST_F(Planner, WorkloadScalingReplicatesTracesAndRegeneratesGenerators) {
+  const std::string path = write("waves.yaml", wave_scenario(10, 1, ""));
+  Scenario sc = load_scenario(path);
+  scale_workload(sc, 2.5);
+  ASSERT_EQ(sc.pods.size(), 25U);
+  EXPECT_EQ(sc.pods[0].name, "p0");
+  EXPECT_EQ(sc.pods[1].name, "p0~2");
+  std::set<std::string> names;
+  for (const auto& p : sc.pods) names.insert(p.name);
+  EXPECT_EQ(names.size(), 25U);
+
+  const std::string gen = write("gen.yaml", R"(cluster:
+  node_groups: [{name: g, count: 2, gpu_model: T4, gpus_per_node: 2, cpu_milli: 8000, memory_mib: 32Gi}]
+workload:
+  generator:
+    horizon: 10h
+    arrivals_per_hour: 20
+    shapes: [{name: s, gpu_count: 1, duration: 10m}]
+policies: [{placement: best-fit}]
+)");
+  Scenario g = load_scenario(gen);
+  const size_t before = g.pods.size();
+  scale_workload(g, 2.0);
+  ASSERT_TRUE(g.generator);
+  EXPECT_DOUBLE_EQ(g.generator->arrivals_per_hour, 40.0);
+  // Poisson counts over 10 h: about 200 and 400; the regenerated workload is twice as dense.
+  EXPECT_GT(static_cast<double>(g.pods.size()), 1.6 * static_cast<double>(before));
+  EXPECT_LT(static_cast<double>(g.pods.size()), 2.4 * static_cast<double>(before));
+  for (size_t i = 1; i < g.pods.size(); ++i)
+    EXPECT_LE(g.pods[i - 1].arrival_s, g.pods[i].arrival_s);
+
+  ClusterSpec c = g.cluster;
+  scale_cluster(c, 0.25);
+  EXPECT_EQ(c.groups[0].count, 1);  // at least one node
+  scale_cluster(c, 3);
+  EXPECT_EQ(c.groups[0].count, 3);
+  EXPECT_THROW(scale_workload(g, 0), InputError);
+}
+
+TEST(PlanMetrics, NamesResolveAndUnknownNamesListTheKnown) {
+  RunSummary s;
+  s.failed = 3;
+  s.queue_delay_s = {10, 1, 2, 3, 4, 5};
+  EXPECT_EQ(metric_value(s, "failed"), 3.0);
+  EXPECT_EQ(metric_value(s, "queue_delay_p99_s"), 4.0);
+  EXPECT_FALSE(metric_value(s, "slo_attainment"));
+  EXPECT_FALSE(metric_value(RunSummary{}, "jct_p99_s"));
+  EXPECT_NE(message_of([&] { (void)metric_value(s, "nope"); }).find("queue_delay_p99_s"),
+            std::string::npos);
+  PlanTarget t{"slo_attainment", false, 0.99};
+  EXPECT_FALSE(t.met_by(s));  // no SLO pods: a target on attainment is not met
+}
+
+}  // namespace
+}  // namespace slicelab
