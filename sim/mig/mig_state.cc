@@ -273,7 +273,7 @@ void MigState::count_free(GpuId g, size_t k, int sign) {
   if (q < 0) return;  // whole cards are not MIG instances
   const uint16_t m = cluster_.model(cluster_.node_of(g));
   const MigTable& t = *table_[m];
-  free_gpus_[m * kMaxInstances + static_cast<size_t>(q)] +=
+  free_gpus_[static_cast<size_t>(m) * kMaxInstances + static_cast<size_t>(q)] +=
       sign * static_cast<double>(t.profiles[static_cast<size_t>(q)].compute_slices) /
       static_cast<double>(t.compute_slices);
 }

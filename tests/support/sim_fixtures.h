@@ -118,6 +118,13 @@ inline SharingConfig whole_card() {
   c.context_switch_overhead = 0.0;
   return c;
 }
+inline SharingConfig gpu_share() {
+  SharingConfig c;
+  c.kind = "gpu-share";
+  c.replicas = 1;
+  c.context_switch_overhead = 0.0;
+  return c;
+}
 inline SharingConfig time_slice(int replicas, double overhead) {
   SharingConfig c;
   c.kind = "time-slice";

@@ -20,7 +20,7 @@ using testing::cluster_of;
 using testing::node_group;
 using testing::pod;
 
-const SharingConfig kShare{"gpu-share", 1, 0.0};
+const SharingConfig kShare = testing::gpu_share();
 
 double demand_of(const std::vector<PodSpec>& pods, size_t n) {
   double d = 0;

@@ -15,7 +15,7 @@ using testing::cluster_of;
 using testing::node_group;
 using testing::pod;
 
-const SharingConfig kShare{"gpu-share", 1, 0.0};
+const SharingConfig kShare = testing::gpu_share();
 
 TEST(GpuShareMode, UnitsAndClaimRounding) {
   const auto mode = make_sharing_mode(kShare);

@@ -81,6 +81,19 @@ TEST(MigEngine, StaticLayoutRunsEachPodAtItsInstanceShare) {
   EXPECT_EQ(r.summary.mig->reconfigurations, 0U);
 }
 
+TEST(MigEngine, A30SlicesAreQuartersOfTheGpu) {
+  // A30: 4 slices of 14 SMs. 250 milli and 5 GiB -> 1g.6gb, rate min(1, 14/56 / 0.25) = 1;
+  // a full-demand pod on 2g.12gb runs at 28/56. Allocation: 7 + 14 of 28 units over [0, 100],
+  // then 14 of 28 over [100, 200].
+  const auto r =
+      run(cluster_of({node_group("n", 1, "A30", 1)}),
+          {pod("q", 0, 100).milli(250).gpu_mem(5 * kGi), with_profile(pod("h", 0, 100), "2g.12gb")},
+          "first-fit", mig_static({{"1g.6gb", 2}, {"2g.12gb", 1}}));
+  EXPECT_DOUBLE_EQ(r.pods[0].finish_s, 100.0);
+  EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 200.0);
+  EXPECT_NEAR(r.summary.allocation_ratio, (21.0 / 28 + 14.0 / 28) / 2, 1e-12);
+}
+
 TEST(MigEngine, NeighboursDoNotSlowAnInstance) {
   // Seven 1g.10gb pods of full demand each run at 14/108 whatever the others do.
   std::vector<PodSpec> pods;
