@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/calibrate_command.h"
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
 #include "cli/progress_line.h"
@@ -169,11 +170,13 @@ int run_cli(int argc, char** argv) {
 
   const ImportCommand import_cmd(app);
   const InterposerCommand interposer_cmd(app);
+  const CalibrateCommand calibrate_cmd(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (import_cmd.chosen()) return import_cmd.run();
     if (interposer_cmd.chosen()) return interposer_cmd.run();
+    if (calibrate_cmd.chosen()) return calibrate_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);
