@@ -20,7 +20,7 @@ class InterposerShare final : public SharingMode {
   struct Config {
     double launch_overhead_ns = 45.0;  // bench/overhead-baseline.txt, LaunchKernel
     double limiter_window_s = 1.0;
-    InterferenceCoefficients interference;
+    InterferenceCoefficients interference{};
   };
   explicit InterposerShare(Config c);
 

@@ -19,7 +19,7 @@ class Mps final : public SharingMode {
     int replicas = 0;
     double fault_propagation = 0.5;
     double client_fault_probability = 0.0;
-    InterferenceCoefficients interference;
+    InterferenceCoefficients interference{};
   };
   explicit Mps(Config c) : cfg_(c) {}
 

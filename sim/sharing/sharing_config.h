@@ -22,11 +22,11 @@ struct SharingConfig {
   double client_fault_probability = 0.0;  // mps: chance a client hits a fatal fault at start
   // interposer: added CPU time per kernel launch (bench/overhead-baseline.txt, LaunchKernel).
   // Unset: the calibration's interposer_launch_overhead_ns, else kDefaultLaunchOverheadNs.
-  std::optional<double> launch_overhead_ns;
+  std::optional<double> launch_overhead_ns{};
   static constexpr double kDefaultLaunchOverheadNs = 45.0;
   double limiter_window_s = 1.0;  // interposer: simulated time of the limiter per tenant set
   // This mode's coefficients from the scenario's calibration (zero: no interference).
-  InterferenceCoefficients interference;
+  InterferenceCoefficients interference{};
 };
 
 std::unique_ptr<SharingMode> make_sharing_mode(const SharingConfig& config);

@@ -130,7 +130,7 @@ const char* const kHeader = "class_a,class_b,mode,cap_a,cap_b,slowdown_a,slowdow
 TEST_F(CalibrationFiles, BadRowsNameTheFileLineAndWhatWasExpected) {
   EXPECT_EQ(error_of(std::string(kHeader) + "training,inference,mps,0.5,0.5,1.2,1.1\n" +
                      "training,inference,mps,half,0.5,1.2,1.1\n"),
-            "m.csv:3: column 'cap_a': expected a number from 0.001 to 1, found 'half'");
+            "m.csv:3: column 'cap_a': expected a number in 0.001..1, found 'half'");
   EXPECT_EQ(error_of(std::string(kHeader) + "training,inference,mig,0.5,0.5,1.2,1.1\n"),
             "m.csv:2: column 'mode': expected time-slice, mps or interposer, found 'mig'");
   EXPECT_EQ(error_of(std::string(kHeader) + "training,inference,mps,0.5,0.5,1.2,1.1\n" +
@@ -141,7 +141,7 @@ TEST_F(CalibrationFiles, BadRowsNameTheFileLineAndWhatWasExpected) {
             "compute-bound, memory-bound)");
   EXPECT_EQ(error_of(kHeader), "m.csv:2: expected at least one measurement row after the header");
   EXPECT_EQ(error_of("class_a,class_b,mode,cap_a,cap_b,slowdown_a\n"),
-            "m.csv:1: expected a column 'slowdown_b' (header: class_a, class_b, mode, cap_a, "
+            "m.csv:1: missing column 'slowdown_b' (the header has: class_a, class_b, mode, cap_a, "
             "cap_b, slowdown_a)");
 }
 
