@@ -67,6 +67,8 @@ Calibration load_calibration(const std::string& path) {
 
 std::string calibration_yaml(const Calibration& c) {
   YAML::Emitter e;
+  // 12 significant digits: inputs such as 0.4 read as written, fitted values to 1e-12.
+  e.SetDoublePrecision(12);
   e << YAML::BeginMap;
   e << YAML::Key << "source" << YAML::Value << c.source;
   if (!c.classes.empty()) {

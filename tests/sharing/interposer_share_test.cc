@@ -47,6 +47,8 @@ TEST(SimLimiter, HoldsCapsWithinFivePointsBesideOtherTenants) {
     const std::vector<LimitedTenant> ts = {{a, 1.0, 200'000}, {b, 1.0, 1'000'000}};
     std::vector<double> got(2);
     simulate_limiter(ts, long_window(), got);
+    RecordProperty("shares_" + std::to_string(a) + "_" + std::to_string(b),
+                   std::to_string(got[0]) + " " + std::to_string(got[1]));
     EXPECT_NEAR(got[0], a, 0.05) << a << " vs " << b;
     EXPECT_NEAR(got[1], b, 0.05) << a << " vs " << b;
   }
@@ -55,6 +57,8 @@ TEST(SimLimiter, HoldsCapsWithinFivePointsBesideOtherTenants) {
       {0.1, 1.0, 500'000}, {0.3, 1.0, 500'000}, {0.5, 1.0, 2'000'000}, {0.1, 1.0, 50'000}};
   std::vector<double> got(4);
   simulate_limiter(four, long_window(), got);
+  RecordProperty("shares_four", std::to_string(got[0]) + " " + std::to_string(got[1]) + " " +
+                                    std::to_string(got[2]) + " " + std::to_string(got[3]));
   for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(got[i], four[i].cap, 0.05) << i;
 }
 
