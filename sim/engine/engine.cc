@@ -396,8 +396,8 @@ bool Simulation::fails_own_limit(uint32_t p) {
 }
 
 // No fault isolation: each running neighbour on the failed pod's GPUs fails with the mode's
-// probability, one draw per neighbour in tenant (arrival) order. Called while the failed pod
-// is still counted on its GPUs' tenants only through pod_gpu_, not as a tenant.
+// probability, one draw per neighbour in tenant (arrival) order. The failed pod never became a
+// tenant (it fails as it starts), so only its neighbours are drawn.
 void Simulation::propagate_fault(uint32_t p) {
   const double q = mode_.fault_propagation();
   if (q <= 0) return;
