@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/calibrate_command.h"
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
@@ -183,6 +184,7 @@ int run_cli(int argc, char** argv) {
   const ReplayCommand replay_cmd(app);
   const PlanCommand plan_cmd(app);
   const SweepCommand sweep_cmd(app);
+  const CalibrateCommand calibrate_cmd(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -194,6 +196,7 @@ int run_cli(int argc, char** argv) {
       return compare_with_measured(compare_opts.scenario, measured, jobs);
     if (plan_cmd.chosen()) return plan_cmd.run();
     if (sweep_cmd.chosen()) return sweep_cmd.run();
+    if (calibrate_cmd.chosen()) return calibrate_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

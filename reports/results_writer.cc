@@ -130,6 +130,9 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
                   {"reconfiguration_gpu_s", tidy(s.mig->reconfiguration_gpu_s)},
                   {"stranded_ratio", tidy(s.mig->stranded_ratio)}};
     p["engine"] = {{"events", s.events}, {"placement_attempts", s.placement_attempts}};
+    // Capped modes (issue 4): isolation error over capped pods, failures caused by neighbours.
+    if (s.isolation_error.count > 0) p["isolation_error"] = dist_json(s.isolation_error);
+    p["neighbour_failures"] = s.neighbour_failures;
     policies.push_back(std::move(p));
   }
   root["policies"] = std::move(policies);
@@ -143,7 +146,7 @@ std::string pods_csv(const Scenario& scenario, std::span<const RunResult> runs) 
   auto out = fmt::appender(buf);
   fmt::format_to(out,
                  "policy,pod,class,status,arrival_s,start_s,finish_s,queue_delay_s,jct_s,"
-                 "slowdown,node,gpus,reason\n");
+                 "slowdown,node,gpus,reason,isolation_error\n");
   auto opt_num = [&](bool present, double v) {
     if (present) fmt::format_to(out, "{:.9g}", v);
     buf.push_back(',');
@@ -168,7 +171,11 @@ std::string pods_csv(const Scenario& scenario, std::span<const RunResult> runs) 
         if (k != o.gpu_begin) buf.push_back(';');
         fmt::format_to(out, "{}", r.pod_gpus[k]);
       }
-      fmt::format_to(out, ",{}\n", csv_field(o.reason));
+      fmt::format_to(out, ",{}", csv_field(o.reason));
+      // Empty for pods no mode capped (docs/sharing-models.md).
+      buf.push_back(',');
+      if (o.isolation_error >= 0) fmt::format_to(out, "{:.6g}", o.isolation_error);
+      buf.push_back('\n');
     }
   }
   return fmt::to_string(buf);
@@ -231,6 +238,15 @@ std::string comparison_table(std::span<const RunResult> runs) {
                                    "alloc",   "SM util",    "queue p50", "queue p99",  "JCT p50",
                                    "JCT p99", "slowdn p99", "SLO",       "GPU-h used", "cost $"};
   std::vector<std::vector<std::string>> rows;
+  // Isolation error (mean / max over capped pods) and failures caused by a neighbour: shown
+  // only when some run has them, so tables of scenarios without capped modes stay as they were.
+  const bool isolation = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) {
+    return r.summary.isolation_error.count > 0 || r.summary.neighbour_failures > 0;
+  });
+  if (isolation) {
+    head.insert(head.begin() + 4, "nbr fail");
+    head.insert(head.begin() + 8, "iso err mean/max");
+  }
   for (const RunResult& r : runs) {
     const RunSummary& s = r.summary;
     auto pct = [](double v) { return fmt::format("{:.1f}%", 100 * v); };
@@ -246,6 +262,14 @@ std::string comparison_table(std::span<const RunResult> runs) {
          s.slowdown.count ? fmt::format("{:.2f}", s.slowdown.p99) : "-",
          s.slo_attainment ? pct(*s.slo_attainment) : "-",
          fmt::format("{:.1f}", s.gpu_hours_allocated), fmt::format("{:.2f}", s.cost_usd)});
+    if (isolation) {
+      auto& row = rows.back();
+      row.insert(row.begin() + 4, fmt::format("{}", s.neighbour_failures));
+      const Distribution& e = s.isolation_error;
+      row.insert(row.begin() + 8, e.count
+                                      ? fmt::format("{:.1f}/{:.1f} pt", 100 * e.mean, 100 * e.max)
+                                      : std::string("-"));
+    }
   }
   // MIG columns only when some run shares GPUs by MIG.
   if (std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.summary.mig; })) {

@@ -64,6 +64,10 @@ class Simulation {
   void start_after_reconfiguration(uint32_t p);
   bool fails_for_memory(uint32_t p);
   std::optional<std::string> never_fits(uint32_t p);
+  // Capped modes (issue 4): a peak over the pod's hard limit, or a modelled client fault.
+  bool fails_own_limit(uint32_t p);
+  void propagate_fault(uint32_t p);
+  void fail_running(uint32_t p, FailureCause cause, const char* reason);
   void add_tenant(GpuId g, uint32_t p);
   void remove_tenant(GpuId g, uint32_t p);
   void recompute_gpu(GpuId g);
@@ -113,6 +117,12 @@ class Simulation {
   // failed attempt: a retry only needs the nodes freed since, all others still fail.
   std::vector<NodeId> freed_log_;
   std::vector<uint32_t> tried_at_;
+  // Capped modes and interference (issue 4): each pod's load as the rate model sees it, its
+  // peak device memory, and its isolation error (current, and integrated over its run).
+  std::vector<TenantLoad> load_;
+  std::vector<int64_t> peak_mib_;
+  std::vector<double> err_now_, err_int_, err_time_;
+  std::array<double, 64> errors_{};
   std::vector<NodeId> seed_;
   std::vector<GpuId> pick_;
   std::array<TenantLoad, 64> loads_{};
@@ -170,6 +180,29 @@ void Simulation::prepare() {
     }
     gpu_offset_[i] = off;
     off += static_cast<uint32_t>(s.gpu_count);
+  }
+  load_.resize(n);
+  peak_mib_.resize(n);
+  err_now_.assign(n, -1.0);
+  err_int_.assign(n, 0.0);
+  err_time_.assign(n, 0.0);
+  for (size_t i = 0; i < n; ++i) {
+    const PodRequest& r = req_[i];
+    TenantLoad& l = load_[i];
+    l.sm_demand = static_cast<double>(r.gpu_milli) / 1000.0;
+    l.memory_mib = r.gpu_memory_mib;
+    l.cap = r.gpu_count > 0
+                ? static_cast<double>(r.claim_units) / static_cast<double>(mode_.capacity_units())
+                : 1.0;
+    peak_mib_[i] = r.gpu_memory_mib;
+    if (in_.classes == nullptr) continue;
+    if (auto c = in_.classes->index_of(pods[i].workload_class)) {
+      const WorkloadClass& wc = (*in_.classes)[*c];
+      l.sm_demand = wc.sm;
+      l.bandwidth = wc.bandwidth;
+      l.launch_khz = wc.launch_khz;
+      if (wc.memory_mib > 0) peak_mib_[i] = wc.memory_mib;
+    }
   }
   gpu_offset_[n] = off;
   pod_gpu_.resize(off);
@@ -234,6 +267,10 @@ void Simulation::advance(double t) {
 }
 
 void Simulation::settle(uint32_t p) {
+  if (err_now_[p] >= 0) {
+    err_int_[p] += err_now_[p] * (now_ - last_update_[p]);
+    err_time_[p] += now_ - last_update_[p];
+  }
   remaining_[p] = std::max(0.0, remaining_[p] - rate_[p] * (now_ - last_update_[p]));
   last_update_[p] = now_;
 }
@@ -278,14 +315,22 @@ void Simulation::recompute_gpu(GpuId g) {
   const size_t n = tenant_count_[g];
   if (n > 0) {
     for (size_t k = 0; k < n; ++k) {
-      const PodRequest& r = req_[tenant_pod_[base + k]];
-      loads_[k] = {static_cast<double>(r.gpu_milli) / 1000.0, r.gpu_memory_mib};
+      loads_[k] = load_[tenant_pod_[base + k]];
       if (mig_) loads_[k].sm_cap = mig_->sm_share(g, tenant_pod_[base + k]);
     }
-    mode_.rates(std::span(loads_).first(n), std::span(rates_).first(n));
+    mode_.progress(std::span(loads_).first(n), std::span(rates_).first(n),
+                   std::span(errors_).first(n));
     std::copy_n(rates_.begin(), n, tenant_rate_.begin() + static_cast<std::ptrdiff_t>(base));
   }
-  for (size_t k = 0; k < n; ++k) update_pod_rate(tenant_pod_[base + k]);
+  for (size_t k = 0; k < n; ++k) {
+    const uint32_t p = tenant_pod_[base + k];
+    // The error accrued so far is at the old value; the new one holds from now on.
+    if (errors_[k] != err_now_[p]) {
+      settle(p);
+      err_now_[p] = errors_[k];
+    }
+    update_pod_rate(p);
+  }
   refresh_gpu_usage(g);
 }
 
@@ -359,6 +404,75 @@ bool Simulation::fails_for_memory(uint32_t p) {
   return false;
 }
 
+bool Simulation::fails_own_limit(uint32_t p) {
+  const PodRequest& r = req_[p];
+  if (r.gpu_count == 0) return false;
+  PodOutcome& o = out_[p];
+  for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) {
+    const GpuId g = pod_gpu_[i];
+    const NodeId node = cluster_.node_of(g);
+    const int64_t limit =
+        mode_.memory_limit_mib(r.gpu_memory_mib, cluster_.gpu_memory_capacity(node));
+    if (limit < 0 || peak_mib_[p] <= limit) continue;
+    o.reason = fmt::format("out of memory on {} GPU {}: peak {} MiB over its {} limit of {} MiB",
+                           cluster_.node_name(node), g - cluster_.first_gpu(node), peak_mib_[p],
+                           mode_.kind(), limit);
+    o.failure = FailureCause::kOverMemoryCap;
+    return true;
+  }
+  // A draw only where the mode models client faults, so other modes' random streams (and
+  // results) are unchanged.
+  if (const double q = mode_.client_fault_probability(); q > 0 && rng_.uniform() < q) {
+    o.reason = fmt::format("{} client fault (modelled, probability {:g})", mode_.kind(), q);
+    o.failure = FailureCause::kClientFault;
+    return true;
+  }
+  return false;
+}
+
+// No fault isolation: each running neighbour on the failed pod's GPUs fails with the mode's
+// probability, one draw per neighbour in tenant (arrival) order. The failed pod never became a
+// tenant (it fails as it starts), so only its neighbours are drawn.
+void Simulation::propagate_fault(uint32_t p) {
+  const double q = mode_.fault_propagation();
+  if (q <= 0) return;
+  for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) {
+    const GpuId g = pod_gpu_[i];
+    const size_t base = g * max_tenants_;
+    // Collect first: failing a neighbour removes it from this GPU's tenant slots.
+    std::array<uint32_t, 64> victims{};
+    size_t count = 0;
+    for (size_t k = 0; k < tenant_count_[g]; ++k)
+      if (rng_.uniform() < q) victims[count++] = tenant_pod_[base + k];
+    for (size_t k = 0; k < count; ++k)
+      if (out_[victims[k]].status == PodStatus::kRunning)
+        fail_running(victims[k], FailureCause::kNeighbourFault, "MPS neighbour fault");
+  }
+}
+
+void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason) {
+  settle(p);
+  ++version_[p];  // its finish event is void
+  PodOutcome& o = out_[p];
+  o.status = PodStatus::kFailed;
+  o.finish_s = now_;
+  o.failure = cause;
+  o.reason = reason;
+  --running_;
+  const PodRequest& r = req_[p];
+  const auto gpus =
+      std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
+  const NodeId node = static_cast<NodeId>(o.node);
+  cluster_.unbind(node, gpus, r);
+  refresh_node_fragmentation(node);
+  freed_log_.push_back(node);
+  model_alloc_[cluster_.model(node)] -= static_cast<double>(r.claim_units) /
+                                        static_cast<double>(cluster_.capacity_units()) *
+                                        static_cast<double>(r.gpu_count);
+  for (const GpuId g : gpus) remove_tenant(g, p);
+  for (const GpuId g : gpus) recompute_gpu(g);
+}
+
 bool Simulation::try_place(uint32_t p) {
   const PodRequest& r = req_[p];
   std::span<const NodeId> only;
@@ -413,13 +527,16 @@ bool Simulation::try_place(uint32_t p) {
   o.solo_s = in_.pods[p].duration_s / speed;
   const double claim_share =
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
-  if (fails_for_memory(p)) {
+  const bool own = fails_own_limit(p);
+  if (own || fails_for_memory(p)) {
     if (mig_)
       for (const GpuId g : gpus) mig_->release(g, p);
     cluster_.unbind(*node, gpus, r);
     refresh_node_fragmentation(*node);
     o.status = PodStatus::kFailed;
     o.finish_s = now_;
+    if (!own) o.failure = FailureCause::kNeighboursMemory;
+    if (own) propagate_fault(p);
     return true;
   }
   o.status = PodStatus::kRunning;
@@ -700,6 +817,10 @@ RunResult Simulation::run(const ProgressFn& progress) {
     }
     o.gpu_end = static_cast<uint32_t>(result.pod_gpus.size());
   }
+  for (uint32_t p = 0; p < n; ++p) {
+    if (out_[p].status == PodStatus::kRunning) settle(p);
+    if (err_time_[p] > 0) out_[p].isolation_error = err_int_[p] / err_time_[p];
+  }
   result.summary = summarize();
   result.fill_curve = std::move(fill_curve_);  // after summarize(), which reads it
   result.pods = std::move(out_);
@@ -745,7 +866,7 @@ RunSummary Simulation::summarize() const {
     s.fill = f;
   }
 
-  std::vector<double> queue, jct, slowdown;
+  std::vector<double> queue, jct, slowdown, isolation;
   queue.reserve(pods.size());
   jct.reserve(pods.size());
   slowdown.reserve(pods.size());
@@ -768,9 +889,30 @@ RunSummary Simulation::summarize() const {
         ++s.running_at_end;
         break;
     }
-    if (o.status == PodStatus::kFailed)
-      ++s.not_placed_reasons[mig_ ? "out of memory (more than its MIG instance holds)"
-                                  : "out of memory (neighbours hold the GPU's memory)"];
+    if (o.status == PodStatus::kFailed) {
+      switch (o.failure) {
+        case FailureCause::kNone:
+        case FailureCause::kNeighboursMemory:
+          if (mig_) {
+            ++s.not_placed_reasons["out of memory (more than its MIG instance holds)"];
+            break;
+          }
+          ++s.not_placed_reasons["out of memory (neighbours hold the GPU's memory)"];
+          ++s.neighbour_failures;
+          break;
+        case FailureCause::kOverMemoryCap:
+          ++s.not_placed_reasons["out of memory (peak over its own memory limit)"];
+          break;
+        case FailureCause::kClientFault:
+          ++s.not_placed_reasons["client fault (modelled)"];
+          break;
+        case FailureCause::kNeighbourFault:
+          ++s.not_placed_reasons["MPS neighbour fault"];
+          ++s.neighbour_failures;
+          break;
+      }
+    }
+    if (o.isolation_error >= 0) isolation.push_back(o.isolation_error);
     if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[o.reason];
     if (o.status == PodStatus::kPending) ++s.not_placed_reasons["not placed before the run ended"];
     if (o.start_s >= 0 && o.status != PodStatus::kFailed)
@@ -801,6 +943,7 @@ RunSummary Simulation::summarize() const {
   s.queue_delay_s = distribution_of(queue);
   s.jct_s = distribution_of(jct);
   s.slowdown = distribution_of(slowdown);
+  s.isolation_error = distribution_of(isolation);
 
   const auto& models = in_.catalog.models();
   double sm_total = 0, mem_total = 0;

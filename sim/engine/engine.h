@@ -10,6 +10,7 @@
 
 #include "sim/cluster_spec.h"
 #include "sim/gpu_catalog.h"
+#include "sim/interference/workload_class.h"
 #include "sim/metrics/run_result.h"
 #include "sim/placement/placement_policy.h"
 #include "sim/sharing/sharing_mode.h"
@@ -40,6 +41,9 @@ struct RunInputs {
   const SharingMode& sharing;
   EngineConfig config;
   uint64_t seed = 0;
+  // Demand vectors of the pods' workload classes (issue 4); pods of unknown classes use their
+  // gpu_milli as SM demand and interfere with no one.
+  const WorkloadClasses* classes = nullptr;
 };
 
 RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,

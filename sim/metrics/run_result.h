@@ -15,6 +15,15 @@ namespace slicelab {
 enum class PodStatus : uint8_t { kCompleted, kFailed, kUnschedulable, kPending, kRunning };
 const char* to_string(PodStatus s);
 
+// Why a pod failed (status kFailed); the summary counts failures caused by a neighbour.
+enum class FailureCause : uint8_t {
+  kNone,
+  kNeighboursMemory,  // no memory isolation: its neighbours held the GPU's memory
+  kOverMemoryCap,     // its own peak exceeded its hard limit (interposer cap, MPS pinned limit)
+  kClientFault,       // MPS: a modelled fatal fault of its own
+  kNeighbourFault,    // MPS: a neighbour's failure took it down
+};
+
 struct PodOutcome {
   PodStatus status = PodStatus::kPending;
   double start_s = -1;   // -1 = never started
@@ -24,6 +33,10 @@ struct PodOutcome {
   uint32_t gpu_begin = 0;  // into RunResult::pod_gpus (GPU index within the node)
   uint32_t gpu_end = 0;
   std::string reason;  // why it failed or was never placed
+  // --- capped modes (MPS, interposer; issue 4) ---
+  // Time-weighted |promised - delivered| share of the GPU while it ran; -1: not capped.
+  double isolation_error = -1;
+  FailureCause failure = FailureCause::kNone;
 };
 
 // count = 0 means no values; the other fields are then 0 and reported as null.
@@ -91,6 +104,10 @@ struct RunSummary {
   Distribution communication_quality;
   // --- MIG (sharing mode mig only) ---
   std::optional<MigMetrics> mig;
+
+  // --- capped modes (MPS, interposer; issue 4) ---
+  Distribution isolation_error;   // over capped pods that ran (docs/sharing-models.md)
+  size_t neighbour_failures = 0;  // failed because of a neighbour (memory held, MPS fault)
 };
 
 struct RunResult {

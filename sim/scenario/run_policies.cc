@@ -15,8 +15,9 @@ RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
   PlacementPolicy placement =
       build_placement(policy.placement, PlacementEnvironment{scenario.pods, &scenario.catalog});
   const auto sharing = make_sharing_mode(policy.sharing);
-  const RunInputs in{scenario.cluster, scenario.catalog, scenario.pods,
-                     *sharing,         scenario.engine,  derive_seed(scenario.seed, policy.name)};
+  RunInputs in{scenario.cluster, scenario.catalog, scenario.pods,
+               *sharing,         scenario.engine,  derive_seed(scenario.seed, policy.name)};
+  in.classes = &scenario.classes;  // workload classes' demand vectors (issue 4)
   RunResult r = run_simulation(in, placement, progress);
   r.policy = policy.name;
   return r;

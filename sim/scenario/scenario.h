@@ -10,6 +10,7 @@
 #include "sim/cluster_spec.h"
 #include "sim/engine/engine.h"
 #include "sim/gpu_catalog.h"
+#include "sim/interference/workload_class.h"
 #include "sim/placement/placement_config.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/generator.h"
@@ -37,6 +38,9 @@ struct Scenario {
   std::vector<PodSpec> pods;
   EngineConfig engine;
   std::vector<PolicySpec> policies;
+  // --- interference model (issue 4): the calibration's classes plus `workload_classes:` ---
+  WorkloadClasses classes;
+  std::string calibration;  // "<file>: <source>" of the calibration used, or empty
 };
 
 // Throws InputError with file:line:column on any malformed or inconsistent input.

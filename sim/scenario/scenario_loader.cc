@@ -1,8 +1,10 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <unordered_map>
 
+#include "sim/interference/calibration.h"
 #include "sim/mig/mig_scenario.h"
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
@@ -218,20 +220,54 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
     read_mig_sharing(yaml, node, path, c);
     return c;
   }
-  if (node.IsMap()) yaml.check_keys(node, path, {"mode", "replicas", "context_switch_overhead"});
+  if (node.IsMap())
+    yaml.check_keys(
+        node, path,
+        {"mode", "replicas", "context_switch_overhead",
+         // mps and interposer (issue 4)
+         "fault_propagation", "client_fault_probability", "launch_overhead_ns", "limiter_window"});
   // Bind, never assign: YAML::Node::operator= overwrites the node it refers to, which would
   // turn this mapping into its own mode scalar and drop replicas and overhead unread.
   const YAML::Node mode_node = node.IsMap() ? yaml.required(node, path, "mode") : node;
   const std::string mode_path = node.IsMap() ? join_path(path, "mode") : path;
   c.kind = yaml.string(mode_node, mode_path);
-  if (c.kind != "whole-card" && c.kind != "time-slice" && c.kind != "gpu-share")
-    yaml.fail_expected(mode_node, mode_path, "whole-card, time-slice, gpu-share or mig");
+  if (c.kind != "whole-card" && c.kind != "time-slice" && c.kind != "gpu-share" &&
+      c.kind != "mps" && c.kind != "interposer")
+    yaml.fail_expected(mode_node, mode_path,
+                       "whole-card, time-slice, gpu-share, mig, mps or interposer");
   if (node.IsMap()) {
-    if (c.kind != "time-slice") {
-      for (const char* key : {"replicas", "context_switch_overhead"})
-        if (node[key].IsDefined())
-          yaml.fail(node[key], join_path(path, key),
-                    fmt::format("only applies to time-slice, not {}", c.kind));
+    // Which keys each mode takes (a key another mode takes is refused, not ignored).
+    auto only_for = [&](const char* key, std::initializer_list<std::string_view> modes) {
+      if (!node[key].IsDefined()) return;
+      if (std::find(modes.begin(), modes.end(), c.kind) != modes.end()) return;
+      std::string names;
+      for (const auto m : modes) names += (names.empty() ? "" : " and ") + std::string(m);
+      yaml.fail(node[key], join_path(path, key),
+                fmt::format("only applies to {}, not {}", names, c.kind));
+    };
+    only_for("replicas", {"time-slice", "mps"});
+    only_for("context_switch_overhead", {"time-slice"});
+    only_for("fault_propagation", {"mps"});
+    only_for("client_fault_probability", {"mps"});
+    only_for("launch_overhead_ns", {"interposer"});
+    only_for("limiter_window", {"interposer"});
+    if (c.kind == "mps") {
+      c.mps_replicas =
+          static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(0));
+      c.fault_propagation =
+          yaml.opt_number(node, path, "fault_propagation", 0.0, 1.0).value_or(c.fault_propagation);
+      c.client_fault_probability = yaml.opt_number(node, path, "client_fault_probability", 0.0, 1.0)
+                                       .value_or(c.client_fault_probability);
+      return c;
+    }
+    if (c.kind == "interposer") {
+      c.launch_overhead_ns = yaml.opt_number(node, path, "launch_overhead_ns", 0.0, 1e7);
+      c.limiter_window_s =
+          yaml.opt_duration(node, path, "limiter_window", 0.05).value_or(c.limiter_window_s);
+      if (c.limiter_window_s > 60)
+        yaml.fail(node["limiter_window"], join_path(path, "limiter_window"),
+                  "expected at most 60s of simulated limiter time per tenant set");
+      return c;
     }
     c.replicas =
         static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(c.replicas));
@@ -267,6 +303,31 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
   return out;
 }
 
+// The interference model (issue 4): `calibration:` (a file beside the scenario) supplies classes
+// and per-mode coefficients, `workload_classes:` adds or overrides classes; every policy of an
+// interfering mode gets its mode's coefficients.
+void read_interference(const YamlReader& yaml, const YAML::Node& root, const std::string& path,
+                       Scenario& sc) {
+  Calibration cal;
+  if (const YAML::Node c = root["calibration"]; c.IsDefined()) {
+    const std::string rel = yaml.string(c, "calibration");
+    const auto file = std::filesystem::path(path).parent_path() / rel;
+    if (!std::filesystem::exists(file))
+      yaml.fail(c, "calibration",
+                fmt::format("calibration file '{}' does not exist", file.string()));
+    cal = load_calibration(file.string());
+    sc.calibration = fmt::format("{}: {}", rel, cal.source);
+  }
+  sc.classes = cal.classes;
+  if (const YAML::Node w = root["workload_classes"]; w.IsDefined())
+    read_workload_classes(yaml, w, "workload_classes", sc.classes);
+  for (PolicySpec& p : sc.policies) {
+    p.sharing.interference = cal.for_mode(p.sharing.kind);
+    if (p.sharing.kind == "interposer" && !p.sharing.launch_overhead_ns)
+      p.sharing.launch_overhead_ns = cal.interposer_launch_overhead_ns;
+  }
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) {
@@ -274,7 +335,8 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   const YamlReader yaml(path);
   yaml.check_keys(root, "",
                   {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload",
-                   "engine", "policies", "plan"});  // plan: read by sim/planning
+                   "engine", "policies", "calibration", "workload_classes",
+                   "plan"});  // plan: read by sim/planning
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());
@@ -343,6 +405,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
   for (const PolicySpec& p : sc.policies)
     if (p.sharing.mig) check_mig_layouts(*p.sharing.mig, sc.cluster, sc.catalog);
+  read_interference(yaml, root, path, sc);
   return sc;
 }
 

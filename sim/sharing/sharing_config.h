@@ -3,19 +3,33 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "sim/mig/mig_settings.h"
+#include "sim/interference/interference_model.h"
 #include "sim/sharing/sharing_mode.h"
 
 namespace slicelab {
 
 struct SharingConfig {
-  std::string kind = "whole-card";  // whole-card | time-slice | gpu-share | mig
+  std::string kind = "whole-card";  // whole-card | time-slice | gpu-share | mig | mps | interposer
   int replicas = 4;
   double context_switch_overhead = 0.05;
   // --- MIG (kind "mig"): layout and dynamic re-partitioning; see docs/mig.md ---
-  std::shared_ptr<const MigSettings> mig;
+  std::shared_ptr<const MigSettings> mig{};
+
+  // --- MPS, interposer and the interference model (issue 4; docs/sharing-models.md) ---
+  int mps_replicas = 0;  // mps: > 0: N equal clients (100/N % threads, 1/N memory); 0: per pod
+  double fault_propagation = 0.5;         // mps: chance each neighbour fails with a client
+  double client_fault_probability = 0.0;  // mps: chance a client hits a fatal fault at start
+  // interposer: added CPU time per kernel launch (bench/overhead-baseline.txt, LaunchKernel).
+  // Unset: the calibration's interposer_launch_overhead_ns, else kDefaultLaunchOverheadNs.
+  std::optional<double> launch_overhead_ns{};
+  static constexpr double kDefaultLaunchOverheadNs = 45.0;
+  double limiter_window_s = 1.0;  // interposer: simulated time of the limiter per tenant set
+  // This mode's coefficients from the scenario's calibration (zero: no interference).
+  InterferenceCoefficients interference{};
 };
 
 std::unique_ptr<SharingMode> make_sharing_mode(const SharingConfig& config);

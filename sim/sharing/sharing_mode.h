@@ -2,6 +2,7 @@
 // co-located pods progress. Whole-card and time-slice live here; MIG, MPS and interposer plug in.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -16,6 +17,10 @@ struct TenantLoad {
   // MIG: share of the GPU's SMs the tenant is confined to (its instance's SMs / the GPU's);
   // 1 = the whole GPU, as in every other mode.
   double sm_cap = 1.0;
+  // --- capped modes and the interference model (MPS, interposer; issue 4) ---
+  double cap = 1.0;         // configured compute share: its claim over the GPU's capacity
+  double bandwidth = 0.0;   // its workload class's memory-bandwidth share alone, 0..1
+  double launch_khz = 0.0;  // its workload class's kernel launches per millisecond
 };
 
 class SharingMode {
@@ -33,6 +38,24 @@ class SharingMode {
   virtual bool isolates_memory() const = 0;
   // Progress rate of each tenant (1 = its solo speed) given all tenants of one GPU.
   virtual void rates(std::span<const TenantLoad> tenants, std::span<double> out) const = 0;
+
+  // --- capped modes: isolation error, hard memory limits, fault propagation (issue 4) ---
+  // Rates as above and, per tenant, its isolation error: |promised - delivered| share of the GPU
+  // (docs/sharing-models.md), or -1 where the mode promises no share.
+  virtual void progress(std::span<const TenantLoad> tenants, std::span<double> rates_out,
+                        std::span<double> isolation_error) const {
+    rates(tenants, rates_out);
+    std::fill(isolation_error.begin(), isolation_error.end(), -1.0);
+  }
+  // Hard device-memory limit of one tenant (MiB) given its request and the GPU's memory; a
+  // tenant whose peak exceeds it fails with out-of-memory. -1: the mode sets no limit.
+  virtual int64_t memory_limit_mib(int64_t /*request_mib*/, int64_t /*gpu_memory_mib*/) const {
+    return -1;
+  }
+  // Chance that a failing tenant takes down each neighbour on its GPU (no fault isolation).
+  virtual double fault_propagation() const { return 0.0; }
+  // Chance that a tenant hits a fatal fault of its own when it starts (a modelled crash).
+  virtual double client_fault_probability() const { return 0.0; }
 };
 
 }  // namespace slicelab

@@ -22,10 +22,12 @@ void TimeSlice::rates(std::span<const TenantLoad> tenants, std::span<double> out
   for (size_t i = 0; i < n; ++i) total += demand[i] = tenants[i].sm_demand;
   if (total <= 1.0) {
     for (size_t i = 0; i < n; ++i) out[i] = 1.0;
-    return;
+  } else {
+    max_min_fair(std::span(demand).first(n), 1.0 - overhead_, std::span(alloc).first(n));
+    for (size_t i = 0; i < n; ++i) out[i] = demand[i] > 0 ? alloc[i] / demand[i] : 1.0;
   }
-  max_min_fair(std::span(demand).first(n), 1.0 - overhead_, std::span(alloc).first(n));
-  for (size_t i = 0; i < n; ++i) out[i] = demand[i] > 0 ? alloc[i] / demand[i] : 1.0;
+  if (!interference_.any()) return;
+  for (size_t i = 0; i < n; ++i) out[i] /= interference_factor(interference_, tenants, i);
 }
 
 }  // namespace slicelab

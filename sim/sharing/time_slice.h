@@ -2,6 +2,7 @@
 // per pod; contexts take turns, memory is not isolated, and oversubscription costs switch time.
 #pragma once
 
+#include "sim/interference/interference_model.h"
 #include "sim/sharing/sharing_mode.h"
 
 namespace slicelab {
@@ -9,8 +10,10 @@ namespace slicelab {
 class TimeSlice final : public SharingMode {
  public:
   // overhead: share of GPU time lost to context switches while tenants' demand exceeds the GPU.
-  TimeSlice(int replicas, double context_switch_overhead)
-      : replicas_(replicas), overhead_(context_switch_overhead) {}
+  // interference: this mode's coefficients (docs/sharing-models.md); zero keeps the rates above.
+  TimeSlice(int replicas, double context_switch_overhead,
+            InterferenceCoefficients interference = {})
+      : replicas_(replicas), overhead_(context_switch_overhead), interference_(interference) {}
 
   std::string_view kind() const override { return "time-slice"; }
   std::string describe() const override;
@@ -19,7 +22,8 @@ class TimeSlice final : public SharingMode {
   int max_tenants() const override { return replicas_; }
   bool isolates_memory() const override { return false; }
   // Summed demand within the GPU: everyone at solo speed. Beyond it: max-min fair shares of
-  // (1 - overhead) of the GPU, so rate_i = share_i / demand_i.
+  // (1 - overhead) of the GPU, so rate_i = share_i / demand_i. Either way divided by the
+  // interference factor f_i when the calibration gives time-slicing coefficients.
   void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
 
   int replicas() const { return replicas_; }
@@ -28,6 +32,7 @@ class TimeSlice final : public SharingMode {
  private:
   int replicas_;
   double overhead_;
+  InterferenceCoefficients interference_;
 };
 
 }  // namespace slicelab

@@ -29,7 +29,7 @@ const std::string kQuickstart = kSource + "/scenarios/quickstart.yaml";
 
 const char* const kPodsHeader =
     "policy,pod,class,status,arrival_s,start_s,finish_s,queue_delay_s,jct_s,slowdown,node,gpus,"
-    "reason";
+    "reason,isolation_error";
 const char* const kTimeseriesHeader =
     "policy,time_s,allocation_ratio,fragmentation_ratio,sm_utilization,running,pending";
 
@@ -196,8 +196,8 @@ json check_results(const fs::path& dir, const Scenario& sc, const std::vector<st
   for (const auto& pod : sc.pods) scenario_pods.insert(pod.name);
   for (size_t i = 1; i < pod_lines.size(); ++i) {
     const auto f = csv_fields(pod_lines[i]);
-    EXPECT_EQ(f.size(), 13U) << pod_lines[i];
-    if (f.size() != 13) continue;
+    EXPECT_EQ(f.size(), 14U) << pod_lines[i];
+    if (f.size() != 14) continue;
     EXPECT_TRUE(seen.emplace(f[0], f[1]).second) << "twice: " << pod_lines[i];
     EXPECT_TRUE(scenario_pods.contains(f[1])) << pod_lines[i];
     ++csv_counts[f[0]][f[3]];

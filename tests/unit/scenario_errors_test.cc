@@ -145,7 +145,7 @@ const Case kCases[] = {
      "'gpu_count'?)"},
     {"replicas_on_whole_card.yaml",
      "{dir}/replicas_on_whole_card.yaml:14:17: policies[0].sharing.replicas: only applies to "
-     "time-slice, not whole-card"},
+     "time-slice and mps, not whole-card"},
     {"replicas_out_of_range.yaml",
      "{dir}/replicas_out_of_range.yaml:12:43: policies[0].sharing.replicas: expected an integer "
      "in 1..48, found '0'"},
@@ -186,7 +186,7 @@ const Case kCases[] = {
      "'least-allocated' (known: {scorers})"},
     {"unknown_sharing_mode.yaml",
      "{dir}/unknown_sharing_mode.yaml:13:13: policies[0].sharing.mode: expected whole-card, "
-     "time-slice, gpu-share or mig, found 'vgpu'"},
+     "time-slice, gpu-share, mig, mps or interposer, found 'vgpu'"},
     {"yaml_syntax_error.yaml",
      "{dir}/yaml_syntax_error.yaml:12:9: invalid YAML: end of sequence flow not found"},
 };

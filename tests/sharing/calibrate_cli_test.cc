@@ -1,0 +1,105 @@
+// `slicelab calibrate` end to end: the binary fits a CSV written from known coefficients, prints
+// per-mode residuals and writes a calibration that reads back; a bad CSV exits 1 with file:line;
+// and the shipped sharing-modes scenario compares every mode in well under 5 seconds.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sim/interference/builtin_calibration.h"
+#include "sim/interference/calibration_fit.h"
+#include "tests/support/temp_files.h"
+
+namespace slicelab {
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class CalibrateCli : public testing::TempFilesTest {
+ protected:
+  Outcome slicelab(const std::string& args) {
+    const std::string out = write("stdout", ""), err = write("stderr", "");
+    const std::string cmd =
+        std::string("'") + SLICELAB_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    const int raw = std::system(cmd.c_str());
+    return {raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+  }
+};
+
+TEST_F(CalibrateCli, FitsMeasurementsAndWritesACalibrationThatReadsBack) {
+  // Measurements made by the model itself from known mps coefficients, as the harness would
+  // write them.
+  const Calibration base = builtin_calibration();
+  const InterferenceCoefficients truth{0.5, 0.03};
+  BaseRates rates;
+  std::string csv = "class_a,class_b,mode,cap_a,cap_b,slowdown_a,slowdown_b\n";
+  for (const auto& a : base.classes.all())
+    for (const auto& b : base.classes.all()) {
+      Measurement m;
+      m.class_a = a.name;
+      m.class_b = b.name;
+      m.mode = "mps";
+      m.cap_a = m.cap_b = 0.5;
+      double s[2];
+      predict_slowdowns(m, base.classes, truth, rates, s);
+      csv += a.name + "," + b.name + ",mps,0.5,0.5," + std::to_string(s[0]) + "," +
+             std::to_string(s[1]) + "\n";
+    }
+  const std::string in = write("measurements.csv", csv);
+  const std::string out = (dir_ / "calibration.yaml").string();
+  const Outcome r = slicelab("calibrate '" + in + "' -o '" + out + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rms resid"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mps"), std::string::npos) << r.out;
+  const Calibration back = load_calibration(out);
+  // The CSV's six digits limit the recovery: within 1%.
+  EXPECT_NEAR(back.for_mode("mps").bandwidth, truth.bandwidth, 0.01 * truth.bandwidth);
+  EXPECT_NEAR(back.for_mode("mps").launch, truth.launch, 0.01 * truth.launch);
+  EXPECT_EQ(back.source.rfind("fitted by slicelab calibrate from ", 0), 0U) << back.source;
+  EXPECT_NE(slurp(out).find("rms_residual"), std::string::npos);
+}
+
+TEST_F(CalibrateCli, BadCsvExitsOneWithFileAndLine) {
+  const std::string in = write("bad.csv",
+                               "class_a,class_b,mode,cap_a,cap_b,slowdown_a,slowdown_b\n"
+                               "training,inference,mps,0.5,0.5,1.2,1.1\n"
+                               "training,inference,mps,0.5,0.5,slow,1.1\n");
+  const std::string out = (dir_ / "never.yaml").string();
+  const Outcome r = slicelab("calibrate '" + in + "' -o '" + out + "'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "error: " + in +
+                       ":3: column 'slowdown_a': expected a number in 0.5..1000, found 'slow'\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(CalibrateCli, SharingModesScenarioComparesEveryModeInUnderFiveSeconds) {
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome r =
+      slicelab("compare '" + std::string(SLICELAB_SOURCE_DIR) +
+               "/scenarios/sharing-modes.yaml' --jobs 1 --out '" + (dir_ / "res").string() + "'");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.status, 0) << r.err;
+  RecordProperty("compare_seconds", std::to_string(s));
+  EXPECT_LT(s, 5.0);
+  for (const char* col : {"nbr fail", "iso err mean/max", "SM util"})
+    EXPECT_NE(r.out.find(col), std::string::npos) << col << " missing from\n" << r.out;
+  for (const char* mode : {"whole-card", "time-slice", "mps", "interposer"})
+    EXPECT_NE(r.out.find(mode), std::string::npos) << mode << " missing from\n" << r.out;
+}
+
+}  // namespace
+}  // namespace slicelab
