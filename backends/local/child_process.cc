@@ -79,14 +79,14 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const EnvMap& e
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : pid_(other.pid_), status_(other.status_) {
+    : pid_(other.pid_), status_(other.status_), group_released_(other.group_released_) {
   other.pid_ = -1;
 }
 
 ChildProcess::~ChildProcess() {
   if (pid_ > 0 && !poll()) terminate(std::chrono::milliseconds(200));
   // A finished leader may have left children in its group: stop them too.
-  if (pid_ > 0) kill(-pid_, SIGKILL);
+  if (pid_ > 0 && !group_released_) kill(-pid_, SIGKILL);
 }
 
 std::optional<ExitStatus> ChildProcess::poll() {
