@@ -46,7 +46,12 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const EnvMap& e
   // Everything the child needs is built before fork: only async-signal-safe calls after it.
   std::vector<std::string> kv;
   kv.reserve(env.size());
-  for (const auto& [k, v] : env) kv.push_back(k + "=" + v);
+  for (const auto& [k, v] : env) {
+    std::string entry = k;
+    entry += '=';
+    entry += v;
+    kv.push_back(std::move(entry));
+  }
   std::vector<char*> envp, args;
   for (auto& s : kv) envp.push_back(s.data());
   envp.push_back(nullptr);
