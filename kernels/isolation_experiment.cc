@@ -40,6 +40,7 @@ std::vector<KernelResult> run_together(const HarnessTools& tools, const Isolatio
     procs.back()->limit_s = o.duration_s * 3 + 30;
   }
   std::vector<KernelResult> results;
+  results.reserve(procs.size());
   for (auto& p : procs) results.push_back(p->wait());
   return results;
 }

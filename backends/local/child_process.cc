@@ -46,7 +46,12 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const EnvMap& e
   // Everything the child needs is built before fork: only async-signal-safe calls after it.
   std::vector<std::string> kv;
   kv.reserve(env.size());
-  for (const auto& [k, v] : env) kv.push_back(k + "=" + v);
+  for (const auto& [k, v] : env) {
+    std::string entry = k;
+    entry += '=';
+    entry += v;
+    kv.push_back(std::move(entry));
+  }
   std::vector<char*> envp, args;
   for (auto& s : kv) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -79,14 +84,14 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const EnvMap& e
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : pid_(other.pid_), status_(other.status_) {
+    : pid_(other.pid_), status_(other.status_), group_released_(other.group_released_) {
   other.pid_ = -1;
 }
 
 ChildProcess::~ChildProcess() {
   if (pid_ > 0 && !poll()) terminate(std::chrono::milliseconds(200));
   // A finished leader may have left children in its group: stop them too.
-  if (pid_ > 0) kill(-pid_, SIGKILL);
+  if (pid_ > 0 && !group_released_) kill(-pid_, SIGKILL);
 }
 
 std::optional<ExitStatus> ChildProcess::poll() {

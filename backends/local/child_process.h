@@ -45,10 +45,14 @@ class ChildProcess {
   // SIGTERM to the whole group; SIGKILL to the group if the leader has not ended after
   // `grace`. Returns the leader's status. Children that ignore SIGTERM die with the group.
   ExitStatus terminate(std::chrono::milliseconds grace);
+  // After the leader has ended: leave whatever it started in its group alone (a daemon that
+  // forked off), instead of killing the group in the destructor.
+  void release_group() { group_released_ = true; }
 
  private:
   pid_t pid_ = -1;
   std::optional<ExitStatus> status_;
+  bool group_released_ = false;
 };
 
 }  // namespace slicelab

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +42,8 @@ std::pair<ExitStatus, std::string> run_control(const std::string& control, const
   ChildProcess p(argv, env, out_path);
   std::optional<ExitStatus> s = p.wait_for(std::chrono::seconds(10));
   const ExitStatus status = s ? *s : p.terminate(std::chrono::milliseconds(500));
+  // `-d` leaves the daemon running, possibly still in the group of the program that forked it.
+  if (s && std::find(args.begin(), args.end(), "-d") != args.end()) p.release_group();
   std::ifstream f(out_path);
   std::stringstream ss;
   ss << f.rdbuf();

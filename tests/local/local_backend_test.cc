@@ -21,6 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 using test::TempDir;
 
+class Processes : public TempDir {};
+
 const std::string kFakeNvml = std::string(SLICELAB_FAKES) + "/libnvidia-ml.so.1";
 
 TEST(GpuDetection, FindsTheFakeGpusWithNamesUuidsAndMemory) {
@@ -126,7 +128,7 @@ TEST(Isolation, EachMechanismSetsItsEnvironment) {
   EXPECT_FALSE(mechanism_for_sharing("bogus"));
 }
 
-TEST_F(TempDir, ChildProcessKillsAGroupThatIgnoresSigterm) {
+TEST_F(Processes, ChildProcessKillsAGroupThatIgnoresSigterm) {
   // The shell ignores SIGTERM and so does its child: only SIGKILL to the group ends both.
   const std::string pidfile = path("grandchild.pid");
   ChildProcess p(
@@ -144,7 +146,7 @@ TEST_F(TempDir, ChildProcessKillsAGroupThatIgnoresSigterm) {
   EXPECT_NE(kill(grandchild, 0), 0) << "the grandchild survived its group's SIGKILL";
 }
 
-TEST_F(TempDir, ChildProcessReportsExitCodesAndOutput) {
+TEST_F(Processes, ChildProcessReportsExitCodesAndOutput) {
   ChildProcess p({"/bin/sh", "-c", "echo hello $FOO; exit 7"}, {{"FOO", "bar"}}, path("log"));
   const auto s = p.wait_for(std::chrono::seconds(10));
   ASSERT_TRUE(s);
@@ -152,7 +154,7 @@ TEST_F(TempDir, ChildProcessReportsExitCodesAndOutput) {
   EXPECT_EQ(test::read_file(path("log")), "hello bar\n");
 }
 
-TEST_F(TempDir, MpsDaemonGetsItsOwnFoldersAndRemovesThem) {
+TEST_F(Processes, MpsDaemonGetsItsOwnFoldersAndRemovesThem) {
   const std::string log = path("mps.log");
   setenv("FAKE_MPS_LOG", log.c_str(), 1);
   std::string pipe, logdir;

@@ -3,8 +3,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
 #include <filesystem>
+
+#include <chrono>
 #include <regex>
+#include <set>
+#include <thread>
 
 #include "tests/local/local_test_support.h"
 
@@ -142,6 +147,42 @@ TEST_F(LocalReplay, MpsDaemonStartsWithItsFoldersAndIsCleanedUp) {
   EXPECT_NE(m1.find("env LD_PRELOAD=(unset)"), std::string::npos) << m1;
 }
 
+TEST_F(LocalReplay, InterruptStopsEveryPodAndTheMpsDaemon) {
+  // SIGTERM to slicelab mid-run: pods that ignore SIGTERM are killed, the daemon is told to
+  // quit and its folders go, and the run fails without writing results.
+  const auto yaml = scenario("", "    - {name: long, duration: 6000, gpu_count: 1}\n");
+  EnvMap env = test::fake_gpu_env();
+  env["FAKE_MPS_LOG"] = path("mps.log");
+  env["SLICELAB_STANDIN_HANG"] = "all";
+  ChildProcess p(
+      {SLICELAB_BINARY, "replay", "--backend", "local", yaml, "--out", path("out"), "--time-scale",
+       "0.01", "--kernel-binary", SLICELAB_STANDIN, "--mechanism", "mps"},
+      env, path("slicelab.log"));
+  std::smatch m;
+  std::string log;
+  for (int i = 0; i < 2000; ++i) {  // until the pod has started and said its pid
+    log = fs::exists(path("out.pods/long.log")) ? pod_log("long") : "";
+    if (std::regex_search(log, m, std::regex("pid (\\d+)"))) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(std::regex_search(log, m, std::regex("pid (\\d+)"))) << log;
+  const pid_t pod = std::stoi(m[1]);
+  kill(p.pid(), SIGTERM);
+  const auto s = p.wait_for(std::chrono::seconds(20));
+  ASSERT_TRUE(s) << "slicelab did not stop on SIGTERM";
+  EXPECT_EQ(s->exit_code, 1) << s->describe();
+  EXPECT_NE(read_file(path("slicelab.log")).find("interrupted"), std::string::npos)
+      << read_file(path("slicelab.log"));
+  for (int i = 0; i < 200 && kill(pod, 0) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_NE(kill(pod, 0), 0) << "the pod's process survived the interrupt";
+  const std::string sent = read_file(path("mps.log"));
+  ASSERT_TRUE(std::regex_search(sent, m, std::regex("start pipe=(\\S+)"))) << sent;
+  EXPECT_FALSE(fs::exists(std::string(m[1])));
+  EXPECT_NE(sent.find("cmd quit"), std::string::npos) << sent;
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
 TEST_F(LocalReplay, HungPodIsKilledOnTimeoutAndCrashIsReported) {
   const auto yaml = scenario("", R"(    - {name: ok, duration: 10, gpu_count: 1}
     - {name: hang, duration: 10, gpu_count: 1}
@@ -160,6 +201,36 @@ TEST_F(LocalReplay, HungPodIsKilledOnTimeoutAndCrashIsReported) {
   const std::string csv = read_file(path("out") + "/pods.csv");
   EXPECT_NE(csv.find("timeout"), std::string::npos) << csv;
   EXPECT_NE(csv.find("signal 6"), std::string::npos) << csv;
+}
+
+TEST_F(LocalReplay, MigPodsRunOnTheExistingInstances) {
+  // One fake GPU with two MIG instances: they are the schedulable GPUs, each pod gets one
+  // instance's UUID; a third pod waits for an instance.
+  const auto yaml = scenario("", R"(    - {name: a, duration: 20, gpu_count: 1}
+    - {name: b, duration: 20, gpu_count: 1}
+    - {name: c, duration: 20, gpu_count: 1}
+)");
+  EnvMap env = test::fake_gpu_env();
+  env["SLICELAB_FAKE_DEVICES"] = "1";
+  env["SLICELAB_FAKE_MIG_INSTANCES"] = "2";
+  const auto r = replay(yaml, {"--mechanism", "mig"}, env);
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  EXPECT_EQ(summary()["pods"]["completed"], 3);
+  auto device_of = [&](const std::string& pod) {
+    std::smatch m;
+    const std::string log = pod_log(pod);
+    return std::regex_search(log, m, std::regex("env CUDA_VISIBLE_DEVICES=(\\S+)"))
+               ? std::string(m[1])
+               : std::string("none");
+  };
+  const std::set<std::string> used{device_of("a"), device_of("b")};
+  EXPECT_EQ(used, (std::set<std::string>{"MIG-fake-0-0", "MIG-fake-0-1"}));
+  EXPECT_GE(times("c").first, std::min(times("a").second, times("b").second) - 1.0);
+
+  env["SLICELAB_FAKE_MIG_INSTANCES"] = "0";  // no instances: refused, nothing reconfigured
+  const auto none = replay(yaml, {"--mechanism", "mig"}, env);
+  EXPECT_EQ(none.status.exit_code, 1) << none.output;
+  EXPECT_NE(none.output.find("no MIG instances"), std::string::npos) << none.output;
 }
 
 TEST_F(LocalReplay, NoGpuExitsWithItsOwnCodeAndMessage) {

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
     const char* v = std::getenv(name);
     std::fprintf(stderr, "env %s=%s\n", name, v ? v : "(unset)");
   }
+  std::fprintf(stderr, "pid %d\n", static_cast<int>(getpid()));
   std::fflush(stderr);
   if (hook_applies("SLICELAB_STANDIN_CRASH")) std::abort();
   if (hook_applies("SLICELAB_STANDIN_HANG")) {
