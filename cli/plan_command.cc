@@ -33,6 +33,8 @@ PlanCommand::PlanCommand(CLI::App& app)
       ->check(CLI::Range(1, 1'000'000));
   cmd_->add_option("--max-nodes", max_nodes_, "Largest node count to try (plan.scale.max)")
       ->check(CLI::Range(1, 1'000'000));
+  cmd_->add_option("--probes", probes_, "Sizes probed per search round (plan.probes, default 2)")
+      ->check(CLI::Range(1, 64));
   cmd_->add_option("--out", out_, "Output folder (default: results/<scenario name>-plan)");
   cmd_->add_option("-j,--jobs", jobs_, "Simulations run in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
@@ -48,6 +50,7 @@ int PlanCommand::run() const {
   for (const auto& t : targets_) set_target(spec, parse_target(t));
   if (min_nodes_) spec.min_nodes = *min_nodes_;
   if (max_nodes_) spec.max_nodes = *max_nodes_;
+  if (probes_) spec.probes = *probes_;
   check_plan_spec(spec, sc);
 
   CapacityPlan plan;

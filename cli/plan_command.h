@@ -23,7 +23,7 @@ class PlanCommand {
   std::optional<int64_t> seed_;
   std::optional<double> growth_;
   std::vector<std::string> targets_;
-  std::optional<int> min_nodes_, max_nodes_;
+  std::optional<int> min_nodes_, max_nodes_, probes_;
   std::string out_;
   int jobs_ = 1;
   bool quiet_ = false;

@@ -122,8 +122,9 @@ CapacityPlan plan_capacity(const Scenario& scenario, const PlanSpec& spec, int j
                   grown.catalog.models()[g.gpu_model].name, spec.min_nodes, spec.max_nodes);
   const size_t n = grown.policies.size();
   plan.policies.resize(n);
-  // Policies search side by side; the cores left over widen each search's probe batches.
-  const int width = std::max(1, jobs / static_cast<int>(std::max<size_t>(n, 1)));
+  // Policies search side by side, each probing spec.probes sizes per round; at most `jobs`
+  // simulations run at once. The sizes tried depend on the spec only, never on `jobs`.
+  const int width = spec.probes;
   RunSlots slots(jobs);
   std::exception_ptr error;
   std::mutex error_mu;

@@ -78,8 +78,9 @@ PlanSpec read_plan_spec(const std::string& scenario_path, const Scenario& scenar
   const YAML::Node plan = root["plan"];
   if (!plan.IsDefined()) return spec;
   yaml.require_map(plan, "plan");
-  yaml.check_keys(plan, "plan", {"growth", "targets", "scale"});
+  yaml.check_keys(plan, "plan", {"growth", "targets", "scale", "probes"});
   spec.growth = yaml.opt_number(plan, "plan", "growth", 0.01, 1000).value_or(1.0);
+  spec.probes = static_cast<int>(yaml.opt_integer(plan, "plan", "probes", 1, 64).value_or(2));
   if (const YAML::Node t = plan["targets"]; t.IsDefined()) spec.targets = read_targets(yaml, t);
   if (const YAML::Node s = plan["scale"]; s.IsDefined()) {
     yaml.require_map(s, "plan.scale");
@@ -150,6 +151,8 @@ void check_plan_spec(const PlanSpec& spec, const Scenario& scenario) {
   (void)node_group_index(scenario.cluster, spec.node_group);
   if (!(spec.growth > 0) || !std::isfinite(spec.growth))
     throw InputError(fmt::format("growth must be above 0, found {}", spec.growth));
+  if (spec.probes < 1 || spec.probes > 64)
+    throw InputError(fmt::format("probes must be in 1..64, found {}", spec.probes));
   if (spec.min_nodes < 1 || spec.max_nodes < spec.min_nodes)
     throw InputError(fmt::format("node bounds {}..{} are not a range of at least one node",
                                  spec.min_nodes, spec.max_nodes));

@@ -29,6 +29,9 @@ struct PlanSpec {
   std::vector<PlanTarget> targets;  // the first one's metric is the capacity curve's value
   std::string node_group;           // the group whose node count is searched
   int min_nodes = 1, max_nodes = 1;
+  // Sizes probed per search round (galloping and bisection). Part of the plan, not of the
+  // thread count, so that the sizes tried, and therefore the outputs, never depend on --jobs.
+  int probes = 2;
 
   bool met_by(const RunSummary& s) const;
 };

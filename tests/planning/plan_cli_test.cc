@@ -108,10 +108,14 @@ TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
   EXPECT_NE(read(dir / "plan.md").find(rec), std::string::npos);
   EXPECT_NE(out().find(rec), std::string::npos);
 
-  // Deterministic: a second run with another thread count writes the same bytes.
-  const fs::path again = dir_ / "again";
-  ASSERT_EQ(slicelab("plan " + scenario + " -j 1 -q --out " + again.string()), 0) << err();
-  EXPECT_EQ(read(again / "plan.json"), read(dir / "plan.json"));
+  // Deterministic: runs with other thread counts write the same bytes.
+  for (const char* jobs : {"1", "7"}) {
+    const fs::path again = dir_ / (std::string("again-") + jobs);
+    ASSERT_EQ(slicelab("plan " + scenario + " -j " + jobs + " -q --out " + again.string()), 0)
+        << err();
+    EXPECT_EQ(read(again / "plan.json"), read(dir / "plan.json")) << jobs;
+    EXPECT_EQ(read(again / "capacity.csv"), read(dir / "capacity.csv")) << jobs;
+  }
 }
 
 TEST_F(PlanCli, FlagsOverrideAndBadFlagsFail) {

@@ -59,6 +59,15 @@ TEST_F(Planner, FindsTheHandComputedMinimumThroughTheSimulator) {
   const CapacityPlan plan = plan_capacity(sc, spec, 2);
   const int expected = hand_minimum_gpus(20, 600, 1200);
   ASSERT_EQ(expected, 7);
+  for (const int probes : {1, 3}) {  // one size per round, and three in parallel
+    PlanSpec s = spec;
+    s.probes = probes;
+    const CapacityPlan p = plan_capacity(sc, s, 3);
+    for (const auto& pp : p.policies) {
+      ASSERT_TRUE(pp.chosen) << probes;
+      EXPECT_EQ(pp.chosen->group_nodes, expected) << probes;
+    }
+  }
   ASSERT_EQ(plan.policies.size(), 2U);
   for (const auto& p : plan.policies) {
     SCOPED_TRACE(p.policy);
