@@ -14,6 +14,7 @@
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
 #include "cli/progress_line.h"
+#include "cli/report_command.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -28,6 +29,7 @@ struct Common {
   std::optional<int64_t> seed;  // signed so that "-1" is refused, not wrapped around
   std::string out;
   bool quiet = false;
+  bool report = false;  // --report: write report.md/report.html after the results
 };
 
 std::optional<uint64_t> seed_of(const Common& c) {
@@ -45,6 +47,8 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
   if (writes) {
     cmd.add_option("--out", c.out, "Results folder (default: results/<scenario name>)");
     cmd.add_flag("-q,--quiet", c.quiet, "Print no table, only errors");
+    cmd.add_flag("--report", c.report,
+                 "Also write report.md and report.html into the results folder");
   }
 }
 
@@ -65,6 +69,7 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s}\n", out.c_str(),
                 sc.engine.fill ? ",fill.csv" : "");
   }
+  if (c.report) write_report_and_say(out, c.quiet);
   return 0;
 }
 
@@ -98,6 +103,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
     std::printf("\nwrote %s/summary.json (means) and %s/seed-<n>/ (each seed's results)\n",
                 out.c_str(), out.c_str());
   }
+  if (c.report) write_report_and_say(out, c.quiet);
   return 0;
 }
 
@@ -169,11 +175,13 @@ int run_cli(int argc, char** argv) {
 
   const ImportCommand import_cmd(app);
   const InterposerCommand interposer_cmd(app);
+  const ReportCommand report_cmd(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (import_cmd.chosen()) return import_cmd.run();
     if (interposer_cmd.chosen()) return interposer_cmd.run();
+    if (report_cmd.chosen()) return report_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);
