@@ -114,23 +114,34 @@ void cdf_chart(const std::vector<PolicyPods>& pods, Report& r, const std::string
     series += get(p).empty() ? 0 : 1;
   }
   if (series == 0) return;
-  const TimeUnit u = durations ? time_unit_for(most) : TimeUnit{1, ""};
   const size_t per_series = std::max<size_t>(60, kMaxChartPoints / series);
   std::vector<XYRow> rows;
   for (const PolicyPods& p : pods)
     for (const CdfPoint& c : cdf_points(get(p), per_series))
-      rows.push_back({p.policy, c.value / u.seconds, c.fraction, true});
+      rows.push_back({p.policy, c.value, c.fraction, true});
   LineOptions o;
-  o.title = durations ? fmt::format("{} ({})", title, u.name) : title;
-  o.x_title = durations ? u.name + " (symmetric log scale)" : "value";
+  o.title = title;
   o.y_title = "share of pods";
   o.y_format = ".0%";
-  o.x_format = ",.3~r";
-  o.x_scale = durations ? "symlog" : "linear";
-  // Linear below one minute, logarithmic above: zero delays and hour-long tails both show.
-  if (durations) o.symlog_constant = 60 / u.seconds;
   o.step = true;
   o.y_max = 1;
+  if (durations) {
+    // Seconds on a symmetric log axis (linear below a minute), ticked at durations people
+    // read: zero delays and hour-long tails both show.
+    o.x_title = "seconds, labelled as durations (symmetric log scale)";
+    o.x_scale = "symlog";
+    o.symlog_constant = 60;
+    for (const double t :
+         {0.0, 10.0, 60.0, 300.0, 900.0, 3600.0, 3 * 3600.0, 6 * 3600.0, 12 * 3600.0, 86400.0,
+          2 * 86400.0, 4 * 86400.0, 7 * 86400.0, 14 * 86400.0, 30 * 86400.0})
+      if (t <= most * 1.05 || o.x_ticks.empty()) o.x_ticks.push_back(t);
+    o.x_label_expr =
+        "datum.value < 60 ? format(datum.value, 'd') + 's' : datum.value < 3600 ? "
+        "format(datum.value / 60, 'd') + 'm' : datum.value < 86400 ? format(datum.value / 3600, "
+        "'d') + 'h' : format(datum.value / 86400, 'd') + 'd'";
+  } else {
+    o.x_title = "value";
+  }
   add(r, sec, o.title, line_chart_spec(rows, o));
 }
 

@@ -362,8 +362,7 @@ void plan_tables(const ojson& plan, Report& r) {
   const std::string scaled = text_at(plan, {"scaled"});
   if (!scaled.empty()) scope += fmt::format("; scaling {}", scaled);
   sec.paragraphs.push_back(scope + ".");
-  const std::string rec = text_at(plan, {"recommendation"});
-  if (!rec.empty()) sec.paragraphs.push_back("Recommendation: " + rec);
+  // The recommendation itself heads the report (intro), so it is not repeated here.
 
   ReportTable t;
   t.title = "Smallest cluster per policy";

@@ -189,6 +189,14 @@ json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
                          {"fill", {{"value", "#c0392b"}}},
                          {"text", {{"value", o.rule_label}}}}}}}});
   }
+  json x_axis = {{"orient", "bottom"},   {"scale", "x"},   {"title", o.x_title},
+                 {"format", o.x_format}, {"tickCount", 6}, {"grid", true}};
+  if (!o.x_ticks.empty()) {
+    json ticks = json::array();
+    for (const double t : o.x_ticks) ticks.push_back(tidy(t));
+    x_axis["values"] = ticks;
+  }
+  if (!o.x_label_expr.empty()) x_axis["labelExpr"] = o.x_label_expr;
   json spec = {{"width", kWidth},
                {"height", 220},
                {"padding", 5},
@@ -200,12 +208,7 @@ json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
                                         {"type", "ordinal"},
                                         {"domain", series_domain},
                                         {"range", "category"}}})},
-               {"axes", json::array({{{"orient", "bottom"},
-                                      {"scale", "x"},
-                                      {"title", o.x_title},
-                                      {"format", o.x_format},
-                                      {"tickCount", 6},
-                                      {"grid", true}},
+               {"axes", json::array({x_axis,
                                      {{"orient", "left"},
                                       {"scale", "y"},
                                       {"title", o.y_title},

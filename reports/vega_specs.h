@@ -39,6 +39,8 @@ struct LineOptions {
   std::string x_format = ",.3~f", y_format = ",.3~f";
   std::string x_scale = "linear";  // or "symlog" for heavy-tailed delays that include zero
   double symlog_constant = 1;      // symlog: where the scale turns from linear to logarithmic
+  std::vector<double> x_ticks;     // explicit x tick values (empty: Vega chooses)
+  std::string x_label_expr;        // Vega expression labelling an x tick (empty: x_format)
   bool step = false;               // CDFs are step functions
   std::optional<double> y_max;     // fixed upper end of y (1 for shares and CDFs)
   std::vector<XYRow> points;       // drawn as symbols over the lines (evaluated sizes)
