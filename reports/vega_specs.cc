@@ -196,7 +196,8 @@ json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
     for (const double t : o.x_ticks) ticks.push_back(tidy(t));
     x_axis["values"] = ticks;
   }
-  if (!o.x_label_expr.empty()) x_axis["labelExpr"] = o.x_label_expr;
+  if (!o.x_label_expr.empty())  // Vega (unlike Vega-Lite) sets label text through encode
+    x_axis["encode"] = {{"labels", {{"update", {{"text", {{"signal", o.x_label_expr}}}}}}}};
   json spec = {{"width", kWidth},
                {"height", 220},
                {"padding", 5},
