@@ -60,7 +60,7 @@ void headline_bars(const ojson& s, Report& r) {
     for (const ojson& p : policies_of(s))
       most = std::max(most, number_at(p, {key, "p99"}).value_or(0));
     const TimeUnit u = time_unit_for(most);
-    bar(s, r, fmt::format("{} ({})", what, u.name), u.name, ",.3~f", u.seconds,
+    bar(s, r, fmt::format("{} ({})", what, u.name), u.name, ",.2~f", u.seconds,
         [k = std::string(key)](const ojson& p) {
           return number_at(p, {k, "p99"});
         });
@@ -93,8 +93,12 @@ void headline_bars(const ojson& s, Report& r) {
   bool priced = false;
   for (const ojson& p : policies_of(s))
     priced = priced || number_at(p, {"cost_usd"}).value_or(0) > 0;
-  if (priced)
-    bar(s, r, "Cost (USD)", "USD for the GPU-hours provisioned", ",.2f", 1,
+  double most_cost = 0;
+  for (const ojson& p : policies_of(s))
+    most_cost = std::max(most_cost, number_at(p, {"cost_usd"}).value_or(0));
+  if (priced)  // cents only where they matter
+    bar(s, r, "Cost (USD)", "USD for the GPU-hours provisioned",
+        most_cost >= 1000 ? ",.0f" : ",.2f", 1,
         [](const ojson& p) { return number_at(p, {"cost_usd"}); });
   else  // no prices in the catalog: GPU-hours are the cost
     bar(s, r, "Cost (GPU-hours allocated; the catalog has no prices)", "GPU-hours", ",.1f", 1,
