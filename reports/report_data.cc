@@ -147,7 +147,7 @@ std::string detail_folder(const fs::path& dir, const std::optional<ojson>& summa
     return "";
   if (summary && summary->contains("seeds") && (*summary)["seeds"].is_array() &&
       !(*summary)["seeds"].empty() && (*summary)["seeds"][0].is_number_unsigned()) {
-    const std::string name = fmt::format("seed-{}", (*summary)["seeds"][0].get<uint64_t>());
+    std::string name = fmt::format("seed-{}", (*summary)["seeds"][0].get<uint64_t>());
     if (fs::is_directory(dir / name)) return name;
   }
   std::optional<std::pair<uint64_t, std::string>> lowest;

@@ -275,7 +275,8 @@ void fill_table(const ojson& s, Report& r) {
 void flatten(const ojson& v, const std::string& path,
              std::vector<std::pair<std::string, std::string>>& out) {
   if (v.is_object()) {
-    for (const auto& [k, x] : v.items()) flatten(x, path.empty() ? k : path + "." + k, out);
+    for (const auto& [k, x] : v.items())
+      flatten(x, path.empty() ? k : fmt::format("{}.{}", path, k), out);
   } else if (v.is_number()) {
     out.emplace_back(path, figure(v.get<double>()));
   } else if (v.is_boolean()) {

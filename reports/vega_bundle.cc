@@ -69,9 +69,8 @@ void escape_script_end(std::string& js) {
 
 std::filesystem::path find_vega_dir() {
   const char* env = std::getenv("SLICELAB_VEGA_DIR");
-  const std::filesystem::path dir = env && *env
-                                        ? std::filesystem::path(env)
-                                        : std::filesystem::path("/usr/share/javascript/vega");
+  std::filesystem::path dir = env && *env ? std::filesystem::path(env)
+                                          : std::filesystem::path("/usr/share/javascript/vega");
   for (const Module& m : kModules)
     if (!std::filesystem::is_regular_file(module_path(dir, m)))
       throw std::runtime_error(fmt::format(

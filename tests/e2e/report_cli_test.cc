@@ -93,6 +93,24 @@ TEST_F(ReportCli, CompareWithReportWritesBothFilesForQuickstart) {
   EXPECT_LT(html.size(), 2'000'000U);
 }
 
+TEST_F(ReportCli, MultiSeedFolderReportsMeansAndTheFirstSeedsDistributions) {
+  // quickstart with two seeds: summary.json holds means, per-pod files live in seed-<n>/.
+  std::string yaml = read_file(kSource + "/scenarios/quickstart.yaml");
+  yaml += "\nseeds: [5, 3]\n";
+  const std::string scenario = write("two-seeds.yaml", yaml);
+  const fs::path out = dir_ / "seeds";
+  ASSERT_EQ(slicelab("compare '" + scenario + "' -q --report --out '" + out.string() + "'"), 0)
+      << err_;
+  const std::string md = read_file(out / "report.md");
+  EXPECT_NE(md.find("Seeds 5, 3: tables and bars show the mean over seeds; distributions and "
+                    "time series are those of seed-5."),
+            std::string::npos)
+      << md.substr(0, 600);
+  const std::string html = read_file(out / "report.html");
+  EXPECT_NE(html.find("CDF of queueing delay"), std::string::npos);
+  EXPECT_NE(html.find("GPU allocation ratio over time"), std::string::npos);
+}
+
 TEST_F(ReportCli, ReportCommandIsDeterministicAndSaysWhatItWrote) {
   testing::write_full_fixture(dir_ / "r");
   ASSERT_EQ(slicelab("report '" + (dir_ / "r").string() + "'"), 0) << err_;
