@@ -110,7 +110,7 @@ void headline_bars(const ojson& s, Report& r) {
 void cdf_chart(const std::vector<PolicyPods>& pods, Report& r, const std::string& sec,
                const std::string& title,
                const std::function<const std::vector<double>&(const PolicyPods&)>& get,
-               bool durations) {
+               bool durations, const std::string& x_title = "") {
   double most = 0;
   size_t series = 0;
   for (const PolicyPods& p : pods) {
@@ -143,7 +143,7 @@ void cdf_chart(const std::vector<PolicyPods>& pods, Report& r, const std::string
         "format(datum.value / 60, 'd') + 'm' : datum.value < 86400 ? format(datum.value / 3600, "
         "'d') + 'h' : format(datum.value / 86400, 'd') + 'd'";
   } else {
-    o.x_title = "value";
+    o.x_title = x_title;
   }
   add(r, sec, o.title, line_chart_spec(rows, o));
 }
@@ -272,7 +272,8 @@ void add_charts(const ReportData& data, Report& report) {
   if (data.has_isolation_column)
     cdf_chart(
         data.pods, report, "Isolation", "CDF of isolation error per capped pod",
-        [](const PolicyPods& p) -> const std::vector<double>& { return p.isolation_error; }, false);
+        [](const PolicyPods& p) -> const std::vector<double>& { return p.isolation_error; }, false,
+        "isolation error (|achieved SM share - configured cap|)");
   if (!data.fill.empty()) fill_charts(data.fill, report);
 }
 

@@ -101,7 +101,9 @@ json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& o) {
                          {"text", {{"signal", format_signal("value", o.format)}}}}}}}});
   spec["marks"] = marks;
   if (!o.legend_title.empty())
-    spec["legends"] = json::array({{{"fill", "color"}, {"title", o.legend_title}}});
+    // Offset past the value labels that stick out right of the longest bar.
+    spec["legends"] = json::array(
+        {{{"fill", "color"}, {"title", o.legend_title}, {"offset", o.stacked ? 18 : 44}}});
   return spec;
 }
 
