@@ -20,6 +20,7 @@
 #include "cli/replay_command.h"
 #include "cli/plan_command.h"
 #include "cli/sweep_command.h"
+#include "cli/report_command.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -34,6 +35,7 @@ struct Common {
   std::optional<int64_t> seed;  // signed so that "-1" is refused, not wrapped around
   std::string out;
   bool quiet = false;
+  bool report = false;  // --report: write report.md/report.html after the results
 };
 
 std::optional<uint64_t> seed_of(const Common& c) {
@@ -51,6 +53,8 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
   if (writes) {
     cmd.add_option("--out", c.out, "Results folder (default: results/<scenario name>)");
     cmd.add_flag("-q,--quiet", c.quiet, "Print no table, only errors");
+    cmd.add_flag("--report", c.report,
+                 "Also write report.md and report.html into the results folder");
   }
 }
 
@@ -71,6 +75,7 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s}\n", out.c_str(),
                 sc.engine.fill ? ",fill.csv" : "");
   }
+  if (c.report) write_report_and_say(out, c.quiet);
   return 0;
 }
 
@@ -104,6 +109,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
     std::printf("\nwrote %s/summary.json (means) and %s/seed-<n>/ (each seed's results)\n",
                 out.c_str(), out.c_str());
   }
+  if (c.report) write_report_and_say(out, c.quiet);
   return 0;
 }
 
@@ -185,6 +191,7 @@ int run_cli(int argc, char** argv) {
   const PlanCommand plan_cmd(app);
   const SweepCommand sweep_cmd(app);
   const CalibrateCommand calibrate_cmd(app);
+  const ReportCommand report_cmd(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -197,6 +204,7 @@ int run_cli(int argc, char** argv) {
     if (plan_cmd.chosen()) return plan_cmd.run();
     if (sweep_cmd.chosen()) return sweep_cmd.run();
     if (calibrate_cmd.chosen()) return calibrate_cmd.run();
+    if (report_cmd.chosen()) return report_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

@@ -1,0 +1,280 @@
+// The report's charts: per-policy bars of the headline metrics, CDFs, time series, per-model
+// utilization, isolation, fill curves and the planner's capacity curves, as Vega specs.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "reports/downsample.h"
+#include "reports/report_content.h"
+#include "reports/report_format.h"
+#include "reports/vega_specs.h"
+
+namespace slicelab {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+const ojson& policies_of(const ojson& j) {
+  static const ojson kEmpty = ojson::array();
+  const auto it = j.find("policies");
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
+std::string name_of(const ojson& p) {
+  const std::string n = text_at(p, {"name"});
+  return n.empty() ? text_at(p, {"policy"}) : n;
+}
+
+void add(Report& r, const std::string& sec, const std::string& title, nlohmann::json spec) {
+  section(r, sec).charts.push_back({title, std::move(spec)});
+}
+
+// One bar per policy of figure `get`; policies without the figure are left out, and so is the
+// chart when none has it.
+void bar(const ojson& s, Report& r, const std::string& title, const std::string& x_title,
+         const std::string& format, double scale,
+         const std::function<std::optional<double>(const ojson&)>& get) {
+  std::vector<BarRow> rows;
+  for (const ojson& p : policies_of(s))
+    if (const auto v = get(p)) rows.push_back({name_of(p), name_of(p), *v / scale});
+  if (rows.empty()) return;
+  BarOptions o;
+  o.title = title;
+  o.x_title = x_title;
+  o.format = format;
+  add(r, "Headline metrics", title, bar_chart_spec(rows, o));
+}
+
+void headline_bars(const ojson& s, Report& r) {
+  bar(s, r, "GPU allocation ratio (time-weighted)", "share of GPU capacity allocated", ".0%", 1,
+      [](const ojson& p) {
+        return number_at(p, {"allocation_ratio", "time_weighted"});
+      });
+  bar(s, r, "SM utilization", "time-weighted SM utilization", ".0%", 1, [](const ojson& p) {
+    return number_at(p, {"utilization", "sm"});
+  });
+  for (const auto& [key, what] : {std::pair{"queue_delay_s", "p99 queueing delay"},
+                                  std::pair{"jct_s", "p99 job completion time"}}) {
+    double most = 0;
+    for (const ojson& p : policies_of(s))
+      most = std::max(most, number_at(p, {key, "p99"}).value_or(0));
+    const TimeUnit u = time_unit_for(most);
+    bar(s, r, fmt::format("{} ({})", what, u.name), u.name, ",.2~f", u.seconds,
+        [k = std::string(key)](const ojson& p) {
+          return number_at(p, {k, "p99"});
+        });
+  }
+  bar(s, r, "SLO attainment", "share of pods with an SLO that met it", ".1%", 1,
+      [](const ojson& p) {
+        return number_at(p, {"slo", "attainment"});
+      });
+
+  // Failures: started and failed, and never placed, stacked per policy.
+  std::vector<BarRow> rows;
+  for (const ojson& p : policies_of(s)) {
+    const auto failed = number_at(p, {"pods", "failed"});
+    const auto unsched = number_at(p, {"pods", "unschedulable"});
+    const auto pending = number_at(p, {"pods", "pending_at_end"});
+    if (!failed && !unsched && !pending) continue;
+    rows.push_back({name_of(p), "failed", failed.value_or(0)});
+    rows.push_back({name_of(p), "never placed", unsched.value_or(0) + pending.value_or(0)});
+  }
+  if (!rows.empty()) {
+    BarOptions o;
+    o.title = "Pods that failed or were never placed";
+    o.x_title = "pods";
+    o.format = ",d";
+    o.stacked = true;
+    o.legend_title = "pods";
+    add(r, "Headline metrics", o.title, bar_chart_spec(rows, o));
+  }
+
+  bool priced = false;
+  for (const ojson& p : policies_of(s))
+    priced = priced || number_at(p, {"cost_usd"}).value_or(0) > 0;
+  double most_cost = 0;
+  for (const ojson& p : policies_of(s))
+    most_cost = std::max(most_cost, number_at(p, {"cost_usd"}).value_or(0));
+  if (priced)  // cents only where they matter
+    bar(s, r, "Cost (USD)", "USD for the GPU-hours provisioned",
+        most_cost >= 1000 ? ",.0f" : ",.2f", 1,
+        [](const ojson& p) { return number_at(p, {"cost_usd"}); });
+  else  // no prices in the catalog: GPU-hours are the cost
+    bar(s, r, "Cost (GPU-hours allocated; the catalog has no prices)", "GPU-hours", ",.1f", 1,
+        [](const ojson& p) {
+          return number_at(p, {"gpu_hours", "allocated"});
+        });
+}
+
+void cdf_chart(const std::vector<PolicyPods>& pods, Report& r, const std::string& sec,
+               const std::string& title,
+               const std::function<const std::vector<double>&(const PolicyPods&)>& get,
+               bool durations, const std::string& x_title = "") {
+  double most = 0;
+  size_t series = 0;
+  for (const PolicyPods& p : pods) {
+    for (const double v : get(p)) most = std::max(most, v);
+    series += get(p).empty() ? 0 : 1;
+  }
+  if (series == 0) return;
+  const size_t per_series = std::max<size_t>(60, kMaxChartPoints / series);
+  std::vector<XYRow> rows;
+  for (const PolicyPods& p : pods)
+    for (const CdfPoint& c : cdf_points(get(p), per_series))
+      rows.push_back({p.policy, c.value, c.fraction, true});
+  LineOptions o;
+  o.title = title;
+  o.y_title = "share of pods";
+  o.y_format = ".0%";
+  o.step = true;
+  o.y_max = 1;
+  if (durations) {
+    // Seconds on a symmetric log axis (linear below a minute), ticked at durations people
+    // read: zero delays and hour-long tails both show.
+    o.x_title = "duration (linear up to 1 minute, logarithmic above)";
+    o.x_scale = "symlog";
+    o.symlog_constant = 60;
+    for (const double t : {0.0, 60.0, 300.0, 900.0, 3600.0, 4 * 3600.0, 12 * 3600.0, 86400.0,
+                           4 * 86400.0, 14 * 86400.0, 60 * 86400.0})
+      if (t <= most * 1.05 || o.x_ticks.empty()) o.x_ticks.push_back(t);
+    o.x_label_expr =
+        "datum.value < 60 ? format(datum.value, 'd') + 's' : datum.value < 3600 ? "
+        "format(datum.value / 60, 'd') + 'm' : datum.value < 86400 ? format(datum.value / 3600, "
+        "'d') + 'h' : format(datum.value / 86400, 'd') + 'd'";
+  } else {
+    o.x_title = x_title;
+  }
+  add(r, sec, o.title, line_chart_spec(rows, o));
+}
+
+void timeseries_chart(const std::vector<PolicyTimeseries>& ts, Report& r, const std::string& title,
+                      const std::string& y_title,
+                      const std::vector<double> PolicyTimeseries::*field) {
+  double most = 0;
+  for (const PolicyTimeseries& p : ts) most = std::max(most, p.time_s.back());
+  const TimeUnit u = time_unit_for(most);
+  const size_t per_series = std::max<size_t>(60, kMaxChartPoints / ts.size());
+  std::vector<XYRow> rows;
+  for (const PolicyTimeseries& p : ts)
+    for (const size_t i : downsample_indices(p.time_s.size(), per_series))
+      rows.push_back({p.policy, p.time_s[i] / u.seconds, (p.*field)[i], true});
+  LineOptions o;
+  o.title = title;
+  o.x_title = "simulated time (" + u.name + ")";
+  o.y_title = y_title;
+  o.y_format = ".0%";
+  o.y_max = 1;
+  add(r, "Over time", title, line_chart_spec(rows, o));
+}
+
+void per_model_bars(const ojson& s, Report& r) {
+  for (const auto& [key, title] :
+       {std::pair{"sm_utilization", "SM utilization per GPU model"},
+        std::pair{"allocation_ratio", "GPU allocation ratio per GPU model"}}) {
+    std::vector<BarRow> rows;
+    for (const ojson& p : policies_of(s)) {
+      const auto it = p.find("per_model");
+      if (it == p.end() || !it->is_array()) continue;
+      for (const ojson& m : *it)
+        if (const auto v = number_at(m, {key}))
+          rows.push_back({fmt::format("{} / {}", text_at(m, {"model"}), name_of(p)),
+                          text_at(m, {"model"}), *v});
+    }
+    if (rows.empty()) continue;
+    // Grouped by model so that policies of one model sit together.
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const BarRow& a, const BarRow& b) { return a.color < b.color; });
+    BarOptions o;
+    o.title = title;
+    o.x_title = "time-weighted share";
+    o.format = ".0%";
+    o.legend_title = "GPU model";
+    add(r, "Per GPU model", title, bar_chart_spec(rows, o));
+  }
+}
+
+void fill_charts(const std::vector<PolicyFill>& fill, Report& r) {
+  for (const auto& [title, field] :
+       {std::pair{"Allocated GPUs as the cluster fills", &PolicyFill::allocated_ratio},
+        std::pair{"Fragmented GPUs as the cluster fills", &PolicyFill::fragmented_ratio}}) {
+    const size_t per_series = std::max<size_t>(60, kMaxChartPoints / fill.size());
+    std::vector<XYRow> rows;
+    for (const PolicyFill& p : fill)
+      for (const size_t i : downsample_indices(p.arrived_ratio.size(), per_series))
+        rows.push_back({p.policy, p.arrived_ratio[i], (p.*field)[i], true});
+    LineOptions o;
+    o.title = title;
+    o.x_title = "GPU demand arrived (share of capacity)";
+    o.y_title = "share of GPU capacity";
+    o.x_format = ".0%";
+    o.y_format = ".0%";
+    add(r, "Fill experiment", title, line_chart_spec(rows, o));
+  }
+}
+
+void capacity_charts(const ojson& plan, Report& r) {
+  const ojson* first_target = nullptr;
+  if (plan.contains("targets") && plan["targets"].is_array() && !plan["targets"].empty())
+    first_target = &plan["targets"][0];
+  const std::string metric = first_target ? text_at(*first_target, {"metric"}) : "value";
+  for (const ojson& p : policies_of(plan)) {
+    LineOptions o;
+    const std::string name = name_of(p);
+    o.title = fmt::format("Capacity curve: {}", name);
+    o.x_title = "GPUs";
+    o.y_title = metric;
+    o.x_format = ",d";
+    o.legend_title = "";
+    if (p.contains("curve") && p["curve"].is_array())
+      for (const ojson& c : p["curve"]) {
+        const auto g = number_at(c, {"gpus"});
+        const auto v = number_at(c, {"value"});
+        if (g && v) o.points.push_back({"evaluated", *g, *v, c.value("meets", false)});
+      }
+    std::vector<XYRow> rows;
+    if (p.contains("fit") && p["fit"].is_object() && p["fit"].contains("points") &&
+        p["fit"]["points"].is_array())
+      for (const ojson& f : p["fit"]["points"]) {
+        const auto g = number_at(f, {"gpus"});
+        const auto v = number_at(f, {"value"});
+        if (g && v) rows.push_back({"fitted", *g, *v, true});
+      }
+    if (rows.empty() && o.points.empty()) continue;
+    if (first_target)
+      if (const auto t = number_at(*first_target, {"value"})) {
+        o.y_rule = *t;
+        o.rule_label = fmt::format("target {} {}", text_at(*first_target, {"op"}), figure(*t));
+      }
+    o.legend_title = "filled = meets every target";
+    add(r, "Capacity plan", o.title, line_chart_spec(rows, o));
+  }
+}
+
+}  // namespace
+
+void add_charts(const ReportData& data, Report& report) {
+  if (data.plan) capacity_charts(*data.plan, report);
+  if (data.summary) headline_bars(*data.summary, report);
+  cdf_chart(
+      data.pods, report, "Queueing delay and JCT", "CDF of queueing delay",
+      [](const PolicyPods& p) -> const std::vector<double>& { return p.queue_delay_s; }, true);
+  cdf_chart(
+      data.pods, report, "Queueing delay and JCT", "CDF of job completion time",
+      [](const PolicyPods& p) -> const std::vector<double>& { return p.jct_s; }, true);
+  if (!data.timeseries.empty()) {
+    timeseries_chart(data.timeseries, report, "GPU allocation ratio over time",
+                     "share of GPU capacity allocated", &PolicyTimeseries::allocation_ratio);
+    timeseries_chart(data.timeseries, report, "Fragmentation ratio over time",
+                     "share of GPU capacity fragmented", &PolicyTimeseries::fragmentation_ratio);
+  }
+  if (data.summary) per_model_bars(*data.summary, report);
+  if (data.has_isolation_column)
+    cdf_chart(
+        data.pods, report, "Isolation", "CDF of isolation error per capped pod",
+        [](const PolicyPods& p) -> const std::vector<double>& { return p.isolation_error; }, false,
+        "isolation error (|achieved SM share - configured cap|)");
+  if (!data.fill.empty()) fill_charts(data.fill, report);
+}
+
+}  // namespace slicelab

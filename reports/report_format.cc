@@ -1,0 +1,68 @@
+#include "reports/report_format.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace slicelab {
+
+std::optional<double> number_at(const nlohmann::ordered_json& j,
+                                std::initializer_list<std::string_view> path) {
+  const nlohmann::ordered_json* at = &j;
+  for (const std::string_view key : path) {
+    if (!at->is_object()) return std::nullopt;
+    const auto it = at->find(std::string(key));
+    if (it == at->end()) return std::nullopt;
+    at = &*it;
+  }
+  if (!at->is_number()) return std::nullopt;
+  const double v = at->get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::string text_at(const nlohmann::ordered_json& j, std::initializer_list<std::string_view> path) {
+  const nlohmann::ordered_json* at = &j;
+  for (const std::string_view key : path) {
+    if (!at->is_object()) return "";
+    const auto it = at->find(std::string(key));
+    if (it == at->end()) return "";
+    at = &*it;
+  }
+  return at->is_string() ? at->get<std::string>() : "";
+}
+
+std::string percent(std::optional<double> share) {
+  return share ? fmt::format("{:.1f}%", 100 * *share) : "-";
+}
+
+std::string duration(std::optional<double> s) {
+  if (!s) return "-";
+  const double v = *s;
+  if (std::fabs(v) < 60) return fmt::format("{:.0f}s", v);
+  if (std::fabs(v) < 3600) return fmt::format("{:.1f}m", v / 60);
+  if (std::fabs(v) < 86400 * 2) return fmt::format("{:.1f}h", v / 3600);
+  return fmt::format("{:.1f}d", v / 86400);
+}
+
+std::string count(std::optional<double> v) {
+  return v ? fmt::format("{:.0f}", *v) : "-";
+}
+
+std::string decimal(std::optional<double> v, int digits) {
+  return v ? fmt::format("{:.{}f}", *v, digits) : "-";
+}
+
+std::string figure(double v) {
+  // Whole thousands read better as 13300 than as 1.33e+04.
+  if (std::fabs(v) >= 1e4 && std::fabs(v) < 1e12) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
+TimeUnit time_unit_for(double max_seconds) {
+  if (max_seconds >= 2 * 86400) return {86400, "days"};
+  if (max_seconds >= 2 * 3600) return {3600, "hours"};
+  if (max_seconds >= 2 * 60) return {60, "minutes"};
+  return {1, "seconds"};
+}
+
+}  // namespace slicelab

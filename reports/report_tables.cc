@@ -1,0 +1,438 @@
+// The report's text and tables: read from summary.json, pods.csv and plan.json.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "reports/downsample.h"
+#include "reports/report_content.h"
+#include "reports/report_format.h"
+
+namespace slicelab {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+const ojson& policies_of(const ojson& j) {
+  static const ojson kEmpty = ojson::array();
+  const auto it = j.find("policies");
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
+std::string name_of(const ojson& p) {
+  const std::string n = text_at(p, {"name"});
+  return n.empty() ? text_at(p, {"policy"}) : n;
+}
+
+void intro(const ReportData& d, Report& r) {
+  if (d.summary) {
+    const ojson& s = *d.summary;
+    r.title = fmt::format("slicelab report: {}", text_at(s, {"scenario"}));
+    const auto seed = number_at(s, {"seed"});
+    r.intro.push_back(fmt::format(
+        "{} pods ({}) on {} nodes with {} GPUs, {} policies{}.",
+        count(number_at(s, {"workload", "pods"})), text_at(s, {"workload", "source"}),
+        count(number_at(s, {"cluster", "nodes"})), count(number_at(s, {"cluster", "gpus"})),
+        policies_of(s).size(), seed ? fmt::format(", seed {}", count(seed)) : ""));
+    if (s.contains("seeds") && s["seeds"].is_array()) {
+      std::vector<std::string> seeds;
+      for (const auto& v : s["seeds"]) seeds.push_back(v.dump());
+      r.intro.push_back(fmt::format(
+          "Seeds {}: tables and bars show the mean over seeds; distributions and time series "
+          "are those of {}.",
+          fmt::join(seeds, ", "), d.detail_from.empty() ? "no seed (none found)" : d.detail_from));
+    }
+  }
+  if (d.plan) {
+    const ojson& p = *d.plan;
+    if (!d.summary) r.title = fmt::format("slicelab capacity plan: {}", text_at(p, {"scenario"}));
+    const std::string rec = text_at(p, {"recommendation"});
+    if (!rec.empty()) r.intro.push_back("Recommendation: " + rec);
+  }
+  r.intro.push_back(fmt::format("Results folder: {}", d.dir.string()));
+}
+
+void summary_table(const ojson& s, Report& r) {
+  ReportTable t;
+  t.title = "Policies compared";
+  t.note =
+      "alloc = time-weighted share of GPU capacity allocated; frag = time-weighted share "
+      "fragmented; unplaced = never placed or still pending at the end.";
+  t.head = {"policy",  "sharing", "done",    "failed",     "unplaced",
+            "alloc",   "frag",    "SM util", "queue p50",  "queue p99",
+            "JCT p50", "JCT p99", "SLO",     "GPU-h used", "cost $"};
+  for (const ojson& p : policies_of(s)) {
+    const std::string sharing = text_at(p, {"sharing"});
+    const auto unplaced = [&]() -> std::optional<double> {
+      const auto u = number_at(p, {"pods", "unschedulable"});
+      const auto q = number_at(p, {"pods", "pending_at_end"});
+      if (!u && !q) return std::nullopt;
+      return u.value_or(0) + q.value_or(0);
+    }();
+    t.rows.push_back(
+        {name_of(p), sharing.substr(0, sharing.find(' ')),
+         count(number_at(p, {"pods", "completed"})), count(number_at(p, {"pods", "failed"})),
+         count(unplaced), percent(number_at(p, {"allocation_ratio", "time_weighted"})),
+         percent(number_at(p, {"fragmentation_ratio"})),
+         percent(number_at(p, {"utilization", "sm"})),
+         duration(number_at(p, {"queue_delay_s", "p50"})),
+         duration(number_at(p, {"queue_delay_s", "p99"})), duration(number_at(p, {"jct_s", "p50"})),
+         duration(number_at(p, {"jct_s", "p99"})), percent(number_at(p, {"slo", "attainment"})),
+         decimal(number_at(p, {"gpu_hours", "allocated"}), 1),
+         decimal(number_at(p, {"cost_usd"}), 2)});
+  }
+  section(r, "Summary").tables.push_back(std::move(t));
+}
+
+void distribution_table(const ojson& s, Report& r) {
+  ReportTable t;
+  t.title = "Queueing delay, JCT and slowdown";
+  t.note =
+      "Queueing delay = start - arrival (pods that started); JCT = finish - arrival (pods that "
+      "completed); slowdown = JCT / run time alone.";
+  t.head = {"policy",    "queue mean",   "queue p50",   "queue p95", "queue p99",
+            "queue max", "JCT mean",     "JCT p50",     "JCT p95",   "JCT p99",
+            "JCT max",   "slowdown p50", "slowdown p99"};
+  for (const ojson& p : policies_of(s)) {
+    std::vector<std::string> row = {name_of(p)};
+    for (const char* d : {"queue_delay_s", "jct_s"})
+      for (const char* k : {"mean", "p50", "p95", "p99", "max"})
+        row.push_back(duration(number_at(p, {d, k})));
+    row.push_back(decimal(number_at(p, {"slowdown", "p50"}), 2));
+    row.push_back(decimal(number_at(p, {"slowdown", "p99"}), 2));
+    t.rows.push_back(std::move(row));
+  }
+  section(r, "Queueing delay and JCT").tables.push_back(std::move(t));
+}
+
+void per_model_table(const ojson& s, Report& r) {
+  ReportTable t;
+  t.title = "Utilization per GPU model";
+  t.note =
+      "Time-weighted over the run window; cost is GPU-hours provisioned times the catalog price.";
+  t.head = {"policy",
+            "GPU model",
+            "GPUs",
+            "SM util",
+            "memory util",
+            "alloc",
+            "GPU-h provisioned",
+            "GPU-h allocated",
+            "cost $"};
+  for (const ojson& p : policies_of(s)) {
+    const auto it = p.find("per_model");
+    if (it == p.end() || !it->is_array()) continue;
+    for (const ojson& m : *it)
+      t.rows.push_back({name_of(p), text_at(m, {"model"}), count(number_at(m, {"gpus"})),
+                        percent(number_at(m, {"sm_utilization"})),
+                        percent(number_at(m, {"memory_utilization"})),
+                        percent(number_at(m, {"allocation_ratio"})),
+                        decimal(number_at(m, {"gpu_hours_provisioned"}), 1),
+                        decimal(number_at(m, {"gpu_hours_allocated"}), 1),
+                        decimal(number_at(m, {"cost_usd"}), 2)});
+  }
+  if (!t.rows.empty()) section(r, "Per GPU model").tables.push_back(std::move(t));
+}
+
+void failure_tables(const ReportData& d, const ojson& s, Report& r) {
+  ReportTable counts;
+  counts.title = "Pods that did not run to completion";
+  counts.note =
+      "failed = started and then failed (e.g. out of memory next to a neighbour); unschedulable "
+      "= no node could ever take it; first failure = first time a pod could not be placed.";
+  counts.head = {"policy",         "failed",           "unschedulable",
+                 "pending at end", "first failure at", "alloc at first failure"};
+  bool any = false;
+  for (const ojson& p : policies_of(s)) {
+    const double failed = number_at(p, {"pods", "failed"}).value_or(0);
+    const double unsched = number_at(p, {"pods", "unschedulable"}).value_or(0);
+    const double pending = number_at(p, {"pods", "pending_at_end"}).value_or(0);
+    const auto first = number_at(p, {"allocation_ratio", "first_failure_s"});
+    any = any || failed + unsched + pending > 0 || first;
+    counts.rows.push_back({name_of(p), count(failed), count(unsched), count(pending),
+                           duration(first),
+                           percent(number_at(p, {"allocation_ratio", "at_first_failure"}))});
+  }
+  if (!any) return;
+  ReportSection& sec = section(r, "Failures");
+  sec.tables.push_back(std::move(counts));
+
+  // Why, per policy: from pods.csv when present, else summary.json's never-placed reasons.
+  ReportTable why;
+  why.title = "Reasons";
+  std::vector<std::string> names;
+  std::vector<std::string> reasons;
+  std::vector<std::map<std::string, size_t>> by_policy;
+  if (!d.pods.empty()) {
+    why.note = fmt::format("From pods.csv{}: pods per status and reason.",
+                           d.detail_from.empty() ? "" : " of " + d.detail_from);
+    for (const PolicyPods& p : d.pods) {
+      names.push_back(p.policy);
+      by_policy.push_back(p.not_run);
+    }
+  } else {
+    why.note = "From summary.json: pods never placed, per reason.";
+    for (const ojson& p : policies_of(s)) {
+      names.push_back(name_of(p));
+      std::map<std::string, size_t> m;
+      if (p.contains("not_placed_reasons") && p["not_placed_reasons"].is_object())
+        for (const auto& [k, v] : p["not_placed_reasons"].items())
+          if (v.is_number()) m[k] = v.get<size_t>();
+      by_policy.push_back(std::move(m));
+    }
+  }
+  std::set<std::string> seen;
+  for (const auto& m : by_policy)
+    for (const auto& [k, v] : m)
+      if (seen.insert(k).second) reasons.push_back(k);
+  if (reasons.empty()) return;
+  // Most frequent first (ties by name), and at most kMaxReasons rows: the rest are summed.
+  const auto total = [&](const std::string& k) {
+    size_t n = 0;
+    for (const auto& m : by_policy)
+      if (const auto it = m.find(k); it != m.end()) n += it->second;
+    return n;
+  };
+  std::sort(reasons.begin(), reasons.end(), [&](const std::string& a, const std::string& b) {
+    const size_t ta = total(a), tb = total(b);
+    return ta != tb ? ta > tb : a < b;
+  });
+  constexpr size_t kMaxReasons = 12;
+  if (reasons.size() > kMaxReasons) {
+    for (auto& m : by_policy)
+      for (size_t i = kMaxReasons; i < reasons.size(); ++i)
+        if (const auto it = m.find(reasons[i]); it != m.end()) m["other reasons"] += it->second;
+    reasons.resize(kMaxReasons);
+    reasons.push_back("other reasons");
+  }
+  why.head = {"status: reason"};
+  why.head.insert(why.head.end(), names.begin(), names.end());
+  for (const std::string& reason : reasons) {
+    std::vector<std::string> row = {reason};
+    for (const auto& m : by_policy) {
+      const auto it = m.find(reason);
+      row.push_back(it == m.end() ? "0" : fmt::format("{}", it->second));
+    }
+    why.rows.push_back(std::move(row));
+  }
+  sec.tables.push_back(std::move(why));
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const auto i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
+}
+
+void isolation_table(const ReportData& d, Report& r) {
+  if (!d.has_isolation_column) return;
+  ReportTable t;
+  t.title = "Isolation error per capped pod";
+  t.note =
+      "|achieved SM share - configured cap|, from pods.csv's isolation_error column (pods "
+      "without a cap have no value).";
+  t.head = {"policy", "capped pods", "mean", "p50", "p95", "p99", "max"};
+  for (const PolicyPods& p : d.pods) {
+    const auto& v = p.isolation_error;
+    if (v.empty()) {
+      t.rows.push_back({p.policy, "0", "-", "-", "-", "-", "-"});
+      continue;
+    }
+    double sum = 0;
+    for (const double x : v) sum += x;
+    t.rows.push_back({p.policy, fmt::format("{}", v.size()),
+                      figure(sum / static_cast<double>(v.size())), figure(quantile(v, 0.5)),
+                      figure(quantile(v, 0.95)), figure(quantile(v, 0.99)),
+                      figure(*std::max_element(v.begin(), v.end()))});
+  }
+  section(r, "Isolation").tables.push_back(std::move(t));
+}
+
+void fill_table(const ojson& s, Report& r) {
+  ReportTable t;
+  t.title = "Fill experiment";
+  t.note =
+      "Shares of the cluster's GPU capacity when the arrived demand first reached 100% of it, "
+      "and at the end (the FGD paper's measure).";
+  t.head = {"policy",       "arrived",    "alloc @100%", "frag @100%",
+            "failed @100%", "alloc @end", "frag @end",   "failed @end"};
+  for (const ojson& p : policies_of(s)) {
+    if (!p.contains("fill") || !p["fill"].is_object()) continue;
+    const ojson& f = p["fill"];
+    t.rows.push_back({name_of(p), percent(number_at(f, {"arrived_at_end"})),
+                      percent(number_at(f, {"at_full", "allocated"})),
+                      percent(number_at(f, {"at_full", "fragmented"})),
+                      percent(number_at(f, {"at_full", "failed"})),
+                      percent(number_at(f, {"at_end", "allocated"})),
+                      percent(number_at(f, {"at_end", "fragmented"})),
+                      percent(number_at(f, {"at_end", "failed"}))});
+  }
+  if (!t.rows.empty()) section(r, "Fill experiment").tables.push_back(std::move(t));
+}
+
+// Figures this version of the report does not know (other versions of slicelab add keys to
+// summary.json): flattened to "key.sub" rows, one column per policy, so nothing is lost.
+void flatten(const ojson& v, const std::string& path,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (v.is_object()) {
+    for (const auto& [k, x] : v.items())
+      flatten(x, path.empty() ? k : fmt::format("{}.{}", path, k), out);
+  } else if (v.is_number()) {
+    out.emplace_back(path, figure(v.get<double>()));
+  } else if (v.is_boolean()) {
+    out.emplace_back(path, v.get<bool>() ? "yes" : "no");
+  } else if (v.is_string()) {
+    out.emplace_back(path, v.get<std::string>());
+  } else if (v.is_null()) {
+    out.emplace_back(path, "-");
+  }
+}
+
+void extra_tables(const ojson& s, Report& r) {
+  static const std::set<std::string> kKnown = {"name",
+                                               "placement",
+                                               "sharing",
+                                               "pods",
+                                               "not_placed_reasons",
+                                               "window_s",
+                                               "allocation_ratio",
+                                               "fragmentation_ratio",
+                                               "fill",
+                                               "queue_delay_s",
+                                               "jct_s",
+                                               "slowdown",
+                                               "utilization",
+                                               "per_model",
+                                               "slo",
+                                               "gpu_hours",
+                                               "cost_usd",
+                                               "engine"};
+  for (const bool isolation : {true, false}) {
+    std::vector<std::string> names, rows;
+    std::vector<std::map<std::string, std::string>> cells;
+    for (const ojson& p : policies_of(s)) {
+      names.push_back(name_of(p));
+      std::vector<std::pair<std::string, std::string>> flat;
+      for (const auto& [k, v] : p.items()) {
+        if (kKnown.count(k)) continue;
+        const bool about_isolation =
+            k.find("isolation") != std::string::npos || k.find("oom") != std::string::npos;
+        if (about_isolation == isolation) flatten(v, k, flat);
+      }
+      std::map<std::string, std::string> m;
+      for (auto& [k, v] : flat) {
+        if (std::find(rows.begin(), rows.end(), k) == rows.end()) rows.push_back(k);
+        m[k] = v;
+      }
+      cells.push_back(std::move(m));
+    }
+    if (rows.empty()) continue;
+    ReportTable t;
+    t.title = isolation ? "Isolation figures" : "More figures";
+    t.note = "Further keys of summary.json, as written.";
+    t.head = {"figure"};
+    t.head.insert(t.head.end(), names.begin(), names.end());
+    for (const std::string& k : rows) {
+      std::vector<std::string> row = {k};
+      for (const auto& m : cells) {
+        const auto it = m.find(k);
+        row.push_back(it == m.end() ? "-" : it->second);
+      }
+      t.rows.push_back(std::move(row));
+    }
+    section(r, isolation ? "Isolation" : "Other figures").tables.push_back(std::move(t));
+  }
+}
+
+std::string target_text(const ojson& t) {
+  const auto v = number_at(t, {"value"});
+  return fmt::format("{} {} {}", text_at(t, {"metric"}), text_at(t, {"op"}),
+                     v ? figure(*v) : std::string("?"));
+}
+
+void plan_tables(const ojson& plan, Report& r) {
+  ReportSection& sec = section(r, "Capacity plan");
+  std::vector<std::string> targets;
+  if (plan.contains("targets") && plan["targets"].is_array())
+    for (const ojson& t : plan["targets"]) targets.push_back(target_text(t));
+  std::string scope =
+      fmt::format("Smallest cluster per policy that meets {}",
+                  targets.empty() ? "the targets" : fmt::format("{}", fmt::join(targets, ", ")));
+  if (const auto g = number_at(plan, {"growth"}))
+    scope += fmt::format(", workload grown x{}", figure(*g));
+  const std::string scaled = text_at(plan, {"scaled"});
+  if (!scaled.empty()) scope += fmt::format("; scaling {}", scaled);
+  sec.paragraphs.push_back(scope + ".");
+  // The recommendation itself heads the report (intro), so it is not repeated here.
+
+  ReportTable t;
+  t.title = "Smallest cluster per policy";
+  t.note =
+      "Metrics are those of the recommended size; infeasible = no evaluated size met every target.";
+  t.head = {"policy", "feasible", "GPUs", "nodes", "cost $/h"};
+  std::vector<std::string> metrics;
+  for (const ojson& p : policies_of(plan))
+    if (p.contains("metrics") && p["metrics"].is_object())
+      for (const auto& [k, v] : p["metrics"].items())
+        if (std::find(metrics.begin(), metrics.end(), k) == metrics.end()) metrics.push_back(k);
+  t.head.insert(t.head.end(), metrics.begin(), metrics.end());
+  t.head.push_back("fit");
+  ReportTable curve;
+  curve.title = "Capacity curve (every size evaluated)";
+  curve.note =
+      fmt::format("value = {} at that size; meets = every target met.",
+                  plan.contains("targets") && plan["targets"].is_array() && !plan["targets"].empty()
+                      ? text_at(plan["targets"][0], {"metric"})
+                      : std::string("the first target's metric"));
+  curve.head = {"policy", "GPUs", "nodes", "value", "meets"};
+  for (const ojson& p : policies_of(plan)) {
+    const bool feasible = p.value("feasible", false);
+    std::vector<std::string> row = {name_of(p), feasible ? "yes" : "no",
+                                    feasible ? count(number_at(p, {"gpus"})) : "-",
+                                    feasible ? count(number_at(p, {"nodes"})) : "-",
+                                    feasible ? decimal(number_at(p, {"cost_per_hour"}), 2) : "-"};
+    for (const std::string& m : metrics) {
+      const auto v = p.contains("metrics") ? number_at(p["metrics"], {m}) : std::nullopt;
+      row.push_back(v ? figure(*v) : "-");
+    }
+    std::string fit = "-";
+    if (p.contains("fit") && p["fit"].is_object()) {
+      const ojson& f = p["fit"];
+      std::vector<std::string> coef;
+      if (f.contains("coefficients") && f["coefficients"].is_array())
+        for (const auto& c : f["coefficients"])
+          if (c.is_number()) coef.push_back(figure(c.get<double>()));
+      fit = fmt::format("{} [{}]", text_at(f, {"model"}), fmt::join(coef, ", "));
+      if (const auto r2 = number_at(f, {"r2"})) fit += fmt::format(", R2 {:.3f}", *r2);
+    }
+    row.push_back(fit);
+    t.rows.push_back(std::move(row));
+    if (p.contains("curve") && p["curve"].is_array())
+      for (const ojson& c : p["curve"]) {
+        const auto v = number_at(c, {"value"});
+        curve.rows.push_back({name_of(p), count(number_at(c, {"gpus"})),
+                              count(number_at(c, {"nodes"})), v ? figure(*v) : "-",
+                              c.value("meets", false) ? "yes" : "no"});
+      }
+  }
+  sec.tables.push_back(std::move(t));
+  if (!curve.rows.empty()) sec.tables.push_back(std::move(curve));
+}
+
+}  // namespace
+
+void add_tables(const ReportData& data, Report& report) {
+  intro(data, report);
+  if (data.plan) plan_tables(*data.plan, report);
+  if (!data.summary) return;
+  const ojson& s = *data.summary;
+  summary_table(s, report);
+  distribution_table(s, report);
+  per_model_table(s, report);
+  failure_tables(data, s, report);
+  isolation_table(data, report);
+  fill_table(s, report);
+  extra_tables(s, report);
+}
+
+}  // namespace slicelab

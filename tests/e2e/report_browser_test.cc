@@ -1,0 +1,170 @@
+// report.html in a real browser: headless Chromium opens the page offline, and the test reads
+// the rendered DOM: every chart drew an SVG with marks, the page counted all its Vega views as
+// rendered, and no error, console error or Vega warning was recorded. Skipped, with the reason,
+// where no Chromium is installed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "tests/support/report_fixtures.h"
+#include "tests/support/temp_files.h"
+
+namespace slicelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = SLICELAB_SOURCE_DIR;
+const std::string kBinary = SLICELAB_BINARY;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// $SLICELAB_CHROMIUM, else the first of Debian's and others' names found on PATH.
+std::string find_browser() {
+  if (const char* env = std::getenv("SLICELAB_CHROMIUM"); env && *env) return env;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  std::vector<std::string> on_path;
+  for (std::string d; std::getline(dirs, d, ':');) on_path.push_back(d);
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome", "chrome"})
+    for (const auto& d : on_path) {
+      const fs::path p = fs::path(d) / name;
+      if (::access(p.c_str(), X_OK) == 0) return p.string();
+    }
+  return "";
+}
+
+int run(const std::string& cmd) {
+  const int raw = std::system(cmd.c_str());
+  return raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+struct Rendered {
+  int status = -1;
+  std::string dom;
+  std::string attr(const std::string& name) const {
+    std::smatch m;
+    if (std::regex_search(dom, m, std::regex("<body[^>]*\\s" + name + "=\"([^\"]*)\"")))
+      return m[1];
+    return "";
+  }
+  std::string errors() const {
+    std::smatch m;
+    if (std::regex_search(dom, m, std::regex("<pre id=\"report-errors\"[^>]*>([^<]*)</pre>")))
+      return m[1];
+    return "(no error element)";
+  }
+};
+
+class ReportBrowser : public testing::TempFilesTest {
+ protected:
+  void SetUp() override {
+    TempFilesTest::SetUp();
+    browser_ = find_browser();
+    if (browser_.empty())
+      GTEST_SKIP() << "no Chromium found (install Debian's chromium package, which "
+                      "scripts/setup does, or set SLICELAB_CHROMIUM)";
+  }
+
+  // Opens `page` headless (root needs --no-sandbox; a private profile keeps runs apart) and
+  // returns the DOM once the page's scripts have run (virtual time lets them finish first).
+  Rendered render(const fs::path& page) {
+    const fs::path dom = dir_ / "dom.html";
+    const std::string cmd =
+        "timeout 180 " + quote(browser_) +
+        " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run"
+        " --user-data-dir=" +
+        quote((dir_ / "profile").string()) + " --virtual-time-budget=30000 --dump-dom " +
+        quote("file://" + fs::absolute(page).string()) + " >" + quote(dom.string()) + " 2>" +
+        quote((dir_ / "browser.log").string());
+    Rendered r;
+    r.status = run(cmd);
+    r.dom = read_file(dom);
+    return r;
+  }
+
+  // Every chart container holds an SVG with at least one drawn mark (a path, line or text
+  // inside a Vega mark group), and the page's own counters agree.
+  void expect_all_charts_drawn(const Rendered& r) {
+    ASSERT_EQ(r.status, 0) << read_file(dir_ / "browser.log");
+    const std::string expected = r.attr("data-charts-expected");
+    ASSERT_FALSE(expected.empty()) << r.dom.substr(0, 500);
+    EXPECT_EQ(r.attr("data-charts-rendered"), expected) << r.errors();
+    EXPECT_EQ(r.attr("data-chart-errors"), "0") << r.errors();
+    EXPECT_EQ(r.errors(), "");
+    const int n = std::stoi(expected);
+    EXPECT_GT(n, 0);
+    for (int i = 1; i <= n; ++i) {
+      const std::string open = "id=\"chart-" + std::to_string(i) + "\"";
+      const size_t at = r.dom.find(open);
+      ASSERT_NE(at, std::string::npos) << open;
+      const size_t end = r.dom.find("id=\"chart-" + std::to_string(i + 1) + "\"", at);
+      const std::string chart =
+          r.dom.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      EXPECT_NE(chart.find("<svg"), std::string::npos) << open;
+      EXPECT_TRUE(std::regex_search(
+          chart, std::regex("class=\"mark-(rect|line|symbol) role-mark[^\"]*\"[^>]*><path")))
+          << open << " has no drawn bar, line or point";
+    }
+  }
+
+  std::string browser_;
+};
+
+TEST_F(ReportBrowser, QuickstartReportRendersEveryChartWithoutErrors) {
+  const fs::path out = dir_ / "quickstart";
+  ASSERT_EQ(run(quote(kBinary) + " compare " + quote(kSource + "/scenarios/quickstart.yaml") +
+                " -q --report --out " + quote(out.string())),
+            0);
+  expect_all_charts_drawn(render(out / "report.html"));
+}
+
+TEST_F(ReportBrowser, ReportWithEveryOptionalPartRenders) {
+  // Isolation column, extra keys, fill curves and the planner's capacity curves.
+  testing::write_full_fixture(dir_ / "full");
+  ASSERT_EQ(run(quote(kBinary) + " report -q " + quote((dir_ / "full").string())), 0);
+  const Rendered r = render(dir_ / "full" / "report.html");
+  expect_all_charts_drawn(r);
+  EXPECT_EQ(r.attr("data-charts-expected"), "18");
+}
+
+TEST_F(ReportBrowser, ABrokenChartIsCaught) {
+  // The checks above can fail: a chart whose spec refers to a scale that does not exist must
+  // show up as an error and as a chart that did not render.
+  testing::write_full_fixture(dir_ / "broken", false);
+  ASSERT_EQ(run(quote(kBinary) + " report -q " + quote((dir_ / "broken").string())), 0);
+  std::string html = read_file(dir_ / "broken" / "report.html");
+  const std::string ref = "\"scale\":\"x\"";
+  const size_t at = html.find(ref, html.find("id=\"chart-specs\""));
+  ASSERT_NE(at, std::string::npos);
+  html.replace(at, ref.size(), "\"scale\":\"nosuchscale\"");
+  std::ofstream(dir_ / "broken" / "report.html", std::ios::binary) << html;
+  const Rendered r = render(dir_ / "broken" / "report.html");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.attr("data-chart-errors"), "0");
+  EXPECT_NE(r.errors(), "");
+  EXPECT_EQ(std::stoi(r.attr("data-charts-rendered")),
+            std::stoi(r.attr("data-charts-expected")) - 1)
+      << r.errors();
+}
+
+}  // namespace
+}  // namespace slicelab
