@@ -26,7 +26,7 @@ struct SharingConfig {
   // interposer: added CPU time per kernel launch (bench/overhead-baseline.txt, LaunchKernel).
   // Unset: the calibration's interposer_launch_overhead_ns, else kDefaultLaunchOverheadNs.
   std::optional<double> launch_overhead_ns{};
-  static constexpr double kDefaultLaunchOverheadNs = 45.0;
+  static constexpr double kDefaultLaunchOverheadNs = 23.0;
   double limiter_window_s = 1.0;  // interposer: simulated time of the limiter per tenant set
   // This mode's coefficients from the scenario's calibration (zero: no interference).
   InterferenceCoefficients interference{};
