@@ -36,9 +36,14 @@ std::optional<CapacityFit> fit_capacity_curve(std::span<const CurvePoint> points
   const double lo = *distinct.begin();
   const double hi = *distinct.rbegin();
   samples = std::max(samples, 2);
+  // Delays, shares and counts cannot go below zero; where the fitted curve would, the drawing
+  // shows zero rather than a value no run can produce.
+  const bool nonnegative =
+      std::all_of(pts.begin(), pts.end(), [](const CurvePoint& p) { return p.value >= 0; });
   for (int i = 0; i < samples; ++i) {
     const double g = lo + (hi - lo) * i / (samples - 1);
-    fit.samples.push_back({g, fit.a + fit.b / g});
+    const double v = fit.a + fit.b / g;
+    fit.samples.push_back({g, nonnegative ? std::max(v, 0.0) : v});
   }
   return fit;
 }

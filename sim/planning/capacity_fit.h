@@ -17,7 +17,8 @@ struct CurvePoint {
 struct CapacityFit {
   double a = 0, b = 0;  // value = a + b / gpus
   double r2 = 0;        // 1 - SS_res / SS_tot; 1 when every value is equal and fitted exactly
-  std::vector<CurvePoint> samples;  // the fitted curve sampled for drawing
+  std::vector<CurvePoint> samples;  // the fitted curve sampled for drawing (floored at 0 when
+                                    // every observed value is >= 0)
 };
 
 // Least squares over the points; nullopt with fewer than two distinct GPU counts (the model

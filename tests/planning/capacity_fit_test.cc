@@ -48,5 +48,21 @@ TEST(CapacityFit, FlatCurveFitsWithR2One) {
   EXPECT_DOUBLE_EQ(fit->r2, 1.0);
 }
 
+// A queueing delay that falls to zero well before the largest size: the least-squares curve
+// dips below zero there, but no run can produce a negative delay, so the drawn samples stop at 0.
+TEST(CapacityFit, DrawnCurveOfNonNegativeValuesStaysAtOrAboveZero) {
+  const std::vector<CurvePoint> pts = {{24, 390000}, {48, 54000}, {96, 2500}, {144, 0}, {272, 0}};
+  const auto fit = fit_capacity_curve(pts);
+  ASSERT_TRUE(fit);
+  ASSERT_LT(fit->a + fit->b / 272.0, 0.0);  // the fitted model itself goes negative
+  for (const CurvePoint& p : fit->samples) EXPECT_GE(p.value, 0.0) << p.gpus;
+  EXPECT_DOUBLE_EQ(fit->samples.front().value, fit->a + fit->b / 24.0);
+  // With a negative observation the values are not floored.
+  const auto signed_fit =
+      fit_capacity_curve(std::vector<CurvePoint>{{8, 5.0}, {16, -1.0}, {32, -4.0}});
+  ASSERT_TRUE(signed_fit);
+  EXPECT_LT(signed_fit->samples.back().value, 0.0);
+}
+
 }  // namespace
 }  // namespace slicelab
