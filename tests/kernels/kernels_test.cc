@@ -73,8 +73,9 @@ TEST_F(KernelsOnFakes, OverheadComparesPlainAndPreloadedRuns) {
     EXPECT_EQ(k["per_unit_ns_interposer"]["n"], 3);
     // The stand-in's unit is a 1 ms fake kernel and a sync, with or without the interposer.
     EXPECT_GT(k["per_unit_ns_plain"]["median"].get<double>(), 0.9e6) << k.dump(1);
-    EXPECT_GT(k["overhead_ratio"].get<double>(), 0.5) << k.dump(1);
-    EXPECT_LT(k["overhead_ratio"].get<double>(), 2.0) << k.dump(1);
+    // Same work either way; loose bounds because both runs share a busy machine's clock.
+    EXPECT_GT(k["overhead_ratio"].get<double>(), 0.25) << k.dump(1);
+    EXPECT_LT(k["overhead_ratio"].get<double>(), 4.0) << k.dump(1);
   }
 }
 
@@ -89,12 +90,18 @@ TEST_F(KernelsOnFakes, IsolationMeasuresSharesUnderTheInterposerAndItsMemoryCap)
   const auto& ip = j["mechanisms"][0];
   EXPECT_EQ(ip["mechanism"], "interposer");
   ASSERT_EQ(ip["clients"].size(), 2u) << ip.dump(1);
-  // The interposer's limiter holds each client near its cap on the fake device's timeline.
+  // The harness's wiring, not the limiter's accuracy (pinned on virtual time in
+  // interposer_tests): these clients run on the wall clock beside whatever else the machine
+  // runs, so the bounds are loose. Each capped client is slowed, the 30% one more than the 60%.
   for (const auto& c : ip["clients"]) {
     ASSERT_TRUE(c.contains("achieved_share")) << c.dump(1);
-    EXPECT_NEAR(c["achieved_share"].get<double>(), c["configured_share"].get<double>(), 0.15)
+    EXPECT_GT(c["achieved_share"].get<double>(), 0.0) << c.dump(1);
+    EXPECT_NEAR(c["achieved_share"].get<double>(), c["configured_share"].get<double>(), 0.3)
         << c.dump(1);
   }
+  EXPECT_LT(ip["clients"][0]["achieved_share"].get<double>(),
+            ip["clients"][1]["achieved_share"].get<double>())
+      << ip.dump(1);
   EXPECT_EQ(ip["memory_isolation"]["over_cap_client_got_oom"], true) << ip.dump(1);
   EXPECT_EQ(ip["memory_isolation"]["neighbours_completed"], true) << ip.dump(1);
   const auto& ts = j["mechanisms"][1];
