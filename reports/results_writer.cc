@@ -9,6 +9,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "reports/atomic_folder.h"
+
 namespace slicelab {
 namespace {
 
@@ -48,12 +50,6 @@ std::string human_time(double s) {
   if (s < 3600) return fmt::format("{:.1f}m", s / 60);
   if (s < 86400 * 2) return fmt::format("{:.1f}h", s / 3600);
   return fmt::format("{:.1f}d", s / 86400);
-}
-
-void write_file(const std::filesystem::path& p, const std::string& content) {
-  std::ofstream out(p, std::ios::binary);
-  out << content;
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", p.string()));
 }
 
 }  // namespace
@@ -308,30 +304,12 @@ namespace {
 void write_run_files(const std::filesystem::path& dir, const Scenario& scenario,
                      std::span<const RunResult> runs) {
   std::filesystem::create_directories(dir);
-  write_file(dir / "summary.json", summary_json(scenario, runs).dump(2) + "\n");
-  write_file(dir / "pods.csv", pods_csv(scenario, runs));
-  write_file(dir / "timeseries.csv", timeseries_csv(runs));
+  write_text_file(dir / "summary.json", summary_json(scenario, runs).dump(2) + "\n");
+  write_text_file(dir / "pods.csv", pods_csv(scenario, runs));
+  write_text_file(dir / "timeseries.csv", timeseries_csv(runs));
   if (std::any_of(runs.begin(), runs.end(),
                   [](const RunResult& r) { return r.summary.fill.has_value(); }))
-    write_file(dir / "fill.csv", fill_csv(runs));
-}
-
-// Writes into a temporary sibling and renames it over `dir` only when everything is written.
-template <typename Fn>
-void write_atomically(const std::string& dir, Fn write) {
-  namespace fs = std::filesystem;
-  const fs::path target(dir);
-  const fs::path tmp = target.string() + fmt::format(".tmp-{}", ::getpid());
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
-  try {
-    write(tmp);
-    fs::remove_all(target);
-    fs::rename(tmp, target);
-  } catch (...) {
-    fs::remove_all(tmp);
-    throw;
-  }
+    write_text_file(dir / "fill.csv", fill_csv(runs));
 }
 
 Distribution mean_distribution(std::span<const Distribution* const> ds) {
@@ -356,8 +334,8 @@ Distribution mean_distribution(std::span<const Distribution* const> ds) {
 
 void write_results(const std::string& dir, const Scenario& scenario,
                    std::span<const RunResult> runs) {
-  write_atomically(dir,
-                   [&](const std::filesystem::path& tmp) { write_run_files(tmp, scenario, runs); });
+  write_folder_atomically(
+      dir, [&](const std::filesystem::path& tmp) { write_run_files(tmp, scenario, runs); });
 }
 
 std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
@@ -433,7 +411,7 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
 }
 
 void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds) {
-  write_atomically(dir, [&](const std::filesystem::path& tmp) {
+  write_folder_atomically(dir, [&](const std::filesystem::path& tmp) {
     std::vector<uint64_t> seed_list;
     for (const SeedRuns& sr : seeds) {
       seed_list.push_back(sr.scenario->seed);
@@ -445,7 +423,7 @@ void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds)
     j.erase("seed");
     j["seeds"] = seed_list;
     j["note"] = "per policy, the mean over seeds; each seed's full results are in seed-<n>/";
-    write_file(tmp / "summary.json", j.dump(2) + "\n");
+    write_text_file(tmp / "summary.json", j.dump(2) + "\n");
   });
 }
 
