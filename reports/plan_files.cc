@@ -6,6 +6,7 @@
 #include <set>
 
 #include "reports/atomic_folder.h"
+#include "reports/output_values.h"
 #include "sim/planning/plan_metrics.h"
 
 namespace slicelab {
@@ -13,17 +14,8 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-double tidy(double v) {
-  if (!std::isfinite(v)) return 0.0;
-  return std::stod(fmt::format("{:.9g}", v));
-}
-
-ojson opt(const std::optional<double>& v) {
-  return v ? ojson(tidy(*v)) : ojson(nullptr);
-}
-
 std::string num(const std::optional<double>& v) {
-  return v ? fmt::format("{:.9g}", tidy(*v)) : std::string();
+  return v ? fmt::format("{:.9g}", tidy_value(*v)) : std::string();
 }
 
 // The metrics shown at the recommended size: the targets' first, then the headline ones.
@@ -36,16 +28,6 @@ std::vector<std::string> shown_metrics(const CapacityPlan& plan) {
                         "failed", "unschedulable", "allocation_ratio", "cost_usd"})
     if (seen.insert(m).second) out.emplace_back(m);
   return out;
-}
-
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string targets_md(const CapacityPlan& plan) {
@@ -61,10 +43,10 @@ ojson plan_json(const CapacityPlan& plan) {
   ojson j;
   j["kind"] = "plan";
   j["scenario"] = plan.scenario;
-  j["growth"] = tidy(plan.spec.growth);
+  j["growth"] = tidy_value(plan.spec.growth);
   ojson targets = ojson::array();
   for (const auto& t : plan.spec.targets)
-    targets.push_back({{"metric", t.metric}, {"op", t.op()}, {"value", tidy(t.bound)}});
+    targets.push_back({{"metric", t.metric}, {"op", t.op()}, {"value", tidy_value(t.bound)}});
   j["targets"] = targets;
   j["scaled"] = plan.scaled;
   const auto shown = shown_metrics(plan);
@@ -75,23 +57,25 @@ ojson plan_json(const CapacityPlan& plan) {
     e["feasible"] = p.chosen.has_value();
     e["gpus"] = p.chosen ? ojson(p.chosen->gpus) : ojson(nullptr);
     e["nodes"] = p.chosen ? ojson(p.chosen->nodes) : ojson(nullptr);
-    e["cost_per_hour"] = p.chosen ? ojson(tidy(p.chosen->cost_per_hour)) : ojson(nullptr);
+    e["cost_per_hour"] = p.chosen ? ojson(tidy_value(p.chosen->cost_per_hour)) : ojson(nullptr);
     ojson metrics = ojson::object();
     if (p.chosen)
-      for (const auto& m : shown) metrics[m] = opt(metric_value(p.chosen->summary, m));
+      for (const auto& m : shown) metrics[m] = json_value(metric_value(p.chosen->summary, m));
     e["metrics"] = metrics;
     ojson curve = ojson::array();
     for (const auto& c : p.curve)
-      curve.push_back(
-          {{"gpus", c.gpus}, {"nodes", c.nodes}, {"value", opt(c.value)}, {"meets", c.meets}});
+      curve.push_back({{"gpus", c.gpus},
+                       {"nodes", c.nodes},
+                       {"value", json_value(c.value)},
+                       {"meets", c.meets}});
     e["curve"] = curve;
     if (p.fit) {
       ojson pts = ojson::array();
       for (const auto& s : p.fit->samples)
-        pts.push_back({{"gpus", tidy(s.gpus)}, {"value", tidy(s.value)}});
+        pts.push_back({{"gpus", tidy_value(s.gpus)}, {"value", tidy_value(s.value)}});
       e["fit"] = {{"model", capacity_model_text()},
-                  {"coefficients", {tidy(p.fit->a), tidy(p.fit->b)}},
-                  {"r2", tidy(p.fit->r2)},
+                  {"coefficients", {tidy_value(p.fit->a), tidy_value(p.fit->b)}},
+                  {"r2", tidy_value(p.fit->r2)},
                   {"points", pts}};
     } else {
       e["fit"] = nullptr;

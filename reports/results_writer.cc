@@ -10,39 +10,20 @@
 #include <stdexcept>
 
 #include "reports/atomic_folder.h"
+#include "reports/output_values.h"
 
 namespace slicelab {
 namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// Nine significant digits: enough for any metric, and free of binary-fraction noise.
-double tidy(double v) {
-  if (!std::isfinite(v)) return 0.0;
-  return std::stod(fmt::format("{:.9g}", v));
-}
-
-ojson opt(const std::optional<double>& v) {
-  return v ? ojson(tidy(*v)) : ojson(nullptr);
-}
-
 ojson dist_json(const Distribution& d) {
   ojson j;
   j["count"] = d.count;
   for (const auto& [k, v] :
        {std::pair{"mean", d.mean}, {"p50", d.p50}, {"p95", d.p95}, {"p99", d.p99}, {"max", d.max}})
-    j[k] = d.count ? ojson(tidy(v)) : ojson(nullptr);
+    j[k] = d.count ? ojson(tidy_value(v)) : ojson(nullptr);
   return j;
-}
-
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string human_time(double s) {
@@ -78,53 +59,54 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
     ojson reasons = ojson::object();
     for (const auto& [k, v] : s.not_placed_reasons) reasons[k] = v;
     p["not_placed_reasons"] = reasons;
-    p["window_s"] = {{"start", tidy(s.window_start_s)}, {"end", tidy(s.window_end_s)}};
-    p["allocation_ratio"] = {{"time_weighted", tidy(s.allocation_ratio)},
-                             {"at_first_failure", opt(s.allocation_ratio_at_first_failure)},
-                             {"first_failure_s", opt(s.first_failure_s)}};
-    p["fragmentation_ratio"] = tidy(s.fragmentation_ratio);
+    p["window_s"] = {{"start", tidy_value(s.window_start_s)}, {"end", tidy_value(s.window_end_s)}};
+    p["allocation_ratio"] = {{"time_weighted", tidy_value(s.allocation_ratio)},
+                             {"at_first_failure", json_value(s.allocation_ratio_at_first_failure)},
+                             {"first_failure_s", json_value(s.first_failure_s)}};
+    p["fragmentation_ratio"] = tidy_value(s.fragmentation_ratio);
     if (s.communication_quality.count > 0)
       p["communication_quality"] = dist_json(s.communication_quality);
     if (s.fill) {
       const FillSummary& f = *s.fill;
-      p["fill"] = {{"capacity_gpus", tidy(f.capacity_gpus)},
-                   {"arrived_at_end", tidy(f.arrived_at_end)},
+      p["fill"] = {{"capacity_gpus", tidy_value(f.capacity_gpus)},
+                   {"arrived_at_end", tidy_value(f.arrived_at_end)},
                    {"at_full",
-                    {{"allocated", tidy(f.allocated_at_full)},
-                     {"fragmented", tidy(f.fragmented_at_full)},
-                     {"failed", tidy(f.failed_at_full)}}},
+                    {{"allocated", tidy_value(f.allocated_at_full)},
+                     {"fragmented", tidy_value(f.fragmented_at_full)},
+                     {"failed", tidy_value(f.failed_at_full)}}},
                    {"at_end",
-                    {{"allocated", tidy(f.allocated_at_end)},
-                     {"fragmented", tidy(f.fragmented_at_end)},
-                     {"failed", tidy(f.failed_at_end)}}}};
+                    {{"allocated", tidy_value(f.allocated_at_end)},
+                     {"fragmented", tidy_value(f.fragmented_at_end)},
+                     {"failed", tidy_value(f.failed_at_end)}}}};
     }
     p["queue_delay_s"] = dist_json(s.queue_delay_s);
     p["jct_s"] = dist_json(s.jct_s);
     p["slowdown"] = dist_json(s.slowdown);
-    p["utilization"] = {{"sm", tidy(s.sm_utilization)}, {"memory", tidy(s.memory_utilization)}};
+    p["utilization"] = {{"sm", tidy_value(s.sm_utilization)},
+                        {"memory", tidy_value(s.memory_utilization)}};
     ojson models = ojson::array();
     for (const ModelUsage& u : s.per_model) {
       models.push_back({{"model", u.model},
                         {"gpus", u.gpus},
-                        {"sm_utilization", tidy(u.sm_utilization)},
-                        {"memory_utilization", tidy(u.memory_utilization)},
-                        {"allocation_ratio", tidy(u.allocation_ratio)},
-                        {"gpu_hours_provisioned", tidy(u.gpu_hours_provisioned)},
-                        {"gpu_hours_allocated", tidy(u.gpu_hours_allocated)},
-                        {"cost_usd", tidy(u.cost_usd)}});
+                        {"sm_utilization", tidy_value(u.sm_utilization)},
+                        {"memory_utilization", tidy_value(u.memory_utilization)},
+                        {"allocation_ratio", tidy_value(u.allocation_ratio)},
+                        {"gpu_hours_provisioned", tidy_value(u.gpu_hours_provisioned)},
+                        {"gpu_hours_allocated", tidy_value(u.gpu_hours_allocated)},
+                        {"cost_usd", tidy_value(u.cost_usd)}});
     }
     p["per_model"] = models;
     p["slo"] = {{"pods", s.slo_pods},
                 {"met", s.slo_met},
                 {"undecided", s.slo_undecided},
-                {"attainment", opt(s.slo_attainment)}};
-    p["gpu_hours"] = {{"provisioned", tidy(s.gpu_hours_provisioned)},
-                      {"allocated", tidy(s.gpu_hours_allocated)}};
-    p["cost_usd"] = tidy(s.cost_usd);
+                {"attainment", json_value(s.slo_attainment)}};
+    p["gpu_hours"] = {{"provisioned", tidy_value(s.gpu_hours_provisioned)},
+                      {"allocated", tidy_value(s.gpu_hours_allocated)}};
+    p["cost_usd"] = tidy_value(s.cost_usd);
     if (s.mig)
       p["mig"] = {{"reconfigurations", s.mig->reconfigurations},
-                  {"reconfiguration_gpu_s", tidy(s.mig->reconfiguration_gpu_s)},
-                  {"stranded_ratio", tidy(s.mig->stranded_ratio)}};
+                  {"reconfiguration_gpu_s", tidy_value(s.mig->reconfiguration_gpu_s)},
+                  {"stranded_ratio", tidy_value(s.mig->stranded_ratio)}};
     p["engine"] = {{"events", s.events}, {"placement_attempts", s.placement_attempts}};
     // Capped modes (issue 4): isolation error over capped pods, failures caused by neighbours.
     if (s.isolation_error.count > 0) p["isolation_error"] = dist_json(s.isolation_error);

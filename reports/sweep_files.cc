@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "reports/atomic_folder.h"
+#include "reports/output_values.h"
 #include "sim/planning/plan_metrics.h"
 #include "workloads/input_error.h"
 
@@ -20,16 +21,6 @@ using ojson = nlohmann::ordered_json;
 
 std::string num(double v) {
   return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string();
-}
-
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string header() {
