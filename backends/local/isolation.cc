@@ -57,6 +57,7 @@ EnvMap isolation_environment(const PodIsolation& pod) {
     case Mechanism::kMps:
       env["CUDA_MPS_PIPE_DIRECTORY"] = pod.mps_pipe_dir;
       env["CUDA_MPS_LOG_DIRECTORY"] = pod.mps_log_dir;
+      if (pod.mps_limits_by_daemon) break;
       if (capped_share)
         env["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] = std::to_string(percent_of(pod.gpu_milli));
       if (pod.gpu_memory_mib > 0) {

@@ -28,6 +28,7 @@ struct PodIsolation {
   std::string interposer_library;         // kInterposer: path of libslicelab-interposer.so
   std::string shared_region;              // kInterposer: the pod's accounting region file
   std::string mps_pipe_dir, mps_log_dir;  // kMps: the daemon's folders
+  bool mps_limits_by_daemon = false;      // kMps: the daemon holds the limits (replicas)
 };
 
 // The variables to set for the pod's process (laid over the inherited environment).

@@ -201,7 +201,17 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
     std::string visible;
     for (const std::string& d : lc.device_ids) visible += (visible.empty() ? "" : ",") + d;
     mps = std::make_unique<MpsDaemon>(opt.mps_control, visible);
+    // An MPS policy with replicas is the device plugin's model: equal limits for every client,
+    // set once through the control pipe. Otherwise each pod's own limits go in its environment.
+    if (policy.sharing.kind == "mps" && policy.sharing.mps_replicas > 0) {
+      std::vector<int64_t> memory_mib;
+      for (const DetectedGpu& g : gpus)
+        memory_mib.push_back(static_cast<int64_t>(g.memory_bytes >> 20));
+      mps->set_replica_limits(policy.sharing.mps_replicas, memory_mib);
+    }
   }
+  const bool mps_limits_by_daemon =
+      mps && policy.sharing.kind == "mps" && policy.sharing.mps_replicas > 0;
   const InterruptGuard interrupt_guard;
 
   std::vector<size_t> pending;  // arrived, not started; kept ordered by priority then arrival
@@ -269,6 +279,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       if (mps) {
         iso.mps_pipe_dir = mps->pipe_dir();
         iso.mps_log_dir = mps->log_dir();
+        iso.mps_limits_by_daemon = mps_limits_by_daemon;
       }
       EnvMap env = current_environment();
       for (auto& [k, v] : isolation_environment(iso)) env[k] = v;

@@ -117,6 +117,18 @@ std::string MpsDaemon::command(const std::string& line) {
   return out;
 }
 
+std::vector<std::string> MpsDaemon::set_replica_limits(int replicas,
+                                                       std::span<const int64_t> device_memory_mib) {
+  if (replicas < 1) throw std::invalid_argument("MPS: replicas must be at least 1");
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("set_default_active_thread_percentage {}", 100 / replicas));
+  for (size_t i = 0; i < device_memory_mib.size(); ++i)
+    lines.push_back(fmt::format("set_default_device_pinned_mem_limit {} {}M", i,
+                                device_memory_mib[i] / replicas));
+  for (const std::string& line : lines) command(line);
+  return lines;
+}
+
 void MpsDaemon::stop() {
   if (running_) {
     running_ = false;

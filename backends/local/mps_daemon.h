@@ -4,7 +4,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "backends/local/child_process.h"
 
@@ -27,6 +30,12 @@ class MpsDaemon {
   // Sends one command line to the daemon through the control program (e.g.
   // "set_default_active_thread_percentage 50"); returns its output. Throws if it fails.
   std::string command(const std::string& line);
+  // The device plugin's replica model, set through the control pipe: every client gets
+  // 100/replicas % of the threads and, on each daemon-visible device i (numbered from 0),
+  // 1/replicas of `device_memory_mib[i]` as its pinned memory limit. Returns the command lines
+  // sent.
+  std::vector<std::string> set_replica_limits(int replicas,
+                                              std::span<const int64_t> device_memory_mib);
   // Quits the daemon and removes its folders; idempotent.
   void stop();
 

@@ -165,6 +165,12 @@ TEST_F(Processes, MpsDaemonGetsItsOwnFoldersAndRemovesThem) {
     EXPECT_TRUE(fs::is_directory(pipe));
     EXPECT_TRUE(fs::is_directory(logdir));
     d.command("set_default_active_thread_percentage 50");
+    const std::vector<int64_t> memory{81920, 40960};
+    EXPECT_EQ(d.set_replica_limits(3, memory),
+              (std::vector<std::string>{"set_default_active_thread_percentage 33",
+                                        "set_default_device_pinned_mem_limit 0 27306M",
+                                        "set_default_device_pinned_mem_limit 1 13653M"}));
+    EXPECT_THROW(d.set_replica_limits(0, memory), std::invalid_argument);
   }  // destructor: quit and remove, as on an error path
   EXPECT_FALSE(fs::exists(pipe));
   EXPECT_FALSE(fs::exists(logdir));
@@ -172,6 +178,8 @@ TEST_F(Processes, MpsDaemonGetsItsOwnFoldersAndRemovesThem) {
   EXPECT_NE(sent.find("start pipe=" + pipe), std::string::npos) << sent;
   EXPECT_NE(sent.find("visible=0,1"), std::string::npos) << sent;
   EXPECT_NE(sent.find("cmd set_default_active_thread_percentage 50"), std::string::npos) << sent;
+  EXPECT_NE(sent.find("cmd set_default_device_pinned_mem_limit 1 13653M"), std::string::npos)
+      << sent;
   EXPECT_NE(sent.find("cmd quit"), std::string::npos) << sent;
 
   setenv("FAKE_MPS_FAIL_START", "1", 1);

@@ -147,6 +147,38 @@ TEST_F(LocalReplay, MpsDaemonStartsWithItsFoldersAndIsCleanedUp) {
   EXPECT_NE(m1.find("env LD_PRELOAD=(unset)"), std::string::npos) << m1;
 }
 
+// With replicas the limits are the device plugin's: equal for all, set through the control
+// pipe (25% and 2048/4 MiB on each of the two GPUs), and no pod carries its own.
+TEST_F(LocalReplay, MpsReplicaLimitsGoThroughTheControlPipe) {
+  const auto yaml =
+      scenario("{mode: mps, replicas: 4}",
+               R"(    - {name: r1, duration: 20, gpu_count: 1, gpu_milli: 400, gpu_memory_mib: 300}
+    - {name: r2, duration: 20, gpu_count: 1}
+)");
+  EnvMap env = test::fake_gpu_env();
+  env["FAKE_MPS_LOG"] = path("mps.log");
+  const auto r = replay(yaml, {}, env);
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  EXPECT_EQ(summary()["pods"]["completed"], 2);
+  const std::string sent = read_file(path("mps.log"));
+  const size_t start = sent.find("start pipe="),
+               pct = sent.find("cmd set_default_active_thread_percentage 25"),
+               mem0 = sent.find("cmd set_default_device_pinned_mem_limit 0 512M"),
+               mem1 = sent.find("cmd set_default_device_pinned_mem_limit 1 512M"),
+               quit = sent.find("cmd quit");
+  ASSERT_NE(pct, std::string::npos) << sent;
+  ASSERT_NE(mem0, std::string::npos) << sent;
+  ASSERT_NE(mem1, std::string::npos) << sent;
+  EXPECT_LT(start, pct);
+  EXPECT_LT(mem1, quit) << sent;
+  for (const char* pod : {"r1", "r2"}) {
+    const std::string log = pod_log(pod);
+    EXPECT_NE(log.find("env CUDA_MPS_PIPE_DIRECTORY="), std::string::npos) << log;
+    EXPECT_NE(log.find("env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=(unset)"), std::string::npos) << log;
+    EXPECT_NE(log.find("env CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=(unset)"), std::string::npos) << log;
+  }
+}
+
 TEST_F(LocalReplay, InterruptStopsEveryPodAndTheMpsDaemon) {
   // SIGTERM to slicelab mid-run: pods that ignore SIGTERM are killed, the daemon is told to
   // quit and its folders go, and the run fails without writing results.
