@@ -15,17 +15,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-const ojson& policies_of(const ojson& j) {
-  static const ojson kEmpty = ojson::array();
-  const auto it = j.find("policies");
-  return it != j.end() && it->is_array() ? *it : kEmpty;
-}
-
-std::string name_of(const ojson& p) {
-  const std::string n = text_at(p, {"name"});
-  return n.empty() ? text_at(p, {"policy"}) : n;
-}
-
 void add(Report& r, const std::string& sec, const std::string& title, nlohmann::json spec) {
   section(r, sec).charts.push_back({title, std::move(spec)});
 }
@@ -37,7 +26,7 @@ void bar(const ojson& s, Report& r, const std::string& title, const std::string&
          const std::function<std::optional<double>(const ojson&)>& get) {
   std::vector<BarRow> rows;
   for (const ojson& p : policies_of(s))
-    if (const auto v = get(p)) rows.push_back({name_of(p), name_of(p), *v / scale});
+    if (const auto v = get(p)) rows.push_back({policy_name(p), policy_name(p), *v / scale});
   if (rows.empty()) return;
   BarOptions o;
   o.title = title;
@@ -77,8 +66,8 @@ void headline_bars(const ojson& s, Report& r) {
     const auto unsched = number_at(p, {"pods", "unschedulable"});
     const auto pending = number_at(p, {"pods", "pending_at_end"});
     if (!failed && !unsched && !pending) continue;
-    rows.push_back({name_of(p), "failed", failed.value_or(0)});
-    rows.push_back({name_of(p), "never placed", unsched.value_or(0) + pending.value_or(0)});
+    rows.push_back({policy_name(p), "failed", failed.value_or(0)});
+    rows.push_back({policy_name(p), "never placed", unsched.value_or(0) + pending.value_or(0)});
   }
   if (!rows.empty()) {
     BarOptions o;
@@ -178,7 +167,7 @@ void per_model_bars(const ojson& s, Report& r) {
       if (it == p.end() || !it->is_array()) continue;
       for (const ojson& m : *it)
         if (const auto v = number_at(m, {key}))
-          rows.push_back({fmt::format("{} / {}", text_at(m, {"model"}), name_of(p)),
+          rows.push_back({fmt::format("{} / {}", text_at(m, {"model"}), policy_name(p)),
                           text_at(m, {"model"}), *v});
     }
     if (rows.empty()) continue;
@@ -220,7 +209,7 @@ void capacity_charts(const ojson& plan, Report& r) {
   const std::string metric = first_target ? text_at(*first_target, {"metric"}) : "value";
   for (const ojson& p : policies_of(plan)) {
     LineOptions o;
-    const std::string name = name_of(p);
+    const std::string name = policy_name(p);
     o.title = fmt::format("Capacity curve: {}", name);
     o.x_title = "GPUs";
     o.y_title = metric;

@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "reports/csv_table.h"
+#include "workloads/text_file.h"
 
 namespace slicelab {
 namespace {
@@ -15,18 +14,10 @@ namespace {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", p.string()));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::optional<ojson> read_json(const fs::path& p) {
   if (!fs::is_regular_file(p)) return std::nullopt;
   try {
-    return ojson::parse(read_text(p));
+    return ojson::parse(read_text_file(p.string()));
   } catch (const ojson::parse_error& e) {
     throw std::runtime_error(fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
   }
@@ -34,7 +25,7 @@ std::optional<ojson> read_json(const fs::path& p) {
 
 std::optional<CsvTable> read_csv(const fs::path& p) {
   if (!fs::is_regular_file(p)) return std::nullopt;
-  return parse_csv(read_text(p), p.string());
+  return parse_csv(read_text_file(p.string()), p.string());
 }
 
 size_t need_column(const CsvTable& t, std::string_view name, const fs::path& p) {

@@ -31,6 +31,17 @@ std::string text_at(const nlohmann::ordered_json& j, std::initializer_list<std::
   return at->is_string() ? at->get<std::string>() : "";
 }
 
+const nlohmann::ordered_json& policies_of(const nlohmann::ordered_json& j) {
+  static const nlohmann::ordered_json kEmpty = nlohmann::ordered_json::array();
+  const auto it = j.find("policies");
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
+std::string policy_name(const nlohmann::ordered_json& policy) {
+  const std::string n = text_at(policy, {"name"});
+  return n.empty() ? text_at(policy, {"policy"}) : n;
+}
+
 std::string percent(std::optional<double> share) {
   return share ? fmt::format("{:.1f}%", 100 * *share) : "-";
 }

@@ -17,6 +17,11 @@ std::optional<double> number_at(const nlohmann::ordered_json& j,
 // The string at `path`; "" when missing or not a string.
 std::string text_at(const nlohmann::ordered_json& j, std::initializer_list<std::string_view> path);
 
+// The "policies" array of a summary or plan (an empty array when absent), and a policy
+// entry's name ("name", or "policy" in plan.json).
+const nlohmann::ordered_json& policies_of(const nlohmann::ordered_json& j);
+std::string policy_name(const nlohmann::ordered_json& policy);
+
 std::string percent(std::optional<double> share);          // 0.517 -> "51.7%", nullopt -> "-"
 std::string duration(std::optional<double> seconds);       // 420 -> "7.0m", nullopt -> "-"
 std::string count(std::optional<double> v);                // 12 -> "12"

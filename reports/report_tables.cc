@@ -13,17 +13,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-const ojson& policies_of(const ojson& j) {
-  static const ojson kEmpty = ojson::array();
-  const auto it = j.find("policies");
-  return it != j.end() && it->is_array() ? *it : kEmpty;
-}
-
-std::string name_of(const ojson& p) {
-  const std::string n = text_at(p, {"name"});
-  return n.empty() ? text_at(p, {"policy"}) : n;
-}
-
 void intro(const ReportData& d, Report& r) {
   if (d.summary) {
     const ojson& s = *d.summary;
@@ -70,7 +59,7 @@ void summary_table(const ojson& s, Report& r) {
       return u.value_or(0) + q.value_or(0);
     }();
     t.rows.push_back(
-        {name_of(p), sharing.substr(0, sharing.find(' ')),
+        {policy_name(p), sharing.substr(0, sharing.find(' ')),
          count(number_at(p, {"pods", "completed"})), count(number_at(p, {"pods", "failed"})),
          count(unplaced), percent(number_at(p, {"allocation_ratio", "time_weighted"})),
          percent(number_at(p, {"fragmentation_ratio"})),
@@ -94,7 +83,7 @@ void distribution_table(const ojson& s, Report& r) {
             "queue max", "JCT mean",     "JCT p50",     "JCT p95",   "JCT p99",
             "JCT max",   "slowdown p50", "slowdown p99"};
   for (const ojson& p : policies_of(s)) {
-    std::vector<std::string> row = {name_of(p)};
+    std::vector<std::string> row = {policy_name(p)};
     for (const char* d : {"queue_delay_s", "jct_s"})
       for (const char* k : {"mean", "p50", "p95", "p99", "max"})
         row.push_back(duration(number_at(p, {d, k})));
@@ -123,7 +112,7 @@ void per_model_table(const ojson& s, Report& r) {
     const auto it = p.find("per_model");
     if (it == p.end() || !it->is_array()) continue;
     for (const ojson& m : *it)
-      t.rows.push_back({name_of(p), text_at(m, {"model"}), count(number_at(m, {"gpus"})),
+      t.rows.push_back({policy_name(p), text_at(m, {"model"}), count(number_at(m, {"gpus"})),
                         percent(number_at(m, {"sm_utilization"})),
                         percent(number_at(m, {"memory_utilization"})),
                         percent(number_at(m, {"allocation_ratio"})),
@@ -149,7 +138,7 @@ void failure_tables(const ReportData& d, const ojson& s, Report& r) {
     const double pending = number_at(p, {"pods", "pending_at_end"}).value_or(0);
     const auto first = number_at(p, {"allocation_ratio", "first_failure_s"});
     any = any || failed + unsched + pending > 0 || first;
-    counts.rows.push_back({name_of(p), count(failed), count(unsched), count(pending),
+    counts.rows.push_back({policy_name(p), count(failed), count(unsched), count(pending),
                            duration(first),
                            percent(number_at(p, {"allocation_ratio", "at_first_failure"}))});
   }
@@ -173,7 +162,7 @@ void failure_tables(const ReportData& d, const ojson& s, Report& r) {
   } else {
     why.note = "From summary.json: pods never placed, per reason.";
     for (const ojson& p : policies_of(s)) {
-      names.push_back(name_of(p));
+      names.push_back(policy_name(p));
       std::map<std::string, size_t> m;
       if (p.contains("not_placed_reasons") && p["not_placed_reasons"].is_object())
         for (const auto& [k, v] : p["not_placed_reasons"].items())
@@ -259,7 +248,7 @@ void fill_table(const ojson& s, Report& r) {
   for (const ojson& p : policies_of(s)) {
     if (!p.contains("fill") || !p["fill"].is_object()) continue;
     const ojson& f = p["fill"];
-    t.rows.push_back({name_of(p), percent(number_at(f, {"arrived_at_end"})),
+    t.rows.push_back({policy_name(p), percent(number_at(f, {"arrived_at_end"})),
                       percent(number_at(f, {"at_full", "allocated"})),
                       percent(number_at(f, {"at_full", "fragmented"})),
                       percent(number_at(f, {"at_full", "failed"})),
@@ -311,7 +300,7 @@ void extra_tables(const ojson& s, Report& r) {
     std::vector<std::string> names, rows;
     std::vector<std::map<std::string, std::string>> cells;
     for (const ojson& p : policies_of(s)) {
-      names.push_back(name_of(p));
+      names.push_back(policy_name(p));
       std::vector<std::pair<std::string, std::string>> flat;
       for (const auto& [k, v] : p.items()) {
         if (kKnown.count(k)) continue;
@@ -387,7 +376,7 @@ void plan_tables(const ojson& plan, Report& r) {
   curve.head = {"policy", "GPUs", "nodes", "value", "meets"};
   for (const ojson& p : policies_of(plan)) {
     const bool feasible = p.value("feasible", false);
-    std::vector<std::string> row = {name_of(p), feasible ? "yes" : "no",
+    std::vector<std::string> row = {policy_name(p), feasible ? "yes" : "no",
                                     feasible ? count(number_at(p, {"gpus"})) : "-",
                                     feasible ? count(number_at(p, {"nodes"})) : "-",
                                     feasible ? decimal(number_at(p, {"cost_per_hour"}), 2) : "-"};
@@ -410,7 +399,7 @@ void plan_tables(const ojson& plan, Report& r) {
     if (p.contains("curve") && p["curve"].is_array())
       for (const ojson& c : p["curve"]) {
         const auto v = number_at(c, {"value"});
-        curve.rows.push_back({name_of(p), count(number_at(c, {"gpus"})),
+        curve.rows.push_back({policy_name(p), count(number_at(c, {"gpus"})),
                               count(number_at(c, {"nodes"})), v ? figure(*v) : "-",
                               c.value("meets", false) ? "yes" : "no"});
       }

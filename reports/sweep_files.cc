@@ -13,6 +13,7 @@
 #include "reports/output_values.h"
 #include "sim/planning/plan_metrics.h"
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 
 namespace slicelab {
 namespace {
@@ -41,14 +42,6 @@ std::string fingerprint(const std::string& path) {
     h *= 1099511628211ULL;
   }
   return fmt::format("{:016x}", h);
-}
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read", p.string()));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -108,7 +101,7 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
     const fs::path d(dir);
     ojson m;
     try {
-      m = ojson::parse(read_text(d / "sweep.json"));
+      m = ojson::parse(read_text_file((d / "sweep.json").string()));
     } catch (const nlohmann::json::exception& e) {
       throw InputError(
           fmt::format("{}: not a sweep manifest: {}", (d / "sweep.json").string(), e.what()));
@@ -130,7 +123,7 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
             "{}: describes a different sweep than {} (grid, scenario or its contents differ)", dir,
             shard_dirs.front()));
     }
-    const std::string csv = read_text(d / "sweep.csv");
+    const std::string csv = read_text_file((d / "sweep.csv").string());
     std::istringstream lines(csv);
     std::string line;
     std::getline(lines, line);

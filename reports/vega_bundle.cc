@@ -1,12 +1,11 @@
 #include "reports/vega_bundle.h"
+#include "workloads/text_file.h"
 
 #include <fmt/format.h>
 
 #include <array>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
@@ -47,14 +46,6 @@ std::filesystem::path module_path(const std::filesystem::path& dir, const Module
   return dir / fmt::format("{}.min.js", m.file);
 }
 
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", p.string()));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // "</script" would end the inline element early; "<\/script" means the same inside JS strings
 // and regular expressions, the only places minified code can hold it.
 void escape_script_end(std::string& js) {
@@ -90,7 +81,7 @@ std::string vega_bundle_js(const std::filesystem::path& dir) {
       "function req(n) { if (!mods[n]) throw new Error('vega module missing: ' + n); "
       "return mods[n]; }\n";
   for (const Module& m : kModules) {
-    std::string body = read_text(module_path(dir, m));
+    std::string body = read_text_file(module_path(dir, m).string());
     escape_script_end(body);
     js += "(function () { var module = {exports: {}}, exports = module.exports, require = req;\n";
     js += body;

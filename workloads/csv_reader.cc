@@ -5,11 +5,10 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 
 namespace slicelab {
 namespace {
@@ -44,14 +43,7 @@ bool parse_csv_integer(std::string_view text, int64_t& out) {
 }
 
 CsvReader::CsvReader(std::string path, char separator) : path_(std::move(path)), sep_(separator) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path_, ec))
-    throw InputError(fmt::format("{}: cannot open file: it is a folder", path_));
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open file", path_));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text_ = buffer.str();
+  text_ = read_text_file(path_);
   // Spreadsheet exports often start with a UTF-8 byte order mark; it is not part of the name.
   if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
   if (!read_record(header_))

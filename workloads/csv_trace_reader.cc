@@ -13,7 +13,7 @@
 namespace slicelab {
 namespace {
 
-constexpr double kMaxResource = 1e12;
+constexpr double kMaxQuantity = 1e12;
 
 struct Columns {
   std::optional<size_t> name, arrival, duration, start, end, gpu_count, gpu_milli, gpu_memory, cpu,
@@ -30,7 +30,7 @@ double time_of(const CsvReader& csv, size_t c, double unit) {
 }
 
 int64_t scaled(const CsvReader& csv, size_t c, double unit) {
-  return std::llround(csv.number(c, 0, kMaxResource / unit) * unit);
+  return std::llround(csv.number(c, 0, kMaxQuantity / unit) * unit);
 }
 
 }  // namespace

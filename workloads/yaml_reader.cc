@@ -6,11 +6,11 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 
 namespace slicelab {
 namespace {
@@ -104,14 +104,7 @@ bool find_empty_value(const YAML::Node& node, std::string& path, YAML::Mark& mar
 }  // namespace
 
 YAML::Node load_yaml_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(fmt::format("{}: cannot open file: it is a folder", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_text_file(path);
   const YAML::Node root = [&] {
     try {
       return YAML::Load(text);

@@ -102,24 +102,8 @@ void summarise(RunResult& r, const std::vector<PodSpec>& pods, double window_end
   std::vector<double> queue, jct, slow;
   for (size_t i = 0; i < pods.size(); ++i) {
     const PodOutcome& o = r.pods[i];
-    switch (o.status) {
-      case PodStatus::kCompleted:
-        ++s.completed;
-        break;
-      case PodStatus::kFailed:
-        ++s.failed;
-        break;
-      case PodStatus::kUnschedulable:
-        ++s.unschedulable;
-        ++s.not_placed_reasons[o.reason];
-        break;
-      case PodStatus::kPending:
-        ++s.pending_at_end;
-        break;
-      case PodStatus::kRunning:
-        ++s.running_at_end;
-        break;
-    }
+    s.count(o.status);
+    if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[o.reason];
     if (o.start_s >= 0) queue.push_back(o.start_s - pods[i].arrival_s);
     if (o.status == PodStatus::kCompleted) {
       jct.push_back(o.finish_s - pods[i].arrival_s);

@@ -68,6 +68,8 @@ class Simulation {
   bool fails_own_limit(uint32_t p);
   void propagate_fault(uint32_t p);
   void fail_running(uint32_t p, FailureCause cause, const char* reason);
+  // Gives a running pod's GPUs (and MIG instances) back and updates the accounting.
+  void release(uint32_t p);
   void add_tenant(GpuId g, uint32_t p);
   void remove_tenant(GpuId g, uint32_t p);
   void recompute_gpu(GpuId g);
@@ -458,12 +460,18 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
   o.finish_s = now_;
   o.failure = cause;
   o.reason = reason;
+  release(p);
+}
+
+void Simulation::release(uint32_t p) {
   --running_;
   const PodRequest& r = req_[p];
   const auto gpus =
       std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
-  const NodeId node = static_cast<NodeId>(o.node);
+  const NodeId node = static_cast<NodeId>(out_[p].node);
   cluster_.unbind(node, gpus, r);
+  if (mig_)
+    for (const GpuId g : gpus) mig_->release(g, p);
   refresh_node_fragmentation(node);
   freed_log_.push_back(node);
   model_alloc_[cluster_.model(node)] -= static_cast<double>(r.claim_units) /
@@ -657,21 +665,7 @@ void Simulation::finish(uint32_t p) {
   PodOutcome& o = out_[p];
   o.status = PodStatus::kCompleted;
   o.finish_s = now_;
-  --running_;
-  const PodRequest& r = req_[p];
-  const auto gpus =
-      std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
-  const NodeId node = static_cast<NodeId>(o.node);
-  cluster_.unbind(node, gpus, r);
-  if (mig_)
-    for (const GpuId g : gpus) mig_->release(g, p);
-  refresh_node_fragmentation(node);
-  freed_log_.push_back(node);
-  model_alloc_[cluster_.model(node)] -= static_cast<double>(r.claim_units) /
-                                        static_cast<double>(cluster_.capacity_units()) *
-                                        static_cast<double>(r.gpu_count);
-  for (const GpuId g : gpus) remove_tenant(g, p);
-  for (const GpuId g : gpus) recompute_gpu(g);
+  release(p);
   schedule_pending();
 }
 
@@ -872,23 +866,7 @@ RunSummary Simulation::summarize() const {
   slowdown.reserve(pods.size());
   for (size_t p = 0; p < pods.size(); ++p) {
     const PodOutcome& o = out_[p];
-    switch (o.status) {
-      case PodStatus::kCompleted:
-        ++s.completed;
-        break;
-      case PodStatus::kFailed:
-        ++s.failed;
-        break;
-      case PodStatus::kUnschedulable:
-        ++s.unschedulable;
-        break;
-      case PodStatus::kPending:
-        ++s.pending_at_end;
-        break;
-      case PodStatus::kRunning:
-        ++s.running_at_end;
-        break;
-    }
+    s.count(o.status);
     if (o.status == PodStatus::kFailed) {
       switch (o.failure) {
         case FailureCause::kNone:

@@ -18,4 +18,24 @@ const char* to_string(PodStatus s) {
   return "?";
 }
 
+void RunSummary::count(PodStatus status) {
+  switch (status) {
+    case PodStatus::kCompleted:
+      ++completed;
+      return;
+    case PodStatus::kFailed:
+      ++failed;
+      return;
+    case PodStatus::kUnschedulable:
+      ++unschedulable;
+      return;
+    case PodStatus::kPending:
+      ++pending_at_end;
+      return;
+    case PodStatus::kRunning:
+      ++running_at_end;
+      return;
+  }
+}
+
 }  // namespace slicelab

@@ -108,6 +108,9 @@ struct RunSummary {
   // --- capped modes (MPS, interposer; issue 4) ---
   Distribution isolation_error;   // over capped pods that ran (docs/sharing-models.md)
   size_t neighbour_failures = 0;  // failed because of a neighbour (memory held, MPS fault)
+
+  // Adds one pod with this final status to the matching count.
+  void count(PodStatus status);
 };
 
 struct RunResult {

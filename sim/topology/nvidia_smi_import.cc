@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 
 namespace slicelab {
 namespace {
@@ -166,11 +165,7 @@ std::shared_ptr<const GpuTopology> parse_nvidia_smi_topo(std::string_view text,
 }
 
 std::shared_ptr<const GpuTopology> load_nvidia_smi_topo(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_nvidia_smi_topo(text.str(), path);
+  return parse_nvidia_smi_topo(read_text_file(path), path);
 }
 
 }  // namespace slicelab

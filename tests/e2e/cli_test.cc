@@ -16,12 +16,15 @@
 #include <vector>
 
 #include "sim/scenario/scenario.h"
+#include "tests/support/cli_run.h"
 
 namespace slicelab {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::read_file;
+using testing::shell_quote;
 
 const std::string kSource = SLICELAB_SOURCE_DIR;
 const std::string kBinary = SLICELAB_BINARY;
@@ -32,19 +35,6 @@ const char* const kPodsHeader =
     "reason,isolation_error";
 const char* const kTimeseriesHeader =
     "policy,time_s,allocation_ratio,fragmentation_ratio,sm_utilization,running,pending";
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -91,13 +81,9 @@ std::string joined(const std::vector<std::string>& v) {
   return out;
 }
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Outcome = testing::CliRun;
 
-class Cli : public testing::Test {
+class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string pattern = (fs::temp_directory_path() / "slicelab-cli-XXXXXX").string();
@@ -108,18 +94,8 @@ class Cli : public testing::Test {
 
   // Runs slicelab with `args` (already quoted where needed) in `cwd` (default: the temp dir).
   Outcome slicelab(const std::string& args, const fs::path& cwd = {}) {
-    const fs::path out = tmp_ / ("stdout-" + std::to_string(calls_));
-    const fs::path err = tmp_ / ("stderr-" + std::to_string(calls_));
-    ++calls_;
-    const std::string command = "cd " + quote((cwd.empty() ? tmp_ : cwd).string()) + " && " +
-                                quote(kBinary) + " " + args + " >" + quote(out.string()) + " 2>" +
-                                quote(err.string());
-    const int raw = std::system(command.c_str());
-    Outcome r;
-    r.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
+    return testing::run_program(kBinary, args, tmp_, "std-" + std::to_string(calls_++), "",
+                                cwd.empty() ? tmp_ : cwd);
   }
 
   std::string out_dir(const std::string& name) const { return (tmp_ / name).string(); }
@@ -237,7 +213,7 @@ json check_results(const fs::path& dir, const Scenario& sc, const std::vector<st
 TEST_F(Cli, CompareQuickstartPrintsTableAndWritesResults) {
   const Scenario sc = load_scenario(kQuickstart);
   const std::string out = out_dir("out");
-  const Outcome r = slicelab("compare " + quote(kQuickstart) + " --out " + quote(out));
+  const Outcome r = slicelab("compare " + shell_quote(kQuickstart) + " --out " + shell_quote(out));
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<std::string> lines = lines_of(r.out);
   ASSERT_GE(lines.size(), 2 + sc.policies.size());
@@ -256,10 +232,14 @@ TEST_F(Cli, CompareQuickstartPrintsTableAndWritesResults) {
 }
 
 TEST_F(Cli, SameSeedTwiceIsByteIdentical) {
-  ASSERT_EQ(slicelab("compare -q " + quote(kQuickstart) + " --out " + quote(out_dir("a"))).status,
-            0);
-  ASSERT_EQ(slicelab("compare -q " + quote(kQuickstart) + " --out " + quote(out_dir("b"))).status,
-            0);
+  ASSERT_EQ(
+      slicelab("compare -q " + shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("a")))
+          .status,
+      0);
+  ASSERT_EQ(
+      slicelab("compare -q " + shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("b")))
+          .status,
+      0);
   for (const char* f : {"summary.json", "pods.csv", "timeseries.csv"}) {
     const std::string a = read_file(tmp_ / "a" / f);
     EXPECT_FALSE(a.empty()) << f;
@@ -268,10 +248,12 @@ TEST_F(Cli, SameSeedTwiceIsByteIdentical) {
 }
 
 TEST_F(Cli, JobsDoNotChangeResults) {
-  ASSERT_EQ(slicelab("compare -q --jobs 1 " + quote(kQuickstart) + " --out " + quote(out_dir("j1")))
+  ASSERT_EQ(slicelab("compare -q --jobs 1 " + shell_quote(kQuickstart) + " --out " +
+                     shell_quote(out_dir("j1")))
                 .status,
             0);
-  ASSERT_EQ(slicelab("compare -q --jobs 4 " + quote(kQuickstart) + " --out " + quote(out_dir("j4")))
+  ASSERT_EQ(slicelab("compare -q --jobs 4 " + shell_quote(kQuickstart) + " --out " +
+                     shell_quote(out_dir("j4")))
                 .status,
             0);
   for (const char* f : {"summary.json", "pods.csv", "timeseries.csv"})
@@ -283,8 +265,11 @@ TEST_F(Cli, SeedChangesTheRun) {
   const Scenario sc = load_scenario(kQuickstart);
   ASSERT_NE(sc.seed, 7U);
   ASSERT_EQ(
-      slicelab("compare -q " + quote(kQuickstart) + " --out " + quote(out_dir("base"))).status, 0);
-  ASSERT_EQ(slicelab("compare -q --seed 7 " + quote(kQuickstart) + " --out " + quote(out_dir("s7")))
+      slicelab("compare -q " + shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("base")))
+          .status,
+      0);
+  ASSERT_EQ(slicelab("compare -q --seed 7 " + shell_quote(kQuickstart) + " --out " +
+                     shell_quote(out_dir("s7")))
                 .status,
             0);
   const json summary = check_results(tmp_ / "s7", load_scenario(kQuickstart, 7), policy_names(sc));
@@ -294,8 +279,8 @@ TEST_F(Cli, SeedChangesTheRun) {
 }
 
 TEST_F(Cli, NegativeSeedIsRefusedNotWrappedAround) {
-  const Outcome r =
-      slicelab("run -q --seed -1 " + quote(kQuickstart) + " --out " + quote(out_dir("neg")));
+  const Outcome r = slicelab("run -q --seed -1 " + shell_quote(kQuickstart) + " --out " +
+                             shell_quote(out_dir("neg")));
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("--seed: Value -1 not in range 0 to 9223372036854775807"), std::string::npos)
       << r.err;
@@ -303,7 +288,7 @@ TEST_F(Cli, NegativeSeedIsRefusedNotWrappedAround) {
 }
 
 TEST_F(Cli, DefaultOutputFolderIsResultsSlashName) {
-  const Outcome r = slicelab("compare --quiet " + quote(kQuickstart));
+  const Outcome r = slicelab("compare --quiet " + shell_quote(kQuickstart));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "");  // --quiet prints no table
   const Scenario sc = load_scenario(kQuickstart);
@@ -314,16 +299,18 @@ TEST_F(Cli, DefaultOutputFolderIsResultsSlashName) {
 
 TEST_F(Cli, RunOnePolicy) {
   const Scenario sc = load_scenario(kQuickstart);
-  const Outcome r =
-      slicelab("run " + quote(kQuickstart) + " --policy best-fit --out " + quote(out_dir("bf")));
+  const Outcome r = slicelab("run " + shell_quote(kQuickstart) + " --policy best-fit --out " +
+                             shell_quote(out_dir("bf")));
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<std::string> lines = lines_of(r.out);
   ASSERT_GE(lines.size(), 3U);
   EXPECT_EQ(lines[2].rfind("best-fit ", 0), 0U) << r.out;
   const json summary = check_results(tmp_ / "bf", sc, {"best-fit"});
   // The same policy gives the same numbers alone as in a comparison.
-  ASSERT_EQ(slicelab("compare -q " + quote(kQuickstart) + " --out " + quote(out_dir("all"))).status,
-            0);
+  ASSERT_EQ(
+      slicelab("compare -q " + shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("all")))
+          .status,
+      0);
   const json all = json::parse(read_file(tmp_ / "all" / "summary.json"));
   bool found = false;
   for (const json& p : all.at("policies"))
@@ -336,15 +323,18 @@ TEST_F(Cli, RunOnePolicy) {
 
 TEST_F(Cli, RunWithoutPolicyRunsTheFirst) {
   const Scenario sc = load_scenario(kQuickstart);
-  ASSERT_EQ(slicelab("run -q " + quote(kQuickstart) + " --out " + quote(out_dir("first"))).status,
-            0);
+  ASSERT_EQ(
+      slicelab("run -q " + shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("first")))
+          .status,
+      0);
   check_results(tmp_ / "first", sc, {sc.policies.front().name});
 }
 
 TEST_F(Cli, RunUnknownPolicyListsThePolicies) {
   const Scenario sc = load_scenario(kQuickstart);
   const std::string out = out_dir("nope");
-  const Outcome r = slicelab("run " + quote(kQuickstart) + " --policy nope --out " + quote(out));
+  const Outcome r =
+      slicelab("run " + shell_quote(kQuickstart) + " --policy nope --out " + shell_quote(out));
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(r.err, "error: " + kQuickstart + ": no policy named 'nope' (the scenario has: " +
                        joined(policy_names(sc)) + ")\n");
@@ -372,7 +362,7 @@ const std::string kBadDurationMessage =
     "number with s, m, h or d), found '90min'";
 
 TEST_F(Cli, ValidateMalformedScenario) {
-  const Outcome r = slicelab("validate " + quote(kBadDuration));
+  const Outcome r = slicelab("validate " + shell_quote(kBadDuration));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "error: " + kBadDurationMessage + "\n");
   EXPECT_EQ(r.out, "");
@@ -382,14 +372,15 @@ TEST_F(Cli, MalformedScenarioWritesNothing) {
   for (const std::string cmd : {"compare", "run"}) {
     SCOPED_TRACE(cmd);
     const std::string out = out_dir("never-" + cmd);
-    const Outcome r = slicelab(cmd + " " + quote(kBadDuration) + " --out " + quote(out));
+    const Outcome r =
+        slicelab(cmd + " " + shell_quote(kBadDuration) + " --out " + shell_quote(out));
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err, "error: " + kBadDurationMessage + "\n");
     EXPECT_EQ(r.out, "");
     EXPECT_FALSE(fs::exists(out));
   }
   // Nor the default folder, nor any half-written temporary.
-  EXPECT_EQ(slicelab("compare " + quote(kBadDuration)).status, 1);
+  EXPECT_EQ(slicelab("compare " + shell_quote(kBadDuration)).status, 1);
   for (const auto& entry : fs::directory_iterator(tmp_))
     EXPECT_EQ(entry.path().filename().string().rfind("std", 0), 0U) << entry.path();
 }
@@ -398,7 +389,7 @@ TEST_F(Cli, MissingScenarioFile) {
   const std::string missing = out_dir("no-such-scenario.yaml");
   for (const std::string cmd : {"validate", "run", "compare"}) {
     SCOPED_TRACE(cmd);
-    const Outcome r = slicelab(cmd + " " + quote(missing) + " --seed 1");
+    const Outcome r = slicelab(cmd + " " + shell_quote(missing) + " --seed 1");
     EXPECT_NE(r.status, 0);
     EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
@@ -409,10 +400,10 @@ TEST_F(Cli, MissingScenarioFile) {
 
 TEST_F(Cli, BadCommandLines) {
   EXPECT_NE(slicelab("").status, 0);  // a subcommand is required
-  EXPECT_NE(slicelab("simulate " + quote(kQuickstart)).status, 0);
+  EXPECT_NE(slicelab("simulate " + shell_quote(kQuickstart)).status, 0);
   EXPECT_NE(slicelab("compare").status, 0);  // the scenario is required
-  EXPECT_NE(slicelab("compare " + quote(kQuickstart) + " --jobs 0").status, 0);
-  EXPECT_NE(slicelab("validate " + quote(kQuickstart) + " --out x").status,
+  EXPECT_NE(slicelab("compare " + shell_quote(kQuickstart) + " --jobs 0").status, 0);
+  EXPECT_NE(slicelab("validate " + shell_quote(kQuickstart) + " --out x").status,
             0);  // validate writes nothing
   EXPECT_FALSE(fs::exists(tmp_ / "results"));
   EXPECT_FALSE(fs::exists(tmp_ / "x"));
@@ -453,7 +444,7 @@ TEST_F(Cli, EveryShippedScenarioValidatesAndRuns) {
   for (const fs::path& file : files) {
     SCOPED_TRACE(file.string());
     const Scenario sc = load_scenario(file.string());
-    const Outcome v = slicelab("validate " + quote(file.string()));
+    const Outcome v = slicelab("validate " + shell_quote(file.string()));
     EXPECT_EQ(v.status, 0) << v.err;
     EXPECT_EQ(v.out.rfind(file.string() + ": OK: ", 0), 0U) << v.out;
     const std::string out = out_dir("shipped-" + file.stem().string());
@@ -465,8 +456,8 @@ TEST_F(Cli, EveryShippedScenarioValidatesAndRuns) {
     const bool one_seed = false;
 #endif
     const std::string seed_arg = one_seed ? " --seed " + std::to_string(sc.seeds.front()) : "";
-    const Outcome r =
-        slicelab("compare " + quote(file.string()) + seed_arg + " --jobs 2 --out " + quote(out));
+    const Outcome r = slicelab("compare " + shell_quote(file.string()) + seed_arg +
+                               " --jobs 2 --out " + shell_quote(out));
     ASSERT_EQ(r.status, 0) << r.err;
     for (const auto& name : policy_names(sc))
       EXPECT_NE(r.out.find("\n" + name + " "), std::string::npos) << name << " missing from\n"

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kSource = SLICELAB_SOURCE_DIR;
-const std::string kOpenb = kSource + "/workloads/traces/openb";
+const std::string kOpenbDir = kSource + "/workloads/traces/openb";
 
 struct Outcome {
   int status = -1;
@@ -102,8 +102,8 @@ TEST_F(Import, WriterRoundTripsEveryField) {
 
 TEST_F(Import, OpenbCommandRoundTripsTheDefaultPodList) {
   const std::string out = (dir_ / "openb.yaml").string();
-  const Outcome r = slicelab("import openb --pods " + kOpenb + "/openb_pod_list_default.csv" +
-                             " --nodes " + kOpenb + "/openb_node_list_gpu_node.csv -o " + out);
+  const Outcome r = slicelab("import openb --pods " + kOpenbDir + "/openb_pod_list_default.csv" +
+                             " --nodes " + kOpenbDir + "/openb_node_list_gpu_node.csv -o " + out);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out,
             "8152 pods: 1088 CPU-only, 6989 one-GPU (3078 fractional), 75 multi-GPU (16 x 2, 15 "
@@ -112,7 +112,8 @@ TEST_F(Import, OpenbCommandRoundTripsTheDefaultPodList) {
             "195 V100-16GB, 204 V100-32GB\n"
             "wrote " +
                 out + "\n");
-  expect_same_pods(read_openb_pods(kOpenb + "/openb_pod_list_default.csv"), read_trace_file(out));
+  expect_same_pods(read_openb_pods(kOpenbDir + "/openb_pod_list_default.csv"),
+                   read_trace_file(out));
 }
 
 TEST_F(Import, CsvCommandRoundTrips) {
@@ -161,8 +162,8 @@ TEST_F(Import, CommandErrors) {
 
 TEST_F(Import, ValidateSummarisesAnOpenbScenario) {
   const fs::path s = dir_ / "s.yaml";
-  std::ofstream(s) << "cluster:\n  openb_nodes: " << kOpenb << "/openb_node_list_gpu_node.csv\n"
-                   << "workload:\n  openb: {pods: " << kOpenb << "/openb_pod_list_default.csv}\n"
+  std::ofstream(s) << "cluster:\n  openb_nodes: " << kOpenbDir << "/openb_node_list_gpu_node.csv\n"
+                   << "workload:\n  openb: {pods: " << kOpenbDir << "/openb_pod_list_default.csv}\n"
                    << "policies:\n  - placement: best-fit\n";
   const Outcome r = slicelab("validate " + s.string());
   ASSERT_EQ(r.status, 0) << r.out;

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/cli_run.h"
 #include "tests/support/report_fixtures.h"
 #include "tests/support/temp_files.h"
 
@@ -24,18 +25,10 @@ namespace fs = std::filesystem;
 const std::string kSource = SLICELAB_SOURCE_DIR;
 const std::string kBinary = SLICELAB_BINARY;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using testing::read_file;
+using testing::run_shell;
+using quote_fn = std::string (*)(const std::string&);
+constexpr quote_fn quote = testing::shell_quote;
 
 // $SLICELAB_CHROMIUM, else the first of Debian's and others' names found on PATH.
 std::string find_browser() {
@@ -50,11 +43,6 @@ std::string find_browser() {
       if (::access(p.c_str(), X_OK) == 0) return p.string();
     }
   return "";
-}
-
-int run(const std::string& cmd) {
-  const int raw = std::system(cmd.c_str());
-  return raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
 
 struct Rendered {
@@ -96,7 +84,7 @@ class ReportBrowser : public testing::TempFilesTest {
         quote("file://" + fs::absolute(page).string()) + " >" + quote(dom.string()) + " 2>" +
         quote((dir_ / "browser.log").string());
     Rendered r;
-    r.status = run(cmd);
+    r.status = run_shell(cmd);
     r.dom = read_file(dom);
     return r;
   }
@@ -131,8 +119,8 @@ class ReportBrowser : public testing::TempFilesTest {
 
 TEST_F(ReportBrowser, QuickstartReportRendersEveryChartWithoutErrors) {
   const fs::path out = dir_ / "quickstart";
-  ASSERT_EQ(run(quote(kBinary) + " compare " + quote(kSource + "/scenarios/quickstart.yaml") +
-                " -q --report --out " + quote(out.string())),
+  ASSERT_EQ(run_shell(quote(kBinary) + " compare " + quote(kSource + "/scenarios/quickstart.yaml") +
+                      " -q --report --out " + quote(out.string())),
             0);
   expect_all_charts_drawn(render(out / "report.html"));
 }
@@ -140,7 +128,7 @@ TEST_F(ReportBrowser, QuickstartReportRendersEveryChartWithoutErrors) {
 TEST_F(ReportBrowser, ReportWithEveryOptionalPartRenders) {
   // Isolation column, extra keys, fill curves and the planner's capacity curves.
   testing::write_full_fixture(dir_ / "full");
-  ASSERT_EQ(run(quote(kBinary) + " report -q " + quote((dir_ / "full").string())), 0);
+  ASSERT_EQ(run_shell(quote(kBinary) + " report -q " + quote((dir_ / "full").string())), 0);
   const Rendered r = render(dir_ / "full" / "report.html");
   expect_all_charts_drawn(r);
   EXPECT_EQ(r.attr("data-charts-expected"), "18");
@@ -150,7 +138,7 @@ TEST_F(ReportBrowser, ABrokenChartIsCaught) {
   // The checks above can fail: a chart whose spec refers to a scale that does not exist must
   // show up as an error and as a chart that did not render.
   testing::write_full_fixture(dir_ / "broken", false);
-  ASSERT_EQ(run(quote(kBinary) + " report -q " + quote((dir_ / "broken").string())), 0);
+  ASSERT_EQ(run_shell(quote(kBinary) + " report -q " + quote((dir_ / "broken").string())), 0);
   std::string html = read_file(dir_ / "broken" / "report.html");
   const std::string ref = "\"scale\":\"x\"";
   const size_t at = html.find(ref, html.find("id=\"chart-specs\""));

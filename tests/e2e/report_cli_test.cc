@@ -13,6 +13,7 @@
 #include <string>
 
 #include "sim/scenario/scenario.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/report_fixtures.h"
 #include "tests/support/temp_files.h"
 
@@ -24,12 +25,7 @@ namespace fs = std::filesystem;
 const std::string kSource = SLICELAB_SOURCE_DIR;
 const std::string kBinary = SLICELAB_BINARY;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::read_file;
 
 size_t occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -41,13 +37,10 @@ class ReportCli : public testing::TempFilesTest {
  protected:
   // Runs `env slicelab args`; returns the exit status and fills out_/err_.
   int slicelab(const std::string& args, const std::string& env = "") {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd =
-        env + " '" + kBinary + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-    const int raw = std::system(cmd.c_str());
-    out_ = read_file(out);
-    err_ = read_file(err);
-    return raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    const testing::CliRun r = testing::run_program(kBinary, args, dir_, "slicelab", env);
+    out_ = r.out;
+    err_ = r.err;
+    return r.status;
   }
   std::string out_, err_;
 };

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/local/child_process.h"
+#include "tests/support/cli_run.h"
 
 namespace slicelab::test {
 
@@ -21,12 +22,7 @@ struct Ran {
   std::string output;  // stdout and stderr together
 };
 
-inline std::string read_file(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using slicelab::testing::read_file;
 
 // The fake libcuda and NVML found first, two fake GPUs of 2 GiB, the fake MPS control.
 inline EnvMap fake_gpu_env() {

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
 
 namespace slicelab {
@@ -23,19 +24,14 @@ using nlohmann::json;
 class PlanCli : public testing::TempFilesTest {
  protected:
   int slicelab(const std::string& args) {
-    const std::string cmd = std::string(SLICELAB_BINARY) + " " + args + " > " +
-                            (dir_ / "out.txt").string() + " 2> " + (dir_ / "err.txt").string();
-    const int rc = std::system(cmd.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    const testing::CliRun r = testing::run_program(SLICELAB_BINARY, args, dir_, "slicelab");
+    out_ = r.out;
+    err_ = r.err;
+    return r.status;
   }
-  static std::string read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  std::string out() { return read(dir_ / "out.txt"); }
-  std::string err() { return read(dir_ / "err.txt"); }
+  const std::string& out() const { return out_; }
+  const std::string& err() const { return err_; }
+  std::string out_, err_;
 };
 
 TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
@@ -47,7 +43,7 @@ TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 60.0);  // aim: a few seconds on one core
 
-  const json j = json::parse(read(dir / "plan.json"));
+  const json j = json::parse(testing::read_file(dir / "plan.json"));
   EXPECT_EQ(j.at("kind"), "plan");
   EXPECT_EQ(j.at("scenario"), "capacity-plan");
   EXPECT_EQ(j.at("growth"), 1.5);
@@ -102,10 +98,10 @@ TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
     }
   }
   EXPECT_GE(feasible, 2U);
-  EXPECT_EQ(read(dir / "capacity.csv"), csv_expected);
+  EXPECT_EQ(testing::read_file(dir / "capacity.csv"), csv_expected);
   const std::string rec = j.at("recommendation");
   EXPECT_EQ(rec.rfind("Use ", 0), 0U) << rec;
-  EXPECT_NE(read(dir / "plan.md").find(rec), std::string::npos);
+  EXPECT_NE(testing::read_file(dir / "plan.md").find(rec), std::string::npos);
   EXPECT_NE(out().find(rec), std::string::npos);
 
   // Deterministic: runs with other thread counts write the same bytes.
@@ -113,8 +109,10 @@ TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
     const fs::path again = dir_ / (std::string("again-") + jobs);
     ASSERT_EQ(slicelab("plan " + scenario + " -j " + jobs + " -q --out " + again.string()), 0)
         << err();
-    EXPECT_EQ(read(again / "plan.json"), read(dir / "plan.json")) << jobs;
-    EXPECT_EQ(read(again / "capacity.csv"), read(dir / "capacity.csv")) << jobs;
+    EXPECT_EQ(testing::read_file(again / "plan.json"), testing::read_file(dir / "plan.json"))
+        << jobs;
+    EXPECT_EQ(testing::read_file(again / "capacity.csv"), testing::read_file(dir / "capacity.csv"))
+        << jobs;
   }
 }
 
@@ -135,7 +133,7 @@ policies: [{placement: first-fit}]
                      dir.string()),
             0)
       << err();
-  const json j = json::parse(read(dir / "plan.json"));
+  const json j = json::parse(testing::read_file(dir / "plan.json"));
   EXPECT_EQ(j.at("growth"), 2);
   EXPECT_EQ(j.at("policies")[0].at("gpus"), 6);  // 6 pods at t = 0, none may wait
   EXPECT_EQ(slicelab("plan " + scenario + " --target 'queue_delay_max_s<300'"), 1);

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "sim/planning/sweep_grid.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
 
 namespace slicelab {
@@ -95,18 +96,13 @@ class Sweep : public testing::TempFilesTest {
     return write("sweep.yaml", body);
   }
   int slicelab(const std::string& args) {
-    const std::string cmd = std::string(SLICELAB_BINARY) + " " + args + " > " +
-                            (dir_ / "out.txt").string() + " 2> " + (dir_ / "err.txt").string();
-    const int rc = std::system(cmd.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    const testing::CliRun r = testing::run_program(SLICELAB_BINARY, args, dir_, "slicelab");
+    out_ = r.out;
+    err_ = r.err;
+    return r.status;
   }
-  std::string err() { return read(dir_ / "err.txt"); }
-  static std::string read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
+  const std::string& err() const { return err_; }
+  std::string out_, err_;
 };
 
 TEST_F(Sweep, BadSweepFilesAreLocatedErrors) {
@@ -145,8 +141,8 @@ seeds: [1, 2]
 )");
   const fs::path whole = dir_ / "whole";
   ASSERT_EQ(slicelab("sweep " + file + " -j 2 -q --out " + whole.string()), 0) << err();
-  const std::string csv = read(whole / "sweep.csv");
-  const std::string manifest = read(whole / "sweep.json");
+  const std::string csv = testing::read_file(whole / "sweep.csv");
+  const std::string manifest = testing::read_file(whole / "sweep.json");
   size_t lines = 0;
   for (const char c : csv) lines += c == '\n' ? 1 : 0;
   ASSERT_EQ(lines, 1U + 36U);
@@ -166,10 +162,11 @@ seeds: [1, 2]
     }
     const fs::path merged = dir_ / fmt::format("merged-{}", n);
     ASSERT_EQ(slicelab("merge" + dirs + " -o " + merged.string()), 0) << err();
-    EXPECT_EQ(read(merged / "sweep.csv"), csv);
-    EXPECT_EQ(read(merged / "sweep.json"), manifest);
+    EXPECT_EQ(testing::read_file(merged / "sweep.csv"), csv);
+    EXPECT_EQ(testing::read_file(merged / "sweep.json"), manifest);
     if (n == 3) {
-      EXPECT_NE(read(dir_ / "shard-1-of-3" / "sweep.json"), manifest);  // shards differ...
+      EXPECT_NE(testing::read_file(dir_ / "shard-1-of-3" / "sweep.json"),
+                manifest);  // shards differ...
       const fs::path bad = dir_ / "bad";
       EXPECT_EQ(slicelab("merge " + (dir_ / "shard-0-of-3").string() + " " +
                          (dir_ / "shard-1-of-3").string() + " -o " + bad.string()),

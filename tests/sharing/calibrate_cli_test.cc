@@ -12,31 +12,19 @@
 
 #include "sim/interference/builtin_calibration.h"
 #include "sim/interference/calibration_fit.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
 
 namespace slicelab {
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Outcome = testing::CliRun;
+using testing::read_file;
 
 class CalibrateCli : public testing::TempFilesTest {
  protected:
   Outcome slicelab(const std::string& args) {
-    const std::string out = write("stdout", ""), err = write("stderr", "");
-    const std::string cmd =
-        std::string("'") + SLICELAB_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int raw = std::system(cmd.c_str());
-    return {raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+    return testing::run_program(SLICELAB_BINARY, args, dir_, "slicelab");
   }
 };
 
@@ -70,7 +58,7 @@ TEST_F(CalibrateCli, FitsMeasurementsAndWritesACalibrationThatReadsBack) {
   EXPECT_NEAR(back.for_mode("mps").bandwidth, truth.bandwidth, 0.01 * truth.bandwidth);
   EXPECT_NEAR(back.for_mode("mps").launch, truth.launch, 0.01 * truth.launch);
   EXPECT_EQ(back.source.rfind("fitted by slicelab calibrate from ", 0), 0U) << back.source;
-  EXPECT_NE(slurp(out).find("rms_residual"), std::string::npos);
+  EXPECT_NE(read_file(out).find("rms_residual"), std::string::npos);
 }
 
 TEST_F(CalibrateCli, BadCsvExitsOneWithFileAndLine) {

@@ -15,12 +15,9 @@ using testing::classed;
 using testing::cluster_of;
 using testing::load;
 using testing::node_group;
+using testing::one_gpu;
 using testing::pod;
 using testing::run_with_classes;
-
-ClusterSpec one_gpu() {
-  return cluster_of({node_group("n", 1, "A100-80GB", 1)});
-}
 
 SharingConfig mps(int replicas, double propagation, InterferenceCoefficients k = {}) {
   SharingConfig c;

@@ -57,6 +57,11 @@ inline ClusterSpec cluster_of(std::vector<NodeGroup> groups) {
   return c;
 }
 
+// One node with one A100-80GB: the smallest cluster where tenants share a GPU.
+inline ClusterSpec one_gpu() {
+  return cluster_of({node_group("n", 1, "A100-80GB", 1)});
+}
+
 // A pod with chained setters: pod("a", 0, 100).gpus(2).mem(1024).
 struct PodBuilder {
   PodSpec spec;

@@ -23,14 +23,11 @@ namespace {
 using testing::cluster_of;
 using testing::gpus_of;
 using testing::node_group;
+using testing::one_gpu;
 using testing::pod;
 using testing::quiet_config;
 using testing::run;
 using testing::whole_card;
-
-ClusterSpec one_gpu() {
-  return cluster_of({node_group("n", 1, "A100-80GB", 1)});
-}
 
 EngineConfig backfill() {
   EngineConfig c = quiet_config();

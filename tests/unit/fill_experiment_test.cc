@@ -20,8 +20,6 @@ using testing::cluster_of;
 using testing::node_group;
 using testing::pod;
 
-const SharingConfig kShare = testing::gpu_share();
-
 double demand_of(const std::vector<PodSpec>& pods, size_t n) {
   double d = 0;
   for (size_t i = 0; i < n; ++i) d += pods[i].gpu_count * pods[i].gpu_milli / 1000.0;
@@ -105,7 +103,7 @@ std::vector<PodSpec> fill_pods() {
 
 RunResult fill_run(double sample_interval = 0) {
   return testing::run(cluster_of({node_group("n", 1, "A100-80GB", 2)}), fill_pods(), "first-fit",
-                      kShare, fill_config(sample_interval));
+                      testing::gpu_share(), fill_config(sample_interval));
 }
 
 TEST(FillEngine, OneAttemptAndNothingFinishes) {
@@ -185,7 +183,7 @@ TEST(FillEngine, CpuOnlyAndNeverFittingPods) {
   const std::vector<PodSpec> pods = {pod("c", 0, 1).gpus(0).cpu(1000), pod("w", 1, 1),
                                      pod("big", 2, 1).gpus(3)};
   const RunResult r = testing::run(cluster_of({node_group("n", 1, "A100-80GB", 2)}), pods,
-                                   "first-fit", kShare, fill_config());
+                                   "first-fit", testing::gpu_share(), fill_config());
   ASSERT_EQ(r.fill_curve.size(), 3U);
   EXPECT_DOUBLE_EQ(r.fill_curve[0].arrived, 0.0);
   EXPECT_DOUBLE_EQ(r.fill_curve[1].arrived, 1.0);
@@ -207,7 +205,7 @@ TEST(FillEngine, OutOfMemoryAfterPlacementCountsAsFailedDemand) {
   const std::vector<PodSpec> pods = {pod("a", 0, 1).milli(500).gpu_mem(51200),
                                      pod("b", 1, 1).milli(500).gpu_mem(51200)};
   const RunResult r = testing::run(cluster_of({node_group("n", 1, "A100-80GB", 2)}), pods,
-                                   "first-fit", kShare, fill_config());
+                                   "first-fit", testing::gpu_share(), fill_config());
   ASSERT_EQ(r.fill_curve.size(), 2U);
   EXPECT_EQ(r.pods[1].status, PodStatus::kFailed);
   EXPECT_DOUBLE_EQ(r.fill_curve[1].arrived, 1.0);
@@ -219,14 +217,14 @@ TEST(FillEngine, NeverFullFallsBackToTheLastPoint) {
   // One share-500 pod on a 2-GPU node: arrived 0.5 < 2, so "at 100%" is the last point.
   const std::vector<PodSpec> pods = {pod("s", 0, 1).milli(500)};
   const RunResult r = testing::run(cluster_of({node_group("n", 1, "A100-80GB", 2)}), pods,
-                                   "first-fit", kShare, fill_config());
+                                   "first-fit", testing::gpu_share(), fill_config());
   ASSERT_TRUE(r.summary.fill.has_value());
   EXPECT_DOUBLE_EQ(r.summary.fill->allocated_at_full, 0.25);
   EXPECT_DOUBLE_EQ(r.summary.fill->allocated_at_end, 0.25);
   EXPECT_DOUBLE_EQ(r.summary.fill->arrived_at_end, 0.25);
   // Not a fill run: no fill summary, no curve.
-  const RunResult plain =
-      testing::run(cluster_of({node_group("n", 1, "A100-80GB", 2)}), pods, "first-fit", kShare);
+  const RunResult plain = testing::run(cluster_of({node_group("n", 1, "A100-80GB", 2)}), pods,
+                                       "first-fit", testing::gpu_share());
   EXPECT_FALSE(plain.summary.fill.has_value());
   EXPECT_TRUE(plain.fill_curve.empty());
   EXPECT_EQ(plain.pods[0].status, PodStatus::kCompleted);

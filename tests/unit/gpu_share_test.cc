@@ -15,10 +15,8 @@ using testing::cluster_of;
 using testing::node_group;
 using testing::pod;
 
-const SharingConfig kShare = testing::gpu_share();
-
 TEST(GpuShareMode, UnitsAndClaimRounding) {
-  const auto mode = make_sharing_mode(kShare);
+  const auto mode = make_sharing_mode(testing::gpu_share());
   ASSERT_NE(mode, nullptr);
   EXPECT_EQ(mode->kind(), "gpu-share");
   EXPECT_EQ(mode->capacity_units(), 1000);
@@ -36,7 +34,7 @@ TEST(GpuShareMode, UnitsAndClaimRounding) {
 }
 
 TEST(GpuShareMode, EveryTenantRunsAtRateOne) {
-  const auto mode = make_sharing_mode(kShare);
+  const auto mode = make_sharing_mode(testing::gpu_share());
   const std::vector<TenantLoad> tenants = {{0.3, 100}, {0.7, 200}, {1.0, 0}};
   std::vector<double> out(3, -1.0);
   mode->rates(tenants, out);
@@ -48,7 +46,7 @@ TEST(GpuShareMode, SharesSummingTo1000CoLocateAtFullSpeed) {
   // duration (rate 1), unlike time-slicing.
   const auto cluster = cluster_of({node_group("n", 1, "A100-80GB", 1)});
   const std::vector<PodSpec> pods = {pod("a", 0, 10).milli(300), pod("b", 0, 20).milli(700)};
-  const RunResult r = testing::run(cluster, pods, "best-fit", kShare);
+  const RunResult r = testing::run(cluster, pods, "best-fit", testing::gpu_share());
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(r.pods[i].status, PodStatus::kCompleted) << i;
     EXPECT_DOUBLE_EQ(r.pods[i].start_s, 0.0) << i;
@@ -58,7 +56,7 @@ TEST(GpuShareMode, SharesSummingTo1000CoLocateAtFullSpeed) {
   EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 20.0);
   // 300 + 701 > 1000: the second waits for the first to finish at 10, then runs 20 s.
   const std::vector<PodSpec> over = {pod("a", 0, 10).milli(300), pod("b", 0, 20).milli(701)};
-  const RunResult r2 = testing::run(cluster, over, "best-fit", kShare);
+  const RunResult r2 = testing::run(cluster, over, "best-fit", testing::gpu_share());
   EXPECT_DOUBLE_EQ(r2.pods[1].start_s, 10.0);
   EXPECT_DOUBLE_EQ(r2.pods[1].finish_s, 30.0);
 }
@@ -69,7 +67,7 @@ TEST(GpuShareMode, TinySharesClaimSixteen) {
   const auto cluster = cluster_of({node_group("n", 1, "A100-80GB", 1)});
   std::vector<PodSpec> pods;
   for (int i = 0; i < 63; ++i) pods.push_back(pod("p", 0, 10).milli(5));
-  const RunResult r = testing::run(cluster, pods, "best-fit", kShare);
+  const RunResult r = testing::run(cluster, pods, "best-fit", testing::gpu_share());
   for (size_t i = 0; i < 62; ++i) EXPECT_DOUBLE_EQ(r.pods[i].start_s, 0.0) << i;
   EXPECT_DOUBLE_EQ(r.pods[62].start_s, 10.0);
   EXPECT_DOUBLE_EQ(r.pods[62].finish_s, 20.0);

@@ -18,6 +18,7 @@ namespace {
 using testing::cluster_of;
 using testing::gpus_of;
 using testing::node_group;
+using testing::one_gpu;
 using testing::pod;
 using testing::run;
 using testing::time_slice;
@@ -107,10 +108,6 @@ TEST(SimTimeSliceRates, FactoryBuildsTheConfiguredMode) {
 }
 
 // --- finish times in the engine (one A100-80GB GPU unless said) ---
-
-ClusterSpec one_gpu() {
-  return cluster_of({node_group("n", 1, "A100-80GB", 1)});
-}
 
 TEST(SimTimeSliceEngine, TwoWholeGpuPodsShareAndBothFinishAtTwiceTheirDuration) {
   // Rate 0.5 each from t=0: 100 s of work takes 200 s.

@@ -136,7 +136,7 @@ TEST(NvidiaSmiImport, UnreadableFile) {
     load_nvidia_smi_topo(kDir + "/no-such-file.txt");
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), kDir + "/no-such-file.txt: cannot read the file");
+    EXPECT_EQ(std::string(e.what()), kDir + "/no-such-file.txt: cannot open file");
   }
 }
 
