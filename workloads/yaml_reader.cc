@@ -73,7 +73,7 @@ std::string tab_hint(const std::string& text, int line) {
 // here, at its key, while the key's position is still at hand. Returns the path below `node`
 // (built only on the way out, so a clean file costs no strings) and the key's mark.
 bool find_empty_value(const YAML::Node& node, std::string& path, YAML::Mark& mark) {
-  const auto prefix = [&path](std::string head) {
+  const auto prefix = [&path](const std::string& head) {
     path = head + (path.starts_with('[') ? "" : ".") + path;
   };
   if (node.IsMap()) {

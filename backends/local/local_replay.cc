@@ -189,6 +189,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
     // set once through the control pipe. Otherwise each pod's own limits go in its environment.
     if (policy.sharing.kind == "mps" && policy.sharing.mps_replicas > 0) {
       std::vector<int64_t> memory_mib;
+      memory_mib.reserve(gpus.size());
       for (const DetectedGpu& g : gpus)
         memory_mib.push_back(static_cast<int64_t>(g.memory_bytes >> 20));
       mps->set_replica_limits(policy.sharing.mps_replicas, memory_mib);

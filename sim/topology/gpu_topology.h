@@ -48,7 +48,11 @@ class GpuTopology {
 
   // Pair score, read from a dense copy of the graph's edge weights: the picker calls this
   // in its inner loop, where an edge lookup in the adjacency list would dominate.
-  int score(int a, int b) const { return a == b ? 0 : scores_[static_cast<size_t>(a * n_ + b)]; }
+  int score(int a, int b) const {
+    return a == b ? 0
+                  : scores_[(static_cast<size_t>(a) * static_cast<size_t>(n_)) +
+                            static_cast<size_t>(b)];
+  }
   const GpuLink& link(int a, int b) const;
 
   // Sum of pair scores over all pairs of `gpus` (local indices).
