@@ -9,6 +9,7 @@
 
 #include "backends/local/gpu_detection.h"
 #include "backends/local/local_replay.h"
+#include "backends/local/mig_reconfigure.h"
 #include "cli/kernels_command.h"
 #include "cli/tool_paths.h"
 #include "kernels/kernel_catalog.h"
@@ -51,8 +52,11 @@ ReplayCommand::ReplayCommand(CLI::App& app) {
   cmd_->add_option("--nvml-library", nvml_library_,
                    "NVML library (default: $SLICELAB_NVML_LIBRARY, then libnvidia-ml.so.1)");
   cmd_->add_flag("--allow-mig-reconfigure", allow_mig_reconfigure_,
-                 "Permit changing MIG instances (creation is not implemented yet: without "
-                 "instances the run stops either way)");
+                 "MIG: give the GPUs the policy's layout first (destroys their instances; "
+                 "without this flag the instances that exist are used as they are)");
+  cmd_->add_option("--nvidia-smi", nvidia_smi_,
+                   "nvidia-smi for --allow-mig-reconfigure (default: $SLICELAB_NVIDIA_SMI, then "
+                   "PATH)");
   cmd_->add_flag("-q,--quiet", quiet_, "Print no table, only errors");
 }
 
@@ -63,12 +67,24 @@ int ReplayCommand::run() const {
                                            [&](const PolicySpec& p) { return p.name == policy_; });
   if (it == sc.policies.end())
     throw std::runtime_error(fmt::format("{}: no policy named '{}'", scenario_, policy_));
-  const GpuDetection det = detect_gpus(nvml_library_);
+  GpuDetection det = detect_gpus(nvml_library_);
   if (!det.ok()) {
     std::fprintf(stderr, "no GPU: %s\n", det.problem.c_str());
     return kExitNoGpu;
   }
   LocalReplayOptions o;
+  if (!mechanism_.empty()) {
+    o.mechanism = mechanism_named(mechanism_);
+    if (!o.mechanism) throw std::runtime_error(fmt::format("unknown mechanism '{}'", mechanism_));
+  }
+  const auto mechanism = o.mechanism ? o.mechanism : mechanism_for_sharing(it->sharing.kind);
+  if (allow_mig_reconfigure_ && mechanism == Mechanism::kMig) {
+    const std::vector<MigGpuPlan> plans = plan_mig_layout(det.gpus, it->sharing.mig.get());
+    for (const std::string& line : apply_mig_plans(plans, find_nvidia_smi(nvidia_smi_)))
+      if (!quiet_) std::fprintf(stderr, "MIG: %s\n", line.c_str());
+    det = detect_gpus(nvml_library_);  // the new instances, with their UUIDs
+    if (!det.ok()) throw std::runtime_error("MIG: after reconfiguring, " + det.problem);
+  }
   o.workload_binary = command_.empty() ? default_kernel_binary(kernel_binary_) : "";
   o.default_kernel = default_kernel_;
   if (!find_kernel(o.default_kernel))
@@ -77,10 +93,6 @@ int ReplayCommand::run() const {
   o.command = command_;
   o.interposer_library = default_interposer_library(interposer_);
   o.mps_control = mps_control_;
-  if (!mechanism_.empty()) {
-    o.mechanism = mechanism_named(mechanism_);
-    if (!o.mechanism) throw std::runtime_error(fmt::format("unknown mechanism '{}'", mechanism_));
-  }
   o.time_scale = time_scale_;
   o.timeout_factor = timeout_factor_;
   o.timeout_grace_s = timeout_grace_s_;

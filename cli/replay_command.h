@@ -17,7 +17,8 @@ class ReplayCommand {
  private:
   CLI::App* cmd_;
   std::string scenario_, backend_ = "local", policy_, out_, mechanism_, kernel_binary_, command_,
-                         default_kernel_ = "fma", interposer_, mps_control_, nvml_library_;
+                         default_kernel_ = "fma", interposer_, mps_control_, nvml_library_,
+                         nvidia_smi_;
   double time_scale_ = 1.0, timeout_factor_ = 2.0, timeout_grace_s_ = 10.0;
   bool allow_mig_reconfigure_ = false, quiet_ = false;
 };

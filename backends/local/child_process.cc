@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -124,6 +126,31 @@ ExitStatus ChildProcess::terminate(std::chrono::milliseconds grace) {
   }
   status_ = status_of(raw);
   return *status_;
+}
+
+CapturedRun run_captured(const std::vector<std::string>& argv, const EnvMap& env,
+                         std::chrono::milliseconds timeout) {
+  char out_path[] = "/tmp/slicelab-run-XXXXXX";
+  const int fd = mkstemp(out_path);
+  if (fd < 0)
+    throw std::runtime_error(
+        fmt::format("cannot create a temporary file: {}", std::strerror(errno)));
+  close(fd);
+  CapturedRun r;
+  try {
+    ChildProcess p(argv, env, out_path);
+    const std::optional<ExitStatus> s = p.wait_for(timeout);
+    r.status = s ? *s : p.terminate(std::chrono::milliseconds(500));
+  } catch (...) {
+    unlink(out_path);
+    throw;
+  }
+  std::ifstream in(out_path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  r.output = std::move(text).str();
+  unlink(out_path);
+  return r;
 }
 
 }  // namespace slicelab

@@ -55,4 +55,14 @@ class ChildProcess {
   bool group_released_ = false;
 };
 
+struct CapturedRun {
+  ExitStatus status;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `argv` to completion (a short-lived helper program: nvidia-smi, the MPS control) and
+// returns what it printed. Past `timeout` it is terminated and its status says so.
+CapturedRun run_captured(const std::vector<std::string>& argv, const EnvMap& env,
+                         std::chrono::milliseconds timeout);
+
 }  // namespace slicelab

@@ -105,6 +105,13 @@ GpuDetection detect_gpus(const std::string& override_path) {
         MigInstance mi;
         char mbuf[96] = {};
         if (uuid_fn && uuid_fn(mh, mbuf, sizeof mbuf) == kSuccess) mi.uuid = mbuf;
+        // NVML names an instance "<GPU name> MIG 1g.10gb".
+        char nbuf[96] = {};
+        if (name_fn && name_fn(mh, nbuf, sizeof nbuf) == kSuccess) {
+          const std::string name = nbuf;
+          if (const size_t at = name.rfind("MIG "); at != std::string::npos)
+            mi.profile = name.substr(at + 4);
+        }
         nvmlMemory_t mm{};
         if (memory_fn(mh, &mm) == kSuccess) mi.memory_bytes = mm.total;
         g.mig_instances.push_back(std::move(mi));

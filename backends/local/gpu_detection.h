@@ -9,7 +9,8 @@
 namespace slicelab {
 
 struct MigInstance {
-  std::string uuid;  // "MIG-..." : what CUDA_VISIBLE_DEVICES takes
+  std::string uuid;     // "MIG-..." : what CUDA_VISIBLE_DEVICES takes
+  std::string profile;  // "1g.10gb", from NVML's name for the instance; "" when it has none
   uint64_t memory_bytes = 0;
 };
 

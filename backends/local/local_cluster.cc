@@ -31,11 +31,10 @@ LocalCluster make_local_cluster(const std::vector<DetectedGpu>& gpus, Mechanism 
     if (lc.device_ids.empty())
       throw std::runtime_error(
           allow_mig_reconfigure
-              ? "MIG: no MIG instances exist, and creating them is not implemented; create them "
-                "with 'nvidia-smi mig -cgi <profiles> -C' and run again"
+              ? "MIG: no MIG instances exist, even after creating the policy's layout"
               : "MIG: no MIG instances exist on this machine; slicelab uses the instances that "
-                "exist and never reconfigures a GPU (create them with 'nvidia-smi mig -cgi "
-                "<profiles> -C')");
+                "exist and never reconfigures a GPU unless --allow-mig-reconfigure is given (or "
+                "create them with 'nvidia-smi mig -cgi <profiles> -C')");
     model.name += " MIG";
     model.memory_mib = static_cast<int64_t>(smallest >> 20);  // the smallest instance: safe
     model.mig_capable = false;

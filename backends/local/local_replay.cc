@@ -149,7 +149,10 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
 
   PlacementPolicy placement =
       build_placement(policy.placement, PlacementEnvironment{pods, &local.catalog});
-  const auto sharing = make_sharing_mode(policy.sharing);
+  // Locally a MIG instance is a schedulable GPU of its own, one pod each: whole cards, whatever
+  // the policy's simulated MIG mode would claim before it knows the instance.
+  const auto sharing =
+      make_sharing_mode(*mech == Mechanism::kMig ? SharingConfig{} : policy.sharing);
   ClusterState cluster(local.cluster, local.catalog, sharing->capacity_units());
   const ClusterState empty(local.cluster, local.catalog, sharing->capacity_units());
   Rng rng(derive_seed(scenario.seed, policy.name));
@@ -157,7 +160,8 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
   RunResult& r = out.result;
   r.policy = policy.name;
   r.placement = placement.describe();
-  r.sharing = fmt::format("{} (local: {})", sharing->describe(), to_string(*mech));
+  r.sharing = fmt::format("{} (local: {})", make_sharing_mode(policy.sharing)->describe(),
+                          to_string(*mech));
   r.seed = scenario.seed;
   r.pods.resize(pods.size());
 

@@ -1,12 +1,14 @@
 // A GPU-free stand-in for libnvidia-ml.so.1, for tests only: device handles and memory and
 // process queries that read the fake libcuda's real (uncapped) usage, as nvidia-smi would;
-// names, UUIDs and MIG instances for GPU detection (SLICELAB_FAKE_GPU_NAME, _MIG_INSTANCES).
+// names, UUIDs and MIG instances for GPU detection (SLICELAB_FAKE_GPU_NAME, _MIG_INSTANCES,
+// _MIG_MODE, _MIG_STATE: the file tests/local/fake-nvidia-smi keeps).
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "backends/interposer/nvml_subset.h"
 
@@ -25,10 +27,37 @@ struct MigHandle {
 MigHandle g_mig[kMaxDevices][kMaxMig];
 constexpr int NVML_ERROR_NOT_FOUND = 6;
 
-unsigned mig_instances() {
+// With SLICELAB_FAKE_MIG_STATE, GPU `gpu`'s instances are the profiles on its line of that
+// file ("<gpu> 3g.40gb,1g.10gb"), read on every query as nvidia-smi may have changed them;
+// otherwise every GPU has SLICELAB_FAKE_MIG_INSTANCES unnamed ones. Fills `names` if given.
+unsigned mig_instances(unsigned gpu = 0, char (*names)[32] = nullptr) {
+  if (const char* state = std::getenv("SLICELAB_FAKE_MIG_STATE")) {
+    FILE* f = std::fopen(state, "r");
+    if (!f) return 0;
+    unsigned n = 0, g = 0;
+    char list[512];
+    while (std::fscanf(f, "%u %511s", &g, list) == 2) {
+      if (g != gpu) continue;
+      n = 0;
+      for (char *save = nullptr, *p = strtok_r(list, ",", &save); p && n < kMaxMig;
+           p = strtok_r(nullptr, ",", &save), ++n)
+        if (names) std::snprintf(names[n], 32, "%s", p);
+    }
+    std::fclose(f);
+    return n;
+  }
   const char* v = std::getenv("SLICELAB_FAKE_MIG_INSTANCES");
   const long n = v ? std::strtol(v, nullptr, 10) : 0;
   return n < 0 ? 0u : n > kMaxMig ? kMaxMig : static_cast<unsigned>(n);
+}
+bool mig_mode(unsigned gpu) {
+  const char* v = std::getenv("SLICELAB_FAKE_MIG_MODE");
+  return (v && std::strcmp(v, "1") == 0) || mig_instances(gpu) > 0;
+}
+// The GiB in a profile's name ("3g.40gb" -> 40), 0 when it has none.
+uint64_t profile_gib(const char* profile) {
+  const char* dot = std::strchr(profile, '.');
+  return dot ? std::strtoull(dot + 1, nullptr, 10) : 0;
 }
 const MigHandle* mig_of(nvmlDevice_t d) {
   auto* p = reinterpret_cast<MigHandle*>(d);
@@ -98,8 +127,12 @@ nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t d, unsigned* i) {
   return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
-  if (m && mig_of(d)) {  // an instance holds an equal part of its GPU's memory
-    m->total = capacity() / mig_instances();
+  if (const MigHandle* h = m ? mig_of(d) : nullptr) {
+    // A named instance holds its profile's memory, an unnamed one an equal part of the GPU's.
+    char names[kMaxMig][32] = {};
+    const unsigned n = mig_instances(h->gpu, names);
+    const uint64_t gib = h->slot < n ? profile_gib(names[h->slot]) : 0;
+    m->total = gib > 0 ? gib << 30 : capacity() / (n > 0 ? n : 1);
     m->used = 0;
     m->free = m->total;
     return NVML_SUCCESS;
@@ -135,8 +168,18 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned* c
 // Detection queries: a name, a UUID per device, and MIG mode with SLICELAB_FAKE_MIG_INSTANCES
 // equal instances per GPU (0, the default: MIG disabled).
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned length) {
-  if (!valid(d) || !name || length == 0) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!name || length == 0) return NVML_ERROR_INVALID_ARGUMENT;
   const char* v = std::getenv("SLICELAB_FAKE_GPU_NAME");
+  if (const MigHandle* m = mig_of(d)) {  // as NVML names instances: "<GPU> MIG 1g.10gb"
+    char names[kMaxMig][32] = {};
+    const unsigned n = mig_instances(m->gpu, names);
+    if (m->slot < n && names[m->slot][0])
+      std::snprintf(name, length, "%s MIG %s", v ? v : "Fake GPU", names[m->slot]);
+    else
+      std::snprintf(name, length, "%s MIG", v ? v : "Fake GPU");
+    return NVML_SUCCESS;
+  }
+  if (!valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
   std::snprintf(name, length, "%s", v ? v : "Fake GPU");
   return NVML_SUCCESS;
 }
@@ -152,7 +195,7 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* uuid, unsigned length) {
 }
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned* current, unsigned* pending) {
   if (!valid(d) || !current || !pending) return NVML_ERROR_INVALID_ARGUMENT;
-  *current = *pending = mig_instances() > 0 ? 1 : 0;
+  *current = *pending = mig_mode(index_of(d)) ? 1 : 0;
   return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned* count) {
@@ -162,7 +205,7 @@ nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned* count) {
 }
 nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned i, nvmlDevice_t* mig) {
   if (!valid(d) || !mig) return NVML_ERROR_INVALID_ARGUMENT;
-  if (i >= mig_instances()) return NVML_ERROR_NOT_FOUND;
+  if (i >= mig_instances(index_of(d))) return NVML_ERROR_NOT_FOUND;
   *mig = reinterpret_cast<nvmlDevice_t>(&g_mig[index_of(d)][i]);
   return NVML_SUCCESS;
 }

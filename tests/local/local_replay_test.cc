@@ -265,6 +265,67 @@ TEST_F(LocalReplay, MigPodsRunOnTheExistingInstances) {
   EXPECT_NE(none.output.find("no MIG instances"), std::string::npos) << none.output;
 }
 
+// --allow-mig-reconfigure: the policy's layout is created through nvidia-smi (the fake keeps
+// the instances in a state file the fake NVML reads), the pods run on the new instances, and
+// a second run finds the layout in place and changes nothing.
+TEST_F(LocalReplay, MigReconfigureCreatesThePolicysLayoutOnce) {
+  const auto halves = [&] {
+    return scenario(
+        "{mode: mig, layout: halves, mig_config: {mig-configs: {halves: [{devices: all, "
+        "mig-enabled: true, mig-devices: {\"3g.40gb\": 2}}]}}}",
+        R"(    - {name: a, duration: 20, gpu_count: 1, gpu_milli: 400}
+    - {name: b, duration: 20, gpu_count: 1, gpu_milli: 400}
+)");
+  };
+  const std::string yaml = halves();
+  EnvMap env = test::fake_gpu_env();
+  env["SLICELAB_FAKE_DEVICES"] = "1";
+  env["SLICELAB_FAKE_GPU_NAME"] = "NVIDIA A100-SXM4-80GB";
+  env["SLICELAB_FAKE_DEVICE_MEM"] = std::to_string(uint64_t{81920} << 20);
+  env["SLICELAB_FAKE_MIG_MODE"] = "1";
+  env["SLICELAB_FAKE_MIG_STATE"] = path("mig.state");
+  env["SLICELAB_NVIDIA_SMI"] = SLICELAB_FAKE_SMI;
+  env["FAKE_SMI_LOG"] = path("smi.log");
+
+  const auto without = replay(yaml, {}, env);  // without the flag nothing is touched
+  EXPECT_EQ(without.status.exit_code, 1) << without.output;
+  EXPECT_NE(without.output.find("unless --allow-mig-reconfigure"), std::string::npos);
+  EXPECT_FALSE(fs::exists(path("smi.log")));
+
+  const auto r = replay(yaml, {"--allow-mig-reconfigure"}, env);
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  EXPECT_EQ(read_file(path("smi.log")), "mig -i 0 -cgi 3g.40gb:0,3g.40gb:4 -C\n");
+  EXPECT_NE(r.output.find("MIG: GPU 0: created 3g.40gb:0, 3g.40gb:4"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(summary()["pods"]["completed"], 2);
+  const std::set<std::string> used{
+      pod_log("a").substr(pod_log("a").find("env CUDA_VISIBLE_DEVICES=") + 25, 12),
+      pod_log("b").substr(pod_log("b").find("env CUDA_VISIBLE_DEVICES=") + 25, 12)};
+  EXPECT_EQ(used, (std::set<std::string>{"MIG-fake-0-0", "MIG-fake-0-1"}));
+
+  const auto again = replay(yaml, {"--allow-mig-reconfigure"}, env);
+  ASSERT_EQ(again.status.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("MIG: GPU 0: already has the layout"), std::string::npos)
+      << again.output;
+  EXPECT_EQ(read_file(path("smi.log")), "mig -i 0 -cgi 3g.40gb:0,3g.40gb:4 -C\n");
+
+  // Another layout replaces the instances: compute instances, then GPU instances, then create.
+  const auto full = scenario(
+      "{mode: mig, layout: one, mig_config: {mig-configs: {one: [{devices: all, "
+      "mig-enabled: true, mig-devices: {\"7g.80gb\": 1}}]}}}",
+      "    - {name: a, duration: 20, gpu_count: 1}\n");
+  const auto changed = replay(full, {"--allow-mig-reconfigure"}, env);
+  ASSERT_EQ(changed.status.exit_code, 0) << changed.output;
+  EXPECT_EQ(read_file(path("smi.log")),
+            "mig -i 0 -cgi 3g.40gb:0,3g.40gb:4 -C\nmig -i 0 -dci\nmig -i 0 -dgi\n"
+            "mig -i 0 -cgi 7g.80gb:0 -C\n");
+
+  env["FAKE_SMI_FAIL"] = "1";  // a GPU in use: the run stops with nvidia-smi's words
+  const auto busy = replay(halves(), {"--allow-mig-reconfigure"}, env);
+  EXPECT_EQ(busy.status.exit_code, 1) << busy.output;
+  EXPECT_NE(busy.output.find("In use by another client"), std::string::npos) << busy.output;
+}
+
 TEST_F(LocalReplay, NoGpuExitsWithItsOwnCodeAndMessage) {
   EnvMap env = test::fake_gpu_env();
   env["SLICELAB_NVML_LIBRARY"] = "/nonexistent/libnvidia-ml.so.1";
