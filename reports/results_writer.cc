@@ -333,7 +333,7 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
     m.sharing = first.sharing;
     m.seed = first.seed;
     RunSummary& s = m.summary;
-    std::vector<const Distribution*> queue, jct, slowdown, quality;
+    std::vector<const Distribution*> queue, jct, slowdown, quality, isolation;
     double slo_sum = 0;
     size_t slo_n = 0;
     std::optional<FillSummary> fill;
@@ -354,6 +354,9 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
           static_cast<uint64_t>(std::llround(static_cast<double>(r.placement_attempts) / k));
       queue.push_back(&r.queue_delay_s), jct.push_back(&r.jct_s), slowdown.push_back(&r.slowdown);
       quality.push_back(&r.communication_quality);
+      isolation.push_back(&r.isolation_error);
+      s.neighbour_failures += r.neighbour_failures;
+      for (const auto& [reason, n] : r.not_placed_reasons) s.not_placed_reasons[reason] += n;
       if (r.slo_attainment) slo_sum += *r.slo_attainment, ++slo_n;
       if (r.mig) {  // MIG: reconfigurations as a rounded mean below, like the pod counts
         if (!s.mig) s.mig = MigMetrics{};
@@ -375,9 +378,11 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
       }
     }
     // Counts become per-seed means, rounded: the tables show whole pods.
-    for (size_t* c :
-         {&s.pods, &s.completed, &s.failed, &s.unschedulable, &s.pending_at_end, &s.running_at_end})
+    for (size_t* c : {&s.pods, &s.completed, &s.failed, &s.unschedulable, &s.pending_at_end,
+                      &s.running_at_end, &s.neighbour_failures})
       *c = static_cast<size_t>(std::llround(static_cast<double>(*c) / k));
+    for (auto& [reason, n] : s.not_placed_reasons)
+      n = static_cast<size_t>(std::llround(static_cast<double>(n) / k));
     if (s.mig)
       s.mig->reconfigurations =
           static_cast<size_t>(std::llround(static_cast<double>(s.mig->reconfigurations) / k));
@@ -385,6 +390,7 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
     s.jct_s = mean_distribution(jct);
     s.slowdown = mean_distribution(slowdown);
     s.communication_quality = mean_distribution(quality);
+    s.isolation_error = mean_distribution(isolation);
     if (slo_n > 0) s.slo_attainment = slo_sum / static_cast<double>(slo_n);
     s.fill = fill;
     out.push_back(std::move(m));

@@ -287,6 +287,14 @@ TEST(FillMeanOverSeeds, MeansOfRatiosRoundedCountsDistributionsAndFill) {
   fa.fragmented_at_end = 0.05, fb.fragmented_at_end = 0.15;
   a.summary.fill = fa;
   b.summary.fill = fb;
+  // Capped modes: isolation error and neighbour failures; reasons pods were not placed.
+  a.summary.isolation_error = dist(2, 0.02, 0.01, 0.05, 0.05, 0.05);
+  b.summary.isolation_error = dist(4, 0.04, 0.03, 0.07, 0.09, 0.11);
+  a.summary.neighbour_failures = 3;
+  b.summary.neighbour_failures = 0;
+  a.summary.not_placed_reasons["out of memory"] = 2;
+  b.summary.not_placed_reasons["out of memory"] = 4;
+  b.summary.not_placed_reasons["no node could ever hold it"] = 1;
   // A second policy, to check policies are averaged index by index.
   RunResult a2 = seed_result(10, 10, 0, 0, 0.2, 0.0);
   RunResult b2 = seed_result(20, 20, 0, 0, 0.4, 0.0);
@@ -314,6 +322,12 @@ TEST(FillMeanOverSeeds, MeansOfRatiosRoundedCountsDistributionsAndFill) {
   EXPECT_DOUBLE_EQ(s.queue_delay_s.mean, 5.0);
   EXPECT_DOUBLE_EQ(s.queue_delay_s.p99, 5.0);
   EXPECT_GT(s.queue_delay_s.count, 0U);
+  EXPECT_DOUBLE_EQ(s.isolation_error.mean, 0.03);
+  EXPECT_DOUBLE_EQ(s.isolation_error.max, 0.08);
+  EXPECT_EQ(s.isolation_error.count, 3U);
+  EXPECT_EQ(s.neighbour_failures, 2U);  // 1.5 -> 2
+  EXPECT_EQ(s.not_placed_reasons.at("out of memory"), 3U);
+  EXPECT_EQ(s.not_placed_reasons.at("no node could ever hold it"), 1U);  // 0.5 -> 1
   // Slowdown: no seed has values: stays empty.
   EXPECT_EQ(s.slowdown.count, 0U);
   // SLO: only seed a has it: 0.5.
