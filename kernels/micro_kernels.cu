@@ -1,14 +1,17 @@
 // slicelab-kernel: runs one micro-kernel for a number of repetitions or a duration on one GPU
-// and prints one JSON object; the harness and the local backend start it as a process.
-// Usage: slicelab-kernel <name> [--reps N | --duration S] [--device D] [--hold-mib M] | --list
+// (or on every visible one, a host thread each) and prints one JSON object; the harness and the
+// local backend start it as a process.
+// Usage: slicelab-kernel <name> [--reps N | --duration S] [--device D|all] [--hold-mib M] | --list
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "kernels/kernel_catalog.h"
 
@@ -50,7 +53,7 @@ struct Args {
   std::string kernel;
   long reps = 0;  // 0: run for `duration_s`
   double duration_s = 0;
-  int device = 0;
+  int device = 0;     // -1: every visible device ("--device all")
   long hold_mib = 0;  // allocate and hold this much before running (memory-isolation tests)
 };
 
@@ -137,7 +140,8 @@ Args parse(int argc, char** argv) {
   }
   if (argc < 2 || !slicelab::find_kernel(argv[1]))
     fail(slicelab::kKernelExitUsage, "usage",
-         "slicelab-kernel <name> [--reps N | --duration S] [--device D] [--hold-mib M] | --list");
+         "slicelab-kernel <name> [--reps N | --duration S] [--device D|all] [--hold-mib M] | "
+         "--list");
   a.kernel = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string opt = argv[i];
@@ -147,7 +151,7 @@ Args parse(int argc, char** argv) {
     else if (opt == "--duration")
       a.duration_s = std::atof(v);
     else if (opt == "--device")
-      a.device = std::atoi(v);
+      a.device = std::strcmp(v, "all") == 0 ? -1 : std::atoi(v);
     else if (opt == "--hold-mib")
       a.hold_mib = std::atol(v);
     else
@@ -155,6 +159,33 @@ Args parse(int argc, char** argv) {
   }
   if (a.reps <= 0 && a.duration_s <= 0) a.reps = 100;
   return a;
+}
+
+// The work on one device: `--hold-mib` held there, the kernel's units run on its own stream.
+struct DeviceRun {
+  long units = 0;
+  double elapsed_s = 0;
+};
+
+DeviceRun run_on(int device, const Args& args) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  void* held = nullptr;
+  if (args.hold_mib > 0)
+    check(cudaMalloc(&held, static_cast<size_t>(args.hold_mib) << 20), "hold allocation");
+  Workload w;
+  setup(args.kernel, w);
+  const auto t0 = Clock::now();
+  const auto stop = t0 + std::chrono::duration<double>(args.duration_s);
+  DeviceRun r;
+  while (args.reps > 0 ? r.units < args.reps : Clock::now() < stop) {
+    const bool last = args.reps > 0 ? r.units + 1 == args.reps : false;
+    unit(args.kernel, w, r.units, last);
+    ++r.units;
+  }
+  check(cudaStreamSynchronize(w.stream), "final sync");
+  r.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (held) cudaFree(held);
+  return r;
 }
 
 }  // namespace
@@ -165,33 +196,38 @@ int main(int argc, char** argv) {
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
     fail(slicelab::kKernelExitNoGpu, "no GPU", "cudaGetDeviceCount found no usable device");
   if (args.device >= count) fail(slicelab::kKernelExitUsage, "no such device", "--device");
-  check(cudaSetDevice(args.device), "cudaSetDevice");
+  // A multi-GPU pod runs the kernel on each of its GPUs at once, as a data-parallel job would.
+  std::vector<int> devices;
+  if (args.device < 0)
+    for (int d = 0; d < count; ++d) devices.push_back(d);
+  else
+    devices.push_back(args.device);
   cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, args.device), "cudaGetDeviceProperties");
-  void* held = nullptr;
-  if (args.hold_mib > 0)
-    check(cudaMalloc(&held, static_cast<size_t>(args.hold_mib) << 20), "hold allocation");
-  Workload w;
-  setup(args.kernel, w);
-  const auto t0 = Clock::now();
-  const auto stop = t0 + std::chrono::duration<double>(args.duration_s);
-  long done = 0;
-  while (args.reps > 0 ? done < args.reps : Clock::now() < stop) {
-    const bool last = args.reps > 0 ? done + 1 == args.reps : false;
-    unit(args.kernel, w, done, last);
-    ++done;
+  check(cudaGetDeviceProperties(&prop, devices.front()), "cudaGetDeviceProperties");
+  std::vector<DeviceRun> runs(devices.size());
+  {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < devices.size(); ++i)
+      threads.emplace_back([&, i] { runs[i] = run_on(devices[i], args); });
+    for (std::thread& t : threads) t.join();
   }
-  check(cudaStreamSynchronize(w.stream), "final sync");
-  const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+  long done = 0;
+  double elapsed = 0;
+  for (const DeviceRun& r : runs) {
+    done += r.units;
+    elapsed = std::max(elapsed, r.elapsed_s);
+  }
+  // Per unit and per second are per device: the same figures a one-GPU run gives.
+  const double per_device_units = static_cast<double>(done) / static_cast<double>(runs.size());
   const auto info = *slicelab::find_kernel(args.kernel);
   std::printf(
-      "{\"kernel\": \"%s\", \"device\": \"%s\", \"work_unit\": \"%.*s\", \"units\": %ld, "
-      "\"elapsed_s\": %.9g, \"per_unit_ns\": %.9g, \"units_per_s\": %.9g, "
+      "{\"kernel\": \"%s\", \"device\": \"%s\", \"devices\": %zu, \"work_unit\": \"%.*s\", "
+      "\"units\": %ld, \"elapsed_s\": %.9g, \"per_unit_ns\": %.9g, \"units_per_s\": %.9g, "
       "\"bytes_per_unit\": %.9g, \"flops_per_unit\": %.9g, \"held_mib\": %ld}\n",
-      args.kernel.c_str(), prop.name, static_cast<int>(info.work_unit.size()),
-      info.work_unit.data(), done, elapsed, done ? elapsed * 1e9 / static_cast<double>(done) : 0.0,
-      elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0, info.bytes_per_unit,
-      info.flops_per_unit, args.hold_mib);
-  if (held) cudaFree(held);
+      args.kernel.c_str(), prop.name, runs.size(), static_cast<int>(info.work_unit.size()),
+      info.work_unit.data(), done, elapsed,
+      per_device_units > 0 ? elapsed * 1e9 / per_device_units : 0.0,
+      elapsed > 0 ? per_device_units / elapsed : 0.0, info.bytes_per_unit, info.flops_per_unit,
+      args.hold_mib);
   return 0;
 }

@@ -281,7 +281,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
         argv = {"/bin/sleep", fmt::format("{:.6f}", real_s)};
       } else if (opt.command.empty()) {
         argv = {opt.workload_binary,           kernel,     "--duration",
-                fmt::format("{:.6f}", real_s), "--device", "0"};
+                fmt::format("{:.6f}", real_s), "--device", pods[p].gpu_count > 1 ? "all" : "0"};
       } else {
         std::string cmd = replace_all(opt.command, "{pod}", pods[p].name);
         cmd = replace_all(cmd, "{kernel}", kernel);

@@ -96,6 +96,20 @@ TEST_F(LocalReplay, WholeCardPodsGetTheirOwnGpuAndQueueForOne) {
   EXPECT_GE(s["jct_s"]["max"].get<double>(), 59.0);
 }
 
+// A two-GPU pod sees both GPUs and its kernel runs on every visible one; a one-GPU pod on its own.
+TEST_F(LocalReplay, MultiGpuPodsRunTheirKernelOnEveryGpu) {
+  const auto yaml = scenario("", R"(    - {name: pair, duration: 10, gpu_count: 2}
+    - {name: single, arrival: 20, duration: 10, gpu_count: 1}
+)");
+  const auto r = replay(yaml);
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  EXPECT_EQ(summary()["pods"]["completed"], 2);
+  const std::string pair = pod_log("pair"), single = pod_log("single");
+  EXPECT_NE(pair.find("env CUDA_VISIBLE_DEVICES=0,1"), std::string::npos) << pair;
+  EXPECT_NE(pair.find("device all\n"), std::string::npos) << pair;
+  EXPECT_NE(single.find("device 0\n"), std::string::npos) << single;
+}
+
 TEST_F(LocalReplay, InterposerCapsAndMemoryOutOfMemoryWhileNeighboursRun) {
   // gpu-share runs under the interposer: each pod's caps from its gpu_milli and memory; "big"
   // allocates past its cap and must fail with out-of-memory, its neighbour completes.

@@ -48,9 +48,11 @@ int main(int argc, char** argv) {
       reps = std::atol(argv[i + 1]);
     else if (opt == "--duration")
       duration_s = std::atof(argv[i + 1]);
-    else if (opt == "--device")
-      device = std::atoi(argv[i + 1]);
-    else if (opt == "--hold-mib")
+    else if (opt == "--device") {
+      // "all" (a multi-GPU pod): the stand-in's fake devices are all one; it runs on the first.
+      std::fprintf(stderr, "device %s\n", argv[i + 1]);
+      device = std::strcmp(argv[i + 1], "all") == 0 ? 0 : std::atoi(argv[i + 1]);
+    } else if (opt == "--hold-mib")
       hold_mib = std::atol(argv[i + 1]);
     else
       fail(slicelab::kKernelExitUsage, "unknown option", argv[i]);
