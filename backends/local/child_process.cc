@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -151,6 +153,18 @@ CapturedRun run_captured(const std::vector<std::string>& argv, const EnvMap& env
   r.output = std::move(text).str();
   unlink(out_path);
   return r;
+}
+
+std::string find_tool(const std::string& override_path, const char* env_var, const char* name) {
+  if (!override_path.empty()) return override_path;
+  if (const char* e = std::getenv(env_var); e && *e) return e;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::filesystem::path p = std::filesystem::path(dir.empty() ? "." : dir) / name;
+    if (access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return {};
 }
 
 }  // namespace slicelab

@@ -55,6 +55,10 @@ class ChildProcess {
   bool group_released_ = false;
 };
 
+// A driver tool to run: `override_path` if not empty, else $`env_var` if set, else the first
+// executable `name` on PATH; "" when there is none.
+std::string find_tool(const std::string& override_path, const char* env_var, const char* name);
+
 struct CapturedRun {
   ExitStatus status;
   std::string output;  // stdout and stderr together

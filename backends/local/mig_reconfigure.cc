@@ -2,13 +2,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <sstream>
 #include <stdexcept>
 
 #include "backends/local/child_process.h"
@@ -132,15 +128,7 @@ std::vector<std::vector<std::string>> mig_commands(const MigGpuPlan& plan,
 }
 
 std::string find_nvidia_smi(const std::string& override_path) {
-  if (!override_path.empty()) return override_path;
-  if (const char* e = std::getenv("SLICELAB_NVIDIA_SMI"); e && *e) return e;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::filesystem::path p = std::filesystem::path(dir.empty() ? "." : dir) / "nvidia-smi";
-    if (access(p.c_str(), X_OK) == 0) return p.string();
-  }
-  return {};
+  return find_tool(override_path, "SLICELAB_NVIDIA_SMI", "nvidia-smi");
 }
 
 std::vector<std::string> apply_mig_plans(const std::vector<MigGpuPlan>& plans,

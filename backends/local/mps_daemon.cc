@@ -55,15 +55,7 @@ std::pair<ExitStatus, std::string> run_control(const std::string& control, const
 }  // namespace
 
 std::string find_mps_control(const std::string& control_override) {
-  if (!control_override.empty()) return control_override;
-  if (const char* e = std::getenv("SLICELAB_MPS_CONTROL"); e && *e) return e;
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(ss, dir, ':');) {
-    const fs::path p = fs::path(dir.empty() ? "." : dir) / "nvidia-cuda-mps-control";
-    if (access(p.c_str(), X_OK) == 0) return p.string();
-  }
-  return {};
+  return find_tool(control_override, "SLICELAB_MPS_CONTROL", "nvidia-cuda-mps-control");
 }
 
 MpsDaemon::MpsDaemon(const std::string& control_override, const std::string& visible_devices,
