@@ -15,6 +15,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "backends/interposer/array_bytes.h"
 #include "backends/interposer/config.h"
 #include "backends/interposer/nvml_subset.h"
 #include "backends/interposer/shared_region.h"
@@ -197,29 +198,6 @@ CUresult credited(Kind kind, uint64_t key, Call&& call) {
     track(s, kind, key, t.bytes, t.device);  // not freed after all
   }
   return r;
-}
-
-size_t format_bytes(CUarray_format f) {
-  switch (f) {
-    case CU_AD_FORMAT_UNSIGNED_INT16:
-    case CU_AD_FORMAT_SIGNED_INT16:
-    case CU_AD_FORMAT_HALF:
-      return 2;
-    case CU_AD_FORMAT_UNSIGNED_INT32:
-    case CU_AD_FORMAT_SIGNED_INT32:
-    case CU_AD_FORMAT_FLOAT:
-      return 4;
-    default:
-      return 1;
-  }
-}
-uint64_t array3d_bytes(const CUDA_ARRAY3D_DESCRIPTOR* d, unsigned levels) {
-  uint64_t bytes = 0, w = d->Width, h = d->Height ? d->Height : 1, z = d->Depth ? d->Depth : 1;
-  for (unsigned l = 0; l < (levels ? levels : 1); ++l) {
-    bytes += w * h * z * d->NumChannels * format_bytes(d->Format);
-    w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : 1, z = z > 1 ? z / 2 : 1;
-  }
-  return bytes;
 }
 
 uint64_t capped_total(State& s, int dev, uint64_t real_total) {
@@ -604,8 +582,7 @@ CUresult cuArrayCreate_v2(CUarray* a, const CUDA_ARRAY_DESCRIPTOR* d) {
   State& s = st();
   if (!s.real.cuArrayCreate_v2) return NO_DRIVER;
   if (!d) return s.real.cuArrayCreate_v2(a, d);
-  const uint64_t bytes =
-      uint64_t{d->Width} * (d->Height ? d->Height : 1) * d->NumChannels * format_bytes(d->Format);
+  const uint64_t bytes = slicelab::array_bytes(*d);
   return counted(
       current_device(s), bytes, Kind::kArray, [&] { return s.real.cuArrayCreate_v2(a, d); },
       [&] { return reinterpret_cast<uint64_t>(*a); });
@@ -615,7 +592,7 @@ CUresult cuArray3DCreate_v2(CUarray* a, const CUDA_ARRAY3D_DESCRIPTOR* d) {
   if (!s.real.cuArray3DCreate_v2) return NO_DRIVER;
   if (!d) return s.real.cuArray3DCreate_v2(a, d);
   return counted(
-      current_device(s), array3d_bytes(d, 1), Kind::kArray,
+      current_device(s), slicelab::array3d_bytes(*d, 1), Kind::kArray,
       [&] { return s.real.cuArray3DCreate_v2(a, d); },
       [&] { return reinterpret_cast<uint64_t>(*a); });
 }
@@ -625,7 +602,7 @@ CUresult cuMipmappedArrayCreate(CUmipmappedArray* a, const CUDA_ARRAY3D_DESCRIPT
   if (!s.real.cuMipmappedArrayCreate) return NO_DRIVER;
   if (!d) return s.real.cuMipmappedArrayCreate(a, d, levels);
   return counted(
-      current_device(s), array3d_bytes(d, levels), Kind::kArray,
+      current_device(s), slicelab::array3d_bytes(*d, levels), Kind::kArray,
       [&] { return s.real.cuMipmappedArrayCreate(a, d, levels); },
       [&] { return reinterpret_cast<uint64_t>(*a); });
 }

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "backends/interposer/array_bytes.h"
 #include "backends/interposer/driver_extra_decls.h"
 #include "tests/fakes/fake_control.h"
 
@@ -155,21 +156,6 @@ CUresult dealloc(CUdeviceptr p) {
   if (a.second >= 0) give(a.second, a.first);  // an IPC mapping (-1) holds no memory of its own
   std::free(reinterpret_cast<void*>(p));
   return CUDA_SUCCESS;
-}
-
-size_t format_bytes(CUarray_format f) {
-  switch (f) {
-    case CU_AD_FORMAT_UNSIGNED_INT16:
-    case CU_AD_FORMAT_SIGNED_INT16:
-    case CU_AD_FORMAT_HALF:
-      return 2;
-    case CU_AD_FORMAT_UNSIGNED_INT32:
-    case CU_AD_FORMAT_SIGNED_INT32:
-    case CU_AD_FORMAT_FLOAT:
-      return 4;
-    default:
-      return 1;
-  }
 }
 
 struct FakeArray {
@@ -418,15 +404,11 @@ CUresult cuMemUnmap(CUdeviceptr, size_t) {
 
 CUresult cuArrayCreate_v2(CUarray* a, const CUDA_ARRAY_DESCRIPTOR* d) {
   if (!a || !d) return CUDA_ERROR_INVALID_VALUE;
-  const size_t bytes =
-      d->Width * std::max<size_t>(d->Height, 1) * d->NumChannels * format_bytes(d->Format);
-  return make_array(bytes, reinterpret_cast<void**>(a));
+  return make_array(slicelab::array_bytes(*d), reinterpret_cast<void**>(a));
 }
 CUresult cuArray3DCreate_v2(CUarray* a, const CUDA_ARRAY3D_DESCRIPTOR* d) {
   if (!a || !d) return CUDA_ERROR_INVALID_VALUE;
-  const size_t bytes = d->Width * std::max<size_t>(d->Height, 1) * std::max<size_t>(d->Depth, 1) *
-                       d->NumChannels * format_bytes(d->Format);
-  return make_array(bytes, reinterpret_cast<void**>(a));
+  return make_array(slicelab::array3d_bytes(*d), reinterpret_cast<void**>(a));
 }
 CUresult cuArrayDestroy(CUarray a) {
   return drop_array(a);
@@ -434,13 +416,7 @@ CUresult cuArrayDestroy(CUarray a) {
 CUresult cuMipmappedArrayCreate(CUmipmappedArray* a, const CUDA_ARRAY3D_DESCRIPTOR* d,
                                 unsigned int levels) {
   if (!a || !d) return CUDA_ERROR_INVALID_VALUE;
-  size_t bytes = 0, w = d->Width, h = std::max<size_t>(d->Height, 1),
-         z = std::max<size_t>(d->Depth, 1);
-  for (unsigned l = 0; l < std::max(levels, 1u); ++l) {
-    bytes += w * h * z * d->NumChannels * format_bytes(d->Format);
-    w = std::max<size_t>(w / 2, 1), h = std::max<size_t>(h / 2, 1), z = std::max<size_t>(z / 2, 1);
-  }
-  return make_array(bytes, reinterpret_cast<void**>(a));
+  return make_array(slicelab::array3d_bytes(*d, levels), reinterpret_cast<void**>(a));
 }
 CUresult cuMipmappedArrayDestroy(CUmipmappedArray a) {
   return drop_array(a);
