@@ -45,7 +45,8 @@ namespace {
 // clang-format on
 
 struct Real {
-#define DECLARE(name) decltype(&::name) name = nullptr;
+// `name` is a declarator here; parentheses around it would not compile.
+#define DECLARE(name) decltype(&::name) name = nullptr;  // NOLINT(bugprone-macro-parentheses)
   SLICELAB_REAL_FUNCTIONS(DECLARE)
   SLICELAB_HELPER_FUNCTIONS(DECLARE)
 #undef DECLARE

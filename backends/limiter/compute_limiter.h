@@ -43,6 +43,8 @@ class ComputeLimiter {
   // estimator below: they run on every launch.
   int64_t wall_cost(int64_t gpu_ns) const {
     if (gpu_ns == 0) return 0;
+    // Never negative, so + 0.5 rounds; lround would be a library call on every launch.
+    // NOLINTNEXTLINE(bugprone-incorrect-roundings)
     return static_cast<int64_t>(static_cast<double>(gpu_ns) * inv_share_ + 0.5);
   }
   // Cost that may still be charged, at `now_ns`, before a launch would have to wait.

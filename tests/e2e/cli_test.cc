@@ -110,7 +110,7 @@ json check_results(const fs::path& dir, const Scenario& sc, const std::vector<st
   SCOPED_TRACE(dir.string());
   for (const char* f : {"summary.json", "pods.csv", "timeseries.csv"})
     EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
-  const json summary = json::parse(read_file(dir / "summary.json"));
+  json summary = json::parse(read_file(dir / "summary.json"));
   EXPECT_EQ(summary.at("format"), "slicelab.summary/1");
   EXPECT_EQ(summary.at("scenario"), sc.name);
   EXPECT_EQ(summary.at("seed").get<uint64_t>(), sc.seed);

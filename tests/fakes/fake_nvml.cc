@@ -62,7 +62,7 @@ uint64_t profile_gib(const char* profile) {
 const MigHandle* mig_of(nvmlDevice_t d) {
   auto* p = reinterpret_cast<MigHandle*>(d);
   auto* first = &g_mig[0][0];
-  if (!g_init || p < first || p >= first + kMaxDevices * kMaxMig) return nullptr;
+  if (!g_init || p < first || p >= first + (size_t{kMaxDevices} * kMaxMig)) return nullptr;
   return p;
 }
 

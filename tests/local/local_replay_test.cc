@@ -33,8 +33,8 @@ class LocalReplay : public TempDir {
                      pods + "policies:\n  - {name: p, placement: best-fit" +
                      (sharing.empty() ? "" : ", sharing: " + sharing) + "}\n");
   }
-  test::Ran replay(const std::string& yaml, std::vector<std::string> extra = {},
-                   EnvMap env = test::fake_gpu_env()) {
+  test::Ran replay(const std::string& yaml, const std::vector<std::string>& extra = {},
+                   const EnvMap& env = test::fake_gpu_env()) {
     std::vector<std::string> args{
         "replay",          "--backend",      "local",        yaml,
         "--out",           path("out"),      "--time-scale", "0.01",

@@ -12,7 +12,7 @@ namespace slicelab {
 namespace {
 
 DetectedGpu gpu(unsigned index, const std::string& name, uint64_t mib, bool mig,
-                std::vector<std::string> profiles = {}) {
+                const std::vector<std::string>& profiles = {}) {
   DetectedGpu g;
   g.index = index;
   g.name = name;

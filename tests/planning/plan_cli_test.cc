@@ -62,7 +62,7 @@ TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
     for (size_t i = 1; i < curve.size(); ++i)
       EXPECT_LT(curve[i - 1].at("gpus"), curve[i].at("gpus"));
     for (const auto& c : curve) {
-      const auto v = c.at("value");
+      const auto& v = c.at("value");
       csv_expected += fmt::format("{},{},{},{},{}\n", p.at("policy").get<std::string>(),
                                   c.at("gpus").get<size_t>(), c.at("nodes").get<size_t>(),
                                   v.is_null() ? "" : fmt::format("{:.9g}", v.get<double>()),

@@ -67,6 +67,7 @@ TEST(FillSampler, DeterministicBySeed) {
                                       pod("c", 0, 5).milli(100), pod("d", 0, 5).milli(700)};
   auto names = [](const std::vector<PodSpec>& pods) {
     std::vector<std::string> n;
+    n.reserve(pods.size());
     for (const auto& p : pods) n.push_back(p.name);
     return n;
   };
@@ -380,6 +381,7 @@ policies:
 
   static std::vector<std::string> names(const std::vector<PodSpec>& pods) {
     std::vector<std::string> n;
+    n.reserve(pods.size());
     for (const auto& p : pods) n.push_back(p.name);
     return n;
   }
