@@ -154,8 +154,8 @@ CUresult dealloc(CUdeviceptr p) {
     f.allocs.erase(it);
   }
   if (a.second >= 0) give(a.second, a.first);  // an IPC mapping (-1) holds no memory of its own
-  std::free(reinterpret_cast<void*>(
-      p));  // NOLINT(performance-no-int-to-ptr): the fake's handles are pointers
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the fake's pointers travel as integers
+  std::free(reinterpret_cast<void*>(p));
   return CUDA_SUCCESS;
 }
 
@@ -366,8 +366,8 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle* h, size_t size, const CUmemAl
   return CUDA_SUCCESS;
 }
 CUresult cuMemRelease(CUmemGenericAllocationHandle h) {
-  auto* hd = reinterpret_cast<Handle*>(
-      h);  // NOLINT(performance-no-int-to-ptr): the fake's handles are pointers
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the fake's pointers travel as integers
+  auto* hd = reinterpret_cast<Handle*>(h);
   if (!hd) return CUDA_ERROR_INVALID_HANDLE;
   if (!hd->imported) give(hd->device, hd->size);
   delete hd;
@@ -376,8 +376,8 @@ CUresult cuMemRelease(CUmemGenericAllocationHandle h) {
 CUresult cuMemExportToShareableHandle(void* os_handle, CUmemGenericAllocationHandle h,
                                       CUmemAllocationHandleType, unsigned long long) {
   if (!os_handle) return CUDA_ERROR_INVALID_VALUE;
-  auto* hd = reinterpret_cast<Handle*>(
-      h);  // NOLINT(performance-no-int-to-ptr): the fake's handles are pointers
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the fake's pointers travel as integers
+  auto* hd = reinterpret_cast<Handle*>(h);
   // The fake's "file descriptor" carries the size, so an importer can map the right amount.
   *static_cast<uint64_t*>(os_handle) = hd->size;
   return CUDA_SUCCESS;
@@ -395,8 +395,8 @@ CUresult cuMemAddressReserve(CUdeviceptr* p, size_t size, size_t, CUdeviceptr, u
   return CUDA_SUCCESS;
 }
 CUresult cuMemAddressFree(CUdeviceptr p, size_t) {
-  std::free(reinterpret_cast<void*>(
-      p));  // NOLINT(performance-no-int-to-ptr): the fake's handles are pointers
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the fake's pointers travel as integers
+  std::free(reinterpret_cast<void*>(p));
   return CUDA_SUCCESS;
 }
 CUresult cuMemMap(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle h, unsigned long long) {
