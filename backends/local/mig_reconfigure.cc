@@ -102,7 +102,7 @@ std::vector<MigGpuPlan> plan_mig_layout(const std::vector<DetectedGpu>& gpus,
     std::sort(want.begin(), want.end());
     std::sort(have.begin(), have.end());
     plan.unchanged = want == have;
-    plan.destroy_first = !gpu.mig_instances.empty();
+    plan.holds_instances = !gpu.mig_instances.empty();
     plans.push_back(std::move(plan));
   }
   if (plans.empty())
@@ -111,19 +111,16 @@ std::vector<MigGpuPlan> plan_mig_layout(const std::vector<DetectedGpu>& gpus,
   return plans;
 }
 
-std::vector<std::vector<std::string>> mig_commands(const MigGpuPlan& plan,
-                                                   const std::string& nvidia_smi) {
+std::vector<MigCommand> mig_commands(const MigGpuPlan& plan, const std::string& nvidia_smi) {
   if (plan.unchanged) return {};
   const std::string gpu = std::to_string(plan.gpu);
-  std::vector<std::vector<std::string>> out;
+  const bool may_fail = !plan.holds_instances;
   // Compute instances go before the GPU instances that hold them.
-  if (plan.destroy_first) {
-    out.push_back({nvidia_smi, "mig", "-i", gpu, "-dci"});
-    out.push_back({nvidia_smi, "mig", "-i", gpu, "-dgi"});
-  }
+  std::vector<MigCommand> out{{{nvidia_smi, "mig", "-i", gpu, "-dci"}, may_fail},
+                              {{nvidia_smi, "mig", "-i", gpu, "-dgi"}, may_fail}};
   if (!plan.instances.empty())
-    out.push_back({nvidia_smi, "mig", "-i", gpu, "-cgi",
-                   fmt::format("{}", fmt::join(plan.instances, ",")), "-C"});
+    out.push_back({{nvidia_smi, "mig", "-i", gpu, "-cgi",
+                    fmt::format("{}", fmt::join(plan.instances, ",")), "-C"}});
   return out;
 }
 
@@ -146,11 +143,11 @@ std::vector<std::string> apply_mig_plans(const std::vector<MigGpuPlan>& plans,
                                    fmt::join(plan.instances, ", ")));
       continue;
     }
-    for (const auto& argv : mig_commands(plan, nvidia_smi)) {
+    for (const MigCommand& cmd : mig_commands(plan, nvidia_smi)) {
       // Destroying and creating instances takes seconds on a real GPU; a minute means stuck.
-      const CapturedRun r = run_captured(argv, env, std::chrono::seconds(60));
-      if (!r.status.success())
-        throw std::runtime_error(fmt::format("MIG: '{}' failed ({}): {}", fmt::join(argv, " "),
+      const CapturedRun r = run_captured(cmd.argv, env, std::chrono::seconds(60));
+      if (!r.status.success() && !cmd.may_fail)
+        throw std::runtime_error(fmt::format("MIG: '{}' failed ({}): {}", fmt::join(cmd.argv, " "),
                                              r.status.describe(), r.output));
     }
     report.push_back(fmt::format("GPU {}: created {}", plan.gpu, fmt::join(plan.instances, ", ")));

@@ -15,8 +15,13 @@ namespace slicelab {
 struct MigGpuPlan {
   unsigned gpu = 0;  // NVML index
   std::vector<std::string> instances;
-  bool unchanged = false;      // its instances already are the layout: nothing to run
-  bool destroy_first = false;  // it holds instances now: destroy them before creating
+  bool unchanged = false;        // its instances already are the layout: nothing to run
+  bool holds_instances = false;  // NVML lists instances on it now
+};
+
+struct MigCommand {
+  std::vector<std::string> argv;
+  bool may_fail = false;  // a destroy on a GPU that lists no instances: "nothing to destroy"
 };
 
 // The catalog model whose MIG table fits an NVML name ("NVIDIA A100-SXM4-80GB" -> "A100-80GB",
@@ -29,9 +34,10 @@ std::string mig_model_for(const DetectedGpu& gpu);
 std::vector<MigGpuPlan> plan_mig_layout(const std::vector<DetectedGpu>& gpus,
                                         const MigSettings* settings);
 
-// The command lines (argv) that carry out one plan with the `nvidia_smi` program.
-std::vector<std::vector<std::string>> mig_commands(const MigGpuPlan& plan,
-                                                   const std::string& nvidia_smi);
+// The commands that carry out one plan with the `nvidia_smi` program: destroy compute and GPU
+// instances, then create the layout. The destroys run even where NVML lists no instance: a GPU
+// instance without a compute instance is not in NVML's device list but still holds its slices.
+std::vector<MigCommand> mig_commands(const MigGpuPlan& plan, const std::string& nvidia_smi);
 
 // `override_path` if not empty, else $SLICELAB_NVIDIA_SMI, else nvidia-smi on PATH; "" if none.
 std::string find_nvidia_smi(const std::string& override_path);

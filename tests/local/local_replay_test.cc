@@ -48,6 +48,14 @@ class LocalReplay : public TempDir {
   std::string pod_log(const std::string& pod) {
     return read_file(path("out.pods/" + pod + ".log"));
   }
+  // The CUDA_VISIBLE_DEVICES the pod's process was given ("none" if its log does not say).
+  std::string devices_of(const std::string& pod) {
+    std::smatch m;
+    const std::string log = pod_log(pod);
+    return std::regex_search(log, m, std::regex("env CUDA_VISIBLE_DEVICES=(\\S+)"))
+               ? std::string(m[1])
+               : std::string("none");
+  }
   // Start and finish (scenario seconds) of a pod from pods.csv.
   std::pair<double, double> times(const std::string& pod) {
     const std::string csv = read_file(path("out") + "/pods.csv");
@@ -262,14 +270,7 @@ TEST_F(LocalReplay, MigPodsRunOnTheExistingInstances) {
   const auto r = replay(yaml, {"--mechanism", "mig"}, env);
   ASSERT_EQ(r.status.exit_code, 0) << r.output;
   EXPECT_EQ(summary()["pods"]["completed"], 3);
-  auto device_of = [&](const std::string& pod) {
-    std::smatch m;
-    const std::string log = pod_log(pod);
-    return std::regex_search(log, m, std::regex("env CUDA_VISIBLE_DEVICES=(\\S+)"))
-               ? std::string(m[1])
-               : std::string("none");
-  };
-  const std::set<std::string> used{device_of("a"), device_of("b")};
+  const std::set<std::string> used{devices_of("a"), devices_of("b")};
   EXPECT_EQ(used, (std::set<std::string>{"MIG-fake-0-0", "MIG-fake-0-1"}));
   EXPECT_GE(times("c").first, std::min(times("a").second, times("b").second) - 1.0);
 
@@ -306,22 +307,24 @@ TEST_F(LocalReplay, MigReconfigureCreatesThePolicysLayoutOnce) {
   EXPECT_NE(without.output.find("unless --allow-mig-reconfigure"), std::string::npos);
   EXPECT_FALSE(fs::exists(path("smi.log")));
 
+  // No instance listed: the destroys still run (a GPU instance without a compute instance is
+  // not listed), and their "nothing to destroy" failure is not an error.
+  const std::string kCreated =
+      "mig -i 0 -dci\nmig -i 0 -dgi\nmig -i 0 -cgi 3g.40gb:0,3g.40gb:4 -C\n";
   const auto r = replay(yaml, {"--allow-mig-reconfigure"}, env);
   ASSERT_EQ(r.status.exit_code, 0) << r.output;
-  EXPECT_EQ(read_file(path("smi.log")), "mig -i 0 -cgi 3g.40gb:0,3g.40gb:4 -C\n");
+  EXPECT_EQ(read_file(path("smi.log")), kCreated);
   EXPECT_NE(r.output.find("MIG: GPU 0: created 3g.40gb:0, 3g.40gb:4"), std::string::npos)
       << r.output;
   EXPECT_EQ(summary()["pods"]["completed"], 2);
-  const std::set<std::string> used{
-      pod_log("a").substr(pod_log("a").find("env CUDA_VISIBLE_DEVICES=") + 25, 12),
-      pod_log("b").substr(pod_log("b").find("env CUDA_VISIBLE_DEVICES=") + 25, 12)};
+  const std::set<std::string> used{devices_of("a"), devices_of("b")};
   EXPECT_EQ(used, (std::set<std::string>{"MIG-fake-0-0", "MIG-fake-0-1"}));
 
   const auto again = replay(yaml, {"--allow-mig-reconfigure"}, env);
   ASSERT_EQ(again.status.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("MIG: GPU 0: already has the layout"), std::string::npos)
       << again.output;
-  EXPECT_EQ(read_file(path("smi.log")), "mig -i 0 -cgi 3g.40gb:0,3g.40gb:4 -C\n");
+  EXPECT_EQ(read_file(path("smi.log")), kCreated);
 
   // Another layout replaces the instances: compute instances, then GPU instances, then create.
   const auto full = scenario(
@@ -331,8 +334,7 @@ TEST_F(LocalReplay, MigReconfigureCreatesThePolicysLayoutOnce) {
   const auto changed = replay(full, {"--allow-mig-reconfigure"}, env);
   ASSERT_EQ(changed.status.exit_code, 0) << changed.output;
   EXPECT_EQ(read_file(path("smi.log")),
-            "mig -i 0 -cgi 3g.40gb:0,3g.40gb:4 -C\nmig -i 0 -dci\nmig -i 0 -dgi\n"
-            "mig -i 0 -cgi 7g.80gb:0 -C\n");
+            kCreated + "mig -i 0 -dci\nmig -i 0 -dgi\nmig -i 0 -cgi 7g.80gb:0 -C\n");
 
   env["FAKE_SMI_FAIL"] = "1";  // a GPU in use: the run stops with nvidia-smi's words
   const auto busy = replay(halves(), {"--allow-mig-reconfigure"}, env);

@@ -63,11 +63,18 @@ TEST(MigReconfigure, AKnownGpuGetsTheValidatorsPlacementsLargestFirst) {
             (std::vector<std::string>{"3g.40gb:4", "2g.20gb:0", "1g.10gb:2", "1g.10gb:3"}))
       << "the starts place_layout chose (mig_tests pin its rules)";
   EXPECT_FALSE(plans[0].unchanged);
-  EXPECT_FALSE(plans[0].destroy_first);
-  EXPECT_EQ(
-      mig_commands(plans[0], "/x/nvidia-smi"),
-      (std::vector<std::vector<std::string>>{{"/x/nvidia-smi", "mig", "-i", "0", "-cgi",
-                                              "3g.40gb:4,2g.20gb:0,1g.10gb:2,1g.10gb:3", "-C"}}));
+  EXPECT_FALSE(plans[0].holds_instances);
+  // NVML lists no instance, but a GPU instance without compute instances would not be listed:
+  // the destroys run anyway, and "nothing to destroy" is not an error.
+  const auto cmds = mig_commands(plans[0], "/x/nvidia-smi");
+  ASSERT_EQ(cmds.size(), 3u);
+  EXPECT_EQ(cmds[0].argv, (std::vector<std::string>{"/x/nvidia-smi", "mig", "-i", "0", "-dci"}));
+  EXPECT_EQ(cmds[1].argv, (std::vector<std::string>{"/x/nvidia-smi", "mig", "-i", "0", "-dgi"}));
+  EXPECT_TRUE(cmds[0].may_fail && cmds[1].may_fail);
+  EXPECT_EQ(cmds[2].argv,
+            (std::vector<std::string>{"/x/nvidia-smi", "mig", "-i", "0", "-cgi",
+                                      "3g.40gb:4,2g.20gb:0,1g.10gb:2,1g.10gb:3", "-C"}));
+  EXPECT_FALSE(cmds[2].may_fail);
 }
 
 TEST(MigReconfigure, ExistingInstancesAreKeptWhenTheyAreTheLayoutElseDestroyedFirst) {
@@ -81,9 +88,10 @@ TEST(MigReconfigure, ExistingInstancesAreKeptWhenTheyAreTheLayoutElseDestroyedFi
   EXPECT_FALSE(other[0].unchanged);
   const auto cmds = mig_commands(other[0], "nvidia-smi");
   ASSERT_EQ(cmds.size(), 3u);
-  EXPECT_EQ(cmds[0], (std::vector<std::string>{"nvidia-smi", "mig", "-i", "3", "-dci"}));
-  EXPECT_EQ(cmds[1], (std::vector<std::string>{"nvidia-smi", "mig", "-i", "3", "-dgi"}));
-  EXPECT_EQ(cmds[2].at(5), "3g.40gb:0,3g.40gb:4");
+  EXPECT_EQ(cmds[0].argv, (std::vector<std::string>{"nvidia-smi", "mig", "-i", "3", "-dci"}));
+  EXPECT_EQ(cmds[1].argv, (std::vector<std::string>{"nvidia-smi", "mig", "-i", "3", "-dgi"}));
+  EXPECT_FALSE(cmds[0].may_fail || cmds[1].may_fail);  // it holds instances: they must go
+  EXPECT_EQ(cmds[2].argv.at(5), "3g.40gb:0,3g.40gb:4");
 }
 
 TEST(MigReconfigure, OnlyTheGpusARuleEnablesArePlanned) {
@@ -130,6 +138,14 @@ TEST(MigReconfigure, AFailingCommandStopsWithItsOutput) {
     EXPECT_EQ(std::string(e.what()).rfind(
                   "MIG: '/bin/false mig -i 0 -cgi 7g.80gb:0 -C' failed (exit code 1)", 0),
               0u)
+        << e.what();
+  }
+  p.holds_instances = true;  // now the destroys must succeed: the first failure stops it
+  try {
+    apply_mig_plans({p}, "/bin/false");
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("MIG: '/bin/false mig -i 0 -dci' failed", 0), 0u)
         << e.what();
   }
   EXPECT_THROW(apply_mig_plans({p}, ""), std::runtime_error);  // no nvidia-smi found
