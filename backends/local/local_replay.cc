@@ -185,13 +185,15 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
 
   // Declared before the processes so that it outlives them: clients end before the daemon.
   std::unique_ptr<MpsDaemon> mps;
+  // An MPS policy with replicas is the device plugin's model: equal limits for every client,
+  // set once through the control pipe. Otherwise each pod's own limits go in its environment.
+  const bool mps_limits_by_daemon =
+      *mech == Mechanism::kMps && policy.sharing.kind == "mps" && policy.sharing.mps_replicas > 0;
   if (*mech == Mechanism::kMps) {
     std::string visible;
     for (const std::string& d : lc.device_ids) visible += (visible.empty() ? "" : ",") + d;
     mps = std::make_unique<MpsDaemon>(opt.mps_control, visible);
-    // An MPS policy with replicas is the device plugin's model: equal limits for every client,
-    // set once through the control pipe. Otherwise each pod's own limits go in its environment.
-    if (policy.sharing.kind == "mps" && policy.sharing.mps_replicas > 0) {
+    if (mps_limits_by_daemon) {
       std::vector<int64_t> memory_mib;
       memory_mib.reserve(gpus.size());
       for (const DetectedGpu& g : gpus)
@@ -199,8 +201,6 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       mps->set_replica_limits(policy.sharing.mps_replicas, memory_mib);
     }
   }
-  const bool mps_limits_by_daemon =
-      mps && policy.sharing.kind == "mps" && policy.sharing.mps_replicas > 0;
   const InterruptGuard interrupt_guard;
 
   std::vector<size_t> pending;  // arrived, not started; kept ordered by priority then arrival
