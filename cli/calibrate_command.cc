@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
 
+#include "reports/output_file.h"
 #include "sim/interference/builtin_calibration.h"
 #include "sim/interference/calibration_fit.h"
 #include "workloads/input_error.h"
@@ -42,12 +42,12 @@ int CalibrateCommand::run() const {
     std::printf("%-11s %6zu %12.6g %12.6g %12.6g %12.6g\n", mode.c_str(), q.observations,
                 k.bandwidth, k.launch, q.rms, q.max);
   }
-  std::ofstream out(out_, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(fmt::format("{}: cannot open for writing", out_));
-  out << "# Written by `slicelab calibrate " << measurements_
-      << "`: least-squares fit of docs/sharing-models.md's model.\n"
-      << calibration_yaml(fit);
-  if (!out.flush()) throw InputError(fmt::format("{}: write failed", out_));
+  const std::string inputs[] = {measurements_, classes_};
+  write_output_file(out_,
+                    "# Written by `slicelab calibrate " + measurements_ +
+                        "`: least-squares fit of docs/sharing-models.md's model.\n" +
+                        calibration_yaml(fit),
+                    inputs);
   std::printf("wrote %s\n", out_.c_str());
   return 0;
 }

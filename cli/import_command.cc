@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 
+#include "reports/output_file.h"
 #include "workloads/csv_trace_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/openb_reader.h"
@@ -39,12 +40,12 @@ double unit(const std::string& option, const std::string& value, F lookup, const
   return *v;
 }
 
+// Never onto one of the inputs: `-o` naming the CSV would replace the trace with its import.
 void write_trace(const std::string& out, const std::vector<PodSpec>& pods,
-                 const std::string& description) {
-  std::ofstream f(out, std::ios::binary);
-  if (!f) throw InputError(fmt::format("{}: cannot write file", out));
-  write_trace_yaml(f, pods, description);
-  if (!f.flush()) throw InputError(fmt::format("{}: cannot write file", out));
+                 const std::string& description, std::span<const std::string> inputs) {
+  std::ostringstream text;
+  write_trace_yaml(text, pods, description);
+  write_output_file(out, text.str(), inputs);
 }
 
 }  // namespace
@@ -102,7 +103,8 @@ int ImportCommand::run() const {
     description = fmt::format("imported from CSV {} with --map {}", file_, map_);
   }
   summary.add_pods(pods);
-  write_trace(out_, pods, description);
+  const std::string inputs[] = {pods_, nodes_, file_};
+  write_trace(out_, pods, description, inputs);
   std::fputs(summary.text().c_str(), stdout);
   std::printf("wrote %s\n", out_.c_str());
   return 0;

@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "backends/local/gpu_detection.h"
@@ -13,6 +12,7 @@
 #include "kernels/isolation_experiment.h"
 #include "kernels/kernel_catalog.h"
 #include "kernels/overhead_experiment.h"
+#include "reports/output_file.h"
 
 namespace slicelab {
 namespace {
@@ -22,9 +22,7 @@ void write_out(const std::string& path, const std::string& text) {
     std::fputs(text.c_str(), stdout);
     return;
   }
-  std::ofstream f(path);
-  f << text;
-  if (!f) throw std::runtime_error(fmt::format("cannot write {}", path));
+  write_output_file(path, text);
   std::fprintf(stderr, "wrote %s\n", path.c_str());
 }
 

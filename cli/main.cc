@@ -16,11 +16,12 @@
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
 #include "cli/measured_comparison.h"
+#include "cli/plan_command.h"
 #include "cli/progress_line.h"
 #include "cli/replay_command.h"
-#include "cli/plan_command.h"
-#include "cli/sweep_command.h"
 #include "cli/report_command.h"
+#include "cli/sweep_command.h"
+#include "reports/atomic_folder.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -36,6 +37,7 @@ struct Common {
   std::string out;
   bool quiet = false;
   bool report = false;  // --report: write report.md/report.html after the results
+  bool force = false;   // --force: replace a results folder even with files added to it
 };
 
 std::optional<uint64_t> seed_of(const Common& c) {
@@ -55,19 +57,23 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
     cmd.add_flag("-q,--quiet", c.quiet, "Print no table, only errors");
     cmd.add_flag("--report", c.report,
                  "Also write report.md and report.html into the results folder");
+    cmd.add_flag("--force", c.force,
+                 "Replace the results folder even if files were added to it (only a folder "
+                 "slicelab wrote; docs/results-format.md)");
   }
 }
 
 int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int jobs,
                    const Common& c) {
+  const std::string out =
+      c.out.empty() ? (std::filesystem::path("results") / sc.name).string() : c.out;
+  prepare_output_folder(out, c.force);  // a refusal before the run, not after it
   std::vector<RunResult> results;
   {
     ProgressLine progress(fmt::format("{} ({} pods)", sc.name, sc.pods.size()), which.size());
     results = run_policies(sc, which, jobs, [&](size_t k, double f) { progress.update(k, f); });
   }
-  const std::string out =
-      c.out.empty() ? (std::filesystem::path("results") / sc.name).string() : c.out;
-  write_results(out, sc, results);
+  write_results(out, sc, results, c.force);
   if (!c.quiet) {
     // A fill experiment has no departures, so JCT and queueing say nothing: show its curve's
     // figures instead.
@@ -82,6 +88,9 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
 // Every policy once per seed of the scenario's `seeds:` list (each seed has its own workload
 // when the workload is sampled); the table shows the mean over seeds.
 int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
+  const std::string out =
+      c.out.empty() ? (std::filesystem::path("results") / first.name).string() : c.out;
+  prepare_output_folder(out, c.force);  // a refusal before the run, not after it
   std::vector<Scenario> scenarios;
   scenarios.reserve(first.seeds.size());
   for (const uint64_t seed : first.seeds) scenarios.push_back(load_scenario(c.scenario, seed));
@@ -99,9 +108,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
                                        [&](size_t k, double f) { progress.update(base + k, f); })});
     }
   }
-  const std::string out =
-      c.out.empty() ? (std::filesystem::path("results") / first.name).string() : c.out;
-  write_seed_results(out, seeds);
+  write_seed_results(out, seeds, c.force);
   if (!c.quiet) {
     const std::vector<RunResult> mean = mean_over_seeds(seeds);
     std::printf("mean over seeds %s\n", fmt::format("{}", fmt::join(first.seeds, ", ")).c_str());

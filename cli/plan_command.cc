@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/progress_line.h"
+#include "reports/atomic_folder.h"
 #include "reports/plan_files.h"
 #include "sim/planning/capacity_planner.h"
 #include "sim/planning/plan_spec.h"
@@ -39,6 +40,9 @@ PlanCommand::PlanCommand(CLI::App& app)
   cmd_->add_option("-j,--jobs", jobs_, "Simulations run in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
   cmd_->add_flag("-q,--quiet", quiet_, "Print no table, only errors");
+  cmd_->add_flag("--force", force_,
+                 "Replace the output folder even if files were added to it (only a folder slicelab "
+                 "wrote; docs/results-format.md)");
 }
 
 int PlanCommand::run() const {
@@ -52,6 +56,9 @@ int PlanCommand::run() const {
   if (max_nodes_) spec.max_nodes = *max_nodes_;
   if (probes_) spec.probes = *probes_;
   check_plan_spec(spec, sc);
+  const std::string out =
+      out_.empty() ? (std::filesystem::path("results") / (sc.name + "-plan")).string() : out_;
+  prepare_output_folder(out, force_);  // a refusal before the search, not after it
 
   CapacityPlan plan;
   {
@@ -60,9 +67,7 @@ int PlanCommand::run() const {
                           sc.policies.size());
     plan = plan_capacity(sc, spec, jobs_, [&](size_t k, double f) { progress.update(k, f); });
   }
-  const std::string out =
-      out_.empty() ? (std::filesystem::path("results") / (sc.name + "-plan")).string() : out_;
-  write_plan(out, plan);
+  write_plan(out, plan, force_);
   if (!quiet_) {
     std::fputs(plan_table(plan).c_str(), stdout);
     std::printf("\nwrote %s/{plan.json,plan.md,capacity.csv}\n", out.c_str());

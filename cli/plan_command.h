@@ -27,6 +27,7 @@ class PlanCommand {
   std::string out_;
   int jobs_ = 1;
   bool quiet_ = false;
+  bool force_ = false;
 };
 
 }  // namespace slicelab

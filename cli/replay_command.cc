@@ -13,6 +13,7 @@
 #include "cli/kernels_command.h"
 #include "cli/tool_paths.h"
 #include "kernels/kernel_catalog.h"
+#include "reports/atomic_folder.h"
 #include "reports/results_writer.h"
 
 namespace slicelab {
@@ -58,6 +59,9 @@ ReplayCommand::ReplayCommand(CLI::App& app) {
                    "nvidia-smi for --allow-mig-reconfigure (default: $SLICELAB_NVIDIA_SMI, then "
                    "PATH)");
   cmd_->add_flag("-q,--quiet", quiet_, "Print no table, only errors");
+  cmd_->add_flag("--force", force_,
+                 "Replace the output folder even if files were added to it (only a folder slicelab "
+                 "wrote; docs/results-format.md)");
 }
 
 int ReplayCommand::run() const {
@@ -67,6 +71,9 @@ int ReplayCommand::run() const {
                                            [&](const PolicySpec& p) { return p.name == policy_; });
   if (it == sc.policies.end())
     throw std::runtime_error(fmt::format("{}: no policy named '{}'", scenario_, policy_));
+  const std::string out =
+      out_.empty() ? (std::filesystem::path("results") / (sc.name + "-local")).string() : out_;
+  prepare_output_folder(out, force_);  // a refusal before the replay, not after it
   GpuDetection det = detect_gpus(nvml_library_);
   if (!det.ok()) {
     std::fprintf(stderr, "no GPU: %s\n", det.problem.c_str());
@@ -97,12 +104,10 @@ int ReplayCommand::run() const {
   o.timeout_factor = timeout_factor_;
   o.timeout_grace_s = timeout_grace_s_;
   o.allow_mig_reconfigure = allow_mig_reconfigure_;
-  const std::string out =
-      out_.empty() ? (std::filesystem::path("results") / (sc.name + "-local")).string() : out_;
   // Pod logs sit beside the results: the results folder is replaced as a whole when written.
   o.work_dir = out + ".pods";
   const LocalReplay r = replay_local(sc, *it, det.gpus, o);
-  write_results(out, r.local_scenario, {&r.result, 1});
+  write_results(out, r.local_scenario, {&r.result, 1}, force_);
   if (!quiet_) {
     std::fputs(comparison_table({&r.result, 1}).c_str(), stdout);
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv}; pod logs in %s/\n", out.c_str(),

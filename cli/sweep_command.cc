@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/progress_line.h"
+#include "reports/atomic_folder.h"
 #include "reports/sweep_files.h"
 #include "sim/planning/sweep_grid.h"
 #include "sim/planning/sweep_runner.h"
@@ -27,6 +28,10 @@ SweepCommand::SweepCommand(CLI::App& app)
   sweep_->add_option("-j,--jobs", jobs_, "Runs in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
   sweep_->add_flag("-q,--quiet", quiet_, "Print only errors");
+  for (CLI::App* c : {sweep_, merge_})
+    c->add_flag("--force", force_,
+                "Replace the output folder even if files were added to it (only a folder slicelab "
+                "wrote; docs/results-format.md)");
   merge_->add_option("shards", shards_, "Shard output folders")
       ->required()
       ->check(CLI::ExistingDirectory);
@@ -41,6 +46,14 @@ int SweepCommand::run_sweep_cmd() const {
   const SweepSpec spec = read_sweep_spec(file_);
   const Shard shard = shard_.empty() ? Shard{} : parse_shard(shard_);
   const std::vector<size_t> indices = shard_indices(spec.size(), shard);
+  std::string out = out_;
+  if (out.empty())
+    out = (std::filesystem::path("results") /
+           (shard.count == 1
+                ? spec.name + "-sweep"
+                : fmt::format("{}-sweep-shard-{}-of-{}", spec.name, shard.index, shard.count)))
+              .string();
+  prepare_output_folder(out, force_);  // a refusal before the runs, not after them
   std::vector<SweepRow> rows;
   {
     ProgressLine progress(shard.count == 1
@@ -50,15 +63,8 @@ int SweepCommand::run_sweep_cmd() const {
                           std::max<size_t>(indices.size(), 1));
     rows = run_sweep(spec, indices, jobs_, [&](size_t k, double f) { progress.update(k, f); });
   }
-  std::string out = out_;
-  if (out.empty())
-    out = (std::filesystem::path("results") /
-           (shard.count == 1
-                ? spec.name + "-sweep"
-                : fmt::format("{}-sweep-shard-{}-of-{}", spec.name, shard.index, shard.count)))
-              .string();
   const size_t n = rows.size();
-  write_sweep(out, spec, shard, std::move(rows));
+  write_sweep(out, spec, shard, std::move(rows), force_);
   if (!quiet_)
     std::printf("%zu of %zu grid points; wrote %s/{sweep.csv,sweep.json}\n", n, spec.size(),
                 out.c_str());
@@ -66,7 +72,7 @@ int SweepCommand::run_sweep_cmd() const {
 }
 
 int SweepCommand::run_merge_cmd() const {
-  const size_t n = merge_sweeps(shards_, merge_out_);
+  const size_t n = merge_sweeps(shards_, merge_out_, force_);
   std::printf("merged %zu shards, %zu grid points; wrote %s/{sweep.csv,sweep.json}\n",
               shards_.size(), n, merge_out_.c_str());
   return 0;

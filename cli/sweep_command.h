@@ -26,6 +26,7 @@ class SweepCommand {
   std::string out_;
   int jobs_ = 1;
   bool quiet_ = false;
+  bool force_ = false;
   std::vector<std::string> shards_;
   std::string merge_out_;
 };

@@ -167,8 +167,8 @@ std::string plan_markdown(const CapacityPlan& plan) {
   return out;
 }
 
-void write_plan(const std::string& dir, const CapacityPlan& plan) {
-  write_folder_atomically(dir, [&](const std::filesystem::path& tmp) {
+void write_plan(const std::string& dir, const CapacityPlan& plan, bool force) {
+  write_folder_atomically(dir, force, [&](const std::filesystem::path& tmp) {
     write_text_file(tmp / "plan.json", plan_json(plan).dump(2) + "\n");
     write_text_file(tmp / "plan.md", plan_markdown(plan));
     write_text_file(tmp / "capacity.csv", capacity_csv(plan));

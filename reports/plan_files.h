@@ -16,6 +16,6 @@ std::string capacity_csv(const CapacityPlan& plan);  // policy,gpus,nodes,value,
 std::string plan_table(const CapacityPlan& plan);    // for the terminal
 
 // dir/{plan.json,plan.md,capacity.csv}, replacing dir only once all are written.
-void write_plan(const std::string& dir, const CapacityPlan& plan);
+void write_plan(const std::string& dir, const CapacityPlan& plan, bool force = false);
 
 }  // namespace slicelab

@@ -315,9 +315,9 @@ Distribution mean_distribution(std::span<const Distribution* const> ds) {
 }  // namespace
 
 void write_results(const std::string& dir, const Scenario& scenario,
-                   std::span<const RunResult> runs) {
+                   std::span<const RunResult> runs, bool force) {
   write_folder_atomically(
-      dir, [&](const std::filesystem::path& tmp) { write_run_files(tmp, scenario, runs); });
+      dir, force, [&](const std::filesystem::path& tmp) { write_run_files(tmp, scenario, runs); });
 }
 
 std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
@@ -398,8 +398,8 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
   return out;
 }
 
-void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds) {
-  write_folder_atomically(dir, [&](const std::filesystem::path& tmp) {
+void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds, bool force) {
+  write_folder_atomically(dir, force, [&](const std::filesystem::path& tmp) {
     std::vector<uint64_t> seed_list;
     for (const SeedRuns& sr : seeds) {
       seed_list.push_back(sr.scenario->seed);

@@ -23,8 +23,9 @@ std::string fill_table(std::span<const RunResult> runs);
 
 // Writes all result files into `dir`, replacing it only once every file is complete, so a
 // failure never leaves partial output behind.
+// Only where slicelab may (reports/output_guard.h; `force` as its check_output_folder).
 void write_results(const std::string& dir, const Scenario& scenario,
-                   std::span<const RunResult> runs);
+                   std::span<const RunResult> runs, bool force = false);
 
 // One seed's scenario (its workload depends on the seed) and its policies' results.
 struct SeedRuns {
@@ -34,6 +35,7 @@ struct SeedRuns {
 // Per policy, the mean over seeds of every figure the tables and summary show.
 std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds);
 // dir/seed-<n>/ holds each seed's full results; dir/summary.json the means. Atomic as above.
-void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds);
+void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds,
+                        bool force = false);
 
 }  // namespace slicelab

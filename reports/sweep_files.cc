@@ -82,16 +82,16 @@ ojson sweep_manifest(const SweepSpec& spec, Shard shard, size_t rows) {
 }
 
 void write_sweep(const std::string& dir, const SweepSpec& spec, Shard shard,
-                 std::vector<SweepRow> rows) {
+                 std::vector<SweepRow> rows, bool force) {
   std::sort(rows.begin(), rows.end(),
             [](const SweepRow& a, const SweepRow& b) { return a.point.index < b.point.index; });
-  write_folder_atomically(dir, [&](const std::filesystem::path& tmp) {
+  write_folder_atomically(dir, force, [&](const std::filesystem::path& tmp) {
     write_text_file(tmp / "sweep.csv", sweep_csv(spec, rows));
     write_text_file(tmp / "sweep.json", sweep_manifest(spec, shard, rows.size()).dump(2) + "\n");
   });
 }
 
-size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& out) {
+size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& out, bool force) {
   if (shard_dirs.empty()) throw InputError("merge: give at least one shard folder");
   namespace fs = std::filesystem;
   ojson first;
@@ -164,7 +164,7 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
   merged["rows"] = points;
   std::string csv = first_header + "\n";
   for (const auto& [i, line] : rows) csv += line + "\n";
-  write_folder_atomically(out, [&](const fs::path& tmp) {
+  write_folder_atomically(out, force, [&](const fs::path& tmp) {
     write_text_file(tmp / "sweep.csv", csv);
     write_text_file(tmp / "sweep.json", merged.dump(2) + "\n");
   });

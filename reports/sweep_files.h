@@ -18,11 +18,12 @@ std::string sweep_csv(const SweepSpec& spec, std::span<const SweepRow> rows);
 nlohmann::ordered_json sweep_manifest(const SweepSpec& spec, Shard shard, size_t rows);
 // dir/{sweep.csv,sweep.json}; rows are sorted by grid index. Replaces dir atomically.
 void write_sweep(const std::string& dir, const SweepSpec& spec, Shard shard,
-                 std::vector<SweepRow> rows);
+                 std::vector<SweepRow> rows, bool force = false);
 
 // Joins shard folders into `out`: every folder's manifest must describe the same sweep, and
 // together their rows must hold every grid point exactly once. Returns the number of rows.
 // InputError naming the folder and the problem otherwise; nothing is written then.
-size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& out);
+size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& out,
+                    bool force = false);
 
 }  // namespace slicelab

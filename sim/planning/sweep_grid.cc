@@ -9,6 +9,7 @@
 
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
+#include "workloads/plain_file_name.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {
@@ -75,6 +76,13 @@ SweepSpec read_sweep_spec(const std::string& path) {
   spec.path = path;
   spec.name =
       yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());
+  // The name becomes a folder (results/<name>-sweep): a path there could replace any folder.
+  if (const auto problem = plain_file_name_problem(spec.name)) {
+    if (root["name"].IsDefined()) yaml.fail(root["name"], "name", *problem);
+    yaml.fail(root, "name",
+              fmt::format("no name: key, and the file's name (without .yaml) {}; add a name: key",
+                          *problem));
+  }
   const YAML::Node sn = yaml.required(root, "", "scenario");
   spec.scenario = yaml.string(sn, "scenario");
   spec.scenario_path = (std::filesystem::path(path).parent_path() / spec.scenario).string();

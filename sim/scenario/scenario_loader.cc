@@ -12,6 +12,7 @@
 #include "workloads/fill_sampler.h"
 #include "workloads/generator.h"
 #include "workloads/input_error.h"
+#include "workloads/plain_file_name.h"
 #include "workloads/pod_yaml.h"
 #include "workloads/yaml_reader.h"
 
@@ -333,13 +334,20 @@ void read_interference(const YamlReader& yaml, const YAML::Node& root, const std
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
-  yaml.check_keys(root, "",
-                  {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload",
-                   "engine", "policies", "calibration", "workload_classes",
-                   "plan"});  // plan: read by sim/planning
+  yaml.check_keys(
+      root, "",
+      {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload", "engine",
+       "policies", "calibration", "workload_classes", "plan"});  // plan: read by sim/planning
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());
+  // The name becomes a folder (results/<name>): a path there could replace any folder.
+  if (const auto problem = plain_file_name_problem(sc.name)) {
+    if (root["name"].IsDefined()) yaml.fail(root["name"], "name", *problem);
+    yaml.fail(root, "name",
+              fmt::format("no name: key, and the file's name (without .yaml) {}; add a name: key",
+                          *problem));
+  }
   sc.description = yaml.opt_string(root, "", "description").value_or("");
   sc.seed = static_cast<uint64_t>(yaml.opt_integer(root, "", "seed", 0, INT64_MAX).value_or(42));
   if (const YAML::Node seeds = root["seeds"]; seeds.IsDefined()) {

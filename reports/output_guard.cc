@@ -1,0 +1,203 @@
+#include "reports/output_guard.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace slicelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A marker is a few hundred bytes per file written; more than this is not one of slicelab's.
+constexpr std::uintmax_t kMaxMarkerBytes = 16 << 20;
+
+[[noreturn]] void refuse(const std::string& dir, const std::string& why) {
+  throw OutputRefused(fmt::format("output folder '{}' {}", dir, why));
+}
+
+// Does `outer` equal `inner` or hold it? Both absolute and normal.
+bool same_or_above(const fs::path& outer, const fs::path& inner) {
+  auto o = outer.begin();
+  auto i = inner.begin();
+  for (; o != outer.end(); ++o, ++i) {
+    if (o->empty()) continue;  // a trailing separator's empty last element
+    if (i == inner.end() || *o != *i) return false;
+  }
+  return true;
+}
+
+// The real path of `p` as far as it exists (symbolic links resolved), for comparisons.
+fs::path real_path(const fs::path& p) {
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : r;
+}
+
+std::string without_trailing_slashes(std::string s) {
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+constexpr const char* kNewFolderHint = "give a folder of its own, e.g. results/run1";
+
+}  // namespace
+
+std::vector<std::string> folder_entries(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
+       ++it) {
+    const fs::path rel = it->path().lexically_relative(dir);
+    if (rel == kResultsMarker) continue;
+    const bool folder = it->symlink_status().type() == fs::file_type::directory;
+    out.push_back(rel.generic_string() + (folder ? "/" : ""));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void write_results_marker(const fs::path& dir, std::span<const std::string> entries) {
+  std::string text = std::string(kResultsMarkerLine) +
+                     "\n# Written by slicelab. slicelab replaces this folder only while it holds "
+                     "this file and nothing but the paths below (docs/results-format.md).\n";
+  for (const std::string& e : entries) text += e + "\n";
+  const fs::path tmp = dir / (std::string(kResultsMarker) + ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+  }
+  fs::rename(tmp, dir / kResultsMarker);
+}
+
+std::optional<std::vector<std::string>> read_results_marker(const fs::path& dir) {
+  const fs::path marker = dir / kResultsMarker;
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(marker, ec);
+  if (ec || st.type() != fs::file_type::regular) return std::nullopt;
+  const std::uintmax_t size = fs::file_size(marker, ec);
+  if (ec || size > kMaxMarkerBytes) return std::nullopt;
+  std::ifstream in(marker, std::ios::binary);
+  std::string line;
+  if (!std::getline(in, line) || line != kResultsMarkerLine) return std::nullopt;
+  std::vector<std::string> entries;
+  while (std::getline(in, line))
+    if (!line.empty() && line.front() != '#') entries.push_back(line);
+  return entries;
+}
+
+fs::path check_output_folder(const std::string& dir, bool force) {
+  if (dir.empty()) throw OutputRefused(fmt::format("output folder '': empty; {}", kNewFolderHint));
+  const std::string trimmed = without_trailing_slashes(dir);
+  const fs::path given(trimmed);
+  if (given.filename() == "." || given.filename() == "..")
+    refuse(dir, fmt::format("is refused: '{}' names a folder that holds other things, which "
+                            "slicelab would replace; {}",
+                            given.filename().string(), kNewFolderHint));
+  const fs::path abs = fs::absolute(given).lexically_normal();
+  const fs::path real = real_path(abs);
+  if (real == real.root_path() || abs == abs.root_path())
+    refuse(dir, fmt::format("is the root folder; {}", kNewFolderHint));
+  if (const char* home = std::getenv("HOME"); home && *home && home[0] == '/') {
+    const fs::path h = real_path(fs::path(home).lexically_normal());
+    if (same_or_above(real, h))
+      refuse(dir,
+             fmt::format("{} your home folder; {}", real == h ? "is" : "holds", kNewFolderHint));
+  }
+  const fs::path cwd = real_path(fs::current_path());
+  if (same_or_above(real, cwd))
+    refuse(dir,
+           fmt::format("{} the working folder; {}", real == cwd ? "is" : "holds", kNewFolderHint));
+
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(abs, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    refuse(dir, fmt::format("cannot be examined: {}", ec.message()));
+  if (st.type() == fs::file_type::not_found) return abs;
+  if (st.type() == fs::file_type::symlink)
+    refuse(dir,
+           "is a symbolic link: slicelab replaces only real folders; give the folder it "
+           "points to, or a new name");
+  if (st.type() != fs::file_type::directory)
+    refuse(dir,
+           "exists and is not a folder; give a new folder name, or a results folder "
+           "slicelab wrote");
+  const auto listed = read_results_marker(abs);
+  if (!listed) {
+    if (fs::directory_iterator(abs) == fs::directory_iterator()) return abs;  // empty
+    refuse(dir,
+           fmt::format("is not empty and was not written by slicelab (it has no {} file): slicelab "
+                       "replaces only empty folders and its own results folders, even with "
+                       "--force; give a new folder name, or move what is in it elsewhere",
+                       kResultsMarker));
+  }
+  if (force) return abs;
+  const std::set<std::string> known(listed->begin(), listed->end());
+  std::vector<std::string> extra;
+  for (const std::string& e : folder_entries(abs))  // a killed report's temporary file is ours
+    if (!known.contains(e) && e.find(".slicelab-tmp-") == std::string::npos) extra.push_back(e);
+  if (!extra.empty()) {
+    const size_t n = extra.size();
+    if (n > 5) extra.resize(5);
+    refuse(dir, fmt::format("is a slicelab results folder, but holds {} path(s) slicelab did not "
+                            "write there ({}{}); move them elsewhere, or give --force to replace "
+                            "the folder with them",
+                            n, fmt::join(extra, ", "), n > 5 ? ", ..." : ""));
+  }
+  return abs;
+}
+
+fs::path check_results_folder_to_add_to(const std::string& dir) {
+  const fs::path p(dir);
+  std::error_code ec;
+  if (!fs::is_directory(p, ec)) throw OutputRefused(fmt::format("{}: not a folder", dir));
+  if (!read_results_marker(p))
+    throw OutputRefused(fmt::format(
+        "{}: not a results folder slicelab wrote (it has no {} file); slicelab adds files only "
+        "to its own results folders: run compare, run, plan or replay with --out {}",
+        dir, kResultsMarker, dir));
+  return p;
+}
+
+fs::path check_output_file(const std::string& file, std::span<const std::string> inputs) {
+  if (file.empty()) throw OutputRefused("output file '': empty; give a file name");
+  if (file.back() == '/')
+    throw OutputRefused(fmt::format("output file '{}' names a folder; give a file name", file));
+  const fs::path p(file);
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(p, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw OutputRefused(fmt::format("output file '{}' cannot be examined: {}", file, ec.message()));
+  switch (st.type()) {
+    case fs::file_type::not_found:
+      return p;
+    case fs::file_type::regular:
+      break;
+    case fs::file_type::directory:
+      throw OutputRefused(fmt::format("output file '{}' is a folder; give a file name", file));
+    case fs::file_type::symlink:
+      throw OutputRefused(fmt::format(
+          "output file '{}' is a symbolic link; give the file it points to, or a new name", file));
+    default:
+      throw OutputRefused(fmt::format(
+          "output file '{}' is not a regular file (a device, pipe or socket); give a file name",
+          file));
+  }
+  for (const std::string& in : inputs) {
+    if (in.empty()) continue;
+    if (fs::equivalent(p, in, ec) && !ec)
+      throw OutputRefused(fmt::format(
+          "output file '{}' is the input file '{}': writing it would destroy the input; give "
+          "another name",
+          file, in));
+  }
+  return p;
+}
+
+}  // namespace slicelab
