@@ -6,11 +6,11 @@ namespace slicelab {
 
 std::optional<std::string> plain_file_name_problem(std::string_view name) {
   constexpr const char* kUse =
-      "; it names the results folder (results/<name>), so use letters, "
-      "digits, '-', '_' or '.'";
+      "; the name becomes a results folder (results/<name>): use letters, digits, '-', '_' "
+      "or '.'";
   if (name.empty()) return fmt::format("is empty{}", kUse);
   if (name == "." || name == "..")
-    return fmt::format("'{}' is not a file name: it names an existing folder{}", name, kUse);
+    return fmt::format("'{}' is not a plain file name{}", name, kUse);
   if (name.find('/') != std::string_view::npos)
     return fmt::format("contains '/' (found '{}'){}", name, kUse);
   for (const char c : name) {

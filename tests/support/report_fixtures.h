@@ -113,8 +113,12 @@ inline const char* const kFixturePlan = R"json({
 )json";
 
 // Writes the whole fixture into `dir`: summary.json, pods.csv, timeseries.csv, fill.csv and,
-// when `with_plan`, plan.json.
+// when `with_plan`, plan.json; with slicelab's marker (docs/results-format.md) listing them, as
+// `slicelab report` writes only into folders that carry it.
 inline void write_full_fixture(const std::filesystem::path& dir, bool with_plan = true) {
+  write_text(dir / ".slicelab-results", std::string("slicelab results folder\nfill.csv\n") +
+                                            (with_plan ? "plan.json\n" : "") +
+                                            "pods.csv\nsummary.json\ntimeseries.csv\n");
   write_text(dir / "summary.json", kFixtureSummary);
   write_text(dir / "pods.csv", kFixturePods);
   write_text(dir / "timeseries.csv", kFixtureTimeseries);

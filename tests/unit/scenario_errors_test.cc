@@ -121,6 +121,16 @@ const Case kCases[] = {
     {"missing_trace_file.yaml",
      "{dir}/missing_trace_file.yaml:7:10: workload.trace: trace file "
      "'{dir}/traces/good_trace.yml' does not exist"},
+    // A name becomes results/<name>: one that is not a plain file name could replace any folder.
+    {"name_absolute_path.yaml",
+     "{dir}/name_absolute_path.yaml:2:7: name: contains '/' (found '/tmp/somewhere-else'); the "
+     "name becomes a results folder (results/<name>): use letters, digits, '-', '_' or '.'"},
+    {"name_control_character.yaml",
+     "{dir}/name_control_character.yaml:2:7: name: contains the control character 0x0a; the name "
+     "becomes a results folder (results/<name>): use letters, digits, '-', '_' or '.'"},
+    {"name_dot_dot.yaml",
+     "{dir}/name_dot_dot.yaml:3:7: name: '..' is not a plain file name; the name becomes a "
+     "results folder (results/<name>): use letters, digits, '-', '_' or '.'"},
     {"negative_arrival.yaml",
      "{dir}/negative_arrival.yaml:8:31: workload.pods[0].arrival: expected a duration of at least "
      "0s (seconds, or a number with s, m, h or d), found '-5m'"},
