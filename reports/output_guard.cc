@@ -117,9 +117,21 @@ fs::path check_output_folder(const std::string& dir, bool force) {
 
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(abs, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory)
+  const bool missing = st.type() == fs::file_type::not_found || ec == std::errc::not_a_directory;
+  if (ec && !missing && ec != std::errc::no_such_file_or_directory)
     refuse(dir, fmt::format("cannot be examined: {}", ec.message()));
-  if (st.type() == fs::file_type::not_found) return abs;
+  if (missing) {
+    // The folder is created with its parents: the nearest that exists must be a folder.
+    fs::path up = abs.parent_path();
+    auto absent = [&](const fs::path& p) {
+      const fs::file_type t = fs::symlink_status(p, ec).type();
+      return t == fs::file_type::not_found || ec == std::errc::not_a_directory;
+    };
+    while (!up.empty() && up != up.root_path() && absent(up)) up = up.parent_path();
+    if (!up.empty() && !fs::is_directory(up, ec))
+      refuse(dir, fmt::format("cannot be created: '{}' is not a folder", up.string()));
+    return abs;
+  }
   if (st.type() == fs::file_type::symlink)
     refuse(dir,
            "is a symbolic link: slicelab replaces only real folders; give the folder it "

@@ -140,6 +140,37 @@ TEST_F(OutputSafety, FileOrLinkAsOutIsRefused) {
   EXPECT_EQ(read_file(work_ / "sentinel.txt"), "keep me");
 }
 
+TEST_F(OutputSafety, FolderUnderAFileIsRefusedWithItsReason) {
+  const testing::CliRun r =
+      slicelab("compare -q " + shell_quote(scenario_) + " --out sentinel.txt/r");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(
+      r.err.find("cannot be created: '" + (work_ / "sentinel.txt").string() + "' is not a folder"),
+      std::string::npos)
+      << r.err;
+}
+
+// Sweeps and merges write folders by the same rules; a sweep's name is checked as a scenario's.
+TEST_F(OutputSafety, SweepAndMergeFollowTheSameRules) {
+  const std::string sweep =
+      write("s.yaml", "name: ..\nscenario: tiny.yaml\npolicies: [best-fit]\n");
+  testing::CliRun r = slicelab("sweep -q " + shell_quote(sweep));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind("error: " + sweep + ":1:7: name: '..' is not a plain file name", 0), 0U)
+      << r.err;
+  const std::string good = write("g.yaml", "scenario: tiny.yaml\npolicies: [best-fit]\n");
+  r = slicelab("sweep -q " + shell_quote(good) + " --out .");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("output folder '.'"), std::string::npos) << r.err;
+  ASSERT_EQ(slicelab("sweep -q " + shell_quote(good) + " --out shard").status, 0);
+  r = slicelab("merge shard -o .");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("output folder '.'"), std::string::npos) << r.err;
+  ASSERT_EQ(slicelab("merge shard -o merged").status, 0);
+  EXPECT_TRUE(fs::is_regular_file(work_ / "merged" / ".slicelab-results"));
+  EXPECT_TRUE(fs::is_regular_file(work_ / "sentinel.txt"));
+}
+
 TEST_F(OutputSafety, MarkedFolderIsReplacedAddedFilesNeedForce) {
   ASSERT_EQ(slicelab("compare -q " + shell_quote(scenario_) + " --out r").status, 0);
   EXPECT_EQ(read_file(work_ / "r" / ".slicelab-results").rfind("slicelab results folder\n", 0), 0U);
