@@ -75,15 +75,16 @@ TEST_F(OutputSafety, OutDotIsRefusedAndNothingIsDeleted) {
   // Only folders inside this test's own: were the rules broken, nothing else could be lost.
   // ("/", $HOME and others are checked without writing in unit/output_guard_test.cc.)
   for (const std::string& out :
-       std::vector<std::string>{".", "./", "..", work_.string(), tmp_.string()}) {
-    SCOPED_TRACE(out);
-    const testing::CliRun r =
-        slicelab("compare -q --force " + shell_quote(scenario_) + " --out " + shell_quote(out));
-    EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(r.err.rfind("error: output folder '" + out + "' ", 0), 0U) << r.err;
-    EXPECT_EQ(tree(work_), std::vector<std::string>{"sentinel.txt"});
-    EXPECT_EQ(read_file(work_ / "sentinel.txt"), "keep me");
-  }
+       std::vector<std::string>{".", "./", "..", work_.string(), tmp_.string()})
+    for (const std::string force : {"", " --force"}) {
+      SCOPED_TRACE(out + force);
+      const testing::CliRun r = slicelab("compare -q" + force + " " + shell_quote(scenario_) +
+                                         " --out " + shell_quote(out));
+      EXPECT_EQ(r.status, 1);
+      EXPECT_EQ(r.err.rfind("error: output folder '" + out + "' ", 0), 0U) << r.err;
+      EXPECT_EQ(tree(work_), std::vector<std::string>{"sentinel.txt"});
+      EXPECT_EQ(read_file(work_ / "sentinel.txt"), "keep me");
+    }
 }
 
 // results/.. is the working folder itself: the name is refused when the scenario is loaded.
