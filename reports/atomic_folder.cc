@@ -77,7 +77,9 @@ size_t sweep_stale_folders(const fs::path& target) {
     const std::string name = it->path().filename().string();
     for (const bool old : {false, true}) {
       const pid_t pid = pid_in(name, base, old ? kOldTag : kTmpTag);
-      if (pid != 0 && pid != ::getpid() && process_is_gone(pid) && is_marked_folder(it->path()))
+      // Our own pid too: this process creates its folders only after the sweep, so one with
+      // its pid is what an earlier process with the same pid left.
+      if (pid != 0 && (pid == ::getpid() || process_is_gone(pid)) && is_marked_folder(it->path()))
         stale.emplace_back(it->path(), old);
     }
   }
@@ -108,16 +110,14 @@ void write_folder_atomically(const std::string& dir, bool force,
   fs::create_directories(target.parent_path());
   const fs::path tmp = sibling(target, kTmpTag, ::getpid());
   const fs::path old = sibling(target, kOldTag, ::getpid());
-  // Ours by name only if an earlier process with this pid left it; its marker says it is ours.
+  // The sweep handled any of slicelab's with these names; what is left is someone else's.
   for (const fs::path& p : {tmp, old}) {
     std::error_code ec;
-    if (fs::symlink_status(p, ec).type() == fs::file_type::not_found) continue;
-    if (!is_marked_folder(p))
+    if (fs::symlink_status(p, ec).type() != fs::file_type::not_found)
       throw OutputRefused(fmt::format(
           "'{}' is in the way of slicelab's temporary folder and was not written by slicelab; "
           "move it elsewhere",
           p.string()));
-    fs::remove_all(p);
   }
   fs::create_directory(tmp);
   try {

@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 namespace slicelab {
 namespace {
@@ -66,7 +65,8 @@ void write_results_marker(const fs::path& dir, std::span<const std::string> entr
                      "\n# Written by slicelab. slicelab replaces this folder only while it holds "
                      "this file and nothing but the paths below (docs/results-format.md).\n";
   for (const std::string& e : entries) text += e + "\n";
-  const fs::path tmp = dir / (std::string(kResultsMarker) + ".tmp");
+  // Named as slicelab's temporary files are, which check_output_folder knows to be its own.
+  const fs::path tmp = dir / fmt::format("{}.slicelab-tmp-{}", kResultsMarker, ::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << text;
@@ -171,9 +171,10 @@ fs::path check_results_folder_to_add_to(const std::string& dir) {
   if (!fs::is_directory(p, ec)) throw OutputRefused(fmt::format("{}: not a folder", dir));
   if (!read_results_marker(p))
     throw OutputRefused(fmt::format(
-        "{}: not a results folder slicelab wrote (it has no {} file); slicelab adds files only "
-        "to its own results folders: run compare, run, plan or replay with --out {}",
-        dir, kResultsMarker, dir));
+        "{}: not a results folder slicelab wrote (it has no {} file), and slicelab adds files only "
+        "to its own; a folder from an older slicelab has none: run the command that wrote it "
+        "again, into a new folder",
+        dir, kResultsMarker));
   return p;
 }
 
