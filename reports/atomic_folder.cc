@@ -62,6 +62,18 @@ bool is_marked_folder(const fs::path& p) {
          read_results_marker(p).has_value();
 }
 
+// Removes a folder of slicelab's with its marker last, so that whatever an interrupted removal
+// leaves is still recognised (and swept) as slicelab's. Returns whether it is gone.
+bool remove_marked_folder(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> entries;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename() != kResultsMarker) entries.push_back(it->path());
+  for (const fs::path& e : entries) fs::remove_all(e, ec);
+  fs::remove_all(dir, ec);
+  return fs::symlink_status(dir, ec).type() == fs::file_type::not_found;
+}
+
 fs::path sibling(const fs::path& target, std::string_view tag, pid_t pid) {
   return target.parent_path() / fmt::format("{}{}{}", target.filename().string(), tag, pid);
 }
@@ -88,11 +100,12 @@ size_t sweep_stale_folders(const fs::path& target) {
   size_t handled = 0;
   for (const auto& [path, old] : stale) {
     std::error_code e;
-    if (old && fs::symlink_status(target, e).type() == fs::file_type::not_found)
+    if (old && fs::symlink_status(target, e).type() == fs::file_type::not_found) {
       fs::rename(path, target, e);
-    else
-      fs::remove_all(path, e);
-    handled += e ? 0 : 1;
+      handled += e ? 0 : 1;
+    } else {
+      handled += remove_marked_folder(path) ? 1 : 0;
+    }
   }
   return handled;
 }
@@ -144,8 +157,7 @@ void write_folder_atomically(const std::string& dir, bool force,
     fs::remove_all(tmp, ec);
     throw;
   }
-  std::error_code ec;
-  fs::remove_all(old, ec);  // what is left of it is swept by a later run
+  remove_marked_folder(old);  // what an interruption leaves of it is swept by a later run
 }
 
 }  // namespace slicelab
