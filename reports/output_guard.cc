@@ -110,8 +110,9 @@ fs::path check_output_folder(const std::string& dir, bool force) {
       refuse(dir,
              fmt::format("{} your home folder; {}", real == h ? "is" : "holds", kNewFolderHint));
   }
-  const fs::path cwd = real_path(fs::current_path());
-  if (same_or_above(real, cwd))
+  std::error_code cwd_ec;  // a working folder that was removed holds nothing to protect
+  const fs::path cwd = real_path(fs::current_path(cwd_ec));
+  if (!cwd_ec && same_or_above(real, cwd))
     refuse(dir,
            fmt::format("{} the working folder; {}", real == cwd ? "is" : "holds", kNewFolderHint));
 
