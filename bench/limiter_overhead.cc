@@ -1,12 +1,17 @@
 // What the interposer adds to a driver call: the same calls straight to the fake driver and
-// through libslicelab-interposer.so, in one process run, so that bench/check-overhead can compare
-// the difference with a committed baseline.
+// through libslicelab-interposer.so, in one process run. `--paired` prints the figures
+// bench/check-overhead gates on; without it, the usual Google Benchmark runs.
 #include <benchmark/benchmark.h>
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -36,7 +41,7 @@ T sym(void* lib, const char* name) {
 Api g_direct, g_interposed;
 CUfunction g_fn;
 
-void setup() {
+void setup(const char* interposer) {
   // Under budget: a 50% compute cap with kernels that take no device time, and a memory cap far
   // above what the benchmark holds. The region is private to the process. The fake's virtual
   // clock keeps the timing events at zero elapsed time: on the wall clock they would time the
@@ -49,7 +54,7 @@ void setup() {
   unsetenv("SLICELAB_SHARED_REGION");
   unsetenv("CUDA_DEVICE_MEMORY_SHARED_CACHE");
   void* cuda = dlopen(SLICELAB_FAKES "/libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-  void* ip = cuda ? dlopen(SLICELAB_INTERPOSER, RTLD_NOW | RTLD_LOCAL) : nullptr;
+  void* ip = cuda ? dlopen(interposer, RTLD_NOW | RTLD_LOCAL) : nullptr;
   if (!ip) {
     std::fprintf(stderr, "limiter_overhead: cannot load the fake driver or the interposer: %s\n",
                  dlerror());
@@ -71,28 +76,34 @@ const Api& api(const benchmark::State& s) {
   return s.range(0) ? g_interposed : g_direct;
 }
 
+// One call of each measured operation (the same code in both modes).
+void launch_kernel(const Api& a) {
+  benchmark::DoNotOptimize(a.launch(g_fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
+}
+void mem_alloc_free(const Api& a) {
+  CUdeviceptr p = 0;
+  benchmark::DoNotOptimize(a.alloc(&p, 4096));
+  a.free(p);
+}
+void get_proc_address(const Api& a) {
+  void* fn = nullptr;
+  benchmark::DoNotOptimize(a.proc("cuLaunchKernel", &fn, 13000, 0, nullptr));
+  benchmark::DoNotOptimize(fn);
+}
+
 void BM_LaunchKernel(benchmark::State& state) {
   const Api& a = api(state);
-  for (auto _ : state)
-    benchmark::DoNotOptimize(a.launch(g_fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
+  for (auto _ : state) launch_kernel(a);
 }
 
 void BM_MemAllocFree(benchmark::State& state) {
   const Api& a = api(state);
-  for (auto _ : state) {
-    CUdeviceptr p = 0;
-    benchmark::DoNotOptimize(a.alloc(&p, 4096));
-    a.free(p);
-  }
+  for (auto _ : state) mem_alloc_free(a);
 }
 
 void BM_GetProcAddress(benchmark::State& state) {
   const Api& a = api(state);
-  for (auto _ : state) {
-    void* fn = nullptr;
-    benchmark::DoNotOptimize(a.proc("cuLaunchKernel", &fn, 13000, 0, nullptr));
-    benchmark::DoNotOptimize(fn);
-  }
+  for (auto _ : state) get_proc_address(a);
 }
 
 // Arg 0: straight to the fake driver; arg 1: through the interposer.
@@ -100,10 +111,103 @@ BENCHMARK(BM_LaunchKernel)->ArgName("interposed")->Arg(0)->Arg(1);
 BENCHMARK(BM_MemAllocFree)->ArgName("interposed")->Arg(0)->Arg(1);
 BENCHMARK(BM_GetProcAddress)->ArgName("interposed")->Arg(0)->Arg(1);
 
+// ---- --paired: the gate's measurement ----
+// The gate compares the added cost with the direct call's cost measured in the same moments, so
+// that neither the machine's speed nor its load moves the figure: each round times a batch of
+// direct calls and a batch of interposed calls back to back (in alternating order, so that
+// neither side always runs second), in this thread's CPU time (time spent descheduled by other
+// builders does not count), and the figures are medians over the rounds.
+struct Op {
+  const char* name = nullptr;
+  void (*call)(const Api&) = nullptr;
+  long batch = 1;  // calls per batch, sized to ~kBatchNs of direct calls
+  std::vector<double> direct, interposed, ratio;
+};
+
+constexpr double kBatchNs = 200e3;
+
+double thread_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+}
+
+double per_call_ns(const Op& op, const Api& a) {
+  const double t0 = thread_ns();
+  for (long i = 0; i < op.batch; ++i) op.call(a);
+  return (thread_ns() - t0) / static_cast<double>(op.batch);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Prints "op direct_ns interposed_ns added_ns ratio rounds" per operation, where ratio is the
+// median over rounds of (interposed - direct) / direct: the added cost in direct calls.
+int run_paired(int rounds) {
+  std::vector<Op> ops(3);
+  ops[0].name = "LaunchKernel";
+  ops[0].call = launch_kernel;
+  ops[1].name = "MemAllocFree";
+  ops[1].call = mem_alloc_free;
+  ops[2].name = "GetProcAddress";
+  ops[2].call = get_proc_address;
+  for (Op& op : ops) {  // warm both paths, then size the batch from the direct call's cost
+    op.batch = 1000;
+    per_call_ns(op, g_interposed);
+    const double ns = std::max(per_call_ns(op, g_direct), 1.0);
+    op.batch = std::max(100L, static_cast<long>(kBatchNs / ns));
+  }
+  for (int r = 0; r < rounds; ++r)
+    for (Op& op : ops) {
+      double d = 0;
+      double i = 0;
+      if (r % 2) {
+        i = per_call_ns(op, g_interposed);
+        d = per_call_ns(op, g_direct);
+      } else {
+        d = per_call_ns(op, g_direct);
+        i = per_call_ns(op, g_interposed);
+      }
+      op.direct.push_back(d);
+      op.interposed.push_back(i);
+      op.ratio.push_back((i - d) / d);
+    }
+  for (const Op& op : ops) {
+    std::vector<double> added(op.direct.size());
+    for (size_t k = 0; k < added.size(); ++k) added[k] = op.interposed[k] - op.direct[k];
+    std::printf("%s %.2f %.2f %.2f %.4f %d\n", op.name, median(op.direct), median(op.interposed),
+                median(added), median(op.ratio), rounds);
+  }
+  return 0;
+}
+
 }  // namespace
 
+// Own flags (before Google Benchmark's): --interposer=PATH loads another build of the interposer
+// (bench/check-overhead's deliberately slowed one); --paired[=ROUNDS] runs the gate's measurement.
 int main(int argc, char** argv) {
-  setup();
+  const char* interposer = SLICELAB_INTERPOSER;
+  int rounds = 0;
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--interposer=", 0) == 0) {
+      interposer = argv[i] + std::strlen("--interposer=");
+    } else if (arg == "--paired") {
+      rounds = 301;
+    } else if (arg.rfind("--paired=", 0) == 0) {
+      rounds = std::max(1, std::atoi(argv[i] + std::strlen("--paired=")));
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  setup(interposer);
+  if (rounds) return run_paired(rounds);
+  argc = static_cast<int>(rest.size());
+  argv = rest.data();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -18,6 +18,7 @@
 #include "backends/interposer/array_bytes.h"
 #include "backends/interposer/config.h"
 #include "backends/interposer/nvml_subset.h"
+#include "backends/interposer/overhead_test_delay.h"
 #include "backends/interposer/shared_region.h"
 #include "backends/limiter/compute_limiter.h"
 
@@ -397,6 +398,7 @@ extern "C" {
 #define NO_DRIVER CUDA_ERROR_NOT_INITIALIZED
 
 CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
+  SLICELAB_OVERHEAD_TEST_DELAY_HOOK(kMemory);
   State& s = st();
   if (!s.real.cuMemAlloc_v2) return NO_DRIVER;
   return counted(
@@ -475,6 +477,7 @@ CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr* p, size_t bytes, CUmemoryPool
 }
 
 CUresult cuMemFree_v2(CUdeviceptr p) {
+  SLICELAB_OVERHEAD_TEST_DELAY_HOOK(kMemory);
   State& s = st();
   if (!s.real.cuMemFree_v2) return NO_DRIVER;
   return credited(Kind::kPointer, p, [&] { return s.real.cuMemFree_v2(p); });
@@ -645,6 +648,7 @@ CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned sh, CUstream h, void** params,
                         void** extra) {
+  SLICELAB_OVERHEAD_TEST_DELAY_HOOK(kLaunch);
   State& s = st();
   if (!s.real.cuLaunchKernel) return NO_DRIVER;
   return paced(launch_key(f, gx, gy, gz), StreamRef{h, false}, [&] {
