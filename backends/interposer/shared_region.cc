@@ -470,6 +470,11 @@ bool SharedRegion::lock() {
 }
 
 bool SharedRegion::lock_slow(uint64_t me) {
+  // A holder we have already waited the full time for, still there: refuse at once rather than
+  // make every allocation wait again (one wait per holder, not per call).
+  if (const uint64_t stuck = stuck_owner_.load(std::memory_order_relaxed);
+      stuck != 0 && r_->lock.load(std::memory_order_relaxed) == stuck && !owner_gone(stuck))
+    return false;
   const int64_t start = monotonic_ns();
   // A liveness check costs system calls: the first after a millisecond of waiting (a holder's
   // critical section takes microseconds), then once a millisecond.
@@ -496,6 +501,7 @@ bool SharedRegion::lock_slow(uint64_t me) {
         next_check = now + 1'000'000;
       }
       if (now - start > kLockWaitNs) {
+        stuck_owner_.store(cur, std::memory_order_relaxed);
         static std::atomic<bool> said{false};
         // While opening, the refusal of the whole region says it instead.
         if (opened_)

@@ -159,6 +159,7 @@ class SharedRegion {
   uint64_t own_cap_[kMaxDevices];  // this process's own; checked on its slot when lower
   int sm_[kMaxDevices];
   uint64_t other_cap_;
+  std::atomic<uint64_t> stuck_owner_{0};  // a lock word we waited kLockWaitNs for in vain
   std::atomic<int> slot_{-1};
   std::atomic<pid_t> slot_pid_{0};
 };

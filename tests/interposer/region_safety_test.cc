@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 
@@ -163,6 +164,11 @@ struct Corruption {
   size_t width;  // 4 or 8 bytes
   const char* why;
 };
+
+// gtest names a failing case by this rather than by the struct's bytes.
+void PrintTo(const Corruption& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class CorruptRegion : public Region, public ::testing::WithParamInterface<Corruption> {};
 
