@@ -137,7 +137,8 @@ bool known_name(std::string_view name) {
   for (auto k : kKnown)
     if (name == k) return true;
   const auto [base, dev] = split_device(name);
-  if (dev >= 0)
+  // Per device as the interposer reads it: _0 to _15, without leading zeros.
+  if (dev >= 0 && dev < kMaxDevices && name.substr(base.size() + 1) == std::to_string(dev))
     for (auto k : kPerDevice)
       if (base == k) return true;
   for (auto k : kOthers)
@@ -162,7 +163,7 @@ std::string nearest_known_name(std::string_view name) {
   if (dev >= 0)
     for (auto k : kPerDevice) {
       const size_t d = edit_distance(base, k);
-      if (d < best_d) return std::string(k) + std::string(name.substr(base.size()));
+      if (d < best_d) return std::string(k) + "_" + std::to_string(dev);
     }
   return std::string(best);
 }

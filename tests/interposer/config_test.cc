@@ -147,6 +147,10 @@ TEST(InterposerConfig, UnknownSlicelabNamesAreWarnedWithTheNearestKnownName) {
   EXPECT_EQ(c.devices[0].memory_bytes, uint64_t{64} << 20);
   EXPECT_EQ(c.devices[3].memory_bytes, uint64_t{1} << 30);
   EXPECT_EQ(nearest_known_name("SLICELAB_NVML_RECONCILLE"), "SLICELAB_NVML_RECONCILE");
+  // A leading zero is never read (the interposer reads _1): named, with the name it reads.
+  EXPECT_EQ(load_named({{"SLICELAB_SM_LIMIT_01", "5"}}).warnings.at(0),
+            "SLICELAB_SM_LIMIT_01 is not a variable slicelab's interposer knows (did you mean "
+            "SLICELAB_SM_LIMIT_1?); ignored");
   EXPECT_EQ(nearest_known_name(std::string(5000, 'S')), "");
 }
 
