@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -121,7 +122,12 @@ int64_t kernel_ns(void** params) {
 CUresult take(int d, size_t size) {
   Fake& f = fake();
   if (d < 0) return CUDA_ERROR_INVALID_CONTEXT;
-  if (f.alloc_delay_ms > 0) real_sleep(f.alloc_delay_ms * 1'000'000);
+  if (f.alloc_delay_ms > 0) {
+    // Said from inside the call, so that a test knows an interposer's reservation is made.
+    std::fputs("inside the driver's allocation\n", stdout);
+    std::fflush(stdout);
+    real_sleep(f.alloc_delay_ms * 1'000'000);
+  }
   uint64_t old = f.dev[d].used.load();
   do {
     if (size > f.capacity - old) return CUDA_ERROR_OUT_OF_MEMORY;

@@ -73,7 +73,9 @@ TEST_F(Interposer, TwoProcessesOfOneContainerShareOneCap) {
 TEST_F(Interposer, SigkillInTheMiddleOfAnAllocationLeaksNothing) {
   Env slow = env({{"SLICELAB_MEMORY_LIMIT", "64m"}, {"SLICELAB_FAKE_ALLOC_DELAY_MS", "60000"}});
   Child a = start({"hold", "41943040", "0"}, slow);
-  ASSERT_TRUE(wait_for(a, "allocating")) << a.out;
+  // Inside the driver: the interposer has reserved A's bytes (waiting for "allocating", printed
+  // before the call, let a fast B take the room first on a loaded machine).
+  ASSERT_TRUE(wait_for(a, "inside the driver's allocation")) << a.out;
   const Env e = env({{"SLICELAB_MEMORY_LIMIT", "64m"}});
   // While A sits inside the driver its reservation counts: B is refused...
   Result b;
