@@ -4,6 +4,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <link.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "backends/interposer/array_bytes.h"
 #include "backends/interposer/config.h"
@@ -82,7 +84,7 @@ struct State {
   Config cfg;
   Real real;
   void* libcuda = nullptr;
-  SharedRegion* region = nullptr;
+  std::unique_ptr<SharedRegion> region;
   limiter::ComputeLimiter limiter[kMaxDevices];
   int64_t (*now)() = real_now;
   void (*sleep)(int64_t) = real_sleep;
@@ -101,7 +103,14 @@ void log_line(const std::string& s) {
 
 void init_state() {
   auto* s = new State;
-  s->cfg = load_config([](const char* n) { return std::getenv(n); });
+  // The names load_config checks: SLICELAB_* ones that are not ours, and per-device caps
+  // (ours and HAMi's) beyond the table.
+  std::vector<std::string> names;
+  for (char** e = environ; e && *e; ++e)
+    if (const char* eq = std::strchr(*e, '=');
+        eq && (std::strncmp(*e, "SLICELAB_", 9) == 0 || std::strncmp(*e, "CUDA_DEVICE_", 12) == 0))
+      names.emplace_back(*e, static_cast<size_t>(eq - *e));
+  s->cfg = load_config([](const char* n) { return std::getenv(n); }, names);
   for (const auto& w : s->cfg.warnings) log_line(w);
   s->libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (!s->libcuda) log_line(std::string("cannot load libcuda.so.1: ") + dlerror());
@@ -125,7 +134,7 @@ void init_state() {
   if (!warning.empty()) log_line(warning);
   for (int d = 0; d < kMaxDevices; ++d) {
     limiter::ComputeLimiter::Config lc;
-    lc.share = s->cfg.devices[d].sm_percent / 100.0;
+    lc.share = s->region->sm_percent(d) / 100.0;  // the container's, or our own lower one
     s->limiter[d].configure(lc);
     // Shared between the container's processes only on the real clock: a test's virtual
     // clock is private to its process.
@@ -143,10 +152,23 @@ inline State& st() {
   return *g_state.load(std::memory_order_acquire);
 }
 
+// The current context's device ordinal (any, also beyond the table), or -1 without one.
 int current_device(State& s) {
   CUdevice d = -1;
   if (!s.real.cuCtxGetDevice || s.real.cuCtxGetDevice(&d) != CUDA_SUCCESS) return -1;
-  return d >= 0 && d < kMaxDevices ? d : -1;
+  return d >= 0 ? d : -1;
+}
+
+// A device beyond the table cannot be counted: while a memory cap applies to it, its
+// allocations are refused (said once), never let through uncounted. True: refused.
+bool refused_beyond_table(State& s, int dev) {
+  if (s.region->memory_cap(dev) == UINT64_MAX) return false;
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    log_line("device " + std::to_string(dev) + " is beyond the " + std::to_string(kMaxDevices) +
+             " devices the interposer counts; allocations on it are refused while a memory cap "
+             "applies to it");
+  return true;
 }
 
 // ---- memory ----
@@ -172,9 +194,9 @@ template <class Call, class Key>
 CUresult counted(int dev, uint64_t bytes, Kind kind, Call&& call, Key&& key) {
   State& s = st();
   if (dev < 0) return call();  // no context: the driver reports the error itself
+  if (dev >= kMaxDevices) return refused_beyond_table(s, dev) ? CUDA_ERROR_OUT_OF_MEMORY : call();
   maybe_reconcile(s, dev);
-  if (!s.region->reserve(dev, bytes, s.cfg.devices[dev].memory_bytes))
-    return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!s.region->reserve(dev, bytes)) return CUDA_ERROR_OUT_OF_MEMORY;
   const CUresult r = call();
   if (r != CUDA_SUCCESS) {
     s.region->cancel(dev, bytes);
@@ -203,7 +225,7 @@ CUresult credited(Kind kind, uint64_t key, Call&& call) {
 }
 
 uint64_t capped_total(State& s, int dev, uint64_t real_total) {
-  const uint64_t cap = s.cfg.devices[dev].memory_bytes;
+  const uint64_t cap = s.region->memory_cap(dev);
   return cap < real_total ? cap : real_total;
 }
 
@@ -285,6 +307,16 @@ __attribute__((noinline)) Pacer* make_pacer(State& s, int dev) {
   return t_fast.pacer[dev] = own.pacer[dev].get();
 }
 
+// The device a launch is paced on, or -1 (unpaced): beyond the table there is no limiter state.
+__attribute__((noinline)) int table_device(State& s, int dev) {
+  if (dev < kMaxDevices) return dev;
+  static std::atomic<bool> said{false};
+  if (s.cfg.other.sm_percent < 100 && !said.exchange(true))
+    log_line("device " + std::to_string(dev) + " is beyond the " + std::to_string(kMaxDevices) +
+             " devices the interposer counts; launches on it are not paced");
+  return -1;
+}
+
 template <class Launch>
 CUresult paced(uint64_t key, StreamRef stream, Launch&& launch) {
   State& s = st();
@@ -293,7 +325,7 @@ CUresult paced(uint64_t key, StreamRef stream, Launch&& launch) {
   if (s.real.cuCtxGetCurrent && s.real.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != tc.ctx)
       [[unlikely]] {
     tc.ctx = ctx;
-    tc.dev = current_device(s);
+    tc.dev = table_device(s, current_device(s));
   }
   const int dev = tc.dev;
   if (dev < 0) return launch();
@@ -375,12 +407,13 @@ template <class Mem>
 void virtualise(State& s, nvmlDevice_t device, Mem* m) {
   unsigned idx = 0;
   if (!s.real.nvmlDeviceGetIndex || s.real.nvmlDeviceGetIndex(device, &idx) != NVML_SUCCESS ||
-      idx >= static_cast<unsigned>(kMaxDevices))
+      idx > static_cast<unsigned>(INT32_MAX))
     return;
   const int d = static_cast<int>(idx);
-  if (s.cfg.devices[d].memory_bytes == UINT64_MAX) return;
+  if (s.region->memory_cap(d) == UINT64_MAX) return;
   const uint64_t total = capped_total(s, d, m->total);
-  const uint64_t used = s.region->used(d);
+  // Beyond the table nothing can be allocated while capped: none of it is free.
+  const uint64_t used = d < kMaxDevices ? s.region->used(d) : total;
   m->total = total;
   m->used = used < total ? used : total;
   m->free = total - m->used;
@@ -423,16 +456,16 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr* p, size_t* pitch, size_t width, size_t 
   // The driver picks the pitch; reserve the usual 512-byte-aligned figure, then settle on the
   // real one (reserving the difference, or giving it back).
   const uint64_t guess = (width + 511) / 512 * 512 * height;
-  if (dev < 0) return s.real.cuMemAllocPitch_v2(p, pitch, width, height, elem);
-  const uint64_t cap = s.cfg.devices[dev].memory_bytes;
-  if (!s.region->reserve(dev, guess, cap)) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (dev < 0 || (dev >= kMaxDevices && !refused_beyond_table(s, dev)))
+    return s.real.cuMemAllocPitch_v2(p, pitch, width, height, elem);
+  if (dev >= kMaxDevices || !s.region->reserve(dev, guess)) return CUDA_ERROR_OUT_OF_MEMORY;
   const CUresult r = s.real.cuMemAllocPitch_v2(p, pitch, width, height, elem);
   if (r != CUDA_SUCCESS) {
     s.region->cancel(dev, guess);
     return r;
   }
   const uint64_t actual = static_cast<uint64_t>(*pitch) * height;
-  if (actual > guess && !s.region->reserve(dev, actual - guess, cap)) {
+  if (actual > guess && !s.region->reserve(dev, actual - guess)) {
     s.region->cancel(dev, guess);
     s.real.cuMemFree_v2(*p);
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -497,10 +530,10 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle* h, size_t bytes, const CUmemA
                      unsigned long long flags) {
   State& s = st();
   if (!s.real.cuMemCreate) return NO_DRIVER;
-  const int dev = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE &&
-                          prop->location.id >= 0 && prop->location.id < kMaxDevices
-                      ? prop->location.id
-                      : -1;
+  const int dev =
+      prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE && prop->location.id >= 0
+          ? prop->location.id
+          : -1;
   // Physical memory is taken at creation; mapping it (cuMemMap) adds nothing.
   return counted(
       dev, bytes, Kind::kHandle, [&] { return s.real.cuMemCreate(h, bytes, prop, flags); },
@@ -524,10 +557,12 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* p, CUipcMemHandle h, unsigned int fl
   const int dev = current_device(s);
   CUdeviceptr base = 0;
   size_t bytes = 0;
-  if (r != CUDA_SUCCESS || dev < 0 || !s.real.cuMemGetAddressRange_v2 ||
-      s.real.cuMemGetAddressRange_v2(&base, &bytes, *p) != CUDA_SUCCESS)
+  if (r != CUDA_SUCCESS || dev < 0) return r;
+  if (dev >= kMaxDevices && !refused_beyond_table(s, dev)) return r;
+  if (dev < kMaxDevices && (!s.real.cuMemGetAddressRange_v2 ||
+                            s.real.cuMemGetAddressRange_v2(&base, &bytes, *p) != CUDA_SUCCESS))
     return r;
-  if (!s.region->reserve(dev, bytes, s.cfg.devices[dev].memory_bytes)) {
+  if (dev >= kMaxDevices || !s.region->reserve(dev, bytes)) {
     s.real.cuIpcCloseMemHandle(*p);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
@@ -547,11 +582,13 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t bytes, size_t offset, CUmemGenericAllo
   if (!s.real.cuMemMap) return NO_DRIVER;
   Tracked t{};
   if (!untrack(s, Kind::kImported, h, &t)) return s.real.cuMemMap(ptr, bytes, offset, h, flags);
-  if (t.bytes > 0 || t.device < 0) {  // already counted, or no device known
+  // Already counted, or no device known, or an uncapped device beyond the table.
+  if (t.bytes > 0 || t.device < 0 ||
+      (t.device >= kMaxDevices && !refused_beyond_table(s, t.device))) {
     track(s, Kind::kImported, h, t.bytes, t.device);
     return s.real.cuMemMap(ptr, bytes, offset, h, flags);
   }
-  if (!s.region->reserve(t.device, bytes, s.cfg.devices[t.device].memory_bytes)) {
+  if (t.device >= kMaxDevices || !s.region->reserve(t.device, bytes)) {
     track(s, Kind::kImported, h, 0, t.device);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
@@ -628,9 +665,10 @@ CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
   if (!s.real.cuMemGetInfo_v2) return NO_DRIVER;
   const CUresult r = s.real.cuMemGetInfo_v2(free_bytes, total);
   const int dev = current_device(s);
-  if (r != CUDA_SUCCESS || dev < 0 || s.cfg.devices[dev].memory_bytes == UINT64_MAX) return r;
+  if (r != CUDA_SUCCESS || dev < 0 || s.region->memory_cap(dev) == UINT64_MAX) return r;
   const uint64_t t = capped_total(s, dev, *total);
-  const uint64_t used = s.region->used(dev);
+  // Beyond the table nothing can be allocated while capped: none of it is free.
+  const uint64_t used = dev < kMaxDevices ? s.region->used(dev) : t;
   const uint64_t left = used < t ? t - used : 0;
   *total = t;
   *free_bytes = left < *free_bytes ? left : *free_bytes;
@@ -640,7 +678,7 @@ CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
   State& s = st();
   if (!s.real.cuDeviceTotalMem_v2) return NO_DRIVER;
   const CUresult r = s.real.cuDeviceTotalMem_v2(bytes, dev);
-  if (r == CUDA_SUCCESS && dev >= 0 && dev < kMaxDevices) *bytes = capped_total(s, dev, *bytes);
+  if (r == CUDA_SUCCESS && dev >= 0) *bytes = capped_total(s, dev, *bytes);
   return r;
 }
 

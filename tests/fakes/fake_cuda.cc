@@ -4,9 +4,11 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -23,7 +25,8 @@
 
 namespace {
 
-constexpr int kMaxDevices = 8;
+// More than the interposer's 16-device table, so that tests reach ordinals beyond it.
+constexpr int kMaxDevices = 24;
 
 int64_t env_int(const char* name, int64_t dflt) {
   const char* v = std::getenv(name);
@@ -61,7 +64,12 @@ Fake& fake() {
 struct Context {
   int device;
 };
-Context g_primary[kMaxDevices] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
+constexpr std::array<Context, kMaxDevices> numbered_contexts() {
+  std::array<Context, kMaxDevices> a{};
+  for (int d = 0; d < kMaxDevices; ++d) a[static_cast<size_t>(d)].device = d;
+  return a;
+}
+std::array<Context, kMaxDevices> g_primary = numbered_contexts();
 thread_local Context* t_current = nullptr;
 
 struct Event {
@@ -114,7 +122,12 @@ int64_t kernel_ns(void** params) {
 CUresult take(int d, size_t size) {
   Fake& f = fake();
   if (d < 0) return CUDA_ERROR_INVALID_CONTEXT;
-  if (f.alloc_delay_ms > 0) real_sleep(f.alloc_delay_ms * 1'000'000);
+  if (f.alloc_delay_ms > 0) {
+    // Said from inside the call, so that a test knows an interposer's reservation is made.
+    std::fputs("inside the driver's allocation\n", stdout);
+    std::fflush(stdout);
+    real_sleep(f.alloc_delay_ms * 1'000'000);
+  }
   uint64_t old = f.dev[d].used.load();
   do {
     if (size > f.capacity - old) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -251,7 +264,7 @@ CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
 }
 CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
   if (!c || d < 0 || d >= fake().devices) return CUDA_ERROR_INVALID_DEVICE;
-  *c = reinterpret_cast<CUcontext>(&g_primary[d]);
+  *c = reinterpret_cast<CUcontext>(&g_primary[static_cast<size_t>(d)]);
   return CUDA_SUCCESS;
 }
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) {

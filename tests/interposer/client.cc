@@ -248,6 +248,25 @@ int mode_try(uint64_t bytes) {
   return 0;
 }
 
+// Tries one allocation on device `dev` through cuMemAlloc and cuMemCreate, and says what came
+// back from each (devices beyond the interposer's table included: SLICELAB_FAKE_DEVICES).
+int mode_try_device(int dev, uint64_t bytes) {
+  use_device(dev);
+  CUdeviceptr p = 0;
+  const CUresult r = cuMemAlloc(&p, bytes);
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  CUmemGenericAllocationHandle h = 0;
+  const CUresult c = cuMemCreate(&h, bytes, &prop, 0);
+  size_t free_b = 0, total = 0;
+  CHECK_EQ(cuMemGetInfo(&free_b, &total), CUDA_SUCCESS);
+  std::printf("device=%d result=%d create=%d free=%zu\n", dev, static_cast<int>(r),
+              static_cast<int>(c), free_b);
+  return 0;
+}
+
 // Takes `bypass` bytes straight from the fake driver (behind the interposer's back, as a
 // statically linked or unhooked path would), then tries `bytes` through the interposer.
 int mode_bypass(uint64_t bypass, uint64_t bytes) {
@@ -557,6 +576,8 @@ int main(int argc, char** argv) {
   if (mode == "paths") return mode_paths();
   if (mode == "hold") return mode_hold(static_cast<uint64_t>(arg(2)), static_cast<int>(arg(3)));
   if (mode == "try") return mode_try(static_cast<uint64_t>(arg(2)));
+  if (mode == "try_device")
+    return mode_try_device(static_cast<int>(arg(2)), static_cast<uint64_t>(arg(3)));
   if (mode == "bypass")
     return mode_bypass(static_cast<uint64_t>(arg(2)), static_cast<uint64_t>(arg(3)));
   if (mode == "lookup") return mode_lookup();
@@ -564,7 +585,8 @@ int main(int argc, char** argv) {
   if (mode == "threads") return mode_threads(static_cast<int>(arg(2)), static_cast<int>(arg(3)));
   if (mode == "share") return mode_share(arg(2));
   if (mode == "survive") return mode_survive();
-  std::fprintf(stderr, "usage: %s paths|hold|try|lookup|meminfo|threads|share|survive ...\n",
+  std::fprintf(stderr,
+               "usage: %s paths|hold|try|try_device|lookup|meminfo|threads|share|survive ...\n",
                argv[0]);
   return 2;
 }

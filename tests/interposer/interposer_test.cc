@@ -73,7 +73,9 @@ TEST_F(Interposer, TwoProcessesOfOneContainerShareOneCap) {
 TEST_F(Interposer, SigkillInTheMiddleOfAnAllocationLeaksNothing) {
   Env slow = env({{"SLICELAB_MEMORY_LIMIT", "64m"}, {"SLICELAB_FAKE_ALLOC_DELAY_MS", "60000"}});
   Child a = start({"hold", "41943040", "0"}, slow);
-  ASSERT_TRUE(wait_for(a, "allocating")) << a.out;
+  // Inside the driver: the interposer has reserved A's bytes (waiting for "allocating", printed
+  // before the call, let a fast B take the room first on a loaded machine).
+  ASSERT_TRUE(wait_for(a, "inside the driver's allocation")) << a.out;
   const Env e = env({{"SLICELAB_MEMORY_LIMIT", "64m"}});
   // While A sits inside the driver its reservation counts: B is refused...
   Result b;
@@ -111,13 +113,16 @@ TEST_F(Interposer, HamiEnvironmentContractAndPrecedence) {
   r = run({"try", std::to_string((1ULL << 30) + 1)},
           env({{"CUDA_DEVICE_MEMORY_LIMIT", "3000m"}, {"SLICELAB_MEMORY_LIMIT", "1g"}}));
   EXPECT_NE(r.out.find("result=2 "), std::string::npos) << r.out;
-  // HAMi's shared-cache variable names the region when ours is absent.
-  Env hami{{"CUDA_DEVICE_MEMORY_LIMIT", "64m"}, {"CUDA_DEVICE_MEMORY_SHARED_CACHE", region}};
+  // HAMi's shared-cache variable names the region when ours is absent (a new one: the region
+  // above keeps the 3000m its first process stored).
+  const std::string cache = fresh_region();
+  Env hami{{"CUDA_DEVICE_MEMORY_LIMIT", "64m"}, {"CUDA_DEVICE_MEMORY_SHARED_CACHE", cache}};
   Child a = start({"hold", "41943040", "0"}, hami);
   ASSERT_TRUE(wait_for(a, "held result=0")) << a.out;
   r = run({"try", "31457280"}, hami);
   EXPECT_NE(r.out.find("result=2 used=41943040"), std::string::npos) << r.out;
   kill9(a);
+  unlink(cache.c_str());
 }
 
 TEST_F(Interposer, NvmlReconciliationCountsMemoryTakenBehindItsBack) {
