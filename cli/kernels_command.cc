@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "backends/local/gpu_detection.h"
+#include "backends/local/private_folder.h"
 #include "cli/tool_paths.h"
 #include "kernels/colocation_experiment.h"
 #include "kernels/isolation_experiment.h"
@@ -57,7 +58,9 @@ KernelsCommand::KernelsCommand(CLI::App& app) {
     c->add_option("--nvml-library", nvml_library_,
                   "NVML library (default: $SLICELAB_NVML_LIBRARY, then libnvidia-ml.so.1)");
     c->add_option("--gpu", gpu_, "NVML index of the GPU to measure on (default 0)");
-    c->add_option("--work-dir", work_dir_, "Folder for the clients' logs (default: a temp one)");
+    c->add_option(
+        "--work-dir", work_dir_,
+        "Folder in which a fresh folder holds the clients' logs (default: the temp folder)");
     c->add_option("-o,--out", out_, "Output file (default: standard output)");
   };
   overhead_ = cmd_->add_subcommand(
@@ -128,9 +131,12 @@ int KernelsCommand::run() const {
         "--kernel-binary or set SLICELAB_KERNEL_BINARY)");
   tools.interposer_library = default_interposer_library(interposer_);
   tools.mps_control = mps_control_;
-  tools.work_dir = work_dir_.empty()
-                       ? (std::filesystem::temp_directory_path() / "slicelab-kernels").string()
-                       : work_dir_;
+  // A fresh folder of our own for the clients' logs and interposer regions, inside --work-dir
+  // (or the temp folder): nothing already there is truncated, deleted or reused.
+  tools.work_dir = make_private_folder(work_dir_.empty() ? std::filesystem::temp_directory_path()
+                                                         : std::filesystem::path(work_dir_),
+                                       "slicelab-kernels-")
+                       .string();
   for (const std::string& k : kernels_)
     if (!find_kernel(k))
       throw std::runtime_error(fmt::format("unknown kernel '{}' (known: {})", k, kernel_names()));

@@ -14,6 +14,7 @@
 #include "cli/tool_paths.h"
 #include "kernels/kernel_catalog.h"
 #include "reports/atomic_folder.h"
+#include "reports/output_guard.h"
 #include "reports/results_writer.h"
 
 namespace slicelab {
@@ -74,6 +75,8 @@ int ReplayCommand::run() const {
   const std::string out =
       out_.empty() ? (std::filesystem::path("results") / (sc.name + "-local")).string() : out_;
   prepare_output_folder(out, force_);  // a refusal before the replay, not after it
+  const std::string pods_dir = out + ".pods";
+  prepare_output_folder(pods_dir, force_);
   GpuDetection det = detect_gpus(nvml_library_);
   if (!det.ok()) {
     std::fprintf(stderr, "no GPU: %s\n", det.problem.c_str());
@@ -105,8 +108,12 @@ int ReplayCommand::run() const {
   o.timeout_grace_s = timeout_grace_s_;
   o.allow_mig_reconfigure = allow_mig_reconfigure_;
   // Pod logs sit beside the results: the results folder is replaced as a whole when written.
-  o.work_dir = out + ".pods";
+  // The pod logs' folder follows the results folder's rules: it starts empty and marked (a
+  // folder slicelab did not write is refused above), and its marker lists the logs at the end.
+  write_folder_atomically(pods_dir, force_, [](const std::filesystem::path&) {});
+  o.work_dir = pods_dir;
   const LocalReplay r = replay_local(sc, *it, det.gpus, o);
+  write_results_marker(pods_dir, folder_entries(pods_dir));
   write_results(out, r.local_scenario, {&r.result, 1}, force_);
   if (!quiet_) {
     std::fputs(comparison_table({&r.result, 1}).c_str(), stdout);

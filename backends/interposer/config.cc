@@ -106,7 +106,7 @@ constexpr std::string_view kOthers[] = {"SLICELAB_POD",         "SLICELAB_NVML_L
                                         "SLICELAB_MPS_CONTROL", "SLICELAB_NVIDIA_SMI",
                                         "SLICELAB_VEGA_DIR",    "SLICELAB_CHROMIUM"};
 constexpr std::string_view kOtherPrefixes[] = {"SLICELAB_FAKE_", "SLICELAB_STANDIN_",
-                                               "SLICELAB_TEST_"};
+                                               "SLICELAB_TEST_", "SLICELAB_OVERHEAD_TEST_"};
 
 // `name` without a trailing _<digits>, and the device number it names (-1: none).
 std::pair<std::string_view, int64_t> split_device(std::string_view name) {

@@ -62,9 +62,13 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const EnvMap& e
   std::vector<std::string> a = argv;
   for (auto& s : a) args.push_back(s.data());
   args.push_back(nullptr);
-  const int out = log_path.empty()
-                      ? open("/dev/null", O_WRONLY | O_CLOEXEC)
-                      : open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int out =
+      log_path.empty()
+          ? open("/dev/null", O_WRONLY | O_CLOEXEC)
+          : open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (out < 0 && errno == ELOOP)  // a link planted at the log's name: never write through it
+    throw std::runtime_error(fmt::format(
+        "cannot open {}: it is a symbolic link, and slicelab writes no log through one", log_path));
   if (out < 0)
     throw std::runtime_error(fmt::format("cannot open {}: {}", log_path, std::strerror(errno)));
   pid_ = fork();

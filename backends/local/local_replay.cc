@@ -15,6 +15,7 @@
 #include "backends/local/child_process.h"
 #include "backends/local/local_cluster.h"
 #include "backends/local/mps_daemon.h"
+#include "backends/local/private_folder.h"
 #include "kernels/kernel_catalog.h"
 #include "sim/cluster_state.h"
 #include "sim/metrics/distribution.h"
@@ -179,9 +180,15 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return pods[a].arrival_s < pods[b].arrival_s; });
 
-  fs::path work =
-      opt.work_dir.empty() ? fs::temp_directory_path() / "slicelab-local" : fs::path(opt.work_dir);
+  // Logs go where the caller says (its folder is checked there), else into a fresh folder. The
+  // interposer regions always go into a fresh private one: a region left by an earlier run keeps
+  // that run's caps (the first process's caps are the container's), and one planted by another
+  // user is refused, so reusing a fixed path would cap or block this run's pods.
+  const fs::path work = opt.work_dir.empty()
+                            ? make_private_folder(fs::temp_directory_path(), "slicelab-local-")
+                            : fs::path(opt.work_dir);
   fs::create_directories(work);
+  const ScopedPrivateFolder regions(fs::temp_directory_path(), "slicelab-regions-");
 
   // Declared before the processes so that it outlives them: clients end before the daemon.
   std::unique_ptr<MpsDaemon> mps;
@@ -264,7 +271,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       iso.gpu_memory_mib = pods[p].gpu_memory_mib;
       iso.interposer_library = opt.interposer_library;
       const std::string base = file_safe(pods[p].name);
-      iso.shared_region = (work / (base + ".region")).string();
+      iso.shared_region = (regions.path() / (base + ".region")).string();
       if (mps) {
         iso.mps_pipe_dir = mps->pipe_dir();
         iso.mps_log_dir = mps->log_dir();

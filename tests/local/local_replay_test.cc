@@ -1,5 +1,6 @@
 // `slicelab replay --backend local` end to end without a GPU: the fake NVML reports two GPUs,
 // the CPU stand-in is the workload, and the interposer runs over the fake libcuda.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -142,6 +143,36 @@ TEST_F(LocalReplay, InterposerCapsAndMemoryOutOfMemoryWhileNeighboursRun) {
   EXPECT_NE(small.find("env SLICELAB_SM_LIMIT=50"), std::string::npos) << small;
   EXPECT_NE(small.find("\"per_unit_ns\""), std::string::npos) << small;
   EXPECT_NE(read_file(path("out") + "/pods.csv").find("out of memory"), std::string::npos);
+}
+
+TEST_F(LocalReplay, ASecondRunIsHeldToItsOwnCapsNotTheFirstRuns) {
+  // The first process of a region fixes the container's caps; a region kept from an earlier run
+  // would hold this run's pod to that run's 256 MiB. Regions are fresh per run.
+  const std::string cmd =
+      std::string("exec ") + SLICELAB_STANDIN + " {kernel} --duration {duration} --hold-mib 300";
+  const auto pod = [](int mib) {
+    return fmt::format(
+        "    - {{name: big, duration: 5, gpu_count: 1, gpu_milli: 300, "
+        "gpu_memory_mib: {}}}\n",
+        mib);
+  };
+  auto r = replay(scenario("{mode: gpu-share}", pod(256)), {"--command", cmd});
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  EXPECT_EQ(summary()["pods"]["failed"], 1) << summary().dump(1);
+  r = replay(scenario("{mode: gpu-share}", pod(512)), {"--command", cmd});
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  EXPECT_EQ(summary()["pods"]["completed"], 1) << pod_log("big");
+  for (const auto& e : fs::directory_iterator(path("out.pods")))
+    EXPECT_NE(e.path().extension(), ".region") << "regions stay out of the log folder";
+}
+
+TEST_F(LocalReplay, ALogFolderSlicelabDidNotWriteIsRefusedAndKept) {
+  fs::create_directories(path("out.pods"));
+  write("out.pods/notes.txt", "mine");
+  const auto r = replay(scenario("", "    - {name: a, duration: 5, gpu_count: 1}\n"));
+  EXPECT_NE(r.status.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("out.pods"), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(path("out.pods/notes.txt")), "mine");
 }
 
 TEST_F(LocalReplay, MpsDaemonStartsWithItsFoldersAndIsCleanedUp) {
