@@ -49,8 +49,8 @@ std::string fingerprint(const std::string& path) {
 size_t manifest_count(const ojson& manifest, const char* key, const std::string& file) {
   const auto it = manifest.find(key);
   if (it == manifest.end() || !it->is_number_unsigned())
-    throw InputError(fmt::format("{}: not a sweep manifest: '{}' must be a non-negative integer",
-                                 file, key));
+    throw InputError(
+        fmt::format("{}: not a sweep manifest: '{}' must be a non-negative integer", file, key));
   return it->get<size_t>();
 }
 
@@ -118,10 +118,12 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
     }
     const std::string manifest_file = (d / "sweep.json").string();
     if (!m.is_object() || !m.contains("kind") || m["kind"] != "sweep")
-      throw InputError(fmt::format("{}: not a sweep manifest (kind is not 'sweep')", manifest_file));
+      throw InputError(
+          fmt::format("{}: not a sweep manifest (kind is not 'sweep')", manifest_file));
     const size_t manifest_rows = manifest_count(m, "rows", manifest_file);
     if (manifest_count(m, "points", manifest_file) == 0)
-      throw InputError(fmt::format("{}: not a sweep manifest: the grid has no points", manifest_file));
+      throw InputError(
+          fmt::format("{}: not a sweep manifest: the grid has no points", manifest_file));
     ojson same = m;
     same.erase("shard");
     same.erase("rows");
@@ -157,8 +159,8 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
       ++count;
     }
     if (count != manifest_rows)
-      throw InputError(
-          fmt::format("{}: sweep.csv has {} rows, its manifest says {}", dir, count, manifest_rows));
+      throw InputError(fmt::format("{}: sweep.csv has {} rows, its manifest says {}", dir, count,
+                                   manifest_rows));
   }
   const auto points = first.at("points").get<size_t>();
   std::vector<size_t> missing;

@@ -16,8 +16,8 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   const fs::path source(SLICELAB_SOURCE_DIR);
   const fs::path& scratch = slicelab::fuzz::scratch_folder();
   fs::create_directories(scratch / "scenarios");
-  for (const char* link : {"workloads", "calibration", "tests", "scenarios/mig-configs",
-                           "scenarios/topologies"})
+  for (const char* link :
+       {"workloads", "calibration", "tests", "scenarios/mig-configs", "scenarios/topologies"})
     if (!fs::exists(scratch / link)) fs::create_directory_symlink(source / link, scratch / link);
   return 0;
 }

@@ -1,6 +1,6 @@
 // `slicelab merge` on hand-made shard folders whose sweep.json has the wrong shape: every case is
-// a located InputError, never a json exception or a crash (cases found by tests/fuzz's
-// sweep_merge target; the reproducers are in tests/fuzz/regressions/sweep_merge/).
+// a located InputError, never a json exception or a crash (cases seen while writing the
+// sweep_merge fuzz target; the same inputs are replayed from tests/fuzz/regressions/sweep_merge/).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -35,15 +35,17 @@ class SweepMergeInput : public testing::TempFilesTest {
 };
 
 TEST_F(SweepMergeInput, CountsOfTheWrongTypeAreLocatedErrors) {
-  const std::string rows_text = shard("a", R"({"kind": "sweep", "points": 1, "rows": "1"})", "0,x\n");
+  const std::string rows_text =
+      shard("a", R"({"kind": "sweep", "points": 1, "rows": "1"})", "0,x\n");
   EXPECT_EQ(merge({rows_text}),
             rows_text + "/sweep.json: not a sweep manifest: 'rows' must be a non-negative integer");
   const std::string rows_negative = shard("b", R"({"kind": "sweep", "points": 1, "rows": -1})");
-  EXPECT_NE(merge({rows_negative}).find("'rows' must be a non-negative integer"), std::string::npos);
+  EXPECT_NE(merge({rows_negative}).find("'rows' must be a non-negative integer"),
+            std::string::npos);
   const std::string points_missing = shard("c", R"({"kind": "sweep", "rows": 1})", "0,x\n");
-  EXPECT_EQ(
-      merge({points_missing}),
-      points_missing + "/sweep.json: not a sweep manifest: 'points' must be a non-negative integer");
+  EXPECT_EQ(merge({points_missing}),
+            points_missing +
+                "/sweep.json: not a sweep manifest: 'points' must be a non-negative integer");
   const std::string points_float = shard("d", R"({"kind": "sweep", "points": 1.5, "rows": 0})");
   EXPECT_NE(merge({points_float}).find("'points' must be"), std::string::npos);
   const std::string kind_number = shard("e", R"({"kind": 7, "points": 1, "rows": 0})");
