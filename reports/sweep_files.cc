@@ -44,6 +44,16 @@ std::string fingerprint(const std::string& path) {
   return fmt::format("{:016x}", h);
 }
 
+// A manifest count ("points", "rows"): present and a non-negative integer, else a located
+// InputError (json's own accessors would throw type_error or out_of_range past the CLI's catch).
+size_t manifest_count(const ojson& manifest, const char* key, const std::string& file) {
+  const auto it = manifest.find(key);
+  if (it == manifest.end() || !it->is_number_unsigned())
+    throw InputError(
+        fmt::format("{}: not a sweep manifest: '{}' must be a non-negative integer", file, key));
+  return it->get<size_t>();
+}
+
 }  // namespace
 
 std::string sweep_csv(const SweepSpec& spec, std::span<const SweepRow> rows) {
@@ -106,9 +116,14 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
       throw InputError(
           fmt::format("{}: not a sweep manifest: {}", (d / "sweep.json").string(), e.what()));
     }
-    if (!m.is_object() || m.value("kind", "") != "sweep")
-      throw InputError(fmt::format("{}: not a sweep manifest (kind is not 'sweep')",
-                                   (d / "sweep.json").string()));
+    const std::string manifest_file = (d / "sweep.json").string();
+    if (!m.is_object() || !m.contains("kind") || m["kind"] != "sweep")
+      throw InputError(
+          fmt::format("{}: not a sweep manifest (kind is not 'sweep')", manifest_file));
+    const size_t manifest_rows = manifest_count(m, "rows", manifest_file);
+    if (manifest_count(m, "points", manifest_file) == 0)
+      throw InputError(
+          fmt::format("{}: not a sweep manifest: the grid has no points", manifest_file));
     ojson same = m;
     same.erase("shard");
     same.erase("rows");
@@ -143,9 +158,9 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
                                      dir, n, index));
       ++count;
     }
-    if (count != m.value("rows", size_t{0}))
+    if (count != manifest_rows)
       throw InputError(fmt::format("{}: sweep.csv has {} rows, its manifest says {}", dir, count,
-                                   m.value("rows", size_t{0})));
+                                   manifest_rows));
   }
   const auto points = first.at("points").get<size_t>();
   std::vector<size_t> missing;
