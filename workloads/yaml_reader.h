@@ -11,10 +11,20 @@
 #include <string_view>
 #include <vector>
 
+#include "workloads/input_error.h"
+#include "workloads/text_file.h"
+
 namespace slicelab {
 
-// Loads a YAML file; syntax errors and unreadable files become located InputErrors.
-YAML::Node load_yaml_file(const std::string& path);
+// Loads a YAML file; syntax errors, unreadable files and the refusals of check_yaml_syntax
+// (aliases, deep nesting, duplicate keys, a second document) and check_utf8 become located
+// InputErrors.
+YAML::Node load_yaml_file(const std::string& path, uint64_t max_bytes = kMaxConfigYamlBytes);
+
+// A yaml-cpp exception that escaped a reader (a lookup on a missing key's node, a conversion),
+// as an InputError that names the file, and the line and column when yaml-cpp knows them.
+// Every public loader catches YAML::Exception and throws this, so none reaches the user raw.
+InputError located_yaml_error(const std::string& path, const YAML::Exception& e);
 
 class YamlReader {
  public:

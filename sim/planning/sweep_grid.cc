@@ -64,7 +64,7 @@ std::vector<double> read_scales(const YamlReader& yaml, const YAML::Node& node, 
 
 }  // namespace
 
-SweepSpec read_sweep_spec(const std::string& path) {
+SweepSpec read_sweep_spec(const std::string& path) try {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
   yaml.require_map(root, "");
@@ -125,6 +125,9 @@ SweepSpec read_sweep_spec(const std::string& path) {
     spec.seeds.push_back(base.seed);
   }
   return spec;
+} catch (const YAML::Exception& e) {
+  // A yaml-cpp exception that a check above missed still names the file.
+  throw located_yaml_error(path, e);
 }
 
 }  // namespace slicelab

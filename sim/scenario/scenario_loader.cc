@@ -214,8 +214,10 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
   if (!node.IsMap() && !node.IsScalar())
     yaml.fail_expected(node, path, "a sharing mode name or a mapping");
   // --- MIG: its own keys and reader (sim/mig/mig_scenario.cc) ---
+  // IsDefined first: yaml-cpp throws an unlocated InvalidNode when asked anything else about
+  // the node of a missing key; `required` below reports the missing mode at the mapping.
   if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
-      m.IsScalar() && m.Scalar() == "mig") {
+      m.IsDefined() && m.IsScalar() && m.Scalar() == "mig") {
     c.kind = "mig";
     read_mig_sharing(yaml, node, path, c);
     return c;
@@ -330,7 +332,7 @@ void read_interference(const YamlReader& yaml, const YAML::Node& root, const std
 
 }  // namespace
 
-Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) {
+Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) try {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
   yaml.check_keys(root, "",
@@ -407,6 +409,9 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     if (p.sharing.mig) check_mig_layouts(*p.sharing.mig, sc.cluster, sc.catalog);
   read_interference(yaml, root, path, sc);
   return sc;
+} catch (const YAML::Exception& e) {
+  // A yaml-cpp exception that a check above missed still names the file.
+  throw located_yaml_error(path, e);
 }
 
 }  // namespace slicelab
