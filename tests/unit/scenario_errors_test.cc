@@ -189,6 +189,39 @@ const Case kCases[] = {
      "time-slice, gpu-share, mig, mps or interposer, found 'vgpu'"},
     {"yaml_syntax_error.yaml",
      "{dir}/yaml_syntax_error.yaml:12:9: invalid YAML: end of sequence flow not found"},
+    // ---- files and syntax (docs/scenario-format.md, "Limits"): refused before anything is
+    // built from the document, whatever map the problem is in ----
+    // Before: ran until memory was exhausted (aliases followed by the empty-value search).
+    {"billion_laughs.yaml",
+     "{dir}/billion_laughs.yaml:4:14: description: YAML anchors ('&a') are not supported; write "
+     "the value out where it is needed"},
+    // Before: the second document was silently ignored.
+    {"second_document.yaml",
+     "{dir}/second_document.yaml:11:1: top level: a second YAML document ('---' after the "
+     "first); a file holds one document"},
+    // Before: passed validate; compare then died writing JSON.
+    {"invalid_utf8_name.yaml",
+     "{dir}/invalid_utf8_name.yaml:10:16: invalid UTF-8 (byte 0xFF); the file must be UTF-8 "
+     "text"},
+    // Before: yaml-cpp's 'invalid node; first invalid key: "mode"', with no file or line.
+    {"sharing_without_mode.yaml",
+     "{dir}/sharing_without_mode.yaml:11:14: policies[0].sharing: missing required key 'mode'"},
+    // Duplicate keys in the maps whose keys the user names (before: the second was ignored).
+    {"duplicate_gpu_model.yaml",
+     "{dir}/duplicate_gpu_model.yaml:5:3: gpu_models: duplicate key 'G2' (also on line 4)"},
+    {"duplicate_workload_class.yaml",
+     "{dir}/duplicate_workload_class.yaml:5:3: workload_classes: duplicate key 'interactive' "
+     "(also on line 4)"},
+    {"duplicate_mig_config.yaml",
+     "{dir}/duplicate_mig_config.yaml:19:11: policies[0].sharing.mig_config.mig-configs: "
+     "duplicate key 'balanced' (also on line 17)"},
+    {"duplicate_mig_device.yaml",
+     "{dir}/duplicate_mig_device.yaml:20:57: "
+     "policies[0].sharing.mig_config.mig-configs.balanced[0].mig-devices: duplicate key "
+     "'3g.40gb' (also on line 20)"},
+    {"duplicate_plan_target.yaml",
+     "{dir}/duplicate_plan_target.yaml:15:5: plan.targets: duplicate key 'failed' (also on "
+     "line 13)"},
 };
 
 std::string load_error(const std::string& path) {
