@@ -93,6 +93,18 @@ std::string read_text_file(const std::string& path, uint64_t max_bytes) {
   return text;
 }
 
+std::string filesystem_error_message(const std::filesystem::filesystem_error& e) {
+  std::string what = e.what();
+  constexpr std::string_view kPrefix = "filesystem error: ";
+  if (what.starts_with(kPrefix)) what.erase(0, kPrefix.size());
+  if (e.path1().empty()) return what;
+  if (const size_t paths = what.find(" [" + e.path1().string() + "]"); paths != std::string::npos)
+    what.erase(paths);
+  std::string out = fmt::format("{}: {}", e.path1().string(), what);
+  if (!e.path2().empty()) out += fmt::format(" (and {})", e.path2().string());
+  return out;
+}
+
 void check_utf8(std::string_view text, const std::string& path) {
   size_t line = 1;
   size_t line_start = 0;

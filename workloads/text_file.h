@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -27,5 +28,9 @@ std::string read_text_file(const std::string& path, uint64_t max_bytes = kMaxTex
 // is not UTF-8 (overlong forms, surrogates and code points above U+10FFFF included): names that
 // pass here can be written to JSON and HTML later without failing there.
 void check_utf8(std::string_view text, const std::string& path);
+
+// std::filesystem's "filesystem error: status: File name too long [PATH]" in the shape of every
+// other message: "PATH: status: File name too long".
+std::string filesystem_error_message(const std::filesystem::filesystem_error& e);
 
 }  // namespace slicelab

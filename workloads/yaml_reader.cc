@@ -305,6 +305,15 @@ std::vector<std::string> YamlReader::string_list(const YAML::Node& node,
   return out;
 }
 
+void YamlReader::require_file(const YAML::Node& at, std::string_view path,
+                              const std::filesystem::path& file, std::string_view kind) const {
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) return;
+  if (ec)
+    fail(at, path, fmt::format("{} '{}' cannot be used: {}", kind, file.string(), ec.message()));
+  fail(at, path, fmt::format("{} '{}' does not exist", kind, file.string()));
+}
+
 std::optional<std::string> YamlReader::opt_string(const YAML::Node& map, std::string_view path,
                                                   const char* key) const {
   const YAML::Node v = map[key];

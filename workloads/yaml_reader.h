@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -51,6 +52,11 @@ class YamlReader {
   // MiB: an integer, or a string with a unit: "512Mi", "16Gi", "1Ti".
   int64_t mebibytes(const YAML::Node& node, std::string_view path) const;
   std::vector<std::string> string_list(const YAML::Node& node, std::string_view path) const;
+  // Fails at `at` unless `file` (a file the document names) exists: "KIND 'FILE' does not
+  // exist", or "… cannot be used: REASON" when even asking fails (a name too long, no access),
+  // where std::filesystem would throw an unlocated filesystem_error.
+  void require_file(const YAML::Node& at, std::string_view path, const std::filesystem::path& file,
+                    std::string_view kind) const;
 
   // Optional-key variants: std::nullopt when the key is absent.
   std::optional<std::string> opt_string(const YAML::Node& map, std::string_view path,

@@ -78,8 +78,7 @@ SweepSpec read_sweep_spec(const std::string& path) try {
   const YAML::Node sn = yaml.required(root, "", "scenario");
   spec.scenario = yaml.string(sn, "scenario");
   spec.scenario_path = (std::filesystem::path(path).parent_path() / spec.scenario).string();
-  if (!std::filesystem::exists(spec.scenario_path))
-    yaml.fail(sn, "scenario", fmt::format("scenario file '{}' does not exist", spec.scenario_path));
+  yaml.require_file(sn, "scenario", spec.scenario_path, "scenario file");
   const Scenario base = load_scenario(spec.scenario_path);
   if (base.engine.fill && root["workload_scales"].IsDefined())
     yaml.fail(root["workload_scales"], "workload_scales",

@@ -314,9 +314,7 @@ void read_interference(const YamlReader& yaml, const YAML::Node& root, const std
   if (const YAML::Node c = root["calibration"]; c.IsDefined()) {
     const std::string rel = yaml.string(c, "calibration");
     const auto file = std::filesystem::path(path).parent_path() / rel;
-    if (!std::filesystem::exists(file))
-      yaml.fail(c, "calibration",
-                fmt::format("calibration file '{}' does not exist", file.string()));
+    yaml.require_file(c, "calibration", file, "calibration file");
     cal = load_calibration(file.string());
     sc.calibration = fmt::format("{}: {}", rel, cal.source);
   }
@@ -381,9 +379,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   } else if (w["trace"].IsDefined()) {
     const std::string rel = yaml.string(w["trace"], "workload.trace");
     const auto trace = std::filesystem::path(path).parent_path() / rel;
-    if (!std::filesystem::exists(trace))
-      yaml.fail(w["trace"], "workload.trace",
-                fmt::format("trace file '{}' does not exist", trace.string()));
+    yaml.require_file(w["trace"], "workload.trace", trace, "trace file");
     sc.pods = read_trace_file(trace.string(), check_model);
     sc.workload_source = "trace " + rel;
   } else {

@@ -102,6 +102,16 @@ TEST_F(InputFiles, SizeLimitHoldsBeyondTheStatSize) {
   EXPECT_GT(read_text_file("/proc/self/maps").size(), 16U);
 }
 
+// The CLI prints this for a filesystem_error; before: "filesystem error: status: … [path]".
+TEST(FilesystemErrors, PathComesFirst) {
+  const std::filesystem::filesystem_error one("status", "a/b.yaml",
+                                              std::make_error_code(std::errc::filename_too_long));
+  EXPECT_EQ(filesystem_error_message(one), "a/b.yaml: status: File name too long");
+  const std::filesystem::filesystem_error two("cannot rename", "a", "b",
+                                              std::make_error_code(std::errc::permission_denied));
+  EXPECT_EQ(filesystem_error_message(two), "a: cannot rename: Permission denied (and b)");
+}
+
 TEST(Utf8, AcceptsUtf8) {
   EXPECT_NO_THROW(check_utf8("", "f"));
   EXPECT_NO_THROW(check_utf8("plain ascii\n", "f"));
