@@ -11,7 +11,7 @@
 
 namespace slicelab {
 
-// How deep arrays and objects may nest; slicelab writes at most 5 levels. Checked before
+// How deep arrays and objects may nest; slicelab writes at most 6 levels. Checked before
 // parsing, since operations on a parsed value (comparison, copying) recurse once per level and
 // 50,000 levels overflow the stack.
 inline constexpr int kMaxJsonDepth = 64;

@@ -6,7 +6,7 @@
 
 namespace slicelab {
 
-// How deep mappings and lists may nest (the deepest shipped file nests 7 levels).
+// How deep mappings and lists may nest (the deepest shipped scenario nests 9 levels).
 inline constexpr int kMaxYamlDepth = 64;
 
 // Throws InputError "PATH:LINE:COL: FIELD: …" at the first violation. Runs on yaml-cpp's event
