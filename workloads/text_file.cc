@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -70,26 +70,32 @@ std::string read_text_file(const std::string& path, uint64_t max_bytes) {
                                   path, size_text(max_bytes)));
   };
   if (static_cast<uint64_t>(st.st_size) > max_bytes) throw too_large();
-  std::string text;
-  text.resize(static_cast<size_t>(st.st_size));
+  // Returns the bytes read into `into` (0 at the end of the file), retrying an interrupted read.
+  const auto read_some = [&](char* into, size_t size) {
+    for (;;) {
+      const ssize_t n = ::read(fd.get(), into, size);
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno != EINTR)
+        throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+    }
+  };
+  std::string text(static_cast<size_t>(st.st_size), '\0');
   size_t used = 0;
-  // Read to the end, not to st_size: a file still being written may be longer by now, and the
-  // limit holds for what is actually read.
-  for (;;) {
-    if (used == text.size()) {
-      if (used > max_bytes) throw too_large();
-      text.resize(std::max<size_t>(used * 2, 4096));
-    }
-    const ssize_t n = ::read(fd.get(), text.data() + used, text.size() - used);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-    }
-    if (n == 0) break;
-    used += static_cast<size_t>(n);
+  while (used < text.size()) {
+    const size_t n = read_some(text.data() + used, text.size() - used);
+    if (n == 0) break;  // shorter than it was a moment ago
+    used += n;
   }
-  if (used > max_bytes) throw too_large();
   text.resize(used);
+  // Then on to the end, not only to st_size: a file still being written (or one whose size the
+  // kernel does not know, as in /proc) may be longer, and the limit holds for what is read.
+  std::array<char, 65536> chunk{};
+  for (;;) {
+    const size_t n = read_some(chunk.data(), chunk.size());
+    if (n == 0) break;
+    if (text.size() + n > max_bytes) throw too_large();
+    text.append(chunk.data(), n);
+  }
   return text;
 }
 
