@@ -16,6 +16,7 @@
 
 #include "reports/json_file.h"
 #include "tests/support/temp_files.h"
+#include "workloads/csv_reader.h"
 #include "workloads/text_file.h"
 
 namespace slicelab {
@@ -128,6 +129,16 @@ TEST(Utf8, RefusesWhatIsNotUtf8WithItsPlace) {
   // Latin-1 "é", an overlong "/", a surrogate, beyond U+10FFFF, a cut-off sequence at the end.
   for (const char* bad : {"caf\xE9", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "ok\xE2\x82"})
     EXPECT_NE(message_of([&] { check_utf8(bad, "f"); }), "no error") << bad;
+}
+
+// Before: a Latin-1 pod name in a CSV trace was read, and writing summary.json failed later.
+TEST_F(InputFiles, CsvTraceMustBeUtf8) {
+  const std::string bad = write("t.csv", "name,duration\np1,60\ncaf\xE9,60\n");
+  EXPECT_EQ(message_of([&] { CsvReader reader(bad); }),
+            bad + ":3:4: invalid UTF-8 (byte 0xE9); the file must be UTF-8 text");
+  CsvReader ok(write("ok.csv", "\xEF\xBB\xBFname,duration\ncaf\xC3\xA9,60\n"));
+  ASSERT_TRUE(ok.next());
+  EXPECT_EQ(ok.header_text(), "name, duration");
 }
 
 TEST_F(InputFiles, JsonReadsAndLocatesParseErrors) {
