@@ -26,6 +26,7 @@
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 #include "workloads/trace_summary.h"
 
 namespace slicelab {
@@ -215,6 +216,10 @@ int run_cli(int argc, char** argv) {
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // The path first, as in every other message, not "filesystem error: …: reason [path]".
+    std::fprintf(stderr, "error: %s\n", filesystem_error_message(e).c_str());
+    return 1;
   } catch (const std::exception& e) {  // InputError included: its message is already located
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
+#include "reports/json_file.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -90,10 +90,8 @@ std::string measured_comparison_table(const nlohmann::json& simulated,
 int compare_with_measured(const std::string& scenario_path, const std::string& measured_dir,
                           int jobs) {
   const auto file = std::filesystem::path(measured_dir) / "summary.json";
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", file.string()));
-  const nlohmann::json measured = nlohmann::json::parse(in, nullptr, false);
-  if (measured.is_discarded() || !measured.contains("policies"))
+  const nlohmann::json measured(read_json_file(file.string()));
+  if (!measured.is_object() || !measured.contains("policies"))
     throw std::runtime_error(fmt::format("{} is not a slicelab summary", file.string()));
   const Scenario sc = load_scenario(scenario_path);
   std::vector<size_t> which;
@@ -104,7 +102,11 @@ int compare_with_measured(const std::string& scenario_path, const std::string& m
   const std::vector<RunResult> sim = run_policies(sc, which, jobs);
   const nlohmann::json simulated = nlohmann::json::parse(summary_json(sc, sim).dump());
   std::printf("%s: simulated vs measured (%s)\n\n", sc.name.c_str(), measured_dir.c_str());
-  std::fputs(measured_comparison_table(simulated, measured).c_str(), stdout);
+  try {
+    std::fputs(measured_comparison_table(simulated, measured).c_str(), stdout);
+  } catch (const nlohmann::json::exception& e) {
+    throw json_content_error(file.string(), e);
+  }
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "reports/csv_table.h"
+#include "reports/json_file.h"
 #include "workloads/text_file.h"
 
 namespace slicelab {
@@ -14,18 +15,21 @@ namespace {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
+// Absent is fine (a plan folder has no summary.json); anything else present is read, so that a
+// FIFO or a folder in its place is refused by read_text_file rather than silently skipped.
+bool present(const fs::path& p) {
+  std::error_code ec;
+  return fs::symlink_status(p, ec).type() != fs::file_type::not_found && !ec;
+}
+
 std::optional<ojson> read_json(const fs::path& p) {
-  if (!fs::is_regular_file(p)) return std::nullopt;
-  try {
-    return ojson::parse(read_text_file(p.string()));
-  } catch (const ojson::parse_error& e) {
-    throw std::runtime_error(fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
-  }
+  if (!present(p)) return std::nullopt;
+  return read_json_file(p.string());
 }
 
 std::optional<CsvTable> read_csv(const fs::path& p) {
-  if (!fs::is_regular_file(p)) return std::nullopt;
-  return parse_csv(read_text_file(p.string()), p.string());
+  if (!present(p)) return std::nullopt;
+  return parse_csv(read_text_file(p.string(), kMaxCsvBytes), p.string());
 }
 
 size_t need_column(const CsvTable& t, std::string_view name, const fs::path& p) {

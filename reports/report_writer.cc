@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reports/output_guard.h"
+#include "reports/json_file.h"
 #include "reports/report_content.h"
 #include "reports/report_data.h"
 #include "reports/report_html.h"
@@ -46,7 +47,14 @@ void write_replacing(const std::filesystem::path& dir, const std::filesystem::pa
 
 ReportFiles write_report(const std::filesystem::path& dir) {
   check_results_folder_to_add_to(dir.string());
-  const Report report = build_report(load_report_data(dir));
+  const Report report = [&] {
+    try {
+      return build_report(load_report_data(dir));
+    } catch (const nlohmann::json::exception& e) {
+      // A summary.json or plan.json of the right shape but with a value of the wrong type.
+      throw json_content_error(dir.string(), e);
+    }
+  }();
   ReportFiles files{dir / "report.md", dir / "report.html", report.chart_count()};
   // A report file the marker does not list is someone else's: it is not overwritten.
   const std::vector<std::string> listed =

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "reports/atomic_folder.h"
+#include "reports/json_file.h"
 #include "reports/output_values.h"
 #include "sim/planning/plan_metrics.h"
 #include "workloads/input_error.h"
@@ -33,11 +33,8 @@ std::string header() {
 // FNV-1a over the file's bytes: a stable fingerprint, so that merge refuses shards of a base
 // scenario that changed between runs.
 std::string fingerprint(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
   uint64_t h = 1469598103934665603ULL;
-  for (const char c : s.str()) {
+  for (const char c : read_text_file(path, kMaxConfigYamlBytes)) {
     h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ULL;
   }
@@ -109,15 +106,10 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
   std::map<size_t, std::string> rows;  // grid index -> the row as written
   for (const auto& dir : shard_dirs) {
     const fs::path d(dir);
-    ojson m;
-    try {
-      m = ojson::parse(read_text_file((d / "sweep.json").string()));
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(
-          fmt::format("{}: not a sweep manifest: {}", (d / "sweep.json").string(), e.what()));
-    }
     const std::string manifest_file = (d / "sweep.json").string();
-    if (!m.is_object() || !m.contains("kind") || m["kind"] != "sweep")
+    const ojson m = read_json_file(manifest_file);
+    // Types checked here so that nlohmann's type_error (no file named) cannot come out below.
+    if (!m.is_object() || !m.contains("kind") || m.at("kind") != "sweep")
       throw InputError(
           fmt::format("{}: not a sweep manifest (kind is not 'sweep')", manifest_file));
     const size_t manifest_rows = manifest_count(m, "rows", manifest_file);
@@ -138,7 +130,7 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
             "{}: describes a different sweep than {} (grid, scenario or its contents differ)", dir,
             shard_dirs.front()));
     }
-    const std::string csv = read_text_file((d / "sweep.csv").string());
+    const std::string csv = read_text_file((d / "sweep.csv").string(), kMaxCsvBytes);
     std::istringstream lines(csv);
     std::string line;
     std::getline(lines, line);

@@ -43,7 +43,9 @@ bool parse_csv_integer(std::string_view text, int64_t& out) {
 }
 
 CsvReader::CsvReader(std::string path, char separator) : path_(std::move(path)), sep_(separator) {
-  text_ = read_text_file(path_);
+  text_ = read_text_file(path_, kMaxCsvBytes);
+  // Names read from a trace end up in JSON and HTML, which take only UTF-8.
+  check_utf8(text_, path_);
   // Spreadsheet exports often start with a UTF-8 byte order mark; it is not part of the name.
   if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
   if (!read_record(header_))

@@ -95,11 +95,14 @@ std::vector<PodSpec> read_pod_list(const YamlReader& yaml, const YAML::Node& lis
   return pods;
 }
 
-std::vector<PodSpec> read_trace_file(const std::string& path, const ModelCheck& check_model) {
-  const YAML::Node root = load_yaml_file(path);
+std::vector<PodSpec> read_trace_file(const std::string& path, const ModelCheck& check_model) try {
+  const YAML::Node root = load_yaml_file(path, kMaxTraceYamlBytes);
   const YamlReader yaml(path);
   yaml.check_keys(root, "", {"pods", "description"});
   return read_pod_list(yaml, yaml.required(root, "", "pods"), "pods", check_model);
+} catch (const YAML::Exception& e) {
+  // A yaml-cpp exception that a check above missed still names the file.
+  throw located_yaml_error(path, e);
 }
 
 }  // namespace slicelab

@@ -11,6 +11,7 @@
 
 #include "workloads/input_error.h"
 #include "workloads/text_file.h"
+#include "workloads/yaml_syntax_check.h"
 
 namespace slicelab {
 namespace {
@@ -103,10 +104,14 @@ bool find_empty_value(const YAML::Node& node, std::string& path, YAML::Mark& mar
 
 }  // namespace
 
-YAML::Node load_yaml_file(const std::string& path) {
-  const std::string text = read_text_file(path);
+YAML::Node load_yaml_file(const std::string& path, uint64_t max_bytes) {
+  const std::string text = read_text_file(path, max_bytes);
+  check_utf8(text, path);
   const YAML::Node root = [&] {
     try {
+      // The syntax checks run first, on events: they refuse aliases and deep nesting before
+      // YAML::Load or the empty-value search below could expand or recurse into them.
+      check_yaml_syntax(text, path);
       return YAML::Load(text);
     } catch (const YAML::ParserException& e) {
       throw InputError(fmt::format("{}:{}:{}: invalid YAML: {}{}", path, e.mark.line + 1,
@@ -119,6 +124,11 @@ YAML::Node load_yaml_file(const std::string& path) {
     throw InputError(fmt::format("{}:{}:{}: {}: expected a value, found nothing", path,
                                  mark.line + 1, mark.column + 1, where));
   return root;
+}
+
+InputError located_yaml_error(const std::string& path, const YAML::Exception& e) {
+  if (e.mark.is_null()) return InputError(fmt::format("{}: {}", path, e.msg));
+  return InputError(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
 }
 
 std::string join_path(std::string_view parent, std::string_view child) {
@@ -293,6 +303,15 @@ std::vector<std::string> YamlReader::string_list(const YAML::Node& node,
   if (!node.IsSequence()) fail_expected(node, path, "a string or a list of strings");
   for (size_t i = 0; i < node.size(); ++i) out.push_back(string(node[i], index_path(path, i)));
   return out;
+}
+
+void YamlReader::require_file(const YAML::Node& at, std::string_view path,
+                              const std::filesystem::path& file, std::string_view kind) const {
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) return;
+  if (ec)
+    fail(at, path, fmt::format("{} '{}' cannot be used: {}", kind, file.string(), ec.message()));
+  fail(at, path, fmt::format("{} '{}' does not exist", kind, file.string()));
 }
 
 std::optional<std::string> YamlReader::opt_string(const YAML::Node& map, std::string_view path,

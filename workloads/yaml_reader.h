@@ -5,16 +5,27 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "workloads/input_error.h"
+#include "workloads/text_file.h"
+
 namespace slicelab {
 
-// Loads a YAML file; syntax errors and unreadable files become located InputErrors.
-YAML::Node load_yaml_file(const std::string& path);
+// Loads a YAML file; syntax errors, unreadable files and the refusals of check_yaml_syntax
+// (aliases, deep nesting, duplicate keys, a second document) and check_utf8 become located
+// InputErrors.
+YAML::Node load_yaml_file(const std::string& path, uint64_t max_bytes = kMaxConfigYamlBytes);
+
+// A yaml-cpp exception that escaped a reader (a lookup on a missing key's node, a conversion),
+// as an InputError that names the file, and the line and column when yaml-cpp knows them.
+// Every public loader catches YAML::Exception and throws this, so none reaches the user raw.
+InputError located_yaml_error(const std::string& path, const YAML::Exception& e);
 
 class YamlReader {
  public:
@@ -41,6 +52,11 @@ class YamlReader {
   // MiB: an integer, or a string with a unit: "512Mi", "16Gi", "1Ti".
   int64_t mebibytes(const YAML::Node& node, std::string_view path) const;
   std::vector<std::string> string_list(const YAML::Node& node, std::string_view path) const;
+  // Fails at `at` unless `file` (a file the document names) exists: "KIND 'FILE' does not
+  // exist", or "… cannot be used: REASON" when even asking fails (a name too long, no access),
+  // where std::filesystem would throw an unlocated filesystem_error.
+  void require_file(const YAML::Node& at, std::string_view path, const std::filesystem::path& file,
+                    std::string_view kind) const;
 
   // Optional-key variants: std::nullopt when the key is absent.
   std::optional<std::string> opt_string(const YAML::Node& map, std::string_view path,

@@ -34,7 +34,7 @@ void read_workload_classes(const YamlReader& yaml, const YAML::Node& node, std::
   }
 }
 
-Calibration load_calibration(const std::string& path) {
+Calibration load_calibration(const std::string& path) try {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
   yaml.require_map(root, "");
@@ -63,6 +63,9 @@ Calibration load_calibration(const std::string& path) {
       yaml.opt_number(root, "", "interposer_launch_overhead_ns", 0.0, 1e7);
   // `fit:` is written by `slicelab calibrate` for people to read; it is not an input.
   return c;
+} catch (const YAML::Exception& e) {
+  // A yaml-cpp exception that a check above missed still names the file.
+  throw located_yaml_error(path, e);
 }
 
 std::string calibration_yaml(const Calibration& c) {

@@ -94,12 +94,15 @@ MigPartedConfig read_mig_parted(const YamlReader& yaml, const YAML::Node& node,
   return out;
 }
 
-MigPartedConfig load_mig_parted_file(const std::string& file) {
+MigPartedConfig load_mig_parted_file(const std::string& file) try {
   const YAML::Node root = load_yaml_file(file);
   const YamlReader yaml(file);
   yaml.require_map(root, "");
   if (!root["version"].IsDefined()) yaml.fail(root, "", "a mig-parted file needs 'version: v1'");
   return read_mig_parted(yaml, root, "");
+} catch (const YAML::Exception& e) {
+  // A yaml-cpp exception that a check above missed still names the file.
+  throw located_yaml_error(file, e);
 }
 
 }  // namespace slicelab

@@ -40,8 +40,7 @@ void read_mig_sharing(const YamlReader& yaml, const YAML::Node& node, std::strin
     MigPartedConfig parted;
     if (cfg.IsScalar()) {
       const auto file = std::filesystem::path(yaml.file()).parent_path() / cfg.Scalar();
-      if (!std::filesystem::exists(file))
-        yaml.fail(cfg, cp, fmt::format("mig-parted file '{}' does not exist", file.string()));
+      yaml.require_file(cfg, cp, file, "mig-parted file");
       parted = load_mig_parted_file(file.string());
     } else {
       parted = read_mig_parted(yaml, cfg, cp);

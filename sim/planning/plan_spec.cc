@@ -65,7 +65,7 @@ std::vector<PlanTarget> read_targets(const YamlReader& yaml, const YAML::Node& n
 
 }  // namespace
 
-PlanSpec read_plan_spec(const std::string& scenario_path, const Scenario& scenario) {
+PlanSpec read_plan_spec(const std::string& scenario_path, const Scenario& scenario) try {
   PlanSpec spec;
   for (const auto& g : scenario.cluster.groups)
     if (g.gpus_per_node > 0) {
@@ -109,6 +109,9 @@ PlanSpec read_plan_spec(const std::string& scenario_path, const Scenario& scenar
                 fmt::format("max ({}) is below min ({})", spec.max_nodes, spec.min_nodes));
   }
   return spec;
+} catch (const YAML::Exception& e) {
+  // A yaml-cpp exception that a check above missed still names the file.
+  throw located_yaml_error(scenario_path, e);
 }
 
 PlanTarget parse_target(std::string_view text) {

@@ -65,7 +65,7 @@ std::vector<double> read_scales(const YamlReader& yaml, const YAML::Node& node, 
 
 }  // namespace
 
-SweepSpec read_sweep_spec(const std::string& path) {
+SweepSpec read_sweep_spec(const std::string& path) try {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
   yaml.require_map(root, "");
@@ -86,8 +86,7 @@ SweepSpec read_sweep_spec(const std::string& path) {
   const YAML::Node sn = yaml.required(root, "", "scenario");
   spec.scenario = yaml.string(sn, "scenario");
   spec.scenario_path = (std::filesystem::path(path).parent_path() / spec.scenario).string();
-  if (!std::filesystem::exists(spec.scenario_path))
-    yaml.fail(sn, "scenario", fmt::format("scenario file '{}' does not exist", spec.scenario_path));
+  yaml.require_file(sn, "scenario", spec.scenario_path, "scenario file");
   const Scenario base = load_scenario(spec.scenario_path);
   if (base.engine.fill && root["workload_scales"].IsDefined())
     yaml.fail(root["workload_scales"], "workload_scales",
@@ -133,6 +132,9 @@ SweepSpec read_sweep_spec(const std::string& path) {
     spec.seeds.push_back(base.seed);
   }
   return spec;
+} catch (const YAML::Exception& e) {
+  // A yaml-cpp exception that a check above missed still names the file.
+  throw located_yaml_error(path, e);
 }
 
 }  // namespace slicelab

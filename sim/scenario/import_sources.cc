@@ -16,8 +16,7 @@ std::string resolve(const YamlReader& yaml, const YAML::Node& node, const std::s
                     const std::string& scenario_path, std::string& rel) {
   rel = yaml.string(node, path);
   const auto file = std::filesystem::path(scenario_path).parent_path() / rel;
-  if (!std::filesystem::exists(file))
-    yaml.fail(node, path, fmt::format("file '{}' does not exist", file.string()));
+  yaml.require_file(node, path, file, "file");
   return file.string();
 }
 

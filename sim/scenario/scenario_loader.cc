@@ -215,8 +215,10 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
   if (!node.IsMap() && !node.IsScalar())
     yaml.fail_expected(node, path, "a sharing mode name or a mapping");
   // --- MIG: its own keys and reader (sim/mig/mig_scenario.cc) ---
+  // IsDefined first: yaml-cpp throws an unlocated InvalidNode when asked anything else about
+  // the node of a missing key; `required` below reports the missing mode at the mapping.
   if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
-      m.IsScalar() && m.Scalar() == "mig") {
+      m.IsDefined() && m.IsScalar() && m.Scalar() == "mig") {
     c.kind = "mig";
     read_mig_sharing(yaml, node, path, c);
     return c;
@@ -313,9 +315,7 @@ void read_interference(const YamlReader& yaml, const YAML::Node& root, const std
   if (const YAML::Node c = root["calibration"]; c.IsDefined()) {
     const std::string rel = yaml.string(c, "calibration");
     const auto file = std::filesystem::path(path).parent_path() / rel;
-    if (!std::filesystem::exists(file))
-      yaml.fail(c, "calibration",
-                fmt::format("calibration file '{}' does not exist", file.string()));
+    yaml.require_file(c, "calibration", file, "calibration file");
     cal = load_calibration(file.string());
     sc.calibration = fmt::format("{}: {}", rel, cal.source);
   }
@@ -331,7 +331,7 @@ void read_interference(const YamlReader& yaml, const YAML::Node& root, const std
 
 }  // namespace
 
-Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) {
+Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) try {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
   yaml.check_keys(
@@ -387,9 +387,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   } else if (w["trace"].IsDefined()) {
     const std::string rel = yaml.string(w["trace"], "workload.trace");
     const auto trace = std::filesystem::path(path).parent_path() / rel;
-    if (!std::filesystem::exists(trace))
-      yaml.fail(w["trace"], "workload.trace",
-                fmt::format("trace file '{}' does not exist", trace.string()));
+    yaml.require_file(w["trace"], "workload.trace", trace, "trace file");
     sc.pods = read_trace_file(trace.string(), check_model);
     sc.workload_source = "trace " + rel;
   } else {
@@ -415,6 +413,9 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     if (p.sharing.mig) check_mig_layouts(*p.sharing.mig, sc.cluster, sc.catalog);
   read_interference(yaml, root, path, sc);
   return sc;
+} catch (const YAML::Exception& e) {
+  // A yaml-cpp exception that a check above missed still names the file.
+  throw located_yaml_error(path, e);
 }
 
 }  // namespace slicelab

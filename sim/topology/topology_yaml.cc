@@ -30,8 +30,13 @@ std::shared_ptr<const GpuTopology> read_topology(const YamlReader& yaml, const Y
     const YAML::Node file = yaml.required(node, path, "nvidia_smi");
     const std::string rel = yaml.string(file, fp);
     const auto full = std::filesystem::path(scenario_path).parent_path() / rel;
-    if (!std::filesystem::is_regular_file(full))
-      yaml.fail(file, fp, fmt::format("topology file '{}' does not exist", full.string()));
+    std::error_code ec;  // the non-throwing form: a name too long is reported here, located
+    if (!std::filesystem::is_regular_file(full, ec))
+      yaml.fail(file, fp,
+                ec && ec != std::errc::no_such_file_or_directory
+                    ? fmt::format("topology file '{}' cannot be used: {}", full.string(),
+                                  ec.message())
+                    : fmt::format("topology file '{}' does not exist", full.string()));
     topo = load_nvidia_smi_topo(full.string());
     what = fmt::format("'{}'", full.string());
   } else {

@@ -46,6 +46,7 @@ std::string expand(std::string message) {
   replace_all(message, "{presets}", placement_preset_names());
   replace_all(message, "{scorers}", scorer_names());
   replace_all(message, "{dir}", kMalformed);
+  replace_all(message, "{long}", std::string(300, 'x'));
   return message;
 }
 
@@ -63,9 +64,16 @@ const Case kCases[] = {
     {"bad_trace_file.yaml",
      "{dir}/traces/bad_trace.yaml:9:21: pods[2].gpu_memory_mib: expected a size in MiB (an "
      "integer, or a number with Mi, Gi or Ti), found '16GB'"},
+    // Before: ran until memory was exhausted (aliases followed by the empty-value search).
+    {"billion_laughs.yaml",
+     "{dir}/billion_laughs.yaml:4:14: description: YAML anchors ('&a') are not supported; write "
+     "the value out where it is needed"},
     {"duplicate_default_policy_names.yaml",
      "{dir}/duplicate_default_policy_names.yaml:11:5: policies[1]: duplicate policy name "
      "'best-fit' (also policies[0])"},
+    // Duplicate keys in the maps whose keys the user names (before: the second was ignored).
+    {"duplicate_gpu_model.yaml",
+     "{dir}/duplicate_gpu_model.yaml:5:3: gpu_models: duplicate key 'G2' (also on line 4)"},
     {"duplicate_key.yaml",
      "{dir}/duplicate_key.yaml:11:7: workload.pods[0]: duplicate key 'duration' (also on line 9)"},
     {"csv_without_duration.yaml",
@@ -74,6 +82,19 @@ const Case kCases[] = {
     {"default_pod_name_clash.yaml",
      "{dir}/default_pod_name_clash.yaml:8:7: workload.pods[1]: duplicate pod name 'pod-1' "
      "(also workload.pods[0])"},
+    {"duplicate_mig_config.yaml",
+     "{dir}/duplicate_mig_config.yaml:19:11: policies[0].sharing.mig_config.mig-configs: "
+     "duplicate key 'balanced' (also on line 17)"},
+    {"duplicate_mig_device.yaml",
+     "{dir}/duplicate_mig_device.yaml:20:57: "
+     "policies[0].sharing.mig_config.mig-configs.balanced[0].mig-devices: duplicate key "
+     "'3g.40gb' (also on line 20)"},
+    {"duplicate_plan_target.yaml",
+     "{dir}/duplicate_plan_target.yaml:15:5: plan.targets: duplicate key 'failed' (also on "
+     "line 13)"},
+    {"duplicate_workload_class.yaml",
+     "{dir}/duplicate_workload_class.yaml:5:3: workload_classes: duplicate key 'interactive' "
+     "(also on line 4)"},
     {"gpu_model_without_gpus.yaml",
      "{dir}/gpu_model_without_gpus.yaml:6:18: cluster.node_groups[0].gpu_model: a GPU model "
      "needs gpus_per_node of at least 1 (leave gpu_model out for CPU-only nodes)"},
@@ -104,6 +125,10 @@ const Case kCases[] = {
     {"gpu_milli_too_large.yaml",
      "{dir}/gpu_milli_too_large.yaml:11:18: workload.pods[0].gpu_milli: expected an integer in "
      "1..1000, found '1500'"},
+    // Before: passed validate; compare then died writing JSON.
+    {"invalid_utf8_name.yaml",
+     "{dir}/invalid_utf8_name.yaml:10:16: invalid UTF-8 (byte 0xFF); the file must be UTF-8 "
+     "text"},
     {"list_instead_of_mapping.yaml",
      "{dir}/list_instead_of_mapping.yaml:4:3: cluster: expected a mapping, found a list"},
     {"memory_unit_lowercase.yaml",
@@ -159,11 +184,18 @@ const Case kCases[] = {
     {"replicas_out_of_range.yaml",
      "{dir}/replicas_out_of_range.yaml:12:43: policies[0].sharing.replicas: expected an integer "
      "in 1..48, found '0'"},
+    // Before: the second document was silently ignored.
+    {"second_document.yaml",
+     "{dir}/second_document.yaml:11:1: top level: a second YAML document ('---' after the "
+     "first); a file holds one document"},
     {"seed_not_integer.yaml",
      "{dir}/seed_not_integer.yaml:3:7: seed: expected an integer of at least 0, found 'random'"},
     {"sharing_as_list.yaml",
      "{dir}/sharing_as_list.yaml:12:14: policies[0].sharing: expected a sharing mode name or a "
      "mapping, found a list"},
+    // Before: yaml-cpp's 'invalid node; first invalid key: "mode"', with no file or line.
+    {"sharing_without_mode.yaml",
+     "{dir}/sharing_without_mode.yaml:11:14: policies[0].sharing: missing required key 'mode'"},
     {"slo_key_typo.yaml",
      "{dir}/slo_key_typo.yaml:13:9: workload.pods[0].slo: unknown key 'max_queue_delay' (did you "
      "mean 'max_queue'?)"},
@@ -173,6 +205,10 @@ const Case kCases[] = {
     {"top_level_typo.yaml",
      "{dir}/top_level_typo.yaml:9:1: top level: unknown key 'polices' (did you mean "
      "'policies'?)"},
+    // Before: std::filesystem's "filesystem error: status: File name too long [...]".
+    {"trace_name_too_long.yaml",
+     "{dir}/trace_name_too_long.yaml:8:10: workload.trace: trace file "
+     "'{dir}/{long}.yaml' cannot be used: File name too long"},
     {"two_workload_sources.yaml",
      "{dir}/two_workload_sources.yaml:7:3: workload: needs exactly one of 'pods', 'trace', "
      "'generator', 'openb' or 'csv'"},

@@ -2,6 +2,7 @@
 // the exact located message ("file:line:col: path: expected X, found Y") for everything else.
 #include "workloads/yaml_reader.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "workloads/input_error.h"
+#include "workloads/yaml_syntax_check.h"
 
 namespace slicelab {
 namespace {
@@ -357,6 +359,93 @@ TEST_F(YamlFile, MissingFileAndFolder) {
   EXPECT_EQ(error_of([&] { load_yaml_file(missing); }), missing + ": cannot open file");
   EXPECT_EQ(error_of([&] { load_yaml_file(dir_.string()); }),
             dir_.string() + ": cannot open file: it is a folder");
+}
+
+// ---- syntax checks before any node is built (check_yaml_syntax) -------------------------------
+
+// Before: the empty-value search followed every alias, 9^9 strings here, until memory ran out.
+TEST_F(YamlFile, AnchorsAndAliasesAreRefused) {
+  std::string bomb = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char c = 'b'; c <= 'j'; ++c)
+    bomb += fmt::format("{0}: &{0} [*{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}]\n", c,
+                        static_cast<char>(c - 1));
+  bomb += "k:\n";
+  const std::string path = write("bomb.yaml", bomb);
+  EXPECT_EQ(error_of([&] { load_yaml_file(path); }),
+            path + ":1:4: a: YAML anchors ('&a') are not supported; write the value out where it "
+                   "is needed");
+  const std::string merge = write("merge.yaml", "base: {x: 1}\nother:\n  <<: *base\n");
+  EXPECT_EQ(error_of([&] { load_yaml_file(merge); }).rfind(merge + ":3:7: invalid YAML: ", 0), 0U);
+}
+
+TEST_F(YamlFile, NestingDepthIsLimited) {
+  const auto nested = [](int levels) {
+    return "a: " + std::string(static_cast<size_t>(levels - 1), '[') +
+           std::string(static_cast<size_t>(levels - 1), ']') + "\n";
+  };
+  EXPECT_NO_THROW(load_yaml_file(write("ok.yaml", nested(kMaxYamlDepth))));
+  const std::string deep = write("deep.yaml", nested(kMaxYamlDepth + 1));
+  std::string field = "a";
+  for (int i = 0; i < kMaxYamlDepth - 1; ++i) field += "[0]";
+  EXPECT_EQ(error_of([&] { load_yaml_file(deep); }),
+            deep + ":1:67: " + field + ": nested deeper than 64 levels of mappings and lists");
+  // 100,000 levels: refused at level 65, not a stack overflow in the parser.
+  const std::string very = write("very.yaml", nested(100000));
+  EXPECT_EQ(error_of([&] { load_yaml_file(very); }).rfind(very + ":1:67: ", 0), 0U);
+}
+
+// Every mapping, not only those read with check_keys: user-named maps (GPU models, workload
+// classes, MIG configurations and devices, plan targets) included.
+TEST_F(YamlFile, DuplicateKeysInAnyMappingAreRefused) {
+  const std::string path =
+      write("dup.yaml", "models:\n  G1: {a: 1}\n  list:\n    - {x: 1, y: 2}\n    - {x: 1, x: 2}\n");
+  EXPECT_EQ(error_of([&] { load_yaml_file(path); }),
+            path + ":5:14: models.list[1]: duplicate key 'x' (also on line 5)");
+  const std::string top = write("top.yaml", "a: 1\nb: 2\na: 3\n");
+  EXPECT_EQ(error_of([&] { load_yaml_file(top); }),
+            top + ":3:1: top level: duplicate key 'a' (also on line 1)");
+  // The same key in sibling mappings is fine, as is a mapping used as a key.
+  EXPECT_NO_THROW(load_yaml_file(write("ok.yaml", "a: {x: 1}\nb: {x: 2}\n? [k]\n: v\n")));
+}
+
+TEST_F(YamlFile, OneDocumentOnly) {
+  const std::string two = write("two.yaml", "a: 1\n---\nb: 2\n");
+  EXPECT_EQ(error_of([&] { load_yaml_file(two); }),
+            two + ":2:1: top level: a second YAML document ('---' after the first); a file holds "
+                  "one document");
+  // A leading '---' and a closing '...' mark the one document.
+  EXPECT_NO_THROW(load_yaml_file(write("ok.yaml", "---\na: 1\n...\n")));
+}
+
+TEST_F(YamlFile, InvalidUtf8IsLocated) {
+  const std::string path = write("latin1.yaml", "a: 1\nname: caf\xE9\n");
+  EXPECT_EQ(error_of([&] { load_yaml_file(path); }),
+            path + ":2:10: invalid UTF-8 (byte 0xE9); the file must be UTF-8 text");
+  EXPECT_NO_THROW(load_yaml_file(write("ok.yaml", "name: caf\xC3\xA9\n")));
+}
+
+TEST_F(YamlFile, SizeLimit) {
+  const std::string path = write("big.yaml", "a: " + std::string(100, 'x') + "\n");
+  EXPECT_EQ(error_of([&] { load_yaml_file(path, 64); }),
+            path + ": cannot read: larger than the limit of 64 bytes for this input");
+}
+
+// What a reader lets escape from yaml-cpp still names the file.
+TEST_F(YamlFile, EscapedYamlCppExceptionsNameTheFile) {
+  const YAML::Node root = load_yaml_file(write("m.yaml", "a: {b: 1}\n"));
+  try {
+    (void)root["missing"].IsScalar();  // a missing key's node throws InvalidNode
+    FAIL() << "yaml-cpp did not throw";
+  } catch (const YAML::Exception& e) {
+    EXPECT_EQ(located_yaml_error("m.yaml", e).what(),
+              std::string("m.yaml: invalid node; first invalid key: \"missing\""));
+  }
+  try {
+    (void)root["a"].as<int>();
+    FAIL() << "yaml-cpp did not throw";
+  } catch (const YAML::Exception& e) {
+    EXPECT_EQ(located_yaml_error("m.yaml", e).what(), std::string("m.yaml:1:4: bad conversion"));
+  }
 }
 
 TEST_F(YamlFile, EmptyFileIsNotAMapping) {
