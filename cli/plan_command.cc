@@ -4,8 +4,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <thread>
 
+#include "cli/cpu_limit.h"
 #include "cli/progress_line.h"
 #include "reports/plan_files.h"
 #include "sim/planning/capacity_planner.h"
@@ -17,7 +17,7 @@ namespace slicelab {
 PlanCommand::PlanCommand(CLI::App& app)
     : cmd_(app.add_subcommand(
           "plan", "Find, per policy, the smallest cluster that meets the scenario's targets")),
-      jobs_(static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))) {
+      jobs_(default_jobs()) {
   cmd_->add_option("scenario", scenario_, "Scenario YAML file (targets in its plan: block)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -36,9 +36,10 @@ PlanCommand::PlanCommand(CLI::App& app)
   cmd_->add_option("--probes", probes_, "Sizes probed per search round (plan.probes, default 2)")
       ->check(CLI::Range(1, 64));
   cmd_->add_option("--out", out_, "Output folder (default: results/<scenario name>-plan)");
-  cmd_->add_option("-j,--jobs", jobs_, "Simulations run in parallel (default: all cores)")
+  cmd_->add_option("-j,--jobs", jobs_,
+                   "Simulations run in parallel (default: the CPUs this process may use)")
       ->check(CLI::Range(1, 1024));
-  cmd_->add_flag("-q,--quiet", quiet_, "Print no table, only errors");
+  cmd_->add_flag("-q,--quiet", quiet_, "Print no table and no progress, only errors");
 }
 
 int PlanCommand::run() const {
@@ -57,7 +58,7 @@ int PlanCommand::run() const {
   {
     ProgressLine progress(fmt::format("plan {} ({} policies, growth {:g}x)", sc.name,
                                       sc.policies.size(), spec.growth),
-                          sc.policies.size());
+                          sc.policies.size(), quiet_);
     plan = plan_capacity(sc, spec, jobs_, [&](size_t k, double f) { progress.update(k, f); });
   }
   const std::string out =
