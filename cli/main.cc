@@ -22,6 +22,7 @@
 #include "cli/replay_command.h"
 #include "cli/report_command.h"
 #include "cli/sweep_command.h"
+#include "cli/usage_error.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -224,6 +225,9 @@ int run_cli(int argc, char** argv) {
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitUsage;
   } catch (const std::exception& e) {  // InputError included: its message is already located
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -7,10 +7,12 @@
 
 #include "cli/cpu_limit.h"
 #include "cli/progress_line.h"
+#include "cli/usage_error.h"
 #include "reports/plan_files.h"
 #include "sim/planning/capacity_planner.h"
 #include "sim/planning/plan_spec.h"
 #include "sim/scenario/scenario.h"
+#include "workloads/input_error.h"
 
 namespace slicelab {
 
@@ -43,12 +45,18 @@ PlanCommand::PlanCommand(CLI::App& app)
 }
 
 int PlanCommand::run() const {
+  std::vector<PlanTarget> targets;
+  try {
+    for (const auto& t : targets_) targets.push_back(parse_target(t));
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   std::optional<uint64_t> seed;
   if (seed_) seed = static_cast<uint64_t>(*seed_);
   const Scenario sc = load_scenario(scenario_, seed);
   PlanSpec spec = read_plan_spec(scenario_, sc);
   if (growth_) spec.growth = *growth_;
-  for (const auto& t : targets_) set_target(spec, parse_target(t));
+  for (const PlanTarget& t : targets) set_target(spec, t);
   if (min_nodes_) spec.min_nodes = *min_nodes_;
   if (max_nodes_) spec.max_nodes = *max_nodes_;
   if (probes_) spec.probes = *probes_;

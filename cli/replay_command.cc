@@ -12,6 +12,7 @@
 #include "backends/local/mig_reconfigure.h"
 #include "cli/kernels_command.h"
 #include "cli/tool_paths.h"
+#include "cli/usage_error.h"
 #include "kernels/kernel_catalog.h"
 #include "reports/results_writer.h"
 
@@ -67,15 +68,20 @@ int ReplayCommand::run() const {
                                            [&](const PolicySpec& p) { return p.name == policy_; });
   if (it == sc.policies.end())
     throw std::runtime_error(fmt::format("{}: no policy named '{}'", scenario_, policy_));
+  // The command line first: a bad value is a usage error even on a machine without a GPU.
+  LocalReplayOptions o;
+  if (!mechanism_.empty()) {
+    o.mechanism = mechanism_named(mechanism_);
+    if (!o.mechanism)
+      throw UsageError(fmt::format("--mechanism: unknown mechanism '{}'", mechanism_));
+  }
+  if (!find_kernel(default_kernel_))
+    throw UsageError(fmt::format("--default-kernel: unknown kernel '{}' (known: {})",
+                                 default_kernel_, kernel_names()));
   GpuDetection det = detect_gpus(nvml_library_);
   if (!det.ok()) {
     std::fprintf(stderr, "no GPU: %s\n", det.problem.c_str());
     return kExitNoGpu;
-  }
-  LocalReplayOptions o;
-  if (!mechanism_.empty()) {
-    o.mechanism = mechanism_named(mechanism_);
-    if (!o.mechanism) throw std::runtime_error(fmt::format("unknown mechanism '{}'", mechanism_));
   }
   const auto mechanism = o.mechanism ? o.mechanism : mechanism_for_sharing(it->sharing.kind);
   if (allow_mig_reconfigure_ && mechanism == Mechanism::kMig) {
@@ -87,9 +93,6 @@ int ReplayCommand::run() const {
   }
   o.workload_binary = command_.empty() ? default_kernel_binary(kernel_binary_) : "";
   o.default_kernel = default_kernel_;
-  if (!find_kernel(o.default_kernel))
-    throw std::runtime_error(fmt::format("--default-kernel: unknown kernel '{}' (known: {})",
-                                         o.default_kernel, kernel_names()));
   o.command = command_;
   o.interposer_library = default_interposer_library(interposer_);
   o.mps_control = mps_control_;

@@ -7,9 +7,11 @@
 
 #include "cli/cpu_limit.h"
 #include "cli/progress_line.h"
+#include "cli/usage_error.h"
 #include "reports/sweep_files.h"
 #include "sim/planning/sweep_grid.h"
 #include "sim/planning/sweep_runner.h"
+#include "workloads/input_error.h"
 
 namespace slicelab {
 
@@ -39,8 +41,13 @@ int SweepCommand::run() const {
 }
 
 int SweepCommand::run_sweep_cmd() const {
+  Shard shard;
+  try {
+    if (!shard_.empty()) shard = parse_shard(shard_);
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   const SweepSpec spec = read_sweep_spec(file_);
-  const Shard shard = shard_.empty() ? Shard{} : parse_shard(shard_);
   const std::vector<size_t> indices = shard_indices(spec.size(), shard);
   std::vector<SweepRow> rows;
   {

@@ -428,6 +428,14 @@ TEST_F(Cli, UsageErrorsExitWith2InEverySubcommand) {
            "replay",
            "kernels --no-such-option",
            "interposer --no-such-option",
+           // Bad values found once the command runs are usage errors too.
+           "plan " + q + " --target 'queue_delay_max_s<300'",
+           "sweep " + shell_quote(kSource + "/scenarios/sweeps/example-sweep.yaml") +
+               " --shard 3/3",
+           "import csv --file " + q + " --map name -o x.yaml",
+           "kernels colocation --caps 0.5:x",
+           "kernels isolation --kernel no-such-kernel",
+           "replay " + q + " --mechanism no-such-mechanism",
        }) {
     SCOPED_TRACE(args);
     const Outcome r = slicelab(args);
