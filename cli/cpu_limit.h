@@ -16,12 +16,17 @@ std::optional<unsigned> cpus_from_cpu_max(std::string_view text);
 // cgroup v1's cpu.cfs_quota_us and cpu.cfs_period_us (quota -1: no limit); as above.
 std::optional<unsigned> cpus_from_cfs(std::string_view quota, std::string_view period);
 
-// The CPU limit of the cgroup mounted at `cgroup_root` (normally /sys/fs/cgroup): v2's cpu.max,
-// else v1's cpu/ (or cpu,cpuacct/) quota and period; nullopt where none is set or readable.
-std::optional<unsigned> cgroup_cpu_limit(const std::filesystem::path& cgroup_root);
+// The CPU limit of this process's cgroup under `cgroup_root` (normally /sys/fs/cgroup), given
+// the text of /proc/self/cgroup: v2's cpu.max, else v1's cpu/ (or cpu,cpuacct/) quota and
+// period, in the process's own cgroup and every ancestor up to the root (the smallest applies);
+// nullopt where none is set or readable.
+std::optional<unsigned> cgroup_cpu_limit(const std::filesystem::path& cgroup_root,
+                                         std::string_view proc_self_cgroup = "");
 
 // The default number of parallel runs: min(hardware threads, CPUs in the affinity mask, the
-// cgroup's quota under `cgroup_root`), at least 1.
-int default_jobs(const std::filesystem::path& cgroup_root = "/sys/fs/cgroup");
+// cgroup's quota), at least 1. The cgroup files are read under `cgroup_root`, the process's
+// cgroup from `proc_self_cgroup` (a file like /proc/self/cgroup).
+int default_jobs(const std::filesystem::path& cgroup_root = "/sys/fs/cgroup",
+                 const std::filesystem::path& proc_self_cgroup = "/proc/self/cgroup");
 
 }  // namespace slicelab

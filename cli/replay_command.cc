@@ -59,6 +59,7 @@ ReplayCommand::ReplayCommand(CLI::App& app) {
                    "nvidia-smi for --allow-mig-reconfigure (default: $SLICELAB_NVIDIA_SMI, then "
                    "PATH)");
   cmd_->add_flag("-q,--quiet", quiet_, "Print no table, only errors");
+  cmd_->add_flag("--wide", wide_, "Print every column of the table (default: 120 columns)");
 }
 
 int ReplayCommand::run() const {
@@ -107,7 +108,7 @@ int ReplayCommand::run() const {
   const LocalReplay r = replay_local(sc, *it, det.gpus, o);
   write_results(out, r.local_scenario, {&r.result, 1});
   if (!quiet_) {
-    std::fputs(comparison_table({&r.result, 1}).c_str(), stdout);
+    std::fputs(comparison_table({&r.result, 1}, wide_).c_str(), stdout);
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv}; pod logs in %s/\n", out.c_str(),
                 o.work_dir.c_str());
   }

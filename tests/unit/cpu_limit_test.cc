@@ -57,15 +57,43 @@ TEST_F(CpuLimit, NoControllerNoLimit) {
   EXPECT_EQ(cgroup_cpu_limit(dir_), std::nullopt);
 }
 
+// Without a cgroup namespace the mount shows the whole tree: the process's own cgroup (from
+// /proc/self/cgroup) and its ancestors hold the limits, and the smallest of them applies.
+TEST_F(CpuLimit, FollowsTheProcessCgroupAndItsAncestorsV2) {
+  std::filesystem::create_directories(dir_ / "kubepods" / "pod1" / "c1");
+  write("kubepods/pod1/c1/cpu.max", "max 100000\n");
+  write("kubepods/pod1/cpu.max", "300000 100000\n");
+  write("kubepods/cpu.max", "800000 100000\n");
+  write("cpu.max", "100000 100000\n");  // the mount is an ancestor too
+  const std::string self = "0::/kubepods/pod1/c1\n";
+  EXPECT_EQ(cgroup_cpu_limit(dir_, self), 1U);
+  std::filesystem::remove(dir_ / "cpu.max");
+  EXPECT_EQ(cgroup_cpu_limit(dir_, self), 3U);
+  EXPECT_EQ(cgroup_cpu_limit(dir_, "0::/kubepods\n"), 8U);
+  EXPECT_EQ(cgroup_cpu_limit(dir_, "0::/../../elsewhere\n"), std::nullopt);  // never outside
+}
+
+TEST_F(CpuLimit, FollowsTheProcessCgroupV1) {
+  std::filesystem::create_directories(dir_ / "cpu,cpuacct" / "docker" / "abc");
+  write("cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+  write("cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+  write("cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "200000\n");
+  write("cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
+  EXPECT_EQ(cgroup_cpu_limit(dir_, "5:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n"), 2U);
+  EXPECT_EQ(cgroup_cpu_limit(dir_, "5:memory:/docker/abc\n"), std::nullopt);  // no cpu line
+}
+
 TEST_F(CpuLimit, DefaultJobsRespectsTheQuota) {
-  write("cpu.max", "100000 100000\n");
-  EXPECT_EQ(default_jobs(dir_), 1);
-  write("cpu.max", "max 100000\n");
-  const int unlimited = default_jobs(dir_);
+  std::filesystem::create_directories(dir_ / "mount");
+  const std::string self = write("self-cgroup", "0::/\n");
+  write("mount/cpu.max", "100000 100000\n");
+  EXPECT_EQ(default_jobs(dir_ / "mount", self), 1);
+  write("mount/cpu.max", "max 100000\n");
+  const int unlimited = default_jobs(dir_ / "mount", self);
   EXPECT_GE(unlimited, 1);
   EXPECT_LE(unlimited, static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
-  write("cpu.max", "100000000 100000\n");  // 1000 CPUs: the machine's own count is lower
-  EXPECT_EQ(default_jobs(dir_), unlimited);
+  write("mount/cpu.max", "100000000 100000\n");  // 1000 CPUs: more than the machine has
+  EXPECT_EQ(default_jobs(dir_ / "mount", self), unlimited);
 }
 
 }  // namespace
