@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "reports/output_file.h"
+#include "cli/usage_error.h"
 #include "workloads/csv_trace_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/openb_reader.h"
@@ -25,9 +26,9 @@ std::map<std::string, std::string> parse_map(const std::string& text) {
     const std::string item = text.substr(at, comma - at);
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-      throw InputError(fmt::format("--map: expected field=column, found '{}'", item));
+      throw UsageError(fmt::format("--map: expected field=column, found '{}'", item));
     if (!out.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
-      throw InputError(fmt::format("--map: field '{}' is mapped twice", item.substr(0, eq)));
+      throw UsageError(fmt::format("--map: field '{}' is mapped twice", item.substr(0, eq)));
     at = comma + 1;
   }
   return out;
@@ -36,7 +37,7 @@ std::map<std::string, std::string> parse_map(const std::string& text) {
 template <typename F>
 double unit(const std::string& option, const std::string& value, F lookup, const char* known) {
   const auto v = lookup(value);
-  if (!v) throw InputError(fmt::format("{}: expected {}, found '{}'", option, known, value));
+  if (!v) throw UsageError(fmt::format("{}: expected {}, found '{}'", option, known, value));
   return *v;
 }
 
@@ -95,10 +96,10 @@ int ImportCommand::run() const {
     m.memory_unit_mib = unit("--memory-unit", memory_unit_, csv_memory_unit, "MiB or GiB");
     m.cpu_unit_milli = unit("--cpu-unit", cpu_unit_, csv_cpu_unit, "milli or cores");
     if (separator_.size() != 1)
-      throw InputError(
+      throw UsageError(
           fmt::format("--separator: expected a single character, found '{}'", separator_));
     m.separator = separator_[0];
-    if (auto err = check_csv_mapping(m)) throw InputError(fmt::format("--map: {}", *err));
+    if (auto err = check_csv_mapping(m)) throw UsageError(fmt::format("--map: {}", *err));
     pods = read_csv_trace(m);
     description = fmt::format("imported from CSV {} with --map {}", file_, map_);
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include "backends/local/gpu_detection.h"
 #include "backends/local/private_folder.h"
 #include "cli/tool_paths.h"
+#include "cli/usage_error.h"
 #include "kernels/colocation_experiment.h"
 #include "kernels/isolation_experiment.h"
 #include "kernels/kernel_catalog.h"
@@ -34,11 +36,27 @@ std::vector<Mechanism> mechanisms_of(const std::vector<std::string>& names,
   for (const std::string& n : names) {
     const auto m = mechanism_named(n);
     if (!m)
-      throw std::runtime_error(fmt::format(
+      throw UsageError(fmt::format(
           "unknown mechanism '{}' (known: whole-card, time-slice, mps, mig, interposer)", n));
     out.push_back(*m);
   }
   return out;
+}
+
+// "0.5:0.25" -> {0.5, 0.25}; each share in (0, 1].
+std::pair<double, double> cap_pair(const std::string& text) {
+  const auto share = [&](std::string_view v) {
+    double d = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    if (ec != std::errc{} || end != v.data() + v.size() || !(d > 0 && d <= 1))
+      throw UsageError(fmt::format("--caps: '{}' is not cap_a:cap_b (shares in (0, 1])", text));
+    return d;
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string::npos)
+    throw UsageError(fmt::format("--caps: '{}' is not cap_a:cap_b (shares in (0, 1])", text));
+  const std::string_view t = text;
+  return {share(t.substr(0, colon)), share(t.substr(colon + 1))};
 }
 
 }  // namespace
@@ -114,6 +132,17 @@ int KernelsCommand::run() const {
                   std::string(k.work_unit).c_str(), k.bytes_per_unit, k.flops_per_unit);
     return 0;
   }
+  // The command line first: a bad value is a usage error even on a machine without a GPU.
+  for (const std::string& k : kernels_)
+    if (!find_kernel(k))
+      throw UsageError(
+          fmt::format("--kernels: unknown kernel '{}' (known: {})", k, kernel_names()));
+  if (isolation_->parsed() && !find_kernel(kernel_))
+    throw UsageError(
+        fmt::format("--kernel: unknown kernel '{}' (known: {})", kernel_, kernel_names()));
+  std::vector<std::pair<double, double>> caps;
+  for (const std::string& c : caps_) caps.push_back(cap_pair(c));
+  const std::vector<Mechanism> chosen = mechanisms_of(mechanisms_, {});
   const GpuDetection det = detect_gpus(nvml_library_);
   if (!det.ok()) {
     std::fprintf(stderr, "no GPU: %s\n", det.problem.c_str());
@@ -137,9 +166,6 @@ int KernelsCommand::run() const {
                                                          : std::filesystem::path(work_dir_),
                                        "slicelab-kernels-")
                        .string();
-  for (const std::string& k : kernels_)
-    if (!find_kernel(k))
-      throw std::runtime_error(fmt::format("unknown kernel '{}' (known: {})", k, kernel_names()));
 
   if (overhead_->parsed()) {
     if (tools.interposer_library.empty())
@@ -152,29 +178,20 @@ int KernelsCommand::run() const {
     return 0;
   }
   if (isolation_->parsed()) {
-    if (!find_kernel(kernel_))
-      throw std::runtime_error(
-          fmt::format("unknown kernel '{}' (known: {})", kernel_, kernel_names()));
     IsolationOptions o;
     o.kernel = kernel_;
     o.shares = shares_;
     o.duration_s = duration_s_;
-    o.mechanisms = mechanisms_of(mechanisms_, o.mechanisms);
+    if (!chosen.empty()) o.mechanisms = chosen;
     o.memory_test = !no_memory_test_;
     write_out(out_, measure_isolation(tools, o, *gpu).dump(2) + "\n");
     return 0;
   }
   ColocationOptions o;
   if (!kernels_.empty()) o.kernels = kernels_;
-  o.modes = mechanisms_of(mechanisms_, o.modes);
+  if (!chosen.empty()) o.modes = chosen;
   o.duration_s = duration_s_;
-  o.caps.clear();
-  for (const std::string& c : caps_) {
-    const auto colon = c.find(':');
-    if (colon == std::string::npos)
-      throw std::runtime_error(fmt::format("--caps: '{}' is not cap_a:cap_b", c));
-    o.caps.emplace_back(std::stod(c.substr(0, colon)), std::stod(c.substr(colon + 1)));
-  }
+  o.caps = caps;
   // The chosen GPU first: co-located pairs run there, whole-card pairs on it and the next one.
   std::vector<DetectedGpu> gpus{*gpu};
   for (const DetectedGpu& g : det.gpus)

@@ -1,5 +1,6 @@
 // The slicelab command: validate a scenario, run one policy, or compare all of them.
-// Library errors arrive here as exceptions and leave as one message and a non-zero exit.
+// Library errors arrive here as exceptions and leave as one message and exit code 1; a command
+// line that does not parse (unknown option, missing argument, bad value) exits with 2.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -8,10 +9,10 @@
 #include <numeric>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli/calibrate_command.h"
+#include "cli/cpu_limit.h"
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
@@ -22,6 +23,7 @@
 #include "cli/report_command.h"
 #include "cli/sweep_command.h"
 #include "reports/atomic_folder.h"
+#include "cli/usage_error.h"
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -39,6 +41,7 @@ struct Common {
   bool quiet = false;
   bool report = false;  // --report: write report.md/report.html after the results
   bool force = false;   // --force: replace a results folder even with files added to it
+  bool wide = false;    // --wide: every column of the table, not only those that fit 120
 };
 
 std::optional<uint64_t> seed_of(const Common& c) {
@@ -55,7 +58,8 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
       ->check(CLI::Range(int64_t{0}, INT64_MAX));
   if (writes) {
     cmd.add_option("--out", c.out, "Results folder (default: results/<scenario name>)");
-    cmd.add_flag("-q,--quiet", c.quiet, "Print no table, only errors");
+    cmd.add_flag("-q,--quiet", c.quiet, "Print no table and no progress, only errors");
+    cmd.add_flag("--wide", c.wide, "Print every column of the table (default: 120 columns)");
     cmd.add_flag("--report", c.report,
                  "Also write report.md and report.html into the results folder");
     cmd.add_flag("--force", c.force,
@@ -71,14 +75,16 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
   prepare_output_folder(out, c.force);  // a refusal before the run, not after it
   std::vector<RunResult> results;
   {
-    ProgressLine progress(fmt::format("{} ({} pods)", sc.name, sc.pods.size()), which.size());
+    ProgressLine progress(fmt::format("{} ({} pods)", sc.name, sc.pods.size()), which.size(),
+                          c.quiet);
     results = run_policies(sc, which, jobs, [&](size_t k, double f) { progress.update(k, f); });
   }
   write_results(out, sc, results, c.force);
   if (!c.quiet) {
     // A fill experiment has no departures, so JCT and queueing say nothing: show its curve's
     // figures instead.
-    std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results)).c_str(), stdout);
+    std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results, c.wide)).c_str(),
+               stdout);
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s}\n", out.c_str(),
                 sc.engine.fill ? ",fill.csv" : "");
   }
@@ -101,7 +107,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
   {
     ProgressLine progress(
         fmt::format("{} ({} seeds x {} policies)", first.name, scenarios.size(), all.size()),
-        scenarios.size() * all.size());
+        scenarios.size() * all.size(), c.quiet);
     for (size_t s = 0; s < scenarios.size(); ++s) {
       const size_t base = s * all.size();
       seeds.push_back(
@@ -113,7 +119,8 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
   if (!c.quiet) {
     const std::vector<RunResult> mean = mean_over_seeds(seeds);
     std::printf("mean over seeds %s\n", fmt::format("{}", fmt::join(first.seeds, ", ")).c_str());
-    std::fputs((first.engine.fill ? fill_table(mean) : comparison_table(mean)).c_str(), stdout);
+    std::fputs((first.engine.fill ? fill_table(mean) : comparison_table(mean, c.wide)).c_str(),
+               stdout);
     std::printf("\nwrote %s/summary.json (means) and %s/seed-<n>/ (each seed's results)\n",
                 out.c_str(), out.c_str());
   }
@@ -166,6 +173,8 @@ int cmd_compare(const Common& c, int jobs) {
 
 namespace {
 
+constexpr int kExitUsage = 2;
+
 int run_cli(int argc, char** argv) {
   using namespace slicelab;
   CLI::App app{"slicelab: compare GPU sharing and placement policies on your own traces"};
@@ -174,7 +183,7 @@ int run_cli(int argc, char** argv) {
 
   Common validate_opts, run_opts, compare_opts;
   std::string policy;
-  int jobs = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  int jobs = default_jobs();
 
   auto* validate = app.add_subcommand("validate", "Check a scenario and say what it holds");
   add_common(*validate, validate_opts, false);
@@ -184,7 +193,9 @@ int run_cli(int argc, char** argv) {
   auto* compare = app.add_subcommand(
       "compare", "Run every policy of a scenario on the same workload and compare");
   add_common(*compare, compare_opts, true);
-  compare->add_option("-j,--jobs", jobs, "Policies run in parallel (default: all cores)")
+  compare
+      ->add_option("-j,--jobs", jobs,
+                   "Policies run in parallel (default: the CPUs this process may use)")
       ->check(CLI::Range(1, 1024));
   std::string measured;
   compare
@@ -201,7 +212,13 @@ int run_cli(int argc, char** argv) {
   const CalibrateCommand calibrate_cmd(app);
   const ReportCommand report_cmd(app);
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive here too, with exit code 0; every real parse error is a
+    // usage error (2), told apart from a bad input or a failed run (1).
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
   try {
     if (import_cmd.chosen()) return import_cmd.run();
     if (interposer_cmd.chosen()) return interposer_cmd.run();
@@ -220,6 +237,9 @@ int run_cli(int argc, char** argv) {
     // The path first, as in every other message, not "filesystem error: …: reason [path]".
     std::fprintf(stderr, "error: %s\n", filesystem_error_message(e).c_str());
     return 1;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitUsage;
   } catch (const std::exception& e) {  // InputError included: its message is already located
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -4,21 +4,23 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <thread>
 
+#include "cli/cpu_limit.h"
 #include "cli/progress_line.h"
 #include "reports/atomic_folder.h"
+#include "cli/usage_error.h"
 #include "reports/plan_files.h"
 #include "sim/planning/capacity_planner.h"
 #include "sim/planning/plan_spec.h"
 #include "sim/scenario/scenario.h"
+#include "workloads/input_error.h"
 
 namespace slicelab {
 
 PlanCommand::PlanCommand(CLI::App& app)
     : cmd_(app.add_subcommand(
           "plan", "Find, per policy, the smallest cluster that meets the scenario's targets")),
-      jobs_(static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))) {
+      jobs_(default_jobs()) {
   cmd_->add_option("scenario", scenario_, "Scenario YAML file (targets in its plan: block)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -37,21 +39,28 @@ PlanCommand::PlanCommand(CLI::App& app)
   cmd_->add_option("--probes", probes_, "Sizes probed per search round (plan.probes, default 2)")
       ->check(CLI::Range(1, 64));
   cmd_->add_option("--out", out_, "Output folder (default: results/<scenario name>-plan)");
-  cmd_->add_option("-j,--jobs", jobs_, "Simulations run in parallel (default: all cores)")
+  cmd_->add_option("-j,--jobs", jobs_,
+                   "Simulations run in parallel (default: the CPUs this process may use)")
       ->check(CLI::Range(1, 1024));
-  cmd_->add_flag("-q,--quiet", quiet_, "Print no table, only errors");
+  cmd_->add_flag("-q,--quiet", quiet_, "Print no table and no progress, only errors");
   cmd_->add_flag("--force", force_,
                  "Replace the output folder even if files were added to it (only a folder slicelab "
                  "wrote; docs/results-format.md)");
 }
 
 int PlanCommand::run() const {
+  std::vector<PlanTarget> targets;
+  try {
+    for (const auto& t : targets_) targets.push_back(parse_target(t));
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   std::optional<uint64_t> seed;
   if (seed_) seed = static_cast<uint64_t>(*seed_);
   const Scenario sc = load_scenario(scenario_, seed);
   PlanSpec spec = read_plan_spec(scenario_, sc);
   if (growth_) spec.growth = *growth_;
-  for (const auto& t : targets_) set_target(spec, parse_target(t));
+  for (const PlanTarget& t : targets) set_target(spec, t);
   if (min_nodes_) spec.min_nodes = *min_nodes_;
   if (max_nodes_) spec.max_nodes = *max_nodes_;
   if (probes_) spec.probes = *probes_;
@@ -64,7 +73,7 @@ int PlanCommand::run() const {
   {
     ProgressLine progress(fmt::format("plan {} ({} policies, growth {:g}x)", sc.name,
                                       sc.policies.size(), spec.growth),
-                          sc.policies.size());
+                          sc.policies.size(), quiet_);
     plan = plan_capacity(sc, spec, jobs_, [&](size_t k, double f) { progress.update(k, f); });
   }
   write_plan(out, plan, force_);

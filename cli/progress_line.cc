@@ -7,10 +7,10 @@
 
 namespace slicelab {
 
-ProgressLine::ProgressLine(std::string label, size_t tasks)
+ProgressLine::ProgressLine(std::string label, size_t tasks, bool quiet)
     : label_(std::move(label)), start_(std::chrono::steady_clock::now()), tty_(::isatty(2) != 0) {
   for (size_t i = 0; i < tasks; ++i) done_.push_back(std::make_unique<std::atomic<double>>(0.0));
-  thread_ = std::thread([this] { loop(); });
+  if (!quiet) thread_ = std::thread([this] { loop(); });
 }
 
 ProgressLine::~ProgressLine() {
@@ -19,7 +19,7 @@ ProgressLine::~ProgressLine() {
     stop_ = true;
   }
   cv_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
   if (printed_) std::fprintf(stderr, tty_ ? "\r%s\n" : "%s\n", render().c_str());
 }
 

@@ -1,5 +1,6 @@
 // The progress line on stderr: silent for the first second, then one line rewritten in place
 // (or a plain line every few seconds when stderr is not a terminal). Safe to feed from threads.
+// A quiet one (-q) prints nothing at all and starts no thread.
 #pragma once
 
 #include <atomic>
@@ -15,7 +16,7 @@ namespace slicelab {
 
 class ProgressLine {
  public:
-  ProgressLine(std::string label, size_t tasks);
+  ProgressLine(std::string label, size_t tasks, bool quiet = false);
   ~ProgressLine();
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;

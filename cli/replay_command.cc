@@ -12,6 +12,7 @@
 #include "backends/local/mig_reconfigure.h"
 #include "cli/kernels_command.h"
 #include "cli/tool_paths.h"
+#include "cli/usage_error.h"
 #include "kernels/kernel_catalog.h"
 #include "reports/atomic_folder.h"
 #include "reports/output_guard.h"
@@ -63,6 +64,7 @@ ReplayCommand::ReplayCommand(CLI::App& app) {
   cmd_->add_flag("--force", force_,
                  "Replace the output folder even if files were added to it (only a folder slicelab "
                  "wrote; docs/results-format.md)");
+  cmd_->add_flag("--wide", wide_, "Print every column of the table (default: 120 columns)");
 }
 
 int ReplayCommand::run() const {
@@ -72,6 +74,16 @@ int ReplayCommand::run() const {
                                            [&](const PolicySpec& p) { return p.name == policy_; });
   if (it == sc.policies.end())
     throw std::runtime_error(fmt::format("{}: no policy named '{}'", scenario_, policy_));
+  // The command line first: a bad value is a usage error even on a machine without a GPU.
+  LocalReplayOptions o;
+  if (!mechanism_.empty()) {
+    o.mechanism = mechanism_named(mechanism_);
+    if (!o.mechanism)
+      throw UsageError(fmt::format("--mechanism: unknown mechanism '{}'", mechanism_));
+  }
+  if (!find_kernel(default_kernel_))
+    throw UsageError(fmt::format("--default-kernel: unknown kernel '{}' (known: {})",
+                                 default_kernel_, kernel_names()));
   const std::string out =
       out_.empty() ? (std::filesystem::path("results") / (sc.name + "-local")).string() : out_;
   prepare_output_folder(out, force_);  // a refusal before the replay, not after it
@@ -81,11 +93,6 @@ int ReplayCommand::run() const {
   if (!det.ok()) {
     std::fprintf(stderr, "no GPU: %s\n", det.problem.c_str());
     return kExitNoGpu;
-  }
-  LocalReplayOptions o;
-  if (!mechanism_.empty()) {
-    o.mechanism = mechanism_named(mechanism_);
-    if (!o.mechanism) throw std::runtime_error(fmt::format("unknown mechanism '{}'", mechanism_));
   }
   const auto mechanism = o.mechanism ? o.mechanism : mechanism_for_sharing(it->sharing.kind);
   if (allow_mig_reconfigure_ && mechanism == Mechanism::kMig) {
@@ -97,9 +104,6 @@ int ReplayCommand::run() const {
   }
   o.workload_binary = command_.empty() ? default_kernel_binary(kernel_binary_) : "";
   o.default_kernel = default_kernel_;
-  if (!find_kernel(o.default_kernel))
-    throw std::runtime_error(fmt::format("--default-kernel: unknown kernel '{}' (known: {})",
-                                         o.default_kernel, kernel_names()));
   o.command = command_;
   o.interposer_library = default_interposer_library(interposer_);
   o.mps_control = mps_control_;
@@ -116,7 +120,7 @@ int ReplayCommand::run() const {
   write_results_marker(pods_dir, folder_entries(pods_dir));
   write_results(out, r.local_scenario, {&r.result, 1}, force_);
   if (!quiet_) {
-    std::fputs(comparison_table({&r.result, 1}).c_str(), stdout);
+    std::fputs(comparison_table({&r.result, 1}, wide_).c_str(), stdout);
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv}; pod logs in %s/\n", out.c_str(),
                 o.work_dir.c_str());
   }

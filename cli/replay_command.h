@@ -20,7 +20,7 @@ class ReplayCommand {
                          default_kernel_ = "fma", interposer_, mps_control_, nvml_library_,
                          nvidia_smi_;
   double time_scale_ = 1.0, timeout_factor_ = 2.0, timeout_grace_s_ = 10.0;
-  bool allow_mig_reconfigure_ = false, quiet_ = false, force_ = false;
+  bool allow_mig_reconfigure_ = false, quiet_ = false, force_ = false, wide_ = false;
 };
 
 }  // namespace slicelab

@@ -4,13 +4,15 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <thread>
 
+#include "cli/cpu_limit.h"
 #include "cli/progress_line.h"
 #include "reports/atomic_folder.h"
+#include "cli/usage_error.h"
 #include "reports/sweep_files.h"
 #include "sim/planning/sweep_grid.h"
 #include "sim/planning/sweep_runner.h"
+#include "workloads/input_error.h"
 
 namespace slicelab {
 
@@ -18,16 +20,17 @@ SweepCommand::SweepCommand(CLI::App& app)
     : sweep_(app.add_subcommand(
           "sweep", "Run a grid of policies x cluster scales x workload scales x seeds")),
       merge_(app.add_subcommand("merge", "Join sweep shards into one result set")),
-      jobs_(static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))) {
+      jobs_(default_jobs()) {
   sweep_->add_option("sweep", file_, "Sweep YAML file")->required()->check(CLI::ExistingFile);
   sweep_->add_option("--shard", shard_,
                      "Run only part I of N (0-based I/N, e.g. $JOB_COMPLETION_INDEX/4)");
   sweep_->add_option("--out", out_,
                      "Output folder (default: results/<sweep name>-sweep, or "
                      "results/<sweep name>-sweep-shard-I-of-N)");
-  sweep_->add_option("-j,--jobs", jobs_, "Runs in parallel (default: all cores)")
+  sweep_
+      ->add_option("-j,--jobs", jobs_, "Runs in parallel (default: the CPUs this process may use)")
       ->check(CLI::Range(1, 1024));
-  sweep_->add_flag("-q,--quiet", quiet_, "Print only errors");
+  sweep_->add_flag("-q,--quiet", quiet_, "Print no progress, only errors");
   for (CLI::App* c : {sweep_, merge_})
     c->add_flag("--force", force_,
                 "Replace the output folder even if files were added to it (only a folder slicelab "
@@ -43,8 +46,13 @@ int SweepCommand::run() const {
 }
 
 int SweepCommand::run_sweep_cmd() const {
+  Shard shard;
+  try {
+    if (!shard_.empty()) shard = parse_shard(shard_);
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   const SweepSpec spec = read_sweep_spec(file_);
-  const Shard shard = shard_.empty() ? Shard{} : parse_shard(shard_);
   const std::vector<size_t> indices = shard_indices(spec.size(), shard);
   std::string out = out_;
   if (out.empty())
@@ -60,7 +68,7 @@ int SweepCommand::run_sweep_cmd() const {
                               ? fmt::format("sweep {} ({} runs)", spec.name, indices.size())
                               : fmt::format("sweep {} shard {}/{} ({} of {} runs)", spec.name,
                                             shard.index, shard.count, indices.size(), spec.size()),
-                          std::max<size_t>(indices.size(), 1));
+                          std::max<size_t>(indices.size(), 1), quiet_);
     rows = run_sweep(spec, indices, jobs_, [&](size_t k, double f) { progress.update(k, f); });
   }
   const size_t n = rows.size();

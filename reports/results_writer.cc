@@ -211,73 +211,103 @@ std::string fill_table(std::span<const RunResult> runs) {
   return out;
 }
 
-std::string comparison_table(std::span<const RunResult> runs) {
-  std::vector<std::string> head = {"policy",  "sharing",    "done",      "failed",     "unplaced",
-                                   "alloc",   "SM util",    "queue p50", "queue p99",  "JCT p50",
-                                   "JCT p99", "slowdn p99", "SLO",       "GPU-h used", "cost $"};
-  std::vector<std::vector<std::string>> rows;
+std::string comparison_table(std::span<const RunResult> runs, bool wide) {
+  // Each column with how long it stays in the default table: when the table is wider than
+  // kTerminalColumns, the lowest `keep` goes first (0: only in the wide table).
+  struct Column {
+    std::string head;
+    int keep;
+    std::vector<std::string> cells;
+  };
+  std::vector<Column> cols = {
+      {"policy", 100, {}},    {"sharing", 90, {}},    {"done", 80, {}},
+      {"failed", 80, {}},     {"nbr fail", 0, {}},    {"unplaced", 70, {}},
+      {"alloc", 85, {}},      {"SM util", 60, {}},    {"iso err mean/max", 58, {}},
+      {"queue p50", 30, {}},  {"queue p99", 75, {}},  {"JCT p50", 35, {}},
+      {"JCT p99", 65, {}},    {"slowdn p99", 20, {}}, {"SLO", 55, {}},
+      {"GPU-h used", 25, {}}, {"cost $", 50, {}},     {"MIG reconf", 0, {}},
+      {"stranded", 57, {}}};
   // Isolation error (mean / max over capped pods) and failures caused by a neighbour: shown
   // only when some run has them, so tables of scenarios without capped modes stay as they were.
   const bool isolation = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) {
     return r.summary.isolation_error.count > 0 || r.summary.neighbour_failures > 0;
   });
-  if (isolation) {
-    head.insert(head.begin() + 4, "nbr fail");
-    head.insert(head.begin() + 8, "iso err mean/max");
-  }
+  // MIG columns only when some run shares GPUs by MIG.
+  const bool mig =
+      std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.summary.mig; });
   for (const RunResult& r : runs) {
     const RunSummary& s = r.summary;
     auto pct = [](double v) { return fmt::format("{:.1f}%", 100 * v); };
     auto t = [](const Distribution& d, double v) {
       return d.count ? human_time(v) : std::string("-");
     };
-    rows.push_back(
-        {r.policy, std::string(r.sharing.substr(0, r.sharing.find(' '))),
-         fmt::format("{}", s.completed), fmt::format("{}", s.failed),
-         fmt::format("{}", s.unschedulable + s.pending_at_end), pct(s.allocation_ratio),
-         pct(s.sm_utilization), t(s.queue_delay_s, s.queue_delay_s.p50),
-         t(s.queue_delay_s, s.queue_delay_s.p99), t(s.jct_s, s.jct_s.p50), t(s.jct_s, s.jct_s.p99),
-         s.slowdown.count ? fmt::format("{:.2f}", s.slowdown.p99) : "-",
-         s.slo_attainment ? pct(*s.slo_attainment) : "-",
-         fmt::format("{:.1f}", s.gpu_hours_allocated), fmt::format("{:.2f}", s.cost_usd)});
-    if (isolation) {
-      auto& row = rows.back();
-      row.insert(row.begin() + 4, fmt::format("{}", s.neighbour_failures));
-      const Distribution& e = s.isolation_error;
-      row.insert(row.begin() + 8, e.count
-                                      ? fmt::format("{:.1f}/{:.1f} pt", 100 * e.mean, 100 * e.max)
-                                      : std::string("-"));
-    }
+    const Distribution& e = s.isolation_error;
+    const auto& m = s.mig;
+    const std::vector<std::string> row = {
+        r.policy,
+        std::string(r.sharing.substr(0, r.sharing.find(' '))),
+        fmt::format("{}", s.completed),
+        fmt::format("{}", s.failed),
+        fmt::format("{}", s.neighbour_failures),
+        fmt::format("{}", s.unschedulable + s.pending_at_end),
+        pct(s.allocation_ratio),
+        pct(s.sm_utilization),
+        e.count ? fmt::format("{:.1f}/{:.1f} pt", 100 * e.mean, 100 * e.max) : std::string("-"),
+        t(s.queue_delay_s, s.queue_delay_s.p50),
+        t(s.queue_delay_s, s.queue_delay_s.p99),
+        t(s.jct_s, s.jct_s.p50),
+        t(s.jct_s, s.jct_s.p99),
+        s.slowdown.count ? fmt::format("{:.2f}", s.slowdown.p99) : "-",
+        s.slo_attainment ? pct(*s.slo_attainment) : "-",
+        fmt::format("{:.1f}", s.gpu_hours_allocated),
+        fmt::format("{:.2f}", s.cost_usd),
+        m ? fmt::format("{}", m->reconfigurations) : "-",
+        m ? fmt::format("{:.1f}%", 100 * m->stranded_ratio) : "-"};
+    for (size_t c = 0; c < cols.size(); ++c) cols[c].cells.push_back(row[c]);
   }
-  // MIG columns only when some run shares GPUs by MIG.
-  if (std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.summary.mig; })) {
-    head.insert(head.end(), {"MIG reconf", "stranded"});
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const auto& m = runs[i].summary.mig;
-      rows[i].push_back(m ? fmt::format("{}", m->reconfigurations) : "-");
-      rows[i].push_back(m ? fmt::format("{:.1f}%", 100 * m->stranded_ratio) : "-");
+  std::erase_if(cols, [&](const Column& c) {
+    if (!isolation && (c.head == "nbr fail" || c.head == "iso err mean/max")) return true;
+    if (!mig && (c.head == "MIG reconf" || c.head == "stranded")) return true;
+    return false;
+  });
+  const auto width = [](const Column& c) {
+    size_t w = c.head.size();
+    for (const auto& cell : c.cells) w = std::max(w, cell.size());
+    return w;
+  };
+  const size_t all = cols.size();
+  if (!wide) {
+    // A column that says nothing for any policy ("-" throughout) is left out first.
+    std::erase_if(cols, [](const Column& c) {
+      return c.keep == 0 ||
+             (c.keep < 80 && std::all_of(c.cells.begin(), c.cells.end(),
+                                         [](const std::string& v) { return v == "-"; }));
+    });
+    const auto total = [&] {
+      size_t w = 0;
+      for (const Column& c : cols) w += width(c) + 2;
+      return w - 2;
+    };
+    while (total() > kTerminalColumns && cols.size() > 2) {
+      const auto lowest =
+          std::min_element(cols.begin() + 2, cols.end(),
+                           [](const Column& a, const Column& b) { return a.keep < b.keep; });
+      cols.erase(lowest);
     }
-  }
-  std::vector<size_t> width(head.size());
-  for (size_t c = 0; c < head.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
   }
   std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (size_t c = 0; c < cells.size(); ++c) {
+  const auto line = [&](const auto& cell_of) {
+    for (size_t c = 0; c < cols.size(); ++c) {
       // Text columns left-aligned, figures right-aligned.
-      out += c < 2 ? fmt::format("{:<{}}", cells[c], width[c])
-                   : fmt::format("{:>{}}", cells[c], width[c]);
-      out += c + 1 < cells.size() ? "  " : "\n";
+      const size_t w = width(cols[c]);
+      out += c < 2 ? fmt::format("{:<{}}", cell_of(c), w) : fmt::format("{:>{}}", cell_of(c), w);
+      out += c + 1 < cols.size() ? "  " : "\n";
     }
   };
-  line(head);
-  std::vector<std::string> rule;
-  rule.reserve(width.size());
-  for (const size_t w : width) rule.emplace_back(w, '-');
-  line(rule);
-  for (const auto& row : rows) line(row);
+  line([&](size_t c) { return cols[c].head; });
+  line([&](size_t c) { return std::string(width(cols[c]), '-'); });
+  for (size_t r = 0; r < runs.size(); ++r) line([&](size_t c) { return cols[c].cells[r]; });
+  if (cols.size() < all) out += fmt::format("({} more columns with --wide)\n", all - cols.size());
   return out;
 }
 

@@ -16,7 +16,10 @@ namespace slicelab {
 nlohmann::ordered_json summary_json(const Scenario& scenario, std::span<const RunResult> runs);
 std::string pods_csv(const Scenario& scenario, std::span<const RunResult> runs);
 std::string timeseries_csv(std::span<const RunResult> runs);
-std::string comparison_table(std::span<const RunResult> runs);
+// The terminal table: every column when `wide`, else the most telling ones that fit in
+// kTerminalColumns, and a line saying how many more --wide shows.
+constexpr size_t kTerminalColumns = 120;
+std::string comparison_table(std::span<const RunResult> runs, bool wide = false);
 // Fill experiments (the FGD paper's): one row per arrived pod per policy, and a summary table.
 std::string fill_csv(std::span<const RunResult> runs);
 std::string fill_table(std::span<const RunResult> runs);

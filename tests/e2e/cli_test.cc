@@ -399,14 +399,98 @@ TEST_F(Cli, MissingScenarioFile) {
 }
 
 TEST_F(Cli, BadCommandLines) {
-  EXPECT_NE(slicelab("").status, 0);  // a subcommand is required
-  EXPECT_NE(slicelab("simulate " + shell_quote(kQuickstart)).status, 0);
-  EXPECT_NE(slicelab("compare").status, 0);  // the scenario is required
-  EXPECT_NE(slicelab("compare " + shell_quote(kQuickstart) + " --jobs 0").status, 0);
-  EXPECT_NE(slicelab("validate " + shell_quote(kQuickstart) + " --out x").status,
-            0);  // validate writes nothing
+  // A command line that does not parse is a usage error: exit code 2 (a bad input is 1).
+  EXPECT_EQ(slicelab("").status, 2);  // a subcommand is required
+  EXPECT_EQ(slicelab("simulate " + shell_quote(kQuickstart)).status, 2);
+  EXPECT_EQ(slicelab("compare").status, 2);  // the scenario is required
+  EXPECT_EQ(slicelab("compare " + shell_quote(kQuickstart) + " --jobs 0").status, 2);
+  EXPECT_EQ(slicelab("validate " + shell_quote(kQuickstart) + " --out x").status,
+            2);  // validate writes nothing
   EXPECT_FALSE(fs::exists(tmp_ / "results"));
   EXPECT_FALSE(fs::exists(tmp_ / "x"));
+}
+
+TEST_F(Cli, UsageErrorsExitWith2InEverySubcommand) {
+  const std::string q = shell_quote(kQuickstart);
+  for (const std::string& args : std::vector<std::string>{
+           "compare " + q + " --no-such-option",  // unknown option
+           "compare " + q + " --jobs",            // option without its value
+           "compare " + q + " --jobs many",       // a value that is not a number
+           "run " + q + " --seed abc",
+           "run " + q + " --seed -1",  // out of range
+           "validate",                 // missing argument
+           "plan " + q + " --probes 0",
+           "sweep",
+           "merge --out x",
+           "report",
+           "import",
+           "calibrate",
+           "replay",
+           "kernels --no-such-option",
+           "interposer --no-such-option",
+           // Bad values found once the command runs are usage errors too.
+           "plan " + q + " --target 'queue_delay_max_s<300'",
+           "sweep " + shell_quote(kSource + "/scenarios/sweeps/example-sweep.yaml") +
+               " --shard 3/3",
+           "import csv --file " + q + " --map name -o x.yaml",
+           "kernels colocation --caps 0.5:x",
+           "kernels isolation --kernel no-such-kernel",
+           "replay " + q + " --mechanism no-such-mechanism",
+       }) {
+    SCOPED_TRACE(args);
+    const Outcome r = slicelab(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err, "");
+    EXPECT_EQ(r.out, "");
+  }
+  // What parses but cannot be run is an input or run error: 1.
+  EXPECT_EQ(slicelab("run " + q + " --policy nope").status, 1);
+  EXPECT_EQ(slicelab("--version").status, 0);
+}
+
+TEST_F(Cli, QuietPrintsNoProgress) {
+  // The large openb scenario runs for well over the progress line's first silent second: all
+  // its seeds and policies on one thread (a few seconds), or, sanitized (20-30x slower), one.
+#ifdef SLICELAB_SANITIZED
+  const std::string what = "run -p fgd --seed 42 ";
+#else
+  const std::string what = "compare --jobs 1 ";
+#endif
+  const std::string args = what + shell_quote(kSource + "/scenarios/openb-fgd.yaml") + " --out " +
+                           shell_quote(out_dir("openb"));
+  const Outcome loud = slicelab(args);
+  ASSERT_EQ(loud.status, 0) << loud.err;
+  ASSERT_NE(loud.err.find("runs done"), std::string::npos) << "no progress to silence";
+  const Outcome quiet = slicelab(args + " -q");
+  ASSERT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_EQ(quiet.out, "");
+}
+
+TEST_F(Cli, TableFits120ColumnsAndWideShowsEveryColumn) {
+  for (const char* name : {"quickstart.yaml", "sharing-modes.yaml", "mig.yaml"}) {
+    SCOPED_TRACE(name);
+    const std::string args = "compare " + shell_quote(kSource + "/scenarios/" + name) +
+                             " --jobs 2 --out " + shell_quote(out_dir("t"));
+    const Outcome narrow = slicelab(args);
+    ASSERT_EQ(narrow.status, 0) << narrow.err;
+    const Outcome wide = slicelab(args + " --wide");
+    ASSERT_EQ(wide.status, 0) << wide.err;
+    size_t widest = 0;
+    for (const std::string& l : lines_of(narrow.out)) {
+      EXPECT_LE(l.size(), 120U) << l;
+    }
+    for (const std::string& l : lines_of(wide.out)) widest = std::max(widest, l.size());
+    EXPECT_GT(widest, 120U) << wide.out;
+    const std::string header = lines_of(narrow.out).at(0), wide_header = lines_of(wide.out).at(0);
+    EXPECT_LT(header.size(), wide_header.size());
+    EXPECT_NE(narrow.out.find("more columns with --wide"), std::string::npos) << narrow.out;
+    EXPECT_EQ(wide.out.find("more columns with --wide"), std::string::npos) << wide.out;
+    for (const char* column : {"policy", "done", "failed", "alloc"})
+      EXPECT_NE(header.find(column), std::string::npos) << column;
+    for (const char* column : {"slowdn p99", "GPU-h used"})
+      EXPECT_NE(wide_header.find(column), std::string::npos) << column;
+  }
 }
 
 TEST_F(Cli, HelpForEverySubcommand) {

@@ -147,7 +147,7 @@ TEST_F(Import, CommandErrors) {
   std::ofstream(csv) << "a,b\n1,2\n";
   Outcome r =
       slicelab("import csv --file " + csv + " --map duration -o " + (dir_ / "o.yaml").string());
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // a bad option value: a usage error
   EXPECT_EQ(r.out, "error: --map: expected field=column, found 'duration'\n");
   r = slicelab("import csv --file " + csv + " --map duration=c -o " + (dir_ / "o.yaml").string());
   EXPECT_EQ(r.status, 1);

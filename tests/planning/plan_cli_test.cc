@@ -136,7 +136,7 @@ policies: [{placement: first-fit}]
   const json j = json::parse(testing::read_file(dir / "plan.json"));
   EXPECT_EQ(j.at("growth"), 2);
   EXPECT_EQ(j.at("policies")[0].at("gpus"), 6);  // 6 pods at t = 0, none may wait
-  EXPECT_EQ(slicelab("plan " + scenario + " --target 'queue_delay_max_s<300'"), 1);
+  EXPECT_EQ(slicelab("plan " + scenario + " --target 'queue_delay_max_s<300'"), 2);  // usage
   EXPECT_NE(err().find("expected METRIC<=VALUE"), std::string::npos) << err();
 }
 

@@ -187,7 +187,7 @@ seeds: [1, 2]
                      (dir_ / "bad2").string()),
             1);
   EXPECT_NE(err().find("describes a different sweep"), std::string::npos) << err();
-  EXPECT_EQ(slicelab("sweep " + file + " --shard 3/3"), 1);
+  EXPECT_EQ(slicelab("sweep " + file + " --shard 3/3"), 2);  // a usage error
   EXPECT_NE(err().find("expected I/N"), std::string::npos) << err();
 }
 

@@ -76,14 +76,14 @@ TEST_F(CalibrateCli, BadCsvExitsOneWithFileAndLine) {
 
 TEST_F(CalibrateCli, SharingModesScenarioComparesEveryModeInUnderFiveSeconds) {
   const auto start = std::chrono::steady_clock::now();
-  const Outcome r =
-      slicelab("compare '" + std::string(SLICELAB_SOURCE_DIR) +
-               "/scenarios/sharing-modes.yaml' --jobs 1 --out '" + (dir_ / "res").string() + "'");
+  const Outcome r = slicelab("compare '" + std::string(SLICELAB_SOURCE_DIR) +
+                             "/scenarios/sharing-modes.yaml' --jobs 1 --wide --out '" +
+                             (dir_ / "res").string() + "'");
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.status, 0) << r.err;
   RecordProperty("compare_seconds", std::to_string(s));
   EXPECT_LT(s, 5.0);
-  for (const char* col : {"nbr fail", "iso err mean/max", "SM util"})
+  for (const char* col : {"nbr fail", "iso err mean/max", "SM util"})  // --wide: every column
     EXPECT_NE(r.out.find(col), std::string::npos) << col << " missing from\n" << r.out;
   for (const char* mode : {"whole-card", "time-slice", "mps", "interposer"})
     EXPECT_NE(r.out.find(mode), std::string::npos) << mode << " missing from\n" << r.out;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,6 +66,26 @@ TEST(ProgressLine, ManyThreadsUpdating) {
     threads.emplace_back([&line, t] {
       for (int i = 0; i <= 1000; ++i) line.update(t, i / 1000.0);
     });
+}
+
+// -q: nothing on stderr, even past the first second after which a progress line appears.
+TEST(ProgressLine, QuietPrintsNothing) {
+  using namespace std::chrono_literals;
+  for (const bool quiet : {false, true}) {
+    SCOPED_TRACE(quiet);
+    ::testing::internal::CaptureStderr();
+    {
+      ProgressLine line("test", 1, quiet);
+      line.update(0, 0.5);
+      std::this_thread::sleep_for(1300ms);
+    }
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    if (quiet) {
+      EXPECT_EQ(err, "");
+    } else {
+      EXPECT_NE(err.find("test:  50.0% (0/1 runs done"), std::string::npos) << err;
+    }
+  }
 }
 
 }  // namespace
