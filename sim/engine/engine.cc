@@ -21,6 +21,7 @@
 #include "sim/mig/mig_sharing.h"
 #include "sim/mig/mig_state.h"
 #include "sim/topology/gpu_topology.h"
+#include "workloads/input_limits.h"
 
 namespace slicelab {
 namespace {
@@ -747,6 +748,9 @@ RunResult Simulation::run(const ProgressFn& progress) {
   if (in_.config.until_s) t0_ = std::min(t0_, *in_.config.until_s);
   now_ = t0_;
   const double until = in_.config.until_s.value_or(kInf);
+  // Without `until`, queueing can carry a run far past its last arrival; the simulation horizon
+  // bounds it (and so its samples), and what is unfinished then is reported as such.
+  const double stop = std::min(until, kHorizonS);
   const double interval = in_.config.sample_interval_s;
   double next_sample = interval > 0 ? t0_ : kInf;
   size_t next_arrival = 0;
@@ -760,12 +764,12 @@ RunResult Simulation::run(const ProgressFn& progress) {
     const double t_event = std::min(t_finish, t_arrival);
     if (t_event == kInf) break;
     // Samples fall between events; one at time t sees the state after all events at t.
-    while (next_sample < t_event && next_sample <= until) {
+    while (next_sample < t_event && next_sample <= stop) {
       advance(next_sample);
       take_sample(next_sample);
       next_sample += interval;
     }
-    if (t_event > until) break;
+    if (t_event > stop) break;
     advance(t_event);
     ++events_done_;
     if (t_finish <= t_arrival) {

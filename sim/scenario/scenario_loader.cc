@@ -12,6 +12,7 @@
 #include "workloads/fill_sampler.h"
 #include "workloads/generator.h"
 #include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 #include "workloads/pod_yaml.h"
 #include "workloads/yaml_reader.h"
 
@@ -71,6 +72,8 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
   if (groups.size() == 0) yaml.fail(groups, "cluster.node_groups", "needs at least one node group");
   ClusterSpec spec;
   std::unordered_map<std::string, size_t> names;
+  int64_t nodes = 0;
+  int64_t gpus = 0;
   for (size_t i = 0; i < groups.size(); ++i) {
     const std::string path = index_path("cluster.node_groups", i);
     const YAML::Node g = groups[i];
@@ -112,6 +115,18 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
     if (const YAML::Node t = g["topology"]; t.IsDefined())
       group.topology =
           read_topology(yaml, t, join_path(path, "topology"), yaml.file(), group.gpus_per_node);
+    // Counted as they are read, so the message points at the group that crosses a limit.
+    nodes += static_cast<int64_t>(group.count);
+    gpus += static_cast<int64_t>(group.count) * group.gpus_per_node;
+    if (nodes > kMaxNodes)
+      yaml.fail(g["count"], join_path(path, "count"),
+                fmt::format("the cluster has {} nodes up to here, more than the limit of {}",
+                            nodes, kMaxNodes));
+    if (gpus > kMaxGpus)
+      yaml.fail(g["count"], join_path(path, "count"),
+                fmt::format("the cluster has {} GPUs up to here (count x gpus_per_node), more "
+                            "than the limit of {}",
+                            gpus, kMaxGpus));
     spec.groups.push_back(std::move(group));
   }
   return spec;
@@ -132,6 +147,21 @@ EngineConfig read_engine(const YamlReader& yaml, const YAML::Node& node) {
   c.sample_interval_s =
       yaml.opt_duration(node, "engine", "sample_interval", 0.001).value_or(c.sample_interval_s);
   c.until_s = yaml.opt_duration(node, "engine", "until", 0.0);
+  // The time series is one sample per interval over the run: bound it before the run, not by
+  // running out of memory (an interval of 1ms over the horizon is 3e10 samples).
+  const double span_s = c.until_s.value_or(kHorizonS);
+  if (span_s / c.sample_interval_s > static_cast<double>(kMaxSamples)) {
+    const bool by_until = c.until_s.has_value();
+    yaml.fail(node["sample_interval"].IsDefined() ? node["sample_interval"] : node["until"],
+              node["sample_interval"].IsDefined() ? "engine.sample_interval" : "engine.until",
+              fmt::format("{}s / {:g}s gives {:.0f} samples, more than the limit of {}; raise "
+                          "sample_interval to at least {:g}s{}",
+                          by_until ? fmt::format("until {:g}", span_s)
+                                   : fmt::format("the simulation horizon of {:g}", span_s),
+                          c.sample_interval_s, span_s / c.sample_interval_s, kMaxSamples,
+                          span_s / static_cast<double>(kMaxSamples),
+                          by_until ? "" : " or set engine.until"));
+  }
   if (const YAML::Node v = node["speed_scaling"]; v.IsDefined())
     c.speed_scaling = yaml.boolean(v, "engine.speed_scaling");
   return c;
@@ -345,6 +375,9 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   if (const YAML::Node seeds = root["seeds"]; seeds.IsDefined()) {
     yaml.require_seq(seeds, "seeds");
     if (seeds.size() == 0) yaml.fail(seeds, "seeds", "needs at least one seed");
+    if (seeds.size() > static_cast<size_t>(kMaxSeeds))
+      yaml.fail(seeds, "seeds",
+                fmt::format("has {} seeds, more than the limit of {}", seeds.size(), kMaxSeeds));
     for (size_t i = 0; i < seeds.size(); ++i)
       sc.seeds.push_back(
           static_cast<uint64_t>(yaml.integer(seeds[i], index_path("seeds", i), 0, INT64_MAX)));
@@ -355,7 +388,14 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   sc.catalog = GpuCatalog::builtin();
   if (scenario_uses_openb(root)) add_openb_assumed_models(sc.catalog);
   if (const YAML::Node m = root["gpu_models"]; m.IsDefined()) read_gpu_models(yaml, m, sc.catalog);
-  sc.cluster = read_cluster(yaml, yaml.required(root, "", "cluster"), sc.catalog);
+  const YAML::Node cluster = yaml.required(root, "", "cluster");
+  sc.cluster = read_cluster(yaml, cluster, sc.catalog);
+  // openb node lists are counted here; node_groups are counted group by group as they are read.
+  if (sc.cluster.node_count() > static_cast<size_t>(kMaxNodes) ||
+      sc.cluster.gpu_count() > static_cast<size_t>(kMaxGpus))
+    yaml.fail(cluster, "cluster",
+              fmt::format("has {} nodes and {} GPUs, more than the limits of {} nodes and {} GPUs",
+                          sc.cluster.node_count(), sc.cluster.gpu_count(), kMaxNodes, kMaxGpus));
   sc.engine = read_engine(yaml, root["engine"]);
 
   const ModelCheck check_model = [&](std::string_view m) -> std::optional<std::string> {
@@ -391,6 +431,10 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     sc.generator = g;
     sc.workload_source = "generator";
   }
+  // Every source checks its own count as it reads; this is the one place all sources pass.
+  if (sc.pods.size() > static_cast<size_t>(kMaxPods))
+    yaml.fail(w, "workload",
+              fmt::format("has {} pods, more than the limit of {}", sc.pods.size(), kMaxPods));
   if (const YAML::Node fill = w["fill"]; fill.IsDefined()) {
     yaml.check_keys(fill, "workload.fill", {"target"});
     const double target = yaml.number(yaml.required(fill, "workload.fill", "target"),
