@@ -30,7 +30,7 @@ bool empty(const CsvReader& csv, std::optional<size_t> c) {
 double time_of(const CsvReader& csv, size_t c, double unit) {
   double v = 0;
   if (!parse_csv_number(csv.field(c), v) || v < 0 || !(v * unit <= kHorizonS))
-    csv.fail_field(c, fmt::format("a time in 0..{:g} (the simulation horizon of {}, in the "
+    csv.fail_field(c, fmt::format("a time in 0..{} (the simulation horizon of {}, in the "
                                   "file's time unit)",
                                   kHorizonS / unit, kHorizonText));
   return v * unit;

@@ -21,6 +21,7 @@
 #include "sim/mig/mig_sharing.h"
 #include "sim/mig/mig_state.h"
 #include "sim/topology/gpu_topology.h"
+#include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 
 namespace slicelab {
@@ -730,6 +731,13 @@ void Simulation::record_fill_point() {
 }
 
 void Simulation::take_sample(double t) {
+  // The loader bounds the samples of a run that ends when its last pod would; queueing can
+  // carry it further, so the bound holds here too (docs/scenario-format.md, "Limits").
+  if (samples_.size() >= static_cast<size_t>(kMaxSamples))
+    throw InputError(fmt::format(
+        "the run reached {} time-series samples at {:g}s of simulated time (queueing kept it "
+        "going); raise engine.sample_interval or set engine.until",
+        kMaxSamples, t));
   const double total = static_cast<double>(std::max<int64_t>(cluster_.total_units(), 1));
   const double gpus = static_cast<double>(std::max<size_t>(cluster_.gpu_count(), 1));
   double sm = 0;

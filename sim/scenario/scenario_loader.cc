@@ -147,21 +147,6 @@ EngineConfig read_engine(const YamlReader& yaml, const YAML::Node& node) {
   c.sample_interval_s =
       yaml.opt_duration(node, "engine", "sample_interval", 0.001).value_or(c.sample_interval_s);
   c.until_s = yaml.opt_duration(node, "engine", "until", 0.0);
-  // The time series is one sample per interval over the run: bound it before the run, not by
-  // running out of memory (an interval of 1ms over the horizon is 3e10 samples).
-  const double span_s = c.until_s.value_or(kHorizonS);
-  if (span_s / c.sample_interval_s > static_cast<double>(kMaxSamples)) {
-    const bool by_until = c.until_s.has_value();
-    yaml.fail(node["sample_interval"].IsDefined() ? node["sample_interval"] : node["until"],
-              node["sample_interval"].IsDefined() ? "engine.sample_interval" : "engine.until",
-              fmt::format("{}s / {:g}s gives {:.0f} samples, more than the limit of {}; raise "
-                          "sample_interval to at least {:g}s{}",
-                          by_until ? fmt::format("until {:g}", span_s)
-                                   : fmt::format("the simulation horizon of {:g}", span_s),
-                          c.sample_interval_s, span_s / c.sample_interval_s, kMaxSamples,
-                          span_s / static_cast<double>(kMaxSamples),
-                          by_until ? "" : " or set engine.until"));
-  }
   if (const YAML::Node v = node["speed_scaling"]; v.IsDefined())
     c.speed_scaling = yaml.boolean(v, "engine.speed_scaling");
   return c;
@@ -358,6 +343,29 @@ void read_interference(const YamlReader& yaml, const YAML::Node& root, const std
   }
 }
 
+// The time series is one sample per interval over the run: bound it before the run rather
+// than by running out of memory (an interval of 1ms over a year is 3e10 samples). The run lasts
+// until engine.until, or at least until the last pod would finish without queueing; the engine
+// stops a run that queues past the limit (sim/engine/engine.cc).
+void check_sample_count(const YamlReader& yaml, const YAML::Node& engine, const Scenario& sc) {
+  const double interval = sc.engine.sample_interval_s;
+  if (interval <= 0) return;
+  double span = 0;
+  if (sc.engine.until_s) {
+    span = *sc.engine.until_s;
+  } else {
+    for (const PodSpec& p : sc.pods) span = std::max(span, p.arrival_s + p.duration_s);
+  }
+  const double samples = span / interval;
+  if (samples <= static_cast<double>(kMaxSamples)) return;
+  const bool given = engine.IsDefined() && engine["sample_interval"].IsDefined();
+  yaml.fail(given ? engine["sample_interval"] : engine, given ? "engine.sample_interval" : "engine",
+            fmt::format("{:g}s of simulated time ({}) / {:g}s gives {:.0f} samples, more than the "
+                        "limit of {}; raise sample_interval to at least {:g}s",
+                        span, sc.engine.until_s ? "engine.until" : "to the last pod's end", interval,
+                        samples, kMaxSamples, span / static_cast<double>(kMaxSamples)));
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) {
@@ -446,6 +454,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     sc.workload_source += fmt::format(", fill to {:g}x the GPU capacity", target);
     sc.engine.fill = true;
   }
+  check_sample_count(yaml, root["engine"], sc);
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
   for (const PolicySpec& p : sc.policies)
     if (p.sharing.mig) check_mig_layouts(*p.sharing.mig, sc.cluster, sc.catalog);
