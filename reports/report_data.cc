@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "reports/csv_table.h"
+#include "reports/ordered_json_parse.h"
 #include "workloads/text_file.h"
 
 namespace slicelab {
@@ -17,7 +18,7 @@ using ojson = nlohmann::ordered_json;
 std::optional<ojson> read_json(const fs::path& p) {
   if (!fs::is_regular_file(p)) return std::nullopt;
   try {
-    return ojson::parse(read_text_file(p.string()));
+    return parse_ordered_json(read_text_file(p.string()));
   } catch (const ojson::parse_error& e) {
     throw std::runtime_error(fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
   }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "reports/atomic_folder.h"
+#include "reports/ordered_json_parse.h"
 #include "reports/output_values.h"
 #include "sim/planning/plan_metrics.h"
 #include "workloads/input_error.h"
@@ -102,7 +103,7 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
     const fs::path d(dir);
     ojson m;
     try {
-      m = ojson::parse(read_text_file((d / "sweep.json").string()));
+      m = parse_ordered_json(read_text_file((d / "sweep.json").string()));
     } catch (const nlohmann::json::exception& e) {
       throw InputError(
           fmt::format("{}: not a sweep manifest: {}", (d / "sweep.json").string(), e.what()));

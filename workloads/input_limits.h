@@ -16,10 +16,11 @@ inline constexpr const char* kHorizonText = "365d";
 // A sample is 40 bytes, so one run's series stays under 40 MB.
 inline constexpr int64_t kMaxSamples = 1'000'000;
 
-// Pods of one workload, after generation, import or scaling. `validate` holds them all, about
-// 0.5 KiB each with a run's state (docs/scenario-format.md, "Limits"), so the largest workload
-// stays within a few GiB.
-inline constexpr int64_t kMaxPods = 10'000'000;
+// Pods of one workload, after generation, import, fill sampling or a sweep's scaling. Measured
+// (docs/scenario-format.md, "Limits"): `validate` holds about 200 bytes per pod, a run about
+// 570 bytes per pod per policy running at once, so the largest workload validates in 1 GB and
+// runs in about 3 GB per policy.
+inline constexpr int64_t kMaxPods = 5'000'000;
 
 // Nodes and GPUs of one cluster (all node groups together, after a sweep's scaling).
 inline constexpr int64_t kMaxNodes = 1'000'000;

@@ -200,16 +200,19 @@ const Case kCases[] = {
     {"duration_overflow.yaml",
      "{dir}/duration_overflow.yaml:8:27: workload.pods[0].duration: expected a duration of at "
      "most 365d (the simulation horizon), found '1e308h'"},
+    {"fill_over_pod_limit.yaml",
+     "{dir}/fill_over_pod_limit.yaml:9:18: workload.fill.target: takes about 64000000 pods to "
+     "fill 160000 GPUs, more than the limit of 5000000"},
     {"generator_arrivals_beyond_horizon.yaml",
      "{dir}/generator_arrivals_beyond_horizon.yaml:8:11: workload.generator.pods: 1000000 pods at "
      "1 arrivals per hour take about 41667d to arrive, beyond the simulation horizon of 365d; "
      "raise the rate or set 'horizon'"},
     {"generator_pods_over_limit.yaml",
      "{dir}/generator_pods_over_limit.yaml:8:11: workload.generator.pods: expected an integer in "
-     "1..10000000, found '100000000'"},
+     "1..5000000, found '100000000'"},
     {"generator_rate_over_limit.yaml",
      "{dir}/generator_rate_over_limit.yaml:9:24: workload.generator.arrivals_per_hour: generates "
-     "about 8760000000000 pods over the horizon of 8760h, more than the limit of 10000000; lower "
+     "about 8760000000000 pods over the horizon of 8760h, more than the limit of 5000000; lower "
      "the rate or the horizon, or set 'pods'"},
     {"infinite_number.yaml",
      "{dir}/infinite_number.yaml:9:24: workload.generator.arrivals_per_hour: expected a number in "
