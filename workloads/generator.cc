@@ -106,11 +106,11 @@ GeneratorSpec read_generator_spec(const YamlReader& yaml, const YAML::Node& node
   if (spec.pod_count && !spec.horizon_s) {
     const double span_s = static_cast<double>(*spec.pod_count) / spec.arrivals_per_hour * 3600.0;
     if (span_s > kHorizonS)
-      yaml.fail(node["pods"], join_path(path, "pods"),
-                fmt::format("{} pods at {:g} arrivals per hour take about {:.0f}d to arrive, "
-                            "beyond the simulation horizon of {}; raise the rate or set 'horizon'",
-                            *spec.pod_count, spec.arrivals_per_hour, span_s / 86400.0,
-                            kHorizonText));
+      yaml.fail(
+          node["pods"], join_path(path, "pods"),
+          fmt::format("{} pods at {:g} arrivals per hour take about {:.0f}d to arrive, "
+                      "beyond the simulation horizon of {}; raise the rate or set 'horizon'",
+                      *spec.pod_count, spec.arrivals_per_hour, span_s / 86400.0, kHorizonText));
   }
   spec.diurnal_amplitude = yaml.opt_number(node, path, "diurnal_amplitude", 0.0, 1.0).value_or(0.0);
   spec.diurnal_peak_s = yaml.opt_duration(node, path, "diurnal_peak").value_or(14 * 3600.0);
@@ -158,10 +158,10 @@ std::vector<PodSpec> generate_pods(const GeneratorSpec& spec, uint64_t scenario_
     if (spec.horizon_s && t > *spec.horizon_s) break;
     // Without a horizon, a count checked against the mean rate can still run past it by chance.
     if (t > kHorizonS)
-      throw InputError(fmt::format(
-          "{}: pod {} arrives at {:.0f}s, beyond the simulation horizon of {}; raise "
-          "arrivals_per_hour or set 'horizon'",
-          spec.origin, index, t, kHorizonText));
+      throw InputError(
+          fmt::format("{}: pod {} arrives at {:.0f}s, beyond the simulation horizon of {}; raise "
+                      "arrivals_per_hour or set 'horizon'",
+                      spec.origin, index, t, kHorizonText));
     if (index >= static_cast<uint64_t>(kMaxPods))
       throw InputError(fmt::format("{}: generates more than {} pods; lower the rate or the horizon",
                                    spec.origin, kMaxPods));

@@ -89,8 +89,8 @@ PlanSpec read_plan_spec(const std::string& scenario_path, const Scenario& scenar
     if (g.gpus_per_node > 0) {
       spec.node_group = g.name;
       // The default bound stays within the cluster limits; one given explicitly must.
-      spec.max_nodes = std::max(1, std::min(16 * g.count, largest_group_size(scenario.cluster,
-                                                                             g.name)));
+      spec.max_nodes =
+          std::max(1, std::min(16 * g.count, largest_group_size(scenario.cluster, g.name)));
       break;
     }
   const YAML::Node root = load_yaml_file(scenario_path);
@@ -179,10 +179,10 @@ void check_plan_spec(const PlanSpec& spec, const Scenario& scenario) {
                                  spec.min_nodes, spec.max_nodes));
   // The largest size tried and the grown workload are held to a scenario's own limits.
   if (static_cast<double>(scenario.pods.size()) * spec.growth > static_cast<double>(kMaxPods))
-    throw InputError(fmt::format(
-        "{}: growth {:g}x makes a workload of {:.0f} pods, more than the limit of {}",
-        scenario.path, spec.growth, static_cast<double>(scenario.pods.size()) * spec.growth,
-        kMaxPods));
+    throw InputError(
+        fmt::format("{}: growth {:g}x makes a workload of {:.0f} pods, more than the limit of {}",
+                    scenario.path, spec.growth,
+                    static_cast<double>(scenario.pods.size()) * spec.growth, kMaxPods));
   const int fit = largest_group_size(scenario.cluster, spec.node_group);
   if (spec.max_nodes > fit)
     throw InputError(fmt::format(

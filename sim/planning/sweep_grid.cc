@@ -129,10 +129,9 @@ SweepSpec read_sweep_spec(const std::string& path) {
     spec.seeds.push_back(base.seed);
   }
   // The grid and its largest scaled point must fit the limits a scenario itself is held to.
-  const double grid = static_cast<double>(spec.policies.size()) *
-                      static_cast<double>(spec.cluster_scales.size()) *
-                      static_cast<double>(spec.workload_scales.size()) *
-                      static_cast<double>(spec.seeds.size());
+  const double grid =
+      static_cast<double>(spec.policies.size()) * static_cast<double>(spec.cluster_scales.size()) *
+      static_cast<double>(spec.workload_scales.size()) * static_cast<double>(spec.seeds.size());
   if (grid > static_cast<double>(kMaxSweepPoints))
     yaml.fail(root, "",
               fmt::format("the grid has {:.0f} points, more than the limit of {}", grid,
@@ -141,7 +140,8 @@ SweepSpec read_sweep_spec(const std::string& path) {
       *std::max_element(spec.cluster_scales.begin(), spec.cluster_scales.end());
   const double workload_max =
       *std::max_element(spec.workload_scales.begin(), spec.workload_scales.end());
-  if (static_cast<double>(base.cluster.node_count()) * cluster_max > static_cast<double>(kMaxNodes) ||
+  if (static_cast<double>(base.cluster.node_count()) * cluster_max >
+          static_cast<double>(kMaxNodes) ||
       static_cast<double>(base.cluster.gpu_count()) * cluster_max > static_cast<double>(kMaxGpus))
     yaml.fail(root["cluster_scales"], "cluster_scales",
               fmt::format("x{:g} makes a cluster of more than {} nodes or {} GPUs", cluster_max,

@@ -120,8 +120,8 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
     gpus += static_cast<int64_t>(group.count) * group.gpus_per_node;
     if (nodes > kMaxNodes)
       yaml.fail(g["count"], join_path(path, "count"),
-                fmt::format("the cluster has {} nodes up to here, more than the limit of {}",
-                            nodes, kMaxNodes));
+                fmt::format("the cluster has {} nodes up to here, more than the limit of {}", nodes,
+                            kMaxNodes));
     if (gpus > kMaxGpus)
       yaml.fail(g["count"], join_path(path, "count"),
                 fmt::format("the cluster has {} GPUs up to here (count x gpus_per_node), more "
@@ -362,8 +362,8 @@ void check_sample_count(const YamlReader& yaml, const YAML::Node& engine, const 
   yaml.fail(given ? engine["sample_interval"] : engine, given ? "engine.sample_interval" : "engine",
             fmt::format("{:g}s of simulated time ({}) / {:g}s gives {:.0f} samples, more than the "
                         "limit of {}; raise sample_interval to at least {:g}s",
-                        span, sc.engine.until_s ? "engine.until" : "to the last pod's end", interval,
-                        samples, kMaxSamples, span / static_cast<double>(kMaxSamples)));
+                        span, sc.engine.until_s ? "engine.until" : "to the last pod's end",
+                        interval, samples, kMaxSamples, span / static_cast<double>(kMaxSamples)));
 }
 
 }  // namespace

@@ -165,9 +165,9 @@ TEST_F(Import, CommandErrors) {
 TEST_F(Import, TimesBeyondTheHorizonAreRefusedNotWrittenAsInf) {
   const std::string csv = (dir_ / "h.csv").string();
   std::ofstream(csv) << "id,t\na,1\nb,1e308\n";
-  const Outcome r = slicelab("import csv --file " + csv +
-                             " --map name=id,duration=t --time-unit h -o " +
-                             (dir_ / "h.yaml").string());
+  const Outcome r =
+      slicelab("import csv --file " + csv + " --map name=id,duration=t --time-unit h -o " +
+               (dir_ / "h.yaml").string());
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "error: " + csv +
                        ":3: column 't': expected a time in 0..8760 (the simulation horizon of "

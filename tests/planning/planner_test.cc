@@ -183,13 +183,15 @@ TEST_F(Planner, GrowthAndSizesBeyondTheLimitsAreRefused) {
   EXPECT_EQ(message_of([&] { check_plan_spec(spec, sc); }), "no error");
   spec.growth = 1000;  // 6,000,000 pods
   EXPECT_EQ(message_of([&] { check_plan_spec(spec, sc); }),
-            path + ": growth 1000x makes a workload of 6000000 pods, more than the limit of "
-                   "5000000");
+            path +
+                ": growth 1000x makes a workload of 6000000 pods, more than the limit of "
+                "5000000");
   spec.growth = 1;
   spec.max_nodes = 500'001;  // 4,000,008 GPUs
   EXPECT_EQ(message_of([&] { check_plan_spec(spec, sc); }),
-            path + ": 500001 nodes in node group 'gpu' make a cluster beyond the limits of "
-                   "1000000 nodes and 4000000 GPUs (at most 500000 fit)");
+            path +
+                ": 500001 nodes in node group 'gpu' make a cluster beyond the limits of "
+                "1000000 nodes and 4000000 GPUs (at most 500000 fit)");
 }
 
 TEST_F(Planner, WorkloadScalingReplicatesTracesAndRegeneratesGenerators) {

@@ -69,12 +69,14 @@ TEST_F(CsvFiles, TimesBeyondTheHorizonNameTheirRow) {
   m.time_unit_s = 3600;
   m.file = write("h.csv", "t,a\n1,0\n1e308,0\n");
   EXPECT_EQ(message_of([&] { read_csv_trace(m); }),
-            m.file + ":3: column 't': expected a time in 0..8760 (the simulation horizon of 365d, "
-                     "in the file's time unit), found '1e308'");
+            m.file +
+                ":3: column 't': expected a time in 0..8760 (the simulation horizon of 365d, "
+                "in the file's time unit), found '1e308'");
   m.file = write("a.csv", "t,a\n1,1e20\n");
   EXPECT_EQ(message_of([&] { read_csv_trace(m); }),
-            m.file + ":2: column 'a': expected a time in 0..8760 (the simulation horizon of 365d, "
-                     "in the file's time unit), found '1e20'");
+            m.file +
+                ":2: column 'a': expected a time in 0..8760 (the simulation horizon of 365d, "
+                "in the file's time unit), found '1e20'");
 }
 
 TEST_F(CsvFiles, MappingWithUnitsAndStartEnd) {

@@ -288,13 +288,14 @@ TEST(OrderedJsonParse, MatchesNlohmannsParser) {
 }
 
 // Report entries are gathered in linear time: 100,000 further keys in a summary (parsed and
-// tabled), and a bar chart of 100,000 labels, were each compared with every earlier one. No timing is asserted;
-// ctest's timeout is the guard.
+// tabled), and a bar chart of 100,000 labels, were each compared with every earlier one. No timing
+// is asserted; ctest's timeout is the guard.
 TEST_F(ReportFolder, ManyEntriesAreGatheredInLinearTime) {
   std::string extra;
-  for (int i = 0; i < 100'000; ++i) extra += ", \"k" + std::to_string(i) + "\": " + std::to_string(i);
-  write_text(dir_ / "summary.json", R"({"scenario": "wide", "policies": [{"name": "p")" + extra +
-                                        "}]}");
+  for (int i = 0; i < 100'000; ++i)
+    extra += ", \"k" + std::to_string(i) + "\": " + std::to_string(i);
+  write_text(dir_ / "summary.json",
+             R"({"scenario": "wide", "policies": [{"name": "p")" + extra + "}]}");
   const Report r = build_report(load_report_data(dir_));
   const ReportTable* more = find_table(r, "More figures");
   ASSERT_NE(more, nullptr);
