@@ -135,8 +135,16 @@ std::vector<PodSpec> read_openb_pods(const std::string& path, const OpenbPodOpti
     pod.workload_class = c_qos && !csv.field(*c_qos).empty() ? csv.field(*c_qos) : "default";
     if (c_created) {
       // Times within the simulation horizon (workloads/input_limits.h), in seconds.
-      pod.arrival_s = csv.number(*c_created, 0, kHorizonS);
-      const double deleted = csv.number(*c_deleted, 0, kHorizonS);
+      const auto time_of = [&csv](size_t c) {
+        double v = 0;
+        if (!parse_csv_number(csv.field(c), v) || v < 0 || v > kHorizonS)
+          csv.fail_field(c, fmt::format("a time in 0..{} (the simulation horizon of {}, in "
+                                        "seconds)",
+                                        kHorizonS, kHorizonText));
+        return v;
+      };
+      pod.arrival_s = time_of(*c_created);
+      const double deleted = time_of(*c_deleted);
       if (deleted < pod.arrival_s)
         csv.fail_field(*c_deleted,
                        fmt::format("a time at or after creation_time ({})", csv.field(*c_created)));
