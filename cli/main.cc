@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
@@ -55,7 +56,16 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
       ->check(CLI::ExistingFile);
   cmd.add_option("--seed", c.seed,
                  "Override the scenario's seed (a run is a pure function of scenario and seed)")
-      ->check(CLI::Range(int64_t{0}, INT64_MAX));
+      // CLI11 reads a number beyond int64 as INT64_MAX, silently running another seed than
+      // the one asked for: check the text itself, before that conversion.
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            int64_t v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (ec == std::errc() && end == text.data() + text.size() && v >= 0) return "";
+            return fmt::format("expected an integer in 0..{}, found '{}'", INT64_MAX, text);
+          },
+          "INT in [0 - 9223372036854775807]", "seed"));
   if (writes) {
     cmd.add_option("--out", c.out, "Results folder (default: results/<scenario name>)");
     cmd.add_flag("-q,--quiet", c.quiet, "Print no table and no progress, only errors");

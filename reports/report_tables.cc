@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "reports/downsample.h"
 #include "reports/report_content.h"
@@ -298,6 +299,7 @@ void extra_tables(const ojson& s, Report& r) {
                                                "engine"};
   for (const bool isolation : {true, false}) {
     std::vector<std::string> names, rows;
+    std::unordered_set<std::string> listed;  // rows, for a linear pass over many keys
     std::vector<std::map<std::string, std::string>> cells;
     for (const ojson& p : policies_of(s)) {
       names.push_back(policy_name(p));
@@ -310,7 +312,7 @@ void extra_tables(const ojson& s, Report& r) {
       }
       std::map<std::string, std::string> m;
       for (auto& [k, v] : flat) {
-        if (std::find(rows.begin(), rows.end(), k) == rows.end()) rows.push_back(k);
+        if (listed.insert(k).second) rows.push_back(k);
         m[k] = v;
       }
       cells.push_back(std::move(m));
@@ -360,10 +362,11 @@ void plan_tables(const ojson& plan, Report& r) {
       "Metrics are those of the recommended size; infeasible = no evaluated size met every target.";
   t.head = {"policy", "feasible", "GPUs", "nodes", "cost $/h"};
   std::vector<std::string> metrics;
+  std::unordered_set<std::string> listed;  // metrics, for a linear pass over many keys
   for (const ojson& p : policies_of(plan))
     if (p.contains("metrics") && p["metrics"].is_object())
       for (const auto& [k, v] : p["metrics"].items())
-        if (std::find(metrics.begin(), metrics.end(), k) == metrics.end()) metrics.push_back(k);
+        if (listed.insert(k).second) metrics.push_back(k);
   t.head.insert(t.head.end(), metrics.begin(), metrics.end());
   t.head.push_back("fit");
   ReportTable curve;

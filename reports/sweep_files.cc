@@ -13,6 +13,7 @@
 #include "reports/output_values.h"
 #include "sim/planning/plan_metrics.h"
 #include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 #include "workloads/text_file.h"
 
 namespace slicelab {
@@ -154,13 +155,23 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
       throw InputError(fmt::format("{}: sweep.csv has {} rows, its manifest says {}", dir, count,
                                    manifest_rows));
   }
-  const auto points = first.at("points").get<size_t>();
+  // The manifest's count is not trusted: a forged "points": 1e12 made merge walk (and list)
+  // every missing index. Bound it, then find the first missing ones in time linear in the rows.
+  const ojson points_json = first.contains("points") ? first["points"] : ojson();
+  if (!points_json.is_number_unsigned() ||
+      points_json.get<uint64_t>() > static_cast<uint64_t>(kMaxSweepPoints))
+    throw InputError(fmt::format(
+        "{}: 'points' must be a whole number of at most {} (the limit of one sweep), found {}",
+        (fs::path(shard_dirs.front()) / "sweep.json").string(), kMaxSweepPoints,
+        points_json.dump()));
+  const auto points = points_json.get<size_t>();
+  size_t inside = 0;  // rows whose index lies in the grid
+  for (const auto& [i, line] : rows) inside += i < points ? 1 : 0;
   std::vector<size_t> missing;
-  for (size_t i = 0; i < points; ++i)
+  for (size_t i = 0; i < points && missing.size() < 10; ++i)
     if (!rows.contains(i)) missing.push_back(i);
   if (!missing.empty()) {
-    const size_t total = missing.size();
-    if (total > 10) missing.resize(10);
+    const size_t total = points - inside;
     throw InputError(fmt::format("merge: {} grid point(s) missing (no shard holds them): {}{}",
                                  total, fmt::join(missing, ", "), total > 10 ? ", ..." : ""));
   }

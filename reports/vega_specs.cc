@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace slicelab {
 namespace {
@@ -30,18 +31,18 @@ std::string format_signal(const std::string& field, const std::string& format) {
 
 json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& o) {
   json values = json::array();
+  // Each label's bar end in one pass (a pass per label was quadratic in the entries).
   std::vector<std::string> labels;
+  std::unordered_map<std::string, double> ends;
   double max_end = 0;
   for (const BarRow& r : rows) {
     values.push_back({{"label", r.label}, {"color", r.color}, {"value", tidy(r.value)}});
-    if (std::find(labels.begin(), labels.end(), r.label) == labels.end()) labels.push_back(r.label);
+    const auto [at, fresh] = ends.try_emplace(r.label, 0.0);
+    if (fresh) labels.push_back(r.label);
+    double& end = at->second;
+    end = o.stacked ? end + r.value : std::max(end, r.value);
   }
-  for (const std::string& l : labels) {
-    double end = 0;
-    for (const BarRow& r : rows)
-      if (r.label == l) end = o.stacked ? end + r.value : std::max(end, r.value);
-    max_end = std::max(max_end, end);
-  }
+  for (const auto& [label, end] : ends) max_end = std::max(max_end, end);
   json table = {{"name", "table"}, {"values", values}};
   // Stacked or not, every bar runs from v0 to v1, so one mark draws both kinds.
   if (o.stacked)

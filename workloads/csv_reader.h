@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace slicelab {
@@ -46,6 +47,7 @@ class CsvReader {
   size_t next_line_ = 1;
   size_t line_ = 0;
   std::vector<std::string> header_;
+  std::unordered_map<std::string, size_t> columns_;  // header name -> index, for linear lookups
   std::vector<std::string> fields_;
 
   bool read_record(std::vector<std::string>& out);

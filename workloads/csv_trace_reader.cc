@@ -9,6 +9,7 @@
 
 #include "workloads/csv_reader.h"
 #include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 
 namespace slicelab {
 namespace {
@@ -24,9 +25,15 @@ bool empty(const CsvReader& csv, std::optional<size_t> c) {
   return !c || csv.field(*c).find_first_not_of(" \t") == std::string::npos;
 }
 
-// A time column in seconds, at least 0.
+// A time column in seconds, from 0 to the simulation horizon: a larger one, or one that becomes
+// infinite in seconds ("1e308" hours), would be written by `import` as "inf" and run forever.
 double time_of(const CsvReader& csv, size_t c, double unit) {
-  return csv.number(c, 0, std::numeric_limits<double>::max()) * unit;
+  double v = 0;
+  if (!parse_csv_number(csv.field(c), v) || v < 0 || !(v * unit <= kHorizonS))
+    csv.fail_field(c, fmt::format("a time in 0..{} (the simulation horizon of {}, in the "
+                                  "file's time unit)",
+                                  kHorizonS / unit, kHorizonText));
+  return v * unit;
 }
 
 int64_t scaled(const CsvReader& csv, size_t c, double unit) {
@@ -165,6 +172,8 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
       pod.workload_class = csv.field(*c.cls);
     else
       pod.workload_class = "default";
+    if (pods.size() == static_cast<size_t>(kMaxPods))
+      csv.fail(fmt::format("more than {} pods (the limit of one workload)", kMaxPods));
     pods.push_back(std::move(pod));
   }
   if (pods.empty()) throw InputError(fmt::format("{}: no pods after the header", m.file));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 #include "workloads/rng.h"
 
 namespace slicelab {
@@ -16,6 +18,13 @@ std::vector<PodSpec> sample_fill(std::span<const PodSpec> trace, double capacity
   const double goal = target * capacity_gpus;
   double demand = 0;
   while (demand < goal) {
+    // The loader checks the expected count (sim/scenario/scenario_loader.cc); chance can still
+    // carry a draw past it.
+    if (out.size() == static_cast<size_t>(kMaxPods))
+      throw InputError(fmt::format(
+          "workload.fill: reaching {:g}x the GPU capacity takes more than {} pods (the limit of "
+          "one workload)",
+          target, kMaxPods));
     PodSpec pod = trace[rng.below(trace.size())];
     demand += pod.gpu_count * static_cast<double>(pod.gpu_milli) / 1000.0;
     pod.name = fmt::format("{}#{}", pod.name, out.size());

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 #include "workloads/pod_yaml.h"
 
 namespace slicelab {
@@ -16,6 +18,7 @@ constexpr double kDay = 86400.0;
 DurationDistribution read_duration(const YamlReader& yaml, const YAML::Node& node,
                                    std::string_view path) {
   DurationDistribution d;
+  d.origin = yaml.where(node, path);
   if (node.IsScalar()) {
     d.a = yaml.duration(node, path, 0.001);
     return d;
@@ -68,6 +71,13 @@ double DurationDistribution::sample(Rng& rng) const {
   }
   v = std::max(v, std::max(min_s, 0.001));
   if (max_s > 0) v = std::min(v, max_s);
+  // A wide distribution (a lognormal sigma of 10) draws run times of 1e20 s or infinity, which
+  // the engine would sample until memory runs out: refuse the draw rather than clamp silently.
+  if (!(v <= kHorizonS))
+    throw InputError(fmt::format(
+        "{}: sampled a duration of {:g}s, beyond the simulation horizon of {} ({:g}s); set 'max' "
+        "or narrow the distribution",
+        origin, v, kHorizonText, kHorizonS));
   return v;
 }
 
@@ -77,12 +87,31 @@ GeneratorSpec read_generator_spec(const YamlReader& yaml, const YAML::Node& node
                   {"pods", "horizon", "arrivals_per_hour", "diurnal_amplitude", "diurnal_peak",
                    "seed", "shapes"});
   GeneratorSpec spec;
-  if (auto n = yaml.opt_integer(node, path, "pods", 1, 100'000'000)) spec.pod_count = *n;
+  spec.origin = yaml.where(node, path);
+  if (auto n = yaml.opt_integer(node, path, "pods", 1, kMaxPods)) spec.pod_count = *n;
   spec.horizon_s = yaml.opt_duration(node, path, "horizon", 1.0);
   if (!spec.pod_count && !spec.horizon_s)
     yaml.fail(node, path, "needs 'pods' (how many), 'horizon' (until when), or both");
   spec.arrivals_per_hour = yaml.number(yaml.required(node, path, "arrivals_per_hour"),
                                        join_path(path, "arrivals_per_hour"), 1e-6, 1e9);
+  // What the generator would produce, checked before any pod is drawn: a horizon alone may ask
+  // for more pods than fit, a count alone may take longer than the simulation horizon to arrive.
+  const double hours = spec.horizon_s.value_or(kHorizonS) / 3600.0;
+  const double expected = spec.arrivals_per_hour * hours;
+  if (!spec.pod_count && expected > static_cast<double>(kMaxPods))
+    yaml.fail(node["arrivals_per_hour"], join_path(path, "arrivals_per_hour"),
+              fmt::format("generates about {:.0f} pods over the horizon of {:g}h, more than the "
+                          "limit of {}; lower the rate or the horizon, or set 'pods'",
+                          expected, hours, kMaxPods));
+  if (spec.pod_count && !spec.horizon_s) {
+    const double span_s = static_cast<double>(*spec.pod_count) / spec.arrivals_per_hour * 3600.0;
+    if (span_s > kHorizonS)
+      yaml.fail(
+          node["pods"], join_path(path, "pods"),
+          fmt::format("{} pods at {:g} arrivals per hour take about {:.0f}d to arrive, "
+                      "beyond the simulation horizon of {}; raise the rate or set 'horizon'",
+                      *spec.pod_count, spec.arrivals_per_hour, span_s / 86400.0, kHorizonText));
+  }
   spec.diurnal_amplitude = yaml.opt_number(node, path, "diurnal_amplitude", 0.0, 1.0).value_or(0.0);
   spec.diurnal_peak_s = yaml.opt_duration(node, path, "diurnal_peak").value_or(14 * 3600.0);
   if (auto s = yaml.opt_integer(node, path, "seed", 0, INT64_MAX))
@@ -127,6 +156,15 @@ std::vector<PodSpec> generate_pods(const GeneratorSpec& spec, uint64_t scenario_
     // Thinning (Lewis-Shedler): draw at the peak rate, keep with probability rate(t)/peak.
     t += rng.exponential(1.0 / peak_rate);
     if (spec.horizon_s && t > *spec.horizon_s) break;
+    // Without a horizon, a count checked against the mean rate can still run past it by chance.
+    if (t > kHorizonS)
+      throw InputError(
+          fmt::format("{}: pod {} arrives at {:.0f}s, beyond the simulation horizon of {}; raise "
+                      "arrivals_per_hour or set 'horizon'",
+                      spec.origin, index, t, kHorizonText));
+    if (index >= static_cast<uint64_t>(kMaxPods))
+      throw InputError(fmt::format("{}: generates more than {} pods; lower the rate or the horizon",
+                                   spec.origin, kMaxPods));
     if (spec.diurnal_amplitude > 0) {
       const double phase = 2 * kPi * (t - spec.diurnal_peak_s) / kDay;
       const double rate = base_rate * (1.0 + spec.diurnal_amplitude * std::cos(phase));

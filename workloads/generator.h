@@ -24,6 +24,8 @@ struct DurationDistribution {
   double b = 0.0;   // lognormal sigma, uniform max
   double min_s = 0.0;
   double max_s = 0.0;  // 0 = no upper clamp
+  // "file:line:column: path" of the distribution, for a sampled value beyond the horizon.
+  std::string origin;
 
   double sample(Rng& rng) const;
 };
@@ -43,6 +45,7 @@ struct GeneratorSpec {
   double diurnal_peak_s = 14 * 3600.0;
   std::optional<uint64_t> seed;  // default: the scenario's seed
   std::vector<PodShape> shapes;
+  std::string origin;  // "file:line:column: path" of the generator, for arrivals beyond the horizon
 };
 
 GeneratorSpec read_generator_spec(const YamlReader& yaml, const YAML::Node& node,

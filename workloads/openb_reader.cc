@@ -10,6 +10,7 @@
 
 #include "workloads/csv_reader.h"
 #include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 
 namespace slicelab {
 namespace {
@@ -133,8 +134,17 @@ std::vector<PodSpec> read_openb_pods(const std::string& path, const OpenbPodOpti
     }
     pod.workload_class = c_qos && !csv.field(*c_qos).empty() ? csv.field(*c_qos) : "default";
     if (c_created) {
-      pod.arrival_s = csv.number(*c_created, 0, std::numeric_limits<double>::max());
-      const double deleted = csv.number(*c_deleted, 0, std::numeric_limits<double>::max());
+      // Times within the simulation horizon (workloads/input_limits.h), in seconds.
+      const auto time_of = [&csv](size_t c) {
+        double v = 0;
+        if (!parse_csv_number(csv.field(c), v) || v < 0 || v > kHorizonS)
+          csv.fail_field(c, fmt::format("a time in 0..{} (the simulation horizon of {}, in "
+                                        "seconds)",
+                                        kHorizonS, kHorizonText));
+        return v;
+      };
+      pod.arrival_s = time_of(*c_created);
+      const double deleted = time_of(*c_deleted);
       if (deleted < pod.arrival_s)
         csv.fail_field(*c_deleted,
                        fmt::format("a time at or after creation_time ({})", csv.field(*c_created)));
@@ -145,6 +155,8 @@ std::vector<PodSpec> read_openb_pods(const std::string& path, const OpenbPodOpti
     } else {
       pod.duration_s = options.default_duration_s;
     }
+    if (pods.size() == static_cast<size_t>(kMaxPods))
+      csv.fail(fmt::format("more than {} pods (the limit of one workload)", kMaxPods));
     pods.push_back(std::move(pod));
   }
   if (pods.empty()) throw InputError(fmt::format("{}: no pods after the header", path));

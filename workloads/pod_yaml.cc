@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "sim/mig/mig_profiles.h"
+#include "workloads/input_limits.h"
 
 namespace slicelab {
 
@@ -77,6 +78,9 @@ PodSpec read_pod(const YamlReader& yaml, const YAML::Node& node, std::string_vie
 std::vector<PodSpec> read_pod_list(const YamlReader& yaml, const YAML::Node& list,
                                    std::string_view path, const ModelCheck& check_model) {
   yaml.require_seq(list, path);
+  if (list.size() > static_cast<size_t>(kMaxPods))
+    yaml.fail(list, path,
+              fmt::format("has {} pods, more than the limit of {}", list.size(), kMaxPods));
   std::vector<PodSpec> pods;
   pods.reserve(list.size());
   std::unordered_map<std::string, size_t> seen;

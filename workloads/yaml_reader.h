@@ -36,6 +36,10 @@ class YamlReader {
   [[noreturn]] void fail_expected(const YAML::Node& at, std::string_view path,
                                   std::string_view expected) const;
 
+  // "file:line:column: path" for a message raised later, when the node is no longer at hand
+  // (a generator's sampled values).
+  std::string where(const YAML::Node& at, std::string_view path) const;
+
   void require_map(const YAML::Node& node, std::string_view path) const;
   void require_seq(const YAML::Node& node, std::string_view path) const;
   // Rejects keys outside `allowed`, suggesting the closest allowed key.

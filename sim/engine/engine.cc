@@ -21,6 +21,8 @@
 #include "sim/mig/mig_sharing.h"
 #include "sim/mig/mig_state.h"
 #include "sim/topology/gpu_topology.h"
+#include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 
 namespace slicelab {
 namespace {
@@ -729,6 +731,13 @@ void Simulation::record_fill_point() {
 }
 
 void Simulation::take_sample(double t) {
+  // The loader bounds the samples of a run that ends when its last pod would; queueing can
+  // carry it further, so the bound holds here too (docs/scenario-format.md, "Limits").
+  if (samples_.size() >= static_cast<size_t>(kMaxSamples))
+    throw InputError(fmt::format(
+        "the run reached {} time-series samples at {:g}s of simulated time (queueing kept it "
+        "going); raise engine.sample_interval or set engine.until",
+        kMaxSamples, t));
   const double total = static_cast<double>(std::max<int64_t>(cluster_.total_units(), 1));
   const double gpus = static_cast<double>(std::max<size_t>(cluster_.gpu_count(), 1));
   double sm = 0;
@@ -747,6 +756,9 @@ RunResult Simulation::run(const ProgressFn& progress) {
   if (in_.config.until_s) t0_ = std::min(t0_, *in_.config.until_s);
   now_ = t0_;
   const double until = in_.config.until_s.value_or(kInf);
+  // Without `until`, queueing can carry a run far past its last arrival; the simulation horizon
+  // bounds it (and so its samples), and what is unfinished then is reported as such.
+  const double stop = std::min(until, kHorizonS);
   const double interval = in_.config.sample_interval_s;
   double next_sample = interval > 0 ? t0_ : kInf;
   size_t next_arrival = 0;
@@ -760,12 +772,12 @@ RunResult Simulation::run(const ProgressFn& progress) {
     const double t_event = std::min(t_finish, t_arrival);
     if (t_event == kInf) break;
     // Samples fall between events; one at time t sees the state after all events at t.
-    while (next_sample < t_event && next_sample <= until) {
+    while (next_sample < t_event && next_sample <= stop) {
       advance(next_sample);
       take_sample(next_sample);
       next_sample += interval;
     }
-    if (t_event > until) break;
+    if (t_event > stop) break;
     advance(t_event);
     ++events_done_;
     if (t_finish <= t_arrival) {

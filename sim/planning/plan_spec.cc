@@ -9,6 +9,7 @@
 #include "sim/planning/plan_metrics.h"
 #include "sim/planning/workload_scaling.h"
 #include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {
@@ -63,6 +64,23 @@ std::vector<PlanTarget> read_targets(const YamlReader& yaml, const YAML::Node& n
   return out;
 }
 
+// The most nodes `group` may have with the other groups as they are, within the node and GPU
+// limits (workloads/input_limits.h).
+int largest_group_size(const ClusterSpec& cluster, const std::string& group) {
+  int64_t nodes = 0, gpus = 0, per_node = 0;
+  for (const auto& g : cluster.groups) {
+    if (g.name == group) {
+      per_node = g.gpus_per_node;
+      continue;
+    }
+    nodes += g.count;
+    gpus += static_cast<int64_t>(g.count) * g.gpus_per_node;
+  }
+  int64_t fit = kMaxNodes - nodes;
+  if (per_node > 0) fit = std::min(fit, (kMaxGpus - gpus) / per_node);
+  return static_cast<int>(std::max<int64_t>(fit, 0));
+}
+
 }  // namespace
 
 PlanSpec read_plan_spec(const std::string& scenario_path, const Scenario& scenario) try {
@@ -70,7 +88,9 @@ PlanSpec read_plan_spec(const std::string& scenario_path, const Scenario& scenar
   for (const auto& g : scenario.cluster.groups)
     if (g.gpus_per_node > 0) {
       spec.node_group = g.name;
-      spec.max_nodes = std::max(1, 16 * g.count);
+      // The default bound stays within the cluster limits; one given explicitly must.
+      spec.max_nodes =
+          std::max(1, std::min(16 * g.count, largest_group_size(scenario.cluster, g.name)));
       break;
     }
   const YAML::Node root = load_yaml_file(scenario_path);
@@ -98,7 +118,8 @@ PlanSpec read_plan_spec(const std::string& scenario_path, const Scenario& scenar
         yaml.fail(s["node_group"], "plan.scale.node_group",
                   fmt::format("node group '{}' has no GPUs", *name));
       spec.node_group = *name;
-      spec.max_nodes = std::max(1, 16 * it->count);
+      spec.max_nodes =
+          std::max(1, std::min(16 * it->count, largest_group_size(scenario.cluster, *name)));
     }
     spec.min_nodes =
         static_cast<int>(yaml.opt_integer(s, "plan.scale", "min", 1, 1'000'000).value_or(1));
@@ -159,6 +180,18 @@ void check_plan_spec(const PlanSpec& spec, const Scenario& scenario) {
   if (spec.min_nodes < 1 || spec.max_nodes < spec.min_nodes)
     throw InputError(fmt::format("node bounds {}..{} are not a range of at least one node",
                                  spec.min_nodes, spec.max_nodes));
+  // The largest size tried and the grown workload are held to a scenario's own limits.
+  if (static_cast<double>(scenario.pods.size()) * spec.growth > static_cast<double>(kMaxPods))
+    throw InputError(
+        fmt::format("{}: growth {:g}x makes a workload of {:.0f} pods, more than the limit of {}",
+                    scenario.path, spec.growth,
+                    static_cast<double>(scenario.pods.size()) * spec.growth, kMaxPods));
+  const int fit = largest_group_size(scenario.cluster, spec.node_group);
+  if (spec.max_nodes > fit)
+    throw InputError(fmt::format(
+        "{}: {} nodes in node group '{}' make a cluster beyond the limits of {} nodes and {} GPUs "
+        "(at most {} fit)",
+        scenario.path, spec.max_nodes, spec.node_group, kMaxNodes, kMaxGpus, fit));
 }
 
 }  // namespace slicelab

@@ -9,6 +9,7 @@
 
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 #include "workloads/plain_file_name.h"
 #include "workloads/yaml_reader.h"
 
@@ -120,6 +121,9 @@ SweepSpec read_sweep_spec(const std::string& path) try {
   if (const YAML::Node s = root["seeds"]; s.IsDefined()) {
     yaml.require_seq(s, "seeds");
     if (s.size() == 0) yaml.fail(s, "seeds", "needs at least one seed");
+    if (s.size() > static_cast<size_t>(kMaxSeeds))
+      yaml.fail(s, "seeds",
+                fmt::format("has {} seeds, more than the limit of {}", s.size(), kMaxSeeds));
     std::set<uint64_t> seen;
     for (size_t i = 0; i < s.size(); ++i) {
       const auto v =
@@ -131,6 +135,27 @@ SweepSpec read_sweep_spec(const std::string& path) try {
   } else {
     spec.seeds.push_back(base.seed);
   }
+  // The grid and its largest scaled point must fit the limits a scenario itself is held to.
+  const double grid =
+      static_cast<double>(spec.policies.size()) * static_cast<double>(spec.cluster_scales.size()) *
+      static_cast<double>(spec.workload_scales.size()) * static_cast<double>(spec.seeds.size());
+  if (grid > static_cast<double>(kMaxSweepPoints))
+    yaml.fail(root, "",
+              fmt::format("the grid has {:.0f} points, more than the limit of {}", grid,
+                          kMaxSweepPoints));
+  const double cluster_max =
+      *std::max_element(spec.cluster_scales.begin(), spec.cluster_scales.end());
+  const double workload_max =
+      *std::max_element(spec.workload_scales.begin(), spec.workload_scales.end());
+  if (static_cast<double>(base.cluster.node_count()) * cluster_max >
+          static_cast<double>(kMaxNodes) ||
+      static_cast<double>(base.cluster.gpu_count()) * cluster_max > static_cast<double>(kMaxGpus))
+    yaml.fail(root["cluster_scales"], "cluster_scales",
+              fmt::format("x{:g} makes a cluster of more than {} nodes or {} GPUs", cluster_max,
+                          kMaxNodes, kMaxGpus));
+  if (static_cast<double>(base.pods.size()) * workload_max > static_cast<double>(kMaxPods))
+    yaml.fail(root["workload_scales"], "workload_scales",
+              fmt::format("x{:g} makes a workload of more than {} pods", workload_max, kMaxPods));
   return spec;
 } catch (const YAML::Exception& e) {
   // A yaml-cpp exception that a check above missed still names the file.

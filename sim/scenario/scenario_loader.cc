@@ -12,6 +12,7 @@
 #include "workloads/fill_sampler.h"
 #include "workloads/generator.h"
 #include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 #include "workloads/plain_file_name.h"
 #include "workloads/pod_yaml.h"
 #include "workloads/yaml_reader.h"
@@ -72,6 +73,8 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
   if (groups.size() == 0) yaml.fail(groups, "cluster.node_groups", "needs at least one node group");
   ClusterSpec spec;
   std::unordered_map<std::string, size_t> names;
+  int64_t nodes = 0;
+  int64_t gpus = 0;
   for (size_t i = 0; i < groups.size(); ++i) {
     const std::string path = index_path("cluster.node_groups", i);
     const YAML::Node g = groups[i];
@@ -113,6 +116,18 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
     if (const YAML::Node t = g["topology"]; t.IsDefined())
       group.topology =
           read_topology(yaml, t, join_path(path, "topology"), yaml.file(), group.gpus_per_node);
+    // Counted as they are read, so the message points at the group that crosses a limit.
+    nodes += static_cast<int64_t>(group.count);
+    gpus += static_cast<int64_t>(group.count) * group.gpus_per_node;
+    if (nodes > kMaxNodes)
+      yaml.fail(g["count"], join_path(path, "count"),
+                fmt::format("the cluster has {} nodes up to here, more than the limit of {}", nodes,
+                            kMaxNodes));
+    if (gpus > kMaxGpus)
+      yaml.fail(g["count"], join_path(path, "count"),
+                fmt::format("the cluster has {} GPUs up to here (count x gpus_per_node), more "
+                            "than the limit of {}",
+                            gpus, kMaxGpus));
     spec.groups.push_back(std::move(group));
   }
   return spec;
@@ -329,6 +344,29 @@ void read_interference(const YamlReader& yaml, const YAML::Node& root, const std
   }
 }
 
+// The time series is one sample per interval over the run: bound it before the run rather
+// than by running out of memory (an interval of 1ms over a year is 3e10 samples). The run lasts
+// until engine.until, or at least until the last pod would finish without queueing; the engine
+// stops a run that queues past the limit (sim/engine/engine.cc).
+void check_sample_count(const YamlReader& yaml, const YAML::Node& engine, const Scenario& sc) {
+  const double interval = sc.engine.sample_interval_s;
+  if (interval <= 0) return;
+  double span = 0;
+  if (sc.engine.until_s) {
+    span = *sc.engine.until_s;
+  } else {
+    for (const PodSpec& p : sc.pods) span = std::max(span, p.arrival_s + p.duration_s);
+  }
+  const double samples = span / interval;
+  if (samples <= static_cast<double>(kMaxSamples)) return;
+  const bool given = engine.IsDefined() && engine["sample_interval"].IsDefined();
+  yaml.fail(given ? engine["sample_interval"] : engine, given ? "engine.sample_interval" : "engine",
+            fmt::format("{:g}s of simulated time ({}) / {:g}s gives {:.0f} samples, more than the "
+                        "limit of {}; raise sample_interval to at least {:g}s",
+                        span, sc.engine.until_s ? "engine.until" : "to the last pod's end",
+                        interval, samples, kMaxSamples, span / static_cast<double>(kMaxSamples)));
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) try {
@@ -353,6 +391,9 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   if (const YAML::Node seeds = root["seeds"]; seeds.IsDefined()) {
     yaml.require_seq(seeds, "seeds");
     if (seeds.size() == 0) yaml.fail(seeds, "seeds", "needs at least one seed");
+    if (seeds.size() > static_cast<size_t>(kMaxSeeds))
+      yaml.fail(seeds, "seeds",
+                fmt::format("has {} seeds, more than the limit of {}", seeds.size(), kMaxSeeds));
     for (size_t i = 0; i < seeds.size(); ++i)
       sc.seeds.push_back(
           static_cast<uint64_t>(yaml.integer(seeds[i], index_path("seeds", i), 0, INT64_MAX)));
@@ -363,7 +404,14 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   sc.catalog = GpuCatalog::builtin();
   if (scenario_uses_openb(root)) add_openb_assumed_models(sc.catalog);
   if (const YAML::Node m = root["gpu_models"]; m.IsDefined()) read_gpu_models(yaml, m, sc.catalog);
-  sc.cluster = read_cluster(yaml, yaml.required(root, "", "cluster"), sc.catalog);
+  const YAML::Node cluster = yaml.required(root, "", "cluster");
+  sc.cluster = read_cluster(yaml, cluster, sc.catalog);
+  // openb node lists are counted here; node_groups are counted group by group as they are read.
+  if (sc.cluster.node_count() > static_cast<size_t>(kMaxNodes) ||
+      sc.cluster.gpu_count() > static_cast<size_t>(kMaxGpus))
+    yaml.fail(cluster, "cluster",
+              fmt::format("has {} nodes and {} GPUs, more than the limits of {} nodes and {} GPUs",
+                          sc.cluster.node_count(), sc.cluster.gpu_count(), kMaxNodes, kMaxGpus));
   sc.engine = read_engine(yaml, root["engine"]);
 
   const ModelCheck check_model = [&](std::string_view m) -> std::optional<std::string> {
@@ -397,17 +445,32 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     sc.generator = g;
     sc.workload_source = "generator";
   }
+  // Every source checks its own count as it reads; this is the one place all sources pass.
+  if (sc.pods.size() > static_cast<size_t>(kMaxPods))
+    yaml.fail(w, "workload",
+              fmt::format("has {} pods, more than the limit of {}", sc.pods.size(), kMaxPods));
   if (const YAML::Node fill = w["fill"]; fill.IsDefined()) {
     yaml.check_keys(fill, "workload.fill", {"target"});
     const double target = yaml.number(yaml.required(fill, "workload.fill", "target"),
                                       "workload.fill.target", 0.01, 100.0);
     if (sc.cluster.gpu_count() == 0) yaml.fail(fill, "workload.fill", "needs a cluster with GPUs");
+    // Each draw adds a random pod's GPU demand: the mean demand gives the expected draw count.
+    double demand = 0;
+    for (const PodSpec& p : sc.pods)
+      demand += p.gpu_count * static_cast<double>(p.gpu_milli) / 1000.0;
+    const double draws = target * static_cast<double>(sc.cluster.gpu_count()) /
+                         (demand / static_cast<double>(std::max<size_t>(sc.pods.size(), 1)));
+    if (demand > 0 && draws > static_cast<double>(kMaxPods))
+      yaml.fail(fill["target"], "workload.fill.target",
+                fmt::format("takes about {:.0f} pods to fill {} GPUs, more than the limit of {}",
+                            draws, sc.cluster.gpu_count(), kMaxPods));
     sc.pods = sample_fill(sc.pods, static_cast<double>(sc.cluster.gpu_count()), target, sc.seed);
     if (sc.pods.empty())
       yaml.fail(fill, "workload.fill", "needs a workload with GPU pods to sample from");
     sc.workload_source += fmt::format(", fill to {:g}x the GPU capacity", target);
     sc.engine.fill = true;
   }
+  check_sample_count(yaml, root["engine"], sc);
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
   for (const PolicySpec& p : sc.policies)
     if (p.sharing.mig) check_mig_layouts(*p.sharing.mig, sc.cluster, sc.catalog);

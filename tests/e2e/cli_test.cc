@@ -282,9 +282,27 @@ TEST_F(Cli, NegativeSeedIsRefusedNotWrappedAround) {
   const Outcome r = slicelab("run -q --seed -1 " + shell_quote(kQuickstart) + " --out " +
                              shell_quote(out_dir("neg")));
   EXPECT_NE(r.status, 0);
-  EXPECT_NE(r.err.find("--seed: Value -1 not in range 0 to 9223372036854775807"), std::string::npos)
+  EXPECT_NE(r.err.find("--seed: expected an integer in 0..9223372036854775807, found '-1'"),
+            std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(tmp_ / "neg"));
+}
+
+// CLI11 read a seed beyond int64 as INT64_MAX, running another seed than the one asked for.
+TEST_F(Cli, SeedBeyondInt64IsRefusedNotClamped) {
+  for (const char* seed : {"9223372036854775808", "99999999999999999999", "1e3", "0x10"}) {
+    const Outcome r = slicelab(std::string("run -q --seed ") + seed + " " +
+                               shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("big")));
+    EXPECT_NE(r.status, 0) << seed;
+    EXPECT_NE(r.err.find(std::string("--seed: expected an integer in 0..9223372036854775807, "
+                                     "found '") +
+                         seed + "'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp_ / "big"));
+  }
+  const Outcome ok = slicelab("validate --seed 9223372036854775807 " + shell_quote(kQuickstart));
+  EXPECT_EQ(ok.status, 0) << ok.err;
 }
 
 TEST_F(Cli, DefaultOutputFolderIsResultsSlashName) {

@@ -160,6 +160,21 @@ TEST_F(Import, CommandErrors) {
   EXPECT_EQ(r.out, "error: " + csv + ":1: missing column 'name' (the header has: a, b)\n");
 }
 
+// `import` wrote a duration of 1e308 hours as "inf", a trace slicelab then refused: the row
+// is refused instead, with the CSV's file and line, and nothing is written.
+TEST_F(Import, TimesBeyondTheHorizonAreRefusedNotWrittenAsInf) {
+  const std::string csv = (dir_ / "h.csv").string();
+  std::ofstream(csv) << "id,t\na,1\nb,1e308\n";
+  const Outcome r =
+      slicelab("import csv --file " + csv + " --map name=id,duration=t --time-unit h -o " +
+               (dir_ / "h.yaml").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "error: " + csv +
+                       ":3: column 't': expected a time in 0..8760 (the simulation horizon of "
+                       "365d, in the file's time unit), found '1e308'\n");
+  EXPECT_FALSE(fs::exists(dir_ / "h.yaml"));
+}
+
 TEST_F(Import, ValidateSummarisesAnOpenbScenario) {
   const fs::path s = dir_ / "s.yaml";
   std::ofstream(s) << "cluster:\n  openb_nodes: " << kOpenbDir << "/openb_node_list_gpu_node.csv\n"

@@ -172,6 +172,28 @@ TEST_F(Planner, BadPlanBlocksAndTargetsAreLocatedErrors) {
             std::string::npos);
 }
 
+// A plan's grown workload and its largest size are held to the limits of a scenario
+// (docs/scenario-format.md, "Limits"); the default largest size stays within them.
+TEST_F(Planner, GrowthAndSizesBeyondTheLimitsAreRefused) {
+  const std::string path =
+      write("limits.yaml", wave_scenario(6000, 8, "plan:\n  targets: {failed: {max: 0}}\n"));
+  const Scenario sc = load_scenario(path);
+  PlanSpec spec = read_plan_spec(path, sc);
+  EXPECT_EQ(spec.max_nodes, 16);
+  EXPECT_EQ(message_of([&] { check_plan_spec(spec, sc); }), "no error");
+  spec.growth = 1000;  // 6,000,000 pods
+  EXPECT_EQ(message_of([&] { check_plan_spec(spec, sc); }),
+            path +
+                ": growth 1000x makes a workload of 6000000 pods, more than the limit of "
+                "5000000");
+  spec.growth = 1;
+  spec.max_nodes = 500'001;  // 4,000,008 GPUs
+  EXPECT_EQ(message_of([&] { check_plan_spec(spec, sc); }),
+            path +
+                ": 500001 nodes in node group 'gpu' make a cluster beyond the limits of "
+                "1000000 nodes and 4000000 GPUs (at most 500000 fit)");
+}
+
 TEST_F(Planner, WorkloadScalingReplicatesTracesAndRegeneratesGenerators) {
   const std::string path = write("waves.yaml", wave_scenario(10, 1, ""));
   Scenario sc = load_scenario(path);

@@ -130,6 +130,57 @@ TEST_F(Sweep, BadSweepFilesAreLocatedErrors) {
   EXPECT_EQ(spec.size(), 3U);
 }
 
+// Sweep grids are held to the limits of docs/scenario-format.md ("Limits"): seeds, grid points,
+// and the scaled cluster and workload.
+TEST_F(Sweep, GridsBeyondTheLimitsAreRefused) {
+  auto error = [&](const std::string& body) {
+    const std::string path = sweep_file(body);
+    return message_of([&] { read_sweep_spec(path); });
+  };
+  std::string seeds = "scenario: tiny.yaml\nseeds: [";
+  for (int i = 0; i <= 1000; ++i) seeds += fmt::format("{}{}", i == 0 ? "" : ", ", i);
+  EXPECT_NE(error(seeds + "]\n").find("seeds: has 1001 seeds, more than the limit of 1000"),
+            std::string::npos)
+      << error(seeds + "]\n");
+  // 3 policies x 600 cluster scales x 600 workload scales: 1,080,000 points.
+  std::string scales = "scenario: tiny.yaml\ncluster_scales: [";
+  for (int i = 1; i <= 600; ++i) scales += fmt::format("{}{}", i == 1 ? "" : ", ", i * 0.001);
+  scales += "]\nworkload_scales: [";
+  for (int i = 1; i <= 600; ++i) scales += fmt::format("{}{}", i == 1 ? "" : ", ", i * 0.001);
+  scales += "]\n";
+  EXPECT_NE(error(scales).find(": top level: the grid has 1080000 points, more than the limit of "
+                               "1000000"),
+            std::string::npos)
+      << error(scales);
+}
+
+// merge does not trust a manifest's point count: 1e12 used to make it walk every index.
+TEST_F(Sweep, MergeRefusesAPointCountBeyondTheLimit) {
+  const std::string file = sweep_file("scenario: tiny.yaml\n");
+  const fs::path shard = dir_ / "shard";
+  ASSERT_EQ(slicelab("sweep " + file + " -q --out " + shard.string()), 0) << err();
+  std::string manifest = testing::read_file(shard / "sweep.json");
+  const size_t at = manifest.find("\"points\": 3");
+  ASSERT_NE(at, std::string::npos) << manifest;
+  const std::string three = "\"points\": 3";
+  manifest.replace(at, three.size(), "\"points\": 1000000000000");
+  std::ofstream(shard / "sweep.json") << manifest;
+  const fs::path out = dir_ / "merged";
+  EXPECT_EQ(slicelab("merge " + shard.string() + " -o " + out.string()), 1);
+  EXPECT_NE(err().find("'points' must be a whole number of at most 1000000 (the limit of one "
+                       "sweep), found 1000000000000"),
+            std::string::npos)
+      << err();
+  EXPECT_FALSE(fs::exists(out));
+  // Within the limit but above the rows the shards hold: the count of missing points is exact.
+  manifest.replace(at, std::string("\"points\": 1000000000000").size(), "\"points\": 1000000");
+  std::ofstream(shard / "sweep.json") << manifest;
+  EXPECT_EQ(slicelab("merge " + shard.string() + " -o " + out.string()), 1);
+  EXPECT_NE(err().find("merge: 999997 grid point(s) missing (no shard holds them): 3, 4, 5"),
+            std::string::npos)
+      << err();
+}
+
 // The acceptance test: shards joined by `slicelab merge` equal the unsharded sweep, byte for
 // byte, for 1, 2 and 3 shards; and a merge with a shard missing or doubled fails.
 TEST_F(Sweep, MergedShardsAreByteIdenticalToTheUnshardedSweep) {

@@ -50,6 +50,35 @@ TEST_F(CsvFiles, ParserRejectsRepeatedColumnsAndMissingFiles) {
   EXPECT_EQ(message_of([&] { CsvReader r(none); }), none + ": cannot open file");
 }
 
+// The header's repeated-name check and column lookups are linear: 200,000 columns with a
+// repeat at the end took minutes when each name was compared with every earlier one.
+TEST_F(CsvFiles, WideHeaderIsCheckedInLinearTime) {
+  std::string header;
+  for (int i = 0; i < 200'000; ++i) header += "c" + std::to_string(i) + ",";
+  const std::string wide = write("wide.csv", header + "x\n");
+  EXPECT_EQ(CsvReader(wide).column("x"), 200'000U);
+  const std::string f = write("repeat.csv", header + "c7\n");
+  EXPECT_EQ(message_of([&] { CsvReader r(f); }), f + ":1: duplicate column 'c7' in the header");
+}
+
+// Times are within the simulation horizon in seconds: `import` wrote 1e308 hours as "inf",
+// which slicelab then refused; now the row itself is refused, with its file and line.
+TEST_F(CsvFiles, TimesBeyondTheHorizonNameTheirRow) {
+  CsvTraceMapping m;
+  m.columns = {{"duration", "t"}, {"arrival", "a"}};
+  m.time_unit_s = 3600;
+  m.file = write("h.csv", "t,a\n1,0\n1e308,0\n");
+  EXPECT_EQ(message_of([&] { read_csv_trace(m); }),
+            m.file +
+                ":3: column 't': expected a time in 0..8760 (the simulation horizon of 365d, "
+                "in the file's time unit), found '1e308'");
+  m.file = write("a.csv", "t,a\n1,1e20\n");
+  EXPECT_EQ(message_of([&] { read_csv_trace(m); }),
+            m.file +
+                ":2: column 'a': expected a time in 0..8760 (the simulation horizon of 365d, "
+                "in the file's time unit), found '1e20'");
+}
+
 TEST_F(CsvFiles, MappingWithUnitsAndStartEnd) {
   CsvTraceMapping m;
   m.file = write("t.csv",
@@ -121,13 +150,17 @@ TEST_F(CsvFiles, BadRowsNameFileLineAndColumn) {
   };
   const Bad cases[] = {
       {"a,0,1,500\n", "2: column 't': expected a duration of at least 1 ms, found '0'"},
-      {"a,-1,1,500\n", "2: column 't': expected a number of at least 0, found '-1'"},
+      {"a,-1,1,500\n",
+       "2: column 't': expected a time in 0..31536000 (the simulation horizon of 365d, in the "
+       "file's time unit), found '-1'"},
       {"a,5,1,500\nb,5,2,500\n", "3: column 'm': expected an integer in 1000..1000, found '500'"},
       {"a,5,1,500\na,6,1,500\n",
        "3: column 'id': expected a unique pod name (also on line 2), "
        "found 'a'"},
       {"a,5,one,500\n", "2: column 'g': expected an integer in 0..64, found 'one'"},
-      {"a,,1,500\n", "2: column 't': expected a number of at least 0, found ''"},
+      {"a,,1,500\n",
+       "2: column 't': expected a time in 0..31536000 (the simulation horizon of 365d, in the "
+       "file's time unit), found ''"},
   };
   for (const Bad& b : cases) {
     m.file = write("b.csv", std::string("id,t,g,m\n") + b.rows);

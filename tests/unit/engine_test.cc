@@ -16,6 +16,8 @@
 #include "sim/scenario/scenario.h"
 #include "tests/support/sim_fixtures.h"
 #include "workloads/generator.h"
+#include "workloads/input_error.h"
+#include "workloads/input_limits.h"
 
 namespace slicelab {
 namespace {
@@ -199,6 +201,37 @@ TEST(SimEngineUntil, LeavesPodsRunningAndPendingWithReasons) {
   EXPECT_EQ(s.jct_s.count, 0U);
   EXPECT_DOUBLE_EQ(s.gpu_hours_provisioned, 50.0 / 3600.0);
   EXPECT_EQ(s.events, 2U);
+}
+
+// Without `until`, queueing can carry a run past its last arrival without bound; the run stops
+// at the simulation horizon (workloads/input_limits.h) with the rest reported as unfinished.
+TEST(SimEngineUntil, TheHorizonEndsARunThatQueuesPastIt) {
+  EngineConfig config = quiet_config();
+  config.sample_interval_s = 86400;
+  const double d = 200 * 86400.0;  // three 200-day pods in a row on one GPU: 600 days
+  const auto r = run(one_gpu(), {pod("a", 0, d), pod("b", 0, d), pod("c", 0, d)}, "first-fit",
+                     whole_card(), config);
+  EXPECT_EQ(r.pods[0].status, PodStatus::kCompleted);
+  EXPECT_EQ(r.pods[1].status, PodStatus::kRunning);
+  EXPECT_EQ(r.pods[2].status, PodStatus::kPending);
+  EXPECT_DOUBLE_EQ(r.summary.window_end_s, kHorizonS);
+  EXPECT_LE(r.samples.size(), 366U);
+}
+
+// The loader bounds the samples of a run that ends when its last pod would; the engine bounds
+// those of a run that queues longer (here 2e7 one-second samples before the horizon).
+TEST(SimEngineSamples, TooManySamplesIsAnErrorNotExhaustedMemory) {
+  EngineConfig config = quiet_config();
+  config.sample_interval_s = 1;
+  const double d = 200 * 86400.0;
+  try {
+    run(one_gpu(), {pod("a", 0, d), pod("b", 0, d)}, "first-fit", whole_card(), config);
+    ADD_FAILURE() << "ran to the end";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "the run reached 1000000 time-series samples at 1e+06s of simulated time (queueing "
+              "kept it going); raise engine.sample_interval or set engine.until");
+  }
 }
 
 TEST(SimEngineUntil, EndingBeforeTheFirstArrivalGivesAnEmptyWindow) {

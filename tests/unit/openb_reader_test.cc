@@ -168,7 +168,11 @@ TEST_F(OpenbFiles, BrokenPodRowsNameFileLineAndColumn) {
       {"a,1,2048,1,500,,LS,Running,10,5,\n",
        "2: column 'deletion_time': expected a time at or after creation_time (10), found '5'"},
       {"a,1,2048,1,500,,LS,Running,10,,\n",
-       "2: column 'deletion_time': expected a number of at least 0, found ''"},
+       "2: column 'deletion_time': expected a time in 0..31536000 (the simulation horizon of "
+       "365d, in seconds), found ''"},
+      {"a,1,2048,1,500,,LS,Running,1e20,1e21,\n",
+       "2: column 'creation_time': expected a time in 0..31536000 (the simulation horizon of "
+       "365d, in seconds), found '1e20'"},
       {"a,1,2048,1,500,,LS,Running,0,5,\na,1,2048,1,500,,LS,Running,0,5,\n",
        "3: column 'name': expected a unique pod name (also on line 2), found 'a'"},
       {"a,1,2048,1,500,,LS,Running,0,5\n", "2: expected 11 fields as in the header, found 10"},

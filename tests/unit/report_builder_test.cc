@@ -9,11 +9,13 @@
 
 #include "reports/csv_table.h"
 #include "reports/downsample.h"
+#include "reports/ordered_json_parse.h"
 #include "reports/report_content.h"
 #include "reports/report_data.h"
 #include "reports/report_html.h"
 #include "reports/report_markdown.h"
 #include "reports/vega_bundle.h"
+#include "reports/vega_specs.h"
 #include "tests/support/report_fixtures.h"
 #include "tests/support/temp_files.h"
 
@@ -269,6 +271,51 @@ TEST_F(ReportFolder, RendersThePlanFromAPlanOnlyFolder) {
   EXPECT_EQ(data_of(spec, "table").size(), 4U);  // the fitted curve
   EXPECT_EQ(data_of(spec, "rule")[0]["y"], 300.0);
   EXPECT_EQ(data_of(plan.charts[1].spec, "table").size(), 0U);  // no fit: points only
+}
+
+// The linear parser gives what nlohmann's gives: values, key order, last value of a repeated
+// key, and the same exception on bad input.
+TEST(OrderedJsonParse, MatchesNlohmannsParser) {
+  using ojson = nlohmann::ordered_json;
+  for (const char* text :
+       {R"({"b": 1, "a": [1, 2.5, "x", null, true, {"z": {}, "y": []}], "c": {"k": -3}})",
+        R"({"a": 1, "b": 2, "a": 3})", R"([])", R"("s")", R"(18446744073709551615)",
+        R"({"x": [[[{"q": [false]}]]], "x": 0})"}) {
+    EXPECT_EQ(parse_ordered_json(text).dump(), ojson::parse(text).dump()) << text;
+  }
+  for (const char* bad : {"{", R"({"a" 1})", "[1,]", "", "{} x"})
+    EXPECT_THROW(parse_ordered_json(bad), ojson::parse_error) << bad;
+}
+
+// Report entries are gathered in linear time: 100,000 further keys in a summary (parsed and
+// tabled), and a bar chart of 100,000 labels, were each compared with every earlier one. No timing
+// is asserted; ctest's timeout is the guard.
+TEST_F(ReportFolder, ManyEntriesAreGatheredInLinearTime) {
+  std::string extra;
+  for (int i = 0; i < 100'000; ++i)
+    extra += ", \"k" + std::to_string(i) + "\": " + std::to_string(i);
+  write_text(dir_ / "summary.json",
+             R"({"scenario": "wide", "policies": [{"name": "p")" + extra + "}]}");
+  const Report r = build_report(load_report_data(dir_));
+  const ReportTable* more = find_table(r, "More figures");
+  ASSERT_NE(more, nullptr);
+  ASSERT_EQ(more->rows.size(), 100'000U);
+  EXPECT_EQ(more->rows[99'999], (std::vector<std::string>{"k99999", "99999"}));
+
+  std::vector<BarRow> rows;
+  for (int i = 0; i < 100'000; ++i) rows.push_back({"l" + std::to_string(i), "c", 1.0 * i});
+  rows.push_back({"l7", "d", 5.0});  // stacks onto l7: 7 + 5
+  BarOptions o;
+  o.stacked = true;
+  const json spec = bar_chart_spec(rows, o);
+  EXPECT_EQ(spec["height"], 100'000 * 24);
+  ASSERT_EQ(spec["scales"][0]["domain"].size(), 100'000U);
+  EXPECT_EQ(spec["scales"][0]["domain"][7], "l7");
+  EXPECT_EQ(spec["scales"][1]["domain"][1], 99'999.0);
+  rows = {{"a", "c", 3.0}, {"b", "c", 4.0}, {"a", "d", 2.0}};
+  EXPECT_EQ(bar_chart_spec(rows, o)["scales"][1]["domain"][1], 5.0);  // a stacks to 5
+  o.stacked = false;
+  EXPECT_EQ(bar_chart_spec(rows, o)["scales"][1]["domain"][1], 4.0);
 }
 
 TEST_F(ReportFolder, DegradesGracefullyWithOnlyASummary) {

@@ -235,6 +235,57 @@ const Case kCases[] = {
      "time-slice, gpu-share, mig, mps or interposer, found 'vgpu'"},
     {"yaml_syntax_error.yaml",
      "{dir}/yaml_syntax_error.yaml:12:9: invalid YAML: end of sequence flow not found"},
+    // Limits on numbers, counts and time (docs/scenario-format.md, "Limits"): each of these ran
+    // until memory was exhausted, or was accepted as infinity.
+    {"arrival_beyond_horizon.yaml",
+     "{dir}/arrival_beyond_horizon.yaml:8:26: workload.pods[0].arrival: expected a duration of at "
+     "most 365d (the simulation horizon), found '1e20'"},
+    {"duration_beyond_horizon.yaml",
+     "{dir}/duration_beyond_horizon.yaml:8:27: workload.pods[0].duration: expected a duration of "
+     "at most 365d (the simulation horizon), found '1e15'"},
+    {"duration_overflow.yaml",
+     "{dir}/duration_overflow.yaml:8:27: workload.pods[0].duration: expected a duration of at "
+     "most 365d (the simulation horizon), found '1e308h'"},
+    {"fill_over_pod_limit.yaml",
+     "{dir}/fill_over_pod_limit.yaml:9:18: workload.fill.target: takes about 64000000 pods to "
+     "fill 160000 GPUs, more than the limit of 5000000"},
+    {"generator_arrivals_beyond_horizon.yaml",
+     "{dir}/generator_arrivals_beyond_horizon.yaml:8:11: workload.generator.pods: 1000000 pods at "
+     "1 arrivals per hour take about 41667d to arrive, beyond the simulation horizon of 365d; "
+     "raise the rate or set 'horizon'"},
+    {"generator_pods_over_limit.yaml",
+     "{dir}/generator_pods_over_limit.yaml:8:11: workload.generator.pods: expected an integer in "
+     "1..5000000, found '100000000'"},
+    {"generator_rate_over_limit.yaml",
+     "{dir}/generator_rate_over_limit.yaml:9:24: workload.generator.arrivals_per_hour: generates "
+     "about 8760000000000 pods over the horizon of 8760h, more than the limit of 5000000; lower "
+     "the rate or the horizon, or set 'pods'"},
+    {"infinite_number.yaml",
+     "{dir}/infinite_number.yaml:9:24: workload.generator.arrivals_per_hour: expected a number in "
+     "1e-06..1000000000, found '.inf'"},
+    // The draw is refused where the distribution is written (the seed makes it reproducible).
+    {"lognormal_sigma_10.yaml",
+     "{dir}/lognormal_sigma_10.yaml:11:43: workload.generator.shapes[0].duration: sampled a "
+     "duration of 9.92936e+08s, beyond the simulation horizon of 365d (3.1536e+07s); set 'max' or "
+     "narrow the distribution"},
+    {"nan_number.yaml",
+     "{dir}/nan_number.yaml:9:18: workload.fill.target: expected a number in 0.01..100, found "
+     "'.nan'"},
+    {"sample_interval_too_small.yaml",
+     "{dir}/sample_interval_too_small.yaml:10:20: engine.sample_interval: 86400s of simulated "
+     "time (to the last pod's end) / 0.001s gives 86400000 samples, more than the limit of "
+     "1000000; raise sample_interval to at least 0.0864s"},
+    {"too_many_gpus.yaml",
+     "{dir}/too_many_gpus.yaml:5:27: cluster.node_groups[0].count: the cluster has 8000000 GPUs "
+     "up to here (count x gpus_per_node), more than the limit of 4000000"},
+    {"too_many_nodes.yaml",
+     "{dir}/too_many_nodes.yaml:6:27: cluster.node_groups[1].count: the cluster has 1200000 "
+     "nodes up to here, more than the limit of 1000000"},
+    {"too_many_seeds.yaml",
+     "{dir}/too_many_seeds.yaml:6:8: seeds: has 1001 seeds, more than the limit of 1000"},
+    {"until_beyond_horizon.yaml",
+     "{dir}/until_beyond_horizon.yaml:10:10: engine.until: expected a duration of at most 365d "
+     "(the simulation horizon), found '1e20'"},
 };
 
 std::string load_error(const std::string& path) {

@@ -14,6 +14,7 @@
 
 #include "workloads/input_error.h"
 #include "workloads/yaml_syntax_check.h"
+#include "workloads/input_limits.h"
 
 namespace slicelab {
 namespace {
@@ -454,6 +455,39 @@ TEST_F(YamlFile, EmptyFileIsNotAMapping) {
   const YAML::Node root = load_yaml_file(path);
   EXPECT_EQ(error_of([&] { reader.check_keys(root, "", {"a"}); }),
             path + ": top level: expected a mapping, found nothing");
+}
+
+}  // namespace
+}  // namespace slicelab
+
+namespace slicelab {
+namespace {
+
+// A duration is at most the simulation horizon in seconds, including one that becomes
+// infinite only after its unit is applied.
+TEST(YamlReaderDuration, BeyondTheHorizonAndOverflowAreRefused) {
+  EXPECT_DOUBLE_EQ(kYaml.duration(value("365d"), "v"), kHorizonS);
+  for (const char* text : {"366d", "1e15", "1e308h", "1e20"})
+    EXPECT_EQ(error_of([&] { kYaml.duration(value(text), "v"); }),
+              fmt::format("t.yaml:1:4: v: expected a duration of at most 365d (the simulation "
+                          "horizon), found '{}'",
+                          text))
+        << text;
+  for (const char* text : {".inf", "inf", "nan", ".nan", "1e309"})
+    EXPECT_EQ(error_of([&] { kYaml.number(value(text), "v", 0, 1e300); }),
+              fmt::format("t.yaml:1:4: v: expected a number in 0..1e+300, found '{}'", text))
+        << text;
+}
+
+// Checking a mapping's keys is linear: 200,000 keys with a repeat at the end took minutes when
+// every key was compared with every earlier one. No timing is asserted; ctest's timeout is the
+// guard.
+TEST(YamlReaderKeys, ManyKeysAreCheckedInLinearTime) {
+  std::string text;
+  for (int i = 0; i < 200'000; ++i) text += fmt::format("k{}: {}\n", i, i);
+  const YAML::Node map = YAML::Load(text + "k5: 1\n");
+  EXPECT_NE(error_of([&] { kYaml.check_keys(map, "m", {"a"}); }).find("duplicate key 'k5'"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,33 @@
+// The limits on what numeric inputs may ask for: the simulation horizon that bounds every time
+// and duration, and the largest counts, so that no input makes a run exhaust memory or time.
+#pragma once
+
+#include <cstdint>
+
+namespace slicelab {
+
+// Every time and duration of a scenario or trace (arrivals, run times, engine.until, generator
+// horizons, SLO targets, sampled durations) lies within one year of simulated time. It also
+// rejects the infinities that a huge value reaches after unit conversion ("1e308h").
+inline constexpr double kHorizonS = 365.0 * 86400.0;
+inline constexpr const char* kHorizonText = "365d";
+
+// Time-series samples of one run: (engine.until, or the horizon) / engine.sample_interval.
+// A sample is 40 bytes, so one run's series stays under 40 MB.
+inline constexpr int64_t kMaxSamples = 1'000'000;
+
+// Pods of one workload, after generation, import, fill sampling or a sweep's scaling. Measured
+// (docs/scenario-format.md, "Limits"): `validate` holds about 200 bytes per pod, a run about
+// 570 bytes per pod per policy running at once, so the largest workload validates in 1 GB and
+// runs in about 3 GB per policy.
+inline constexpr int64_t kMaxPods = 5'000'000;
+
+// Nodes and GPUs of one cluster (all node groups together, after a sweep's scaling).
+inline constexpr int64_t kMaxNodes = 1'000'000;
+inline constexpr int64_t kMaxGpus = 4'000'000;
+
+// Seeds of a scenario's `seeds:` list or a sweep, and grid points of one sweep.
+inline constexpr int64_t kMaxSeeds = 1'000;
+inline constexpr int64_t kMaxSweepPoints = 1'000'000;
+
+}  // namespace slicelab
