@@ -29,6 +29,9 @@ class InputLimits : public testing::TempFilesTest {
   std::string results_with(const std::string& name, const std::string& json) {
     fs::create_directories(dir_ / name);
     std::ofstream(dir_ / name / "summary.json", std::ios::binary) << json;
+    // slicelab's marker, as its own run leaves it: `report` adds only to such a folder.
+    std::ofstream(dir_ / name / ".slicelab-results", std::ios::binary)
+        << "slicelab results folder\nsummary.json\n";
     return (dir_ / name).string();
   }
 };
@@ -114,7 +117,8 @@ TEST_F(InputLimits, BadJsonNamesTheFile) {
   const testing::CliRun m = slicelab("merge " + shell_quote(shard.string()) + " -o " +
                                      shell_quote((dir_ / "merged").string()));
   EXPECT_EQ(m.status, 1);
-  EXPECT_EQ(m.err, "error: " + (shard / "sweep.json").string() + ": 'rows' is not a count\n");
+  EXPECT_EQ(m.err, "error: " + (shard / "sweep.json").string() +
+                       ": not a sweep manifest: 'rows' must be a non-negative integer\n");
 }
 
 }  // namespace
