@@ -73,6 +73,8 @@ nlohmann::ordered_json read_json_file(const std::string& path) {
       if (text[i] == '\n') ++line, line_start = i + 1;
     throw InputError(fmt::format("{}:{}:{}: not valid JSON: {}", path, line, at - line_start + 1,
                                  plain_message(e.what())));
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond a double's range
+    throw InputError(fmt::format("{}: not valid JSON: {}", path, plain_message(e.what())));
   }
 }
 

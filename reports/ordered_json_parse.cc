@@ -47,7 +47,10 @@ class LinearBuilder {
   }
   bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
                    const nlohmann::detail::exception& e) {
+    // Rethrown as the type nlohmann's own parser throws: a number too large for a double is
+    // its out_of_range.406, which callers catch as such.
     if (const auto* pe = dynamic_cast<const ojson::parse_error*>(&e)) throw *pe;
+    if (const auto* oe = dynamic_cast<const ojson::out_of_range*>(&e)) throw *oe;
     throw ojson::other_error::create(500, e.what(), nullptr);
   }
 

@@ -150,6 +150,14 @@ TEST_F(InputFiles, JsonReadsAndLocatesParseErrors) {
                 "expected '[', '{', or a literal");
 }
 
+// Found by the sweep_merge fuzzer: a number beyond a double's range escaped as nlohmann's
+// out_of_range through the linear parser, past every handler (std::terminate).
+TEST_F(InputFiles, JsonNumberBeyondADoubleIsALocatedError) {
+  const std::string big = write("big.json", R"({"rows": 1801e30832})");
+  EXPECT_EQ(message_of([&] { read_json_file(big); }).rfind(big + ": not valid JSON: ", 0), 0U)
+      << message_of([&] { read_json_file(big); });
+}
+
 // Before: 50,000 levels overflowed the stack in `report` and `merge`.
 TEST_F(InputFiles, JsonDepthIsLimited) {
   const auto nested = [](int levels) {

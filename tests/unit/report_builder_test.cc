@@ -285,6 +285,8 @@ TEST(OrderedJsonParse, MatchesNlohmannsParser) {
   }
   for (const char* bad : {"{", R"({"a" 1})", "[1,]", "", "{} x"})
     EXPECT_THROW(parse_ordered_json(bad), ojson::parse_error) << bad;
+  EXPECT_THROW(parse_ordered_json("1e999"), ojson::out_of_range);  // as ojson::parse("1e999")
+  EXPECT_THROW(ojson::parse("1e999"), ojson::out_of_range);
 }
 
 // Report entries are gathered in linear time: 100,000 further keys in a summary (parsed and
