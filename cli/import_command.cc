@@ -5,11 +5,12 @@
 #include <cstdio>
 #include <sstream>
 
-#include "reports/output_file.h"
 #include "cli/usage_error.h"
+#include "reports/output_file.h"
 #include "workloads/csv_trace_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/openb_reader.h"
+#include "workloads/text_file.h"
 #include "workloads/trace_summary.h"
 #include "workloads/trace_writer.h"
 #include "workloads/yaml_reader.h"
@@ -46,6 +47,12 @@ void write_trace(const std::string& out, const std::vector<PodSpec>& pods,
                  const std::string& description, std::span<const std::string> inputs) {
   std::ostringstream text;
   write_trace_yaml(text, pods, description);
+  // A trace slicelab would refuse to read back is not written (docs/scenario-format.md#limits).
+  if (text.view().size() > kMaxTraceYamlBytes)
+    throw InputError(fmt::format(
+        "{}: the trace of {} pods would be {} MiB of YAML, more than the {} MiB a trace file may "
+        "hold; use the CSV directly (workload.openb or workload.csv) instead of importing it",
+        out, pods.size(), text.view().size() >> 20, kMaxTraceYamlBytes >> 20));
   write_output_file(out, text.str(), inputs);
 }
 

@@ -86,8 +86,9 @@ int ReplayCommand::run() const {
                                  default_kernel_, kernel_names()));
   const std::string out =
       out_.empty() ? (std::filesystem::path("results") / (sc.name + "-local")).string() : out_;
-  prepare_output_folder(out, force_);  // a refusal before the replay, not after it
-  const std::string pods_dir = out + ".pods";
+  // A refusal before the replay, not after it; the logs' folder is named from the checked path
+  // ("--out x/" must not give "x/.pods", a folder inside the results).
+  const std::string pods_dir = prepare_output_folder(out, force_).string() + ".pods";
   prepare_output_folder(pods_dir, force_);
   GpuDetection det = detect_gpus(nvml_library_);
   if (!det.ok()) {
@@ -112,11 +113,18 @@ int ReplayCommand::run() const {
   o.timeout_grace_s = timeout_grace_s_;
   o.allow_mig_reconfigure = allow_mig_reconfigure_;
   // Pod logs sit beside the results: the results folder is replaced as a whole when written.
-  // The pod logs' folder follows the results folder's rules: it starts empty and marked (a
+  // Their folder follows the results folder's rules: it starts empty and marked (a
   // folder slicelab did not write is refused above), and its marker lists the logs at the end.
   write_folder_atomically(pods_dir, force_, [](const std::filesystem::path&) {});
   o.work_dir = pods_dir;
-  const LocalReplay r = replay_local(sc, *it, det.gpus, o);
+  const LocalReplay r = [&] {
+    try {
+      return replay_local(sc, *it, det.gpus, o);
+    } catch (...) {  // the logs of a failed replay are still slicelab's: the next run replaces them
+      write_results_marker(pods_dir, folder_entries(pods_dir));
+      throw;
+    }
+  }();
   write_results_marker(pods_dir, folder_entries(pods_dir));
   write_results(out, r.local_scenario, {&r.result, 1}, force_);
   if (!quiet_) {

@@ -1,10 +1,13 @@
 #include "reports/output_guard.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <set>
 
@@ -65,15 +68,37 @@ void write_results_marker(const fs::path& dir, std::span<const std::string> entr
                      "\n# Written by slicelab. slicelab replaces this folder only while it holds "
                      "this file and nothing but the paths below (docs/results-format.md).\n";
   for (const std::string& e : entries) text += e + "\n";
+  replace_file_via_temp(dir / kResultsMarker, text);
+}
+
+void replace_file_via_temp(const fs::path& target, std::string_view content) {
   // Named as slicelab's temporary files are, which check_output_folder knows to be its own.
-  const fs::path tmp = dir / fmt::format("{}.slicelab-tmp-{}", kResultsMarker, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+  const fs::path tmp = target.string() + fmt::format(".slicelab-tmp-{}", ::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::runtime_error(
+        fmt::format("cannot create {}: {}", tmp.string(), std::strerror(errno)));
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
   }
-  fs::rename(tmp, dir / kResultsMarker);
+  const int saved = errno;
+  const bool ok = done == content.size() && ::close(fd) == 0;
+  std::error_code ec;
+  if (!ok) {
+    fs::remove(tmp, ec);
+    throw std::runtime_error(
+        fmt::format("cannot write {}: {}", target.string(), std::strerror(ok ? errno : saved)));
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw std::runtime_error(fmt::format("cannot write {}: {}", target.string(), why));
+  }
 }
 
 std::optional<std::vector<std::string>> read_results_marker(const fs::path& dir) {
@@ -169,7 +194,13 @@ fs::path check_output_folder(const std::string& dir, bool force) {
 fs::path check_results_folder_to_add_to(const std::string& dir) {
   const fs::path p(dir);
   std::error_code ec;
-  if (!fs::is_directory(p, ec)) throw OutputRefused(fmt::format("{}: not a folder", dir));
+  const fs::file_type type = fs::symlink_status(p, ec).type();
+  if (type == fs::file_type::symlink)
+    throw OutputRefused(
+        fmt::format("{}: a symbolic link; slicelab adds files only to a folder "
+                    "it wrote, not through a link",
+                    dir));
+  if (type != fs::file_type::directory) throw OutputRefused(fmt::format("{}: not a folder", dir));
   if (!read_results_marker(p))
     throw OutputRefused(fmt::format(
         "{}: not a results folder slicelab wrote (it has no {} file), and slicelab adds files only "

@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workloads/input_error.h"
@@ -31,6 +32,12 @@ std::vector<std::string> folder_entries(const std::filesystem::path& dir);
 
 // Writes `dir`/.slicelab-results listing `entries`, through a temporary file renamed into place.
 void write_results_marker(const std::filesystem::path& dir, std::span<const std::string> entries);
+
+// Writes `content` into a fresh temporary sibling of `target` (<target's name>.slicelab-tmp-<pid>,
+// created with O_EXCL and O_NOFOLLOW, so that a file or link planted at that name is never
+// written through or truncated), then renames it onto `target`. On failure the temporary file
+// is removed and `target` is as it was.
+void replace_file_via_temp(const std::filesystem::path& target, std::string_view content);
 
 // The paths the marker of `dir` lists; nullopt when `dir` has no marker of slicelab's (missing,
 // not a regular file, or without the first line above).

@@ -1,15 +1,13 @@
 #include "reports/report_writer.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
-#include "reports/output_guard.h"
 #include "reports/json_file.h"
+#include "reports/output_guard.h"
 #include "reports/report_content.h"
 #include "reports/report_data.h"
 #include "reports/report_html.h"
@@ -24,16 +22,7 @@ namespace {
 // that check_output_folder recognises as slicelab's own.
 void write_replacing(const std::filesystem::path& dir, const std::filesystem::path& p,
                      const std::string& content) {
-  const std::filesystem::path tmp = p.string() + fmt::format(".slicelab-tmp-{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << content;
-    if (!out) {
-      std::filesystem::remove(tmp);
-      throw std::runtime_error(fmt::format("cannot write {}", p.string()));
-    }
-  }
-  std::filesystem::rename(tmp, p);
+  replace_file_via_temp(p, content);
   std::vector<std::string> entries = read_results_marker(dir).value_or(std::vector<std::string>{});
   const std::string name = p.filename().string();
   if (std::find(entries.begin(), entries.end(), name) == entries.end()) {

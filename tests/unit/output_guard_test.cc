@@ -108,6 +108,23 @@ TEST_F(OutputGuard, RefusesFilesAndLinks) {
   EXPECT_EQ(read_file(dir_ / "real" / "a"), "x");
 }
 
+// A link planted at the temporary file's name (guessable: the pid) is never written through:
+// before, the temporary file was opened with ofstream, which followed it and truncated its target.
+TEST_F(OutputGuard, APlantedTemporaryFileIsNeverWrittenThrough) {
+  const std::string victim = write("victim", "mine");
+  const fs::path target = dir_ / "out.json";
+  fs::create_symlink(victim, target.string() + ".slicelab-tmp-" + std::to_string(::getpid()));
+  EXPECT_THROW(replace_file_via_temp(target, "new"), std::runtime_error);
+  EXPECT_EQ(read_file(victim), "mine");
+  EXPECT_FALSE(fs::exists(target));
+  write_results(dir_ / "res", "a", "x");
+  fs::create_directory_symlink(dir_ / "res", dir_ / "to-res");
+  EXPECT_NE(refusal([&] {
+              check_results_folder_to_add_to((dir_ / "to-res").string());
+            }).find("symbolic link"),
+            std::string::npos);
+}
+
 TEST_F(OutputGuard, MissingAndEmptyFoldersAreWritten) {
   write_results(dir_ / "new" / "deeper", "a", "1");
   EXPECT_EQ(read_file(dir_ / "new" / "deeper" / "a"), "1");
