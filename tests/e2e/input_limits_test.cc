@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::shell_quote;
 
-const std::string kMalformed = std::string(SLICELAB_SOURCE_DIR) + "/tests/malformed";
+const std::string kMalformedScenarios = std::string(SLICELAB_SOURCE_DIR) + "/tests/malformed";
 
 class InputLimits : public testing::TempFilesTest {
  protected:
@@ -26,9 +26,9 @@ class InputLimits : public testing::TempFilesTest {
     return testing::run_program(SLICELAB_BINARY, args, dir_, "run", "timeout 20");
   }
   // A results folder whose summary.json is `json`.
-  std::string results_with(const std::string& name, const std::string& json) {
+  std::string results_with(const std::string& name, const std::string& text) {
     fs::create_directories(dir_ / name);
-    std::ofstream(dir_ / name / "summary.json", std::ios::binary) << json;
+    std::ofstream(dir_ / name / "summary.json", std::ios::binary) << text;
     // slicelab's marker, as its own run leaves it: `report` adds only to such a folder.
     std::ofstream(dir_ / name / ".slicelab-results", std::ios::binary)
         << "slicelab results folder\nsummary.json\n";
@@ -42,7 +42,7 @@ std::string nested_json(int levels) {
 }
 
 TEST_F(InputLimits, BillionLaughsIsRefusedQuickly) {
-  const std::string file = kMalformed + "/billion_laughs.yaml";
+  const std::string file = kMalformedScenarios + "/billion_laughs.yaml";
   const testing::CliRun r = slicelab("validate " + shell_quote(file));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "error: " + file +
@@ -73,7 +73,7 @@ TEST_F(InputLimits, SyntaxRefusalsAtValidate) {
             ":11:14: policies[0].sharing: missing required key 'mode'"},
            {"duplicate_gpu_model.yaml", ":5:3: gpu_models: duplicate key 'G2' (also on line 4)"}}) {
     SCOPED_TRACE(file);
-    const std::string path = kMalformed + "/" + file;
+    const std::string path = kMalformedScenarios + "/" + file;
     const testing::CliRun r = slicelab("validate " + shell_quote(path));
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err, "error: " + path + expected + "\n");
