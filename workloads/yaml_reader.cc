@@ -10,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "workloads/edit_distance.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/text_file.h"
@@ -23,21 +24,6 @@ std::string describe(const YAML::Node& node) {
   if (node.IsMap()) return "a mapping";
   if (node.IsSequence()) return "a list";
   return fmt::format("'{}'", node.Scalar());
-}
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 bool parse_double(std::string_view text, double& out) {

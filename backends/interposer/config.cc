@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "workloads/edit_distance.h"
+
 namespace slicelab::interposer {
 
 std::optional<uint64_t> parse_size(std::string_view t) {
@@ -116,21 +118,6 @@ std::pair<std::string_view, int64_t> split_device(std::string_view name) {
   int64_t dev = 0;
   for (size_t k = i; k < name.size(); ++k) dev = dev * 10 + (name[k] - '0');
   return {name.substr(0, i - 1), dev};
-}
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 bool known_name(std::string_view name) {
