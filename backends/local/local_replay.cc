@@ -249,7 +249,8 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
     for (auto it = pending.begin(); it != pending.end();) {
       const size_t p = *it;
       const std::span<GpuId> gpus_out(pick.data(), static_cast<size_t>(req[p].gpu_count));
-      const auto node = placement.place(cluster, req[p], rng, gpus_out);
+      SchedulingCycle cycle{cluster, req[p], static_cast<uint32_t>(p), now, rng};
+      const auto node = placement.schedule(cycle, gpus_out);
       if (!node && running.empty()) {  // refused on an idle machine: it never will fit
         r.pods[p].status = PodStatus::kUnschedulable;
         r.pods[p].reason = "the policy places it on no GPU of this machine";

@@ -15,11 +15,13 @@
 
 #include "sim/cluster_state.h"
 #include "sim/engine/pending_queue.h"
+#include "sim/engine/retry_shortcut.h"
 #include "sim/engine/static_feasibility.h"
 #include "sim/metrics/distribution.h"
 #include "sim/metrics/fragmentation.h"
 #include "sim/mig/mig_sharing.h"
 #include "sim/mig/mig_state.h"
+#include "sim/placement/paper_scorers.h"
 #include "sim/topology/gpu_topology.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
@@ -42,6 +44,20 @@ struct FinishEvent {
   }
 };
 
+// Interim: narrows the node set to an explicit list the engine computed (MIG's usable nodes).
+class NodeSubset final : public PreFilter {
+ public:
+  std::string_view name() const override { return "node-subset"; }
+  bool pre_filter(const SchedulingCycle& /*cycle*/, std::vector<NodeId>& nodes) override {
+    if (!active) return true;
+    std::erase_if(nodes,
+                  [&](NodeId n) { return !std::binary_search(only.begin(), only.end(), n); });
+    return !nodes.empty();
+  }
+  bool active = false;
+  std::vector<NodeId> only;
+};
+
 class Simulation {
  public:
   Simulation(const RunInputs& in, PlacementPolicy& placement)
@@ -50,7 +66,10 @@ class Simulation {
         mode_(in.sharing),
         cluster_(in.cluster, in.catalog, in.sharing.capacity_units()),
         rng_(in.seed),
-        max_tenants_(static_cast<size_t>(in.sharing.max_tenants())) {}
+        max_tenants_(static_cast<size_t>(in.sharing.max_tenants())),
+        retry_(in.pods.size()) {
+    placement_.attach(RunPlugins{{&retry_, &subset_}, {}, {}, {}});
+  }
 
   RunResult run(const ProgressFn& progress);
 
@@ -61,7 +80,7 @@ class Simulation {
   void finish(uint32_t p);
   void schedule_pending();
   bool try_place(uint32_t p);
-  std::optional<NodeId> place_mig(uint32_t p, std::span<const NodeId> only, double& delay);
+  std::optional<NodeId> place_mig(uint32_t p, double& delay);
   void start_work(uint32_t p);
   void start_after_reconfiguration(uint32_t p);
   bool fails_for_memory(uint32_t p);
@@ -117,17 +136,15 @@ class Simulation {
   uint64_t seq_ = 0;
   PendingQueue pending_;
   std::vector<PodRequest> failed_shapes_;
-  // Nodes that gained free resources, in order, and for each pod the log length at its last
-  // failed attempt: a retry only needs the nodes freed since, all others still fail.
-  std::vector<NodeId> freed_log_;
-  std::vector<uint32_t> tried_at_;
+  // A retry only needs the nodes freed since the pod last failed; all others still fail.
+  RetryShortcut retry_;
+  NodeSubset subset_;
   // Capped modes and interference (issue 4): each pod's load as the rate model sees it, its
   // peak device memory, and its isolation error (current, and integrated over its run).
   std::vector<TenantLoad> load_;
   std::vector<int64_t> peak_mib_;
   std::vector<double> err_now_, err_int_, err_time_;
   std::array<double, 64> errors_{};
-  std::vector<NodeId> seed_;
   std::vector<GpuId> pick_;
   std::array<TenantLoad, 64> loads_{};
   std::array<double, 64> rates_{};
@@ -164,7 +181,6 @@ void Simulation::prepare() {
   speed_.assign(n, 1.0);
   version_.assign(n, 0);
   out_.resize(n);
-  tried_at_.assign(n, kNoPod);
   gpu_offset_.resize(n + 1);
   const auto& models = in_.catalog.models();
   uint32_t off = 0;
@@ -233,15 +249,10 @@ void Simulation::prepare() {
     model_gpus_[cluster_.model(node)] += static_cast<size_t>(cluster_.gpus_on(node));
   pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
 
-  // GPU shapes as small tags, for policies that group like shapes on a node.
-  std::map<std::pair<int, int>, uint32_t> tags;
-  for (PodRequest& r : req_) {
-    if (r.gpu_count == 0) continue;
-    auto [it, fresh] =
-        tags.emplace(std::pair{r.gpu_count, r.claim_units}, static_cast<uint32_t>(tags.size()));
-    r.shape_tag = it->second;
-  }
-  cluster_.track_shape_tags(tags.size());
+  // GPU shapes as small tags, for policies that group like shapes on a node (gpu-clustering).
+  const int max_gpus = cluster_.max_gpus_per_node();
+  for (PodRequest& r : req_) r.shape_tag = clustering_tag(r, mode_.capacity_units(), max_gpus);
+  cluster_.track_shape_tags(2 * static_cast<size_t>(max_gpus + 1));
 
   target_ = TargetWorkload::from_pods(pods, in_.catalog);
   node_frag_.assign(cluster_.node_count(), 0.0);
@@ -477,7 +488,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
   if (mig_)
     for (const GpuId g : gpus) mig_->release(g, p);
   refresh_node_fragmentation(node);
-  freed_log_.push_back(node);
+  retry_.node_freed(node);
   model_alloc_[cluster_.model(node)] -= static_cast<double>(r.claim_units) /
                                         static_cast<double>(cluster_.capacity_units()) *
                                         static_cast<double>(r.gpu_count);
@@ -487,23 +498,13 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
 
 bool Simulation::try_place(uint32_t p) {
   const PodRequest& r = req_[p];
-  std::span<const NodeId> only;
-  if (tried_at_[p] != kNoPod) {
-    const size_t since = freed_log_.size() - tried_at_[p];
-    if (since == 0) return false;  // nothing freed since it last failed: not worth an attempt
-    if (since < cluster_.node_count() / 4) {
-      seed_.assign(freed_log_.begin() + tried_at_[p], freed_log_.end());
-      std::sort(seed_.begin(), seed_.end());
-      seed_.erase(std::unique(seed_.begin(), seed_.end()), seed_.end());
-      only = seed_;
-    }
-  }
+  if (!retry_.worth_trying(p)) return false;  // nothing freed since it last failed
   ++attempts_;
   double mig_delay = 0;
-  const auto node =
-      mig_ ? place_mig(p, only, mig_delay) : placement_.place(cluster_, r, rng_, pick_, only);
+  SchedulingCycle cycle{cluster_, req_[p], p, now_, rng_};
+  const auto node = mig_ ? place_mig(p, mig_delay) : placement_.schedule(cycle, pick_);
   if (!node) {
-    tried_at_[p] = static_cast<uint32_t>(freed_log_.size());
+    retry_.attempt_failed(p);
     if (!first_failure_t_) {
       first_failure_t_ = now_;
       first_failure_alloc_ = static_cast<double>(cluster_.allocated_units()) /
@@ -568,35 +569,33 @@ bool Simulation::try_place(uint32_t p) {
 void Simulation::start_after_reconfiguration(uint32_t p) {
   start_work(p);
   // The re-partitioned GPUs take new pods again.
-  freed_log_.push_back(static_cast<NodeId>(out_[p].node));
+  retry_.node_freed(static_cast<NodeId>(out_[p].node));
   schedule_pending();
 }
 
-std::optional<NodeId> Simulation::place_mig(uint32_t p, std::span<const NodeId> only,
-                                            double& delay) {
+std::optional<NodeId> Simulation::place_mig(uint32_t p, double& delay) {
   // The policy's filters and scorers choose among the nodes whose GPUs have a free instance of
   // the pod's profile; the MIG step then takes instances there, fullest GPU first.
   const PodRequest& r = req_[p];
   const int need = r.gpu_count;
   auto collect = [&](bool reconfigure) {
     mig_nodes_.clear();
-    auto consider = [&](NodeId n) {
+    for (NodeId n = 0; n < cluster_.node_count(); ++n) {
       const int c = reconfigure ? mig_->usable_or_reconfigurable_gpus(n, p, now_)
                                 : mig_->usable_gpus(n, p, now_);
       if (c >= need) mig_nodes_.push_back(n);
-    };
-    if (only.empty()) {
-      for (NodeId n = 0; n < cluster_.node_count(); ++n) consider(n);
-    } else {
-      for (const NodeId n : only) consider(n);
     }
   };
-  if (need == 0) return placement_.place(cluster_, r, rng_, pick_, only);
+  SchedulingCycle cycle{cluster_, req_[p], p, now_, rng_};
+  if (need == 0) return placement_.schedule(cycle, pick_);
   for (const bool reconfigure : {false, true}) {
     if (reconfigure && !mig_->dynamic()) break;
     collect(reconfigure);
     if (mig_nodes_.empty()) continue;
-    const auto node = placement_.place(cluster_, r, rng_, pick_, mig_nodes_);
+    subset_.only = mig_nodes_;
+    subset_.active = true;
+    const auto node = placement_.schedule(cycle, pick_);
+    subset_.active = false;
     if (!node) continue;
     const int redone = mig_->choose(*node, p, now_, reconfigure,
                                     std::span<GpuId>(pick_).first(static_cast<size_t>(need)));
@@ -856,13 +855,33 @@ RunSummary Simulation::summarize() const {
     FillSummary f;
     f.capacity_gpus = static_cast<double>(cluster_.gpu_count());
     const double capacity = std::max(f.capacity_gpus, 1.0);
-    auto full = std::find_if(fill_curve_.begin(), fill_curve_.end(),
-                             [&](const FillPoint& pt) { return pt.arrived >= f.capacity_gpus; });
-    if (full == fill_curve_.end() && !fill_curve_.empty()) full = fill_curve_.end() - 1;
-    if (full != fill_curve_.end()) {
-      f.allocated_at_full = full->allocated / capacity;
-      f.fragmented_at_full = full->fragmented / capacity;
-      f.failed_at_full = full->failed / capacity;
+    // "At 100%" as the paper's scripts compute it (merge_alloc_discrete.py): the mean over the
+    // points whose arrived demand, rounded to a whole percent (half to even, as Python's round),
+    // is 100; failing that, those within 99..101.
+    auto mean_where = [&](int lo, int hi) {
+      double alloc = 0, frag = 0, failed = 0;
+      size_t n = 0;
+      for (const FillPoint& pt : fill_curve_) {
+        const double pct = std::nearbyint(pt.arrived / capacity * 100.0);
+        if (pct < lo || pct > hi) continue;
+        alloc += pt.allocated, frag += pt.fragmented, failed += pt.failed;
+        ++n;
+      }
+      if (n == 0) return false;
+      const double k = static_cast<double>(n) * capacity;
+      f.allocated_at_full = alloc / k, f.fragmented_at_full = frag / k, f.failed_at_full = failed / k;
+      return true;
+    };
+    if (!mean_where(100, 100) && !mean_where(99, 101)) {
+      // Never near 100%: the first point at or past it, else the last.
+      auto full = std::find_if(fill_curve_.begin(), fill_curve_.end(),
+                               [&](const FillPoint& pt) { return pt.arrived >= f.capacity_gpus; });
+      if (full == fill_curve_.end() && !fill_curve_.empty()) full = fill_curve_.end() - 1;
+      if (full != fill_curve_.end()) {
+        f.allocated_at_full = full->allocated / capacity;
+        f.fragmented_at_full = full->fragmented / capacity;
+        f.failed_at_full = full->failed / capacity;
+      }
     }
     if (!fill_curve_.empty()) {
       const FillPoint& last = fill_curve_.back();

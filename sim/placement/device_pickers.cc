@@ -20,10 +20,14 @@ std::string_view OrderedDevicePicker::name() const {
   return "?";
 }
 
-bool OrderedDevicePicker::pick(const ClusterState& cluster, const PodRequest& req, NodeId node,
-                               Rng& rng, std::span<GpuId> out) const {
+bool OrderedDevicePicker::pick(const SchedulingCycle& cycle, NodeId node,
+                               std::span<GpuId> out) const {
+  const ClusterState& cluster = cycle.cluster;
+  const PodRequest& req = cycle.req;
   if (req.gpu_count == 0) return true;
-  // (sort key, gpu) for every GPU of the node that has room; nodes hold at most 64 GPUs.
+  const bool whole = req.claim_units >= cluster.capacity_units();
+  // (sort key, gpu) for every GPU of the node that has room; nodes hold at most 64 GPUs. The GPU
+  // id in the pair makes equal keys go to the lower index.
   std::array<std::pair<int64_t, GpuId>, 64> fit{};
   size_t n = 0;
   const GpuId first = cluster.first_gpu(node);
@@ -33,19 +37,20 @@ bool OrderedDevicePicker::pick(const ClusterState& cluster, const PodRequest& re
     const int free = cluster.gpu_free_units(g);
     if (free < req.claim_units) continue;
     int64_t key = 0;
-    switch (order_) {
-      case Order::kFullestFirst:
-        key = free;
-        break;
-      case Order::kEmptiestFirst:
-        key = -free;
-        break;
-      case Order::kLowestIndex:
-        key = 0;
-        break;
-      case Order::kRandom:
-        key = static_cast<int64_t>(rng.below(uint64_t{1} << 40));
-        break;
+    if (!whole) {
+      switch (order_) {
+        case Order::kFullestFirst:
+          key = free;
+          break;
+        case Order::kEmptiestFirst:
+          key = -free;
+          break;
+        case Order::kLowestIndex:
+          break;
+        case Order::kRandom:
+          key = static_cast<int64_t>(cycle.rng.below(uint64_t{1} << 40));
+          break;
+      }
     }
     fit[n++] = {key, g};
   }

@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <span>
 
 namespace slicelab {
 namespace {
 
 constexpr int kMemoGpus = 8;  // states of larger nodes do not fit the key and are not memoised
 
-double to_milli(int units, int cap_units) {
-  return static_cast<double>(units) * 1000.0 / static_cast<double>(cap_units);
+int to_milli(int units, int cap_units) {
+  return static_cast<int>(static_cast<int64_t>(units) * 1000 / cap_units);
+}
+
+bool is_share(const ClusterState& cluster, const PodRequest& req) {
+  return req.gpu_count == 1 && req.claim_units < cluster.capacity_units();
 }
 
 }  // namespace
@@ -24,8 +27,15 @@ size_t FgdModel::KeyHash::operator()(const Key& k) const {
   return static_cast<size_t>(h ^ (h >> 31));
 }
 
-FgdModel::Choice FgdModel::evaluate(const ClusterState& cluster, const PodRequest& req,
-                                    NodeId node) const {
+int64_t FgdModel::score_after(double before, int64_t cpu_after, uint16_t model,
+                              std::span<const int> milli) const {
+  const double after = node_fragmentation(target_, cpu_after, model, milli);
+  const double sigmoid = 1.0 / (1.0 + std::exp(-((before - after) / 1000.0)));
+  return static_cast<int64_t>(sigmoid * 100.0);
+}
+
+int64_t FgdModel::node_score(const ClusterState& cluster, const PodRequest& req,
+                             NodeId node) const {
   const int gpus = cluster.gpus_on(node);
   if (gpus > kMemoGpus) return compute(cluster, req, node);
   std::array<int, kMemoGpus> free{};
@@ -46,67 +56,84 @@ FgdModel::Choice FgdModel::evaluate(const ClusterState& cluster, const PodReques
     key.w[2 + i / 4] |= v << (16 * (i % 4));
   }
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  const Choice c = compute(cluster, req, node);
-  memo_.emplace(key, c);
-  return c;
+  const int64_t s = compute(cluster, req, node);
+  memo_.emplace(key, s);
+  return s;
 }
 
-FgdModel::Choice FgdModel::compute(const ClusterState& cluster, const PodRequest& req,
-                                   NodeId node) const {
+int64_t FgdModel::compute(const ClusterState& cluster, const PodRequest& req, NodeId node) const {
+  // A pod that requests nothing changes nothing: fgd_score.go gives it the top score.
+  if (req.cpu_milli == 0 && req.memory_mib == 0 && req.gpu_count == 0) return 100;
   const int cap = cluster.capacity_units();
-  const int gpus = cluster.gpus_on(node);
+  const int gpus = std::min(cluster.gpus_on(node), 64);
   const GpuId first = cluster.first_gpu(node);
   // Scoring runs for every candidate node: no allocation here (nodes hold at most 64 GPUs).
   std::array<int, 64> milli_store{};
-  const auto milli = std::span<int>(milli_store).first(static_cast<size_t>(std::min(gpus, 64)));
+  const auto milli = std::span<int>(milli_store).first(static_cast<size_t>(gpus));
   for (size_t i = 0; i < milli.size(); ++i)
-    milli[i] =
-        static_cast<int>(to_milli(cluster.gpu_free_units(first + static_cast<GpuId>(i)), cap));
+    milli[i] = to_milli(cluster.gpu_free_units(first + static_cast<GpuId>(i)), cap);
   const uint16_t model = cluster.model(node);
   const int64_t cpu_after = cluster.cpu_free(node) - req.cpu_milli;
   const double before = node_fragmentation(target_, cluster.cpu_free(node), model, milli);
-  auto score_of = [&](double after) {
-    return 100.0 / (1.0 + std::exp(-(before - after) / 1000.0));
-  };
-
-  Choice best;
-  if (req.gpu_count == 0) {
-    best.score = score_of(node_fragmentation(target_, cpu_after, model, milli));
-    return best;
-  }
-  const int claim_milli = static_cast<int>(to_milli(req.claim_units, cap));
-  if (req.gpu_count > 1 || req.claim_units == cap) {
-    // Whole GPUs: which of the fitting GPUs does not change the measure when they are all
-    // equally free; take the first ones that fit.
+  if (req.gpu_count == 0) return score_after(before, cpu_after, model, milli);
+  if (!is_share(cluster, req)) {
+    // NodeResource.Sub: the least free GPUs that fit, equal ones in index order.
+    std::array<std::pair<int, int>, 64> order{};
+    for (int i = 0; i < gpus; ++i) order[static_cast<size_t>(i)] = {milli[static_cast<size_t>(i)], i};
+    std::stable_sort(order.begin(), order.begin() + gpus);
+    const int claim_milli = to_milli(req.claim_units, cap);
     int left = req.gpu_count;
-    for (int i = 0; i < static_cast<int>(milli.size()) && left > 0; ++i) {
-      if (cluster.gpu_free_units(first + static_cast<GpuId>(i)) >= req.claim_units) {
-        milli[static_cast<size_t>(i)] -= claim_milli;
-        --left;
-      }
+    for (int k = 0; k < gpus && left > 0; ++k) {
+      const auto i = static_cast<size_t>(order[static_cast<size_t>(k)].second);
+      if (cluster.gpu_free_units(first + static_cast<GpuId>(i)) < req.claim_units) continue;
+      milli[i] -= claim_milli;
+      --left;
     }
-    best.score = score_of(node_fragmentation(target_, cpu_after, model, milli));
-    return best;
+    return score_after(before, cpu_after, model, milli);
   }
-  // A share of one GPU: try each distinct amount of free room; ties go to the fuller GPU.
-  bool found = false;
-  for (int i = 0; i < static_cast<int>(milli.size()); ++i) {
+  // A share of one GPU: the best over the GPUs that fit (equal free amounts score alike).
+  int64_t best = -1;
+  for (int i = 0; i < gpus; ++i) {
     const int units = cluster.gpu_free_units(first + static_cast<GpuId>(i));
     if (units < req.claim_units) continue;
     bool seen = false;
-    for (int j = 0; j < i; ++j)
-      seen |= cluster.gpu_free_units(first + static_cast<GpuId>(j)) == units;
+    for (int j = 0; j < i && !seen; ++j)
+      seen = cluster.gpu_free_units(first + static_cast<GpuId>(j)) == units;
     if (seen) continue;
     const int saved = milli[static_cast<size_t>(i)];
-    milli[static_cast<size_t>(i)] = static_cast<int>(to_milli(units - req.claim_units, cap));
-    const double s = score_of(node_fragmentation(target_, cpu_after, model, milli));
+    milli[static_cast<size_t>(i)] = to_milli(units - req.claim_units, cap);
+    best = std::max(best, score_after(before, cpu_after, model, milli));
     milli[static_cast<size_t>(i)] = saved;
-    if (!found || s > best.score || (s == best.score && units < best.gpu_free_units)) {
-      best = {s, units};
-      found = true;
+  }
+  return std::max<int64_t>(best, 0);
+}
+
+int FgdModel::best_gpu(const ClusterState& cluster, const PodRequest& req, NodeId node) const {
+  const int cap = cluster.capacity_units();
+  const int gpus = std::min(cluster.gpus_on(node), 64);
+  const GpuId first = cluster.first_gpu(node);
+  std::array<int, 64> milli_store{};
+  const auto milli = std::span<int>(milli_store).first(static_cast<size_t>(gpus));
+  for (size_t i = 0; i < milli.size(); ++i)
+    milli[i] = to_milli(cluster.gpu_free_units(first + static_cast<GpuId>(i)), cap);
+  const uint16_t model = cluster.model(node);
+  const int64_t cpu_after = cluster.cpu_free(node) - req.cpu_milli;
+  const double before = node_fragmentation(target_, cluster.cpu_free(node), model, milli);
+  int chosen = -1;
+  int64_t best = -1;
+  for (int i = 0; i < gpus; ++i) {
+    const int units = cluster.gpu_free_units(first + static_cast<GpuId>(i));
+    if (units < req.claim_units) continue;
+    const int saved = milli[static_cast<size_t>(i)];
+    milli[static_cast<size_t>(i)] = to_milli(units - req.claim_units, cap);
+    const int64_t s = score_after(before, cpu_after, model, milli);
+    milli[static_cast<size_t>(i)] = saved;
+    if (s > best) {  // strictly better: the first GPU with the best score keeps it
+      best = s;
+      chosen = i;
     }
   }
-  return best;
+  return chosen;
 }
 
 }  // namespace slicelab

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 
 #include "sim/cluster_state.h"
@@ -15,14 +16,16 @@ class FgdModel {
  public:
   explicit FgdModel(TargetWorkload target) : target_(std::move(target)) {}
 
-  struct Choice {
-    double score = 0;         // 100 * sigmoid((F_before - F_after) / 1000), F in milli-GPUs
-    int gpu_free_units = -1;  // fractional pods: take a GPU with this much free; else -1
-  };
-  // The best placement of `req` on `node` (which must fit it). Memoised by the node's state
-  // (model, free CPU, sorted free GPU units) and the pod's shape: the fill experiment asks the
-  // same question of hundreds of identical nodes for every pod.
-  Choice evaluate(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
+  // ⌊100 × sigmoid((F_before − F_after) / 1000)⌋ (F in milli-GPUs), as fgd_score.go. A share of
+  // one GPU is scored for each GPU that fits and the node gets the best; whole GPUs are taken
+  // least free first (only idle ones fit, so the lowest-index idle ones). Memoised by the node's
+  // state (model, free CPU, sorted free GPU units) and the pod's shape: the fill experiment asks
+  // the same question of hundreds of identical nodes for every pod.
+  int64_t node_score(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
+
+  // For a share of one GPU: the GPU of `node` that fgd_score.go gives it, the first in index order
+  // among those with the best score. -1 when none fits.
+  int best_gpu(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
 
   const TargetWorkload& target() const { return target_; }
 
@@ -34,10 +37,13 @@ class FgdModel {
   struct KeyHash {
     size_t operator()(const Key& k) const;
   };
-  Choice compute(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
+  int64_t compute(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
+  // The score of the node's state `milli` (free milli per GPU) after the pod took its part.
+  int64_t score_after(double before, int64_t cpu_after, uint16_t model,
+                      std::span<const int> milli) const;
 
   TargetWorkload target_;
-  mutable std::unordered_map<Key, Choice, KeyHash> memo_;
+  mutable std::unordered_map<Key, int64_t, KeyHash> memo_;
 };
 
 }  // namespace slicelab

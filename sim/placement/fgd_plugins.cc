@@ -2,27 +2,23 @@
 
 namespace slicelab {
 
-void FgdScorer::score(const ClusterState& cluster, const PodRequest& req,
-                      std::span<const NodeId> candidates, Rng& /*rng*/,
-                      std::span<double> out) const {
+void FgdScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
+                      std::span<int64_t> out) const {
   for (size_t i = 0; i < candidates.size(); ++i)
-    out[i] = model_->evaluate(cluster, req, candidates[i]).score;
+    out[i] = model_->node_score(cycle.cluster, cycle.req, candidates[i]);
 }
 
-bool FgdDevicePicker::pick(const ClusterState& cluster, const PodRequest& req, NodeId node,
-                           Rng& /*rng*/, std::span<GpuId> out) const {
+bool FgdDevicePicker::pick(const SchedulingCycle& cycle, NodeId node,
+                           std::span<GpuId> out) const {
+  const PodRequest& req = cycle.req;
   if (req.gpu_count == 0) return true;
-  const GpuId first = cluster.first_gpu(node);
-  const int gpus = cluster.gpus_on(node);
-  const int want = model_->evaluate(cluster, req, node).gpu_free_units;
-  int taken = 0;
-  for (int i = 0; i < gpus && taken < req.gpu_count; ++i) {
-    const GpuId g = first + static_cast<GpuId>(i);
-    const int free = cluster.gpu_free_units(g);
-    if (free < req.claim_units || (want >= 0 && free != want)) continue;
-    out[static_cast<size_t>(taken++)] = g;
+  if (req.gpu_count == 1 && req.claim_units < cycle.cluster.capacity_units()) {
+    const int i = model_->best_gpu(cycle.cluster, req, node);
+    if (i < 0) return false;
+    out[0] = cycle.cluster.first_gpu(node) + static_cast<GpuId>(i);
+    return true;
   }
-  return taken == req.gpu_count;
+  return whole_.pick(cycle, node, out);
 }
 
 }  // namespace slicelab

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "sim/placement/device_pickers.h"
 #include "sim/placement/fgd_model.h"
 #include "sim/placement/plugins.h"
 
@@ -13,8 +14,8 @@ class FgdScorer final : public Scorer {
  public:
   explicit FgdScorer(std::shared_ptr<const FgdModel> model) : model_(std::move(model)) {}
   std::string_view name() const override { return "fgd"; }
-  void score(const ClusterState& cluster, const PodRequest& req, std::span<const NodeId> candidates,
-             Rng& rng, std::span<double> out) const override;
+  void score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
+             std::span<int64_t> out) const override;
 
  private:
   std::shared_ptr<const FgdModel> model_;
@@ -24,11 +25,12 @@ class FgdDevicePicker final : public DevicePicker {
  public:
   explicit FgdDevicePicker(std::shared_ptr<const FgdModel> model) : model_(std::move(model)) {}
   std::string_view name() const override { return "fgd"; }
-  bool pick(const ClusterState& cluster, const PodRequest& req, NodeId node, Rng& rng,
-            std::span<GpuId> out) const override;
+  // A share of one GPU goes where the model scored it; whole GPUs to the lowest-index idle ones.
+  bool pick(const SchedulingCycle& cycle, NodeId node, std::span<GpuId> out) const override;
 
  private:
   std::shared_ptr<const FgdModel> model_;
+  OrderedDevicePicker whole_{OrderedDevicePicker::Order::kFullestFirst};
 };
 
 }  // namespace slicelab

@@ -17,15 +17,17 @@ void keep_if(std::vector<NodeId>& candidates, Pred pred) {
 
 }  // namespace
 
-void ResourceFilter::filter(const ClusterState& cluster, const PodRequest& req,
-                            std::vector<NodeId>& candidates) const {
+void ResourceFilter::filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const {
+  const ClusterState& cluster = cycle.cluster;
+  const PodRequest& req = cycle.req;
   keep_if(candidates, [&](NodeId n) {
     return cluster.cpu_free(n) >= req.cpu_milli && cluster.memory_free(n) >= req.memory_mib;
   });
 }
 
-void GpuModelFilter::filter(const ClusterState& cluster, const PodRequest& req,
-                            std::vector<NodeId>& candidates) const {
+void GpuModelFilter::filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const {
+  const ClusterState& cluster = cycle.cluster;
+  const PodRequest& req = cycle.req;
   if (req.gpu_count == 0) return;
   keep_if(candidates, [&](NodeId n) {
     return ((req.model_mask >> cluster.model(n)) & 1U) != 0 &&
@@ -34,8 +36,10 @@ void GpuModelFilter::filter(const ClusterState& cluster, const PodRequest& req,
   });
 }
 
-void GpuCapacityFilter::filter(const ClusterState& cluster, const PodRequest& req,
+void GpuCapacityFilter::filter(const SchedulingCycle& cycle,
                                std::vector<NodeId>& candidates) const {
+  const ClusterState& cluster = cycle.cluster;
+  const PodRequest& req = cycle.req;
   if (req.gpu_count == 0) return;
   keep_if(candidates, [&](NodeId n) { return cluster.gpus_fit(n, req); });
 }

@@ -9,23 +9,20 @@ namespace slicelab {
 class ResourceFilter final : public Filter {
  public:
   std::string_view name() const override { return "resources"; }
-  void filter(const ClusterState& cluster, const PodRequest& req,
-              std::vector<NodeId>& candidates) const override;
+  void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
 };
 
 // Allowed GPU models and per-GPU memory (a pod never fits a GPU smaller than its peak).
 class GpuModelFilter final : public Filter {
  public:
   std::string_view name() const override { return "gpu-model"; }
-  void filter(const ClusterState& cluster, const PodRequest& req,
-              std::vector<NodeId>& candidates) const override;
+  void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
 };
 
 class GpuCapacityFilter final : public Filter {
  public:
   std::string_view name() const override { return "gpu-capacity"; }
-  void filter(const ClusterState& cluster, const PodRequest& req,
-              std::vector<NodeId>& candidates) const override;
+  void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
 };
 
 }  // namespace slicelab

@@ -24,33 +24,32 @@ std::optional<PlacementConfig> placement_preset(std::string_view name) {
   c.filters = kDefaultFilters;
   if (name == "first-fit") {
     c.picker = "first";
+    c.tie_break = TieBreak::kFirst;  // no scorer: every node ties, and first-fit means the first
   } else if (name == "best-fit" || name == "binpack") {
-    c.scorers = {{"binpack", 1.0}};
+    c.scorers = {{"binpack", 1}};
     c.picker = "binpack";
   } else if (name == "spread") {
-    c.scorers = {{"spread", 1.0}};
+    c.scorers = {{"spread", 1}};
     c.picker = "spread";
   } else if (name == "random" || name == "random-fit") {
-    c.scorers = {{"random", 1.0}};
+    c.scorers = {{"random", 1}};
     c.picker = "random";
   } else if (name == "dot-product") {
-    c.scorers = {{"dot-product", 1.0}};
+    c.scorers = {{"dot-product", 1}};
     c.picker = "binpack";  // the GPU with the smallest dot product is the fullest that fits
   } else if (name == "gpu-packing") {
-    c.scorers = {{"gpu-packing", 1.0}};
+    c.scorers = {{"gpu-packing", 1}};
     c.picker = "binpack";
   } else if (name == "gpu-clustering") {
-    c.scorers = {{"gpu-clustering", 1.0}};
+    c.scorers = {{"gpu-clustering", 1}};
     c.picker = "binpack";
   } else if (name == "fgd") {
-    // FGD leaves ties (equal fragmentation increase, common on idle or full nodes) open;
-    // breaking them towards the best-fit node rather than the lowest index is what lets FGD
-    // beat best-fit on the openb fill experiment (docs/fragmentation.md). The binpack term is
-    // at most 0.1 after weighting, below any meaningful difference in the fgd term.
-    c.scorers = {{"fgd", 1000.0}, {"binpack", 0.001}};
+    // Alone, as the paper runs it: integer scores make near-equal nodes tie and the seeded
+    // random tie-break spreads them (docs/fragmentation.md).
+    c.scorers = {{"fgd", 1}};
     c.picker = "fgd";
   } else if (name == "topology-aware") {
-    c.scorers = {{"binpack", 1.0}};
+    c.scorers = {{"binpack", 1}};
     c.picker = "topology";
   } else {
     return std::nullopt;
@@ -129,7 +128,8 @@ PlacementPolicy build_placement(const PlacementConfig& config, const PlacementEn
   auto picker = config.picker == "fgd" ? std::make_unique<FgdDevicePicker>(fgd_model())
                                        : make_picker(config.picker);
   if (!picker) throw std::invalid_argument("unknown device picker " + config.picker);
-  return PlacementPolicy(std::move(filters), std::move(scorers), std::move(picker));
+  return PlacementPolicy(std::move(filters), std::move(scorers), std::move(picker),
+                         config.tie_break);
 }
 
 }  // namespace slicelab

@@ -19,8 +19,9 @@ namespace slicelab {
 struct PlacementConfig {
   std::string preset;  // empty when the scenario spelled the plugins out
   std::vector<std::string> filters;
-  std::vector<std::pair<std::string, double>> scorers;
+  std::vector<std::pair<std::string, int64_t>> scorers;  // name, weight (a positive integer)
   std::string picker;
+  TieBreak tie_break = TieBreak::kRandom;
 };
 
 std::optional<PlacementConfig> placement_preset(std::string_view name);

@@ -3,52 +3,141 @@
 #include <fmt/format.h>
 
 #include <numeric>
+#include <cstdlib>
 
 namespace slicelab {
 
 PlacementPolicy::PlacementPolicy(std::vector<std::unique_ptr<Filter>> filters,
                                  std::vector<WeightedScorer> scorers,
-                                 std::unique_ptr<DevicePicker> picker)
-    : filters_(std::move(filters)), scorers_(std::move(scorers)), picker_(std::move(picker)) {}
+                                 std::unique_ptr<DevicePicker> picker, TieBreak tie_break)
+    : filters_(std::move(filters)),
+      scorers_(std::move(scorers)),
+      picker_(std::move(picker)),
+      tie_break_(tie_break) {}
 
-std::optional<NodeId> PlacementPolicy::place(const ClusterState& cluster, const PodRequest& req,
-                                             Rng& rng, std::span<GpuId> gpus_out,
-                                             std::span<const NodeId> only) {
-  if (only.empty()) {
-    candidates_.resize(cluster.node_count());
-    std::iota(candidates_.begin(), candidates_.end(), NodeId{0});
-  } else {
-    candidates_.assign(only.begin(), only.end());
+const std::vector<uint32_t>& PlacementPolicy::node_ranks(SchedulingCycle& cycle) {
+  if (rank_.size() != cycle.cluster.node_count()) {
+    // One seeded permutation for the whole run, drawn at its first cycle: the FGD simulator
+    // prefixes node names with rand.Perm and its selectHost keeps the smallest name.
+    rank_.resize(cycle.cluster.node_count());
+    std::iota(rank_.begin(), rank_.end(), 0U);
+    for (size_t i = rank_.size(); i > 1; --i) std::swap(rank_[i - 1], rank_[cycle.rng.below(i)]);
   }
-  for (const auto& f : filters_) {
-    f->filter(cluster, req, candidates_);
-    if (candidates_.empty()) return std::nullopt;
-  }
-  if (scorers_.empty()) {
-    for (const NodeId n : candidates_)
-      if (picker_->pick(cluster, req, n, rng, gpus_out)) return n;
-    return std::nullopt;
-  }
+  return rank_;
+}
+
+std::optional<NodeId> PlacementPolicy::select_host(SchedulingCycle& cycle) {
   const size_t n = candidates_.size();
-  total_.assign(n, 0.0);
+  total_.assign(n, 0);
   scratch_.resize(n);
   for (const auto& ws : scorers_) {
-    ws.scorer->score(cluster, req, candidates_, rng, scratch_);
+    ws.scorer->score(cycle, candidates_, scratch_);
+    if (ws.scorer->normalizes()) ws.scorer->normalize_scores(scratch_);
     for (size_t i = 0; i < n; ++i) total_[i] += ws.weight * scratch_[i];
   }
   size_t best = 0;
-  for (size_t i = 1; i < n; ++i)
-    if (total_[i] > total_[best]) best = i;
-  if (picker_->pick(cluster, req, candidates_[best], rng, gpus_out)) return candidates_[best];
+  switch (tie_break_) {
+    case TieBreak::kFirst:
+      for (size_t i = 1; i < n; ++i)
+        if (total_[i] > total_[best]) best = i;
+      return candidates_[best];
+    case TieBreak::kNodeOrder: {
+      const auto& rank = node_ranks(cycle);
+      for (size_t i = 1; i < n; ++i)
+        if (total_[i] > total_[best] ||
+            (total_[i] == total_[best] && rank[candidates_[i]] < rank[candidates_[best]]))
+          best = i;
+      return candidates_[best];
+    }
+    case TieBreak::kRandom:
+      break;
+  }
+  // Uniform among the maxima, as kube-scheduler's selectHost (which samples a reservoir); here
+  // counted first so that a tie of hundreds of idle nodes costs one draw, not one per node.
+  int64_t top = total_[0];
+  size_t ties = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (total_[i] > top) {
+      top = total_[i];
+      ties = 0;
+    }
+    ties += total_[i] == top ? 1 : 0;
+  }
+  size_t k = ties > 1 ? cycle.rng.below(ties) : 0;
+  for (size_t i = 0; i < n; ++i)
+    if (total_[i] == top && k-- == 0) return candidates_[i];
+  return candidates_[0];
+}
+
+std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle,
+                                                std::span<GpuId> gpus_out) {
+  const ClusterState& cluster = cycle.cluster;
+  for (cycle.pass = 0;; ++cycle.pass) {
+    if (all_nodes_.size() != cluster.node_count()) {
+      all_nodes_.resize(cluster.node_count());
+      std::iota(all_nodes_.begin(), all_nodes_.end(), NodeId{0});
+    }
+    candidates_.assign(all_nodes_.begin(), all_nodes_.end());
+    bool possible = true;
+    for (PreFilter* p : run_.pre_filters)
+      if (possible && !p->pre_filter(cycle, candidates_)) possible = false;
+    if (possible) {
+      for (Filter* f : run_.filters) {
+        if (candidates_.empty()) break;
+        f->filter(cycle, candidates_);
+      }
+      for (const auto& f : filters_) {
+        if (candidates_.empty()) break;
+        f->filter(cycle, candidates_);
+      }
+    }
+    if (possible && !candidates_.empty()) break;
+    bool again = false;
+    for (PostFilter* p : run_.post_filters) again = p->post_filter(cycle) || again;
+    if (!again) return std::nullopt;
+  }
+  const auto node = select_host(cycle);
+  const auto gpus = gpus_out.first(static_cast<size_t>(cycle.req.gpu_count));
+  if (!node || !picker_->pick(cycle, *node, gpus)) return std::nullopt;
+  for (size_t k = 0; k < run_.reserves.size(); ++k) {
+    if (run_.reserves[k]->reserve(cycle, *node, gpus)) continue;
+    for (size_t j = k + 1; j-- > 0;) run_.reserves[j]->unreserve(cycle, *node, gpus);
+    return std::nullopt;
+  }
+  return node;
+}
+
+void PlacementPolicy::unreserve(const SchedulingCycle& cycle, NodeId node,
+                                std::span<const GpuId> gpus) {
+  for (size_t j = run_.reserves.size(); j-- > 0;) run_.reserves[j]->unreserve(cycle, node, gpus);
+}
+
+std::string_view tie_break_name(TieBreak t) {
+  switch (t) {
+    case TieBreak::kRandom:
+      return "random";
+    case TieBreak::kNodeOrder:
+      return "node-order";
+    case TieBreak::kFirst:
+      return "first";
+  }
+  return "?";
+}
+
+std::optional<TieBreak> tie_break_from_name(std::string_view name) {
+  if (name == "random") return TieBreak::kRandom;
+  if (name == "node-order") return TieBreak::kNodeOrder;
+  if (name == "first") return TieBreak::kFirst;
   return std::nullopt;
 }
 
 std::string PlacementPolicy::describe() const {
   std::vector<std::string> f, s;
   for (const auto& x : filters_) f.emplace_back(x->name());
-  for (const auto& x : scorers_) s.push_back(fmt::format("{}:{:g}", x.scorer->name(), x.weight));
-  return fmt::format("filters=[{}] scorers=[{}] picker={}", fmt::join(f, ","), fmt::join(s, ","),
-                     picker_->name());
+  for (const auto& x : scorers_) s.push_back(fmt::format("{}:{}", x.scorer->name(), x.weight));
+  return fmt::format("filters=[{}] scorers=[{}] picker={} ties={}", fmt::join(f, ","),
+                     fmt::join(s, ","), picker_->name(),
+                     tie_break_name(tie_break_));
 }
 
 }  // namespace slicelab

@@ -1,11 +1,12 @@
-// One placement policy: an ordered list of filters, weighted scorers and a device picker, run
-// as the Kubernetes scheduler runs its plugins. Holds scratch buffers: one instance per run.
+// One placement policy run as kube-scheduler runs a profile: PreFilter, Filter, PostFilter,
+// Score, NormalizeScore, weights, selectHost, Reserve. Holds scratch buffers: one per run.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/placement/plugins.h"
@@ -14,30 +15,51 @@ namespace slicelab {
 
 struct WeightedScorer {
   std::unique_ptr<Scorer> scorer;
-  double weight = 1.0;
+  int64_t weight = 1;  // kube-scheduler's plugin weight: a positive integer
 };
+
+// Plugins a run adds to the policy's own: they live as long as the run and hold its state (the
+// engine's retry shortcut, the sharing mode's MIG instances). Not owned.
+struct RunPlugins {
+  std::vector<PreFilter*> pre_filters;
+  std::vector<Filter*> filters;
+  std::vector<PostFilter*> post_filters;
+  std::vector<ReservePlugin*> reserves;
+};
+
+std::string_view tie_break_name(TieBreak t);
+std::optional<TieBreak> tie_break_from_name(std::string_view name);  // nullopt if unknown
 
 class PlacementPolicy {
  public:
   PlacementPolicy(std::vector<std::unique_ptr<Filter>> filters, std::vector<WeightedScorer> scorers,
-                  std::unique_ptr<DevicePicker> picker);
+                  std::unique_ptr<DevicePicker> picker, TieBreak tie_break = TieBreak::kRandom);
 
-  // Chooses a node and writes its GPUs to gpus_out[0, req.gpu_count). With no scorers, or on
-  // equal totals, the lowest node index wins, which makes runs reproducible.
-  // `only`, when not empty, is the ascending list of nodes that can possibly be feasible (the
-  // engine knows this for retries); the result equals that of a scan over all nodes provided
-  // every feasible node is in it, because filters must be monotone in free resources.
-  std::optional<NodeId> place(const ClusterState& cluster, const PodRequest& req, Rng& rng,
-                              std::span<GpuId> gpus_out, std::span<const NodeId> only = {});
+  // Run plugins go first among the pre-filters, filters and post-filters (they narrow the set
+  // cheaply) and last among the reserve plugins (they may rewrite the device picker's choice).
+  void attach(const RunPlugins& plugins) { run_ = plugins; }
 
-  std::string describe() const;  // "filters=[...] scorers=[binpack:1] picker=binpack"
+  // One scheduling cycle: on success the pod's GPUs are in gpus_out[0, req.gpu_count) and every
+  // reserve plugin has reserved them; the caller binds, or calls unreserve() if it cannot.
+  std::optional<NodeId> schedule(SchedulingCycle& cycle, std::span<GpuId> gpus_out);
+  void unreserve(const SchedulingCycle& cycle, NodeId node, std::span<const GpuId> gpus);
+
+  // "filters=[...] scorers=[binpack:1] picker=binpack ties=random"
+  std::string describe() const;
+  TieBreak tie_break() const { return tie_break_; }
 
  private:
+  std::optional<NodeId> select_host(SchedulingCycle& cycle);
+  const std::vector<uint32_t>& node_ranks(SchedulingCycle& cycle);
+
   std::vector<std::unique_ptr<Filter>> filters_;
   std::vector<WeightedScorer> scorers_;
   std::unique_ptr<DevicePicker> picker_;
-  std::vector<NodeId> candidates_;
-  std::vector<double> total_, scratch_;
+  TieBreak tie_break_;
+  RunPlugins run_;
+  std::vector<NodeId> all_nodes_, candidates_;
+  std::vector<int64_t> total_, scratch_;
+  std::vector<uint32_t> rank_;
 };
 
 }  // namespace slicelab

@@ -1,7 +1,8 @@
-// The three plugin seams of placement, shaped like the Kubernetes scheduler framework:
-// filters prune nodes, weighted scorers rank them, a device picker chooses GPUs on the winner.
+// The extension points of placement, one interface each, in the order the Kubernetes scheduler
+// framework runs them for one pod (one "scheduling cycle"); see docs/placement.md.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -11,36 +12,101 @@
 
 namespace slicelab {
 
-// Plugins see whole candidate lists at once (not one node per virtual call) so that the
-// per-pod cost is one indirect call per plugin and the inner loops stay tight.
+// Scores are integers in [kMinNodeScore, kMaxNodeScore], as kube-scheduler's framework.NodeScore:
+// the truncation makes near-equal nodes tie, and the tie rule (selectHost) then decides, which is
+// what the FGD paper's results depend on.
+inline constexpr int64_t kMinNodeScore = 0;
+inline constexpr int64_t kMaxNodeScore = 100;
+
+// What every plugin sees during one placement attempt. `req` is the pod's claim in the sharing
+// mode's capacity units; Reserve plugins may rewrite it (MIG: the instance's real claim).
+struct SchedulingCycle {
+  const ClusterState& cluster;
+  PodRequest& req;
+  uint32_t pod = UINT32_MAX;  // the pod's index in the run, for stateful plugins
+  double now_s = 0;
+  Rng& rng;
+  // 0 on the first pass; a PostFilter that asks for another pass (MIG: allow re-partitioning)
+  // makes it 1, and so on.
+  int pass = 0;
+};
+
+// PreFilter: runs once per pass before any Filter and may narrow the node set (the engine's
+// retry shortcut: only nodes freed since the pod last failed; MIG: nodes with an instance of
+// the pod's profile). Returns false when the pod cannot be placed in this pass at all.
+class PreFilter {
+ public:
+  virtual ~PreFilter() = default;
+  virtual std::string_view name() const = 0;
+  virtual bool pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) = 0;
+};
+
+// Filter: removes the nodes that cannot hold the pod, keeping the order of the rest. Sees the
+// whole list at once (one indirect call per plugin, tight inner loops). Must be monotone: a node
+// that passes keeps passing when it gains free resources, and one that fails keeps failing when
+// it loses them (the retry shortcut relies on it).
 class Filter {
  public:
   virtual ~Filter() = default;
   virtual std::string_view name() const = 0;
-  // Removes infeasible nodes from `candidates`, keeping the order of the rest. Must be
-  // monotone: a node that passes keeps passing when it gains free resources, and one that
-  // fails keeps failing when it loses them (the engine's retry shortcut relies on it).
-  virtual void filter(const ClusterState& cluster, const PodRequest& req,
-                      std::vector<NodeId>& candidates) const = 0;
+  virtual void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const = 0;
 };
 
+// PostFilter: runs when no node passed the filters. Returns true to ask for another pass with
+// cycle.pass + 1 (kube-scheduler's PostFilter is where preemption makes room; here MIG's dynamic
+// re-partitioning does).
+class PostFilter {
+ public:
+  virtual ~PostFilter() = default;
+  virtual std::string_view name() const = 0;
+  virtual bool post_filter(const SchedulingCycle& cycle) = 0;
+};
+
+// Score: an integer in [0, 100] per candidate, higher is better. NormalizeScore, when the
+// plugin has one, rescales the list after all candidates are scored and before weighting.
 class Scorer {
  public:
   virtual ~Scorer() = default;
   virtual std::string_view name() const = 0;
-  // Writes a score in [0, 100] per candidate, higher is better.
-  virtual void score(const ClusterState& cluster, const PodRequest& req,
-                     std::span<const NodeId> candidates, Rng& rng, std::span<double> out) const = 0;
+  virtual void score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
+                     std::span<int64_t> out) const = 0;
+  virtual bool normalizes() const { return false; }
+  virtual void normalize_scores(std::span<int64_t> /*scores*/) const {}
 };
 
+// kube-scheduler's selectHost: how the winner is chosen among the nodes with the highest
+// weighted total.
+enum class TieBreak {
+  kRandom,     // uniform among the maxima, drawn per pod (kube-scheduler's selectHost)
+  kNodeOrder,  // the first maximum in a seeded random node order fixed for the whole run (the
+               // FGD paper's simulator: node names prefixed by rand.Perm, smallest name wins)
+  kFirst,      // the lowest node index: deterministic studies, first-fit
+};
+
+// Reserve, first step: chooses the pod's GPUs on the chosen node (Open-Gpu-Share and HAMi do this
+// in their Reserve). Writes req.gpu_count GPUs into out in preference order; returns false if
+// the node cannot hold the pod after all.
 class DevicePicker {
  public:
   virtual ~DevicePicker() = default;
   virtual std::string_view name() const = 0;
-  // Chooses req.gpu_count GPUs of `node` (which passed the filters) into out, in the order
-  // of preference. Returns false if the node cannot hold the pod after all.
-  virtual bool pick(const ClusterState& cluster, const PodRequest& req, NodeId node, Rng& rng,
-                    std::span<GpuId> out) const = 0;
+  virtual bool pick(const SchedulingCycle& cycle, NodeId node, std::span<GpuId> out) const = 0;
 };
+
+// Reserve/Unreserve: stateful plugins take what the pod will hold (MIG: its instances) before
+// the backend binds it, and give it back if binding fails. Reserve may rewrite the chosen GPUs
+// and the request. Unreserve must be idempotent. Both run in registration order (Unreserve in
+// reverse), as kube-scheduler's.
+class ReservePlugin {
+ public:
+  virtual ~ReservePlugin() = default;
+  virtual std::string_view name() const = 0;
+  virtual bool reserve(const SchedulingCycle& cycle, NodeId node, std::span<GpuId> gpus) = 0;
+  virtual void unreserve(const SchedulingCycle& cycle, NodeId node,
+                         std::span<const GpuId> gpus) = 0;
+};
+
+// Bind is the backend's: the simulator binds into ClusterState, backends/local starts the
+// process on the chosen GPUs.
 
 }  // namespace slicelab

@@ -1,39 +1,51 @@
 #include "sim/placement/scorers.h"
 
+#include <algorithm>
+
 namespace slicelab {
 
 double free_after_placement(const ClusterState& cluster, const PodRequest& req, NodeId node) {
   const double max_cpu = static_cast<double>(cluster.max_cpu_capacity());
   const double max_gpu =
       static_cast<double>(cluster.max_gpus_per_node()) * cluster.capacity_units();
-  const double cpu_term =
-      max_cpu > 0 ? static_cast<double>(cluster.cpu_free(node) - req.cpu_milli) / max_cpu : 0.0;
-  const double gpu_term =
-      max_gpu > 0 ? static_cast<double>(cluster.free_units(node) -
-                                        static_cast<int64_t>(req.gpu_count) * req.claim_units) /
-                        max_gpu
-                  : 0.0;
-  return 0.5 * (cpu_term + gpu_term);
+  double s = 0;
+  if (max_cpu > 0)
+    s += static_cast<double>(cluster.cpu_free(node) - req.cpu_milli) / max_cpu * 0.5;
+  if (max_gpu > 0)
+    s += static_cast<double>(cluster.free_units(node) -
+                             static_cast<int64_t>(req.gpu_count) * req.claim_units) /
+         max_gpu * 0.5;
+  return s;
 }
 
-void BinpackScorer::score(const ClusterState& cluster, const PodRequest& req,
-                          std::span<const NodeId> candidates, Rng& /*rng*/,
-                          std::span<double> out) const {
+void normalize_min_max(std::span<int64_t> scores) {
+  if (scores.empty()) return;
+  const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
+  const int64_t lowest = *lo;
+  const int64_t range = *hi - lowest;
+  for (int64_t& s : scores)
+    s = range == 0 ? kMinNodeScore
+                   : (s - lowest) * (kMaxNodeScore - kMinNodeScore) / range + kMinNodeScore;
+}
+
+void BinpackScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
+                          std::span<int64_t> out) const {
   for (size_t i = 0; i < candidates.size(); ++i)
-    out[i] = 100.0 * (1.0 - free_after_placement(cluster, req, candidates[i]));
+    out[i] = static_cast<int64_t>(
+        (1.0 - free_after_placement(cycle.cluster, cycle.req, candidates[i])) * 100.0);
 }
 
-void SpreadScorer::score(const ClusterState& cluster, const PodRequest& req,
-                         std::span<const NodeId> candidates, Rng& /*rng*/,
-                         std::span<double> out) const {
+void SpreadScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
+                         std::span<int64_t> out) const {
   for (size_t i = 0; i < candidates.size(); ++i)
-    out[i] = 100.0 * free_after_placement(cluster, req, candidates[i]);
+    out[i] =
+        static_cast<int64_t>(free_after_placement(cycle.cluster, cycle.req, candidates[i]) * 100.0);
 }
 
-void RandomScorer::score(const ClusterState& /*cluster*/, const PodRequest& /*req*/,
-                         std::span<const NodeId> candidates, Rng& rng,
-                         std::span<double> out) const {
-  for (size_t i = 0; i < candidates.size(); ++i) out[i] = 100.0 * rng.uniform();
+void RandomScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
+                         std::span<int64_t> out) const {
+  std::fill(out.begin(), out.end(), kMinNodeScore);
+  if (!candidates.empty()) out[cycle.rng.below(candidates.size())] = kMaxNodeScore;
 }
 
 }  // namespace slicelab

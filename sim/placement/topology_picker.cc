@@ -7,13 +7,15 @@
 
 namespace slicelab {
 
-bool TopologyDevicePicker::pick(const ClusterState& cluster, const PodRequest& req, NodeId node,
-                                Rng& rng, std::span<GpuId> out) const {
+bool TopologyDevicePicker::pick(const SchedulingCycle& cycle, NodeId node,
+                                std::span<GpuId> out) const {
+  const ClusterState& cluster = cycle.cluster;
+  const PodRequest& req = cycle.req;
   if (req.gpu_count == 0) return true;
   const GpuTopology* topo = cluster.topology(node);
   const int gpus = cluster.gpus_on(node);
   if (topo == nullptr || topo->gpu_count() != gpus)
-    return fallback_.pick(cluster, req, node, rng, out);
+    return fallback_.pick(cycle, node, out);
 
   const GpuId first = cluster.first_gpu(node);
   std::array<int, 64> cand{};

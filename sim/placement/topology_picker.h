@@ -11,8 +11,7 @@ class TopologyDevicePicker final : public DevicePicker {
  public:
   std::string_view name() const override { return "topology"; }
   // Nodes without a topology get the binpack picker's choice.
-  bool pick(const ClusterState& cluster, const PodRequest& req, NodeId node, Rng& rng,
-            std::span<GpuId> out) const override;
+  bool pick(const SchedulingCycle& cycle, NodeId node, std::span<GpuId> out) const override;
 
  private:
   OrderedDevicePicker fallback_{OrderedDevicePicker::Order::kFullestFirst};

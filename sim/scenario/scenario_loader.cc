@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <unordered_map>
 
@@ -164,7 +165,7 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node,
     return *preset;
   }
   if (!node.IsMap()) yaml.fail_expected(node, path, "a preset name or a mapping");
-  yaml.check_keys(node, path, {"preset", "filters", "scorers", "device_picker"});
+  yaml.check_keys(node, path, {"preset", "filters", "scorers", "device_picker", "tie_break"});
   PlacementConfig c;
   if (auto preset = yaml.opt_string(node, path, "preset")) {
     auto p = placement_preset(*preset);
@@ -197,13 +198,20 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node,
     for (size_t i = 0; i < s.size(); ++i) {
       const std::string ip = index_path(sp, i);
       std::string name;
-      double weight = 1.0;
+      int64_t weight = 1;
       if (s[i].IsScalar()) {
         name = yaml.string(s[i], ip);
       } else {
         yaml.check_keys(s[i], ip, {"name", "weight"});
         name = yaml.string(yaml.required(s[i], ip, "name"), join_path(ip, "name"));
-        weight = yaml.opt_number(s[i], ip, "weight", 0.0, 1e6).value_or(1.0);
+        // kube-scheduler's plugin weights are positive integers.
+        const double w = yaml.opt_number(s[i], ip, "weight", 1.0, 1e6).value_or(1.0);
+        if (w != std::floor(w))
+          yaml.fail(s[i]["weight"], join_path(ip, "weight"),
+                    fmt::format("must be a whole number (a plugin weight, as kube-scheduler's), "
+                                "not {:g}",
+                                w));
+        weight = static_cast<int64_t>(w);
       }
       if (!make_scorer(name))
         yaml.fail(s[i].IsScalar() ? s[i] : s[i]["name"],
@@ -212,6 +220,13 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node,
       c.scorers.emplace_back(name, weight);
     }
     c.preset.clear();
+  }
+  if (auto tie = yaml.opt_string(node, path, "tie_break")) {
+    const auto t = tie_break_from_name(*tie);
+    if (!t)
+      yaml.fail(node["tie_break"], join_path(path, "tie_break"),
+                fmt::format("unknown tie_break '{}' (known: random, node-order, first)", *tie));
+    c.tie_break = *t;
   }
   if (auto picker = yaml.opt_string(node, path, "device_picker")) {
     if (!make_picker(*picker))
