@@ -20,6 +20,7 @@
 #include "sim/placement/placement_config.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/pod_spec.h"
+#include "workloads/rng.h"
 
 namespace slicelab::testing {
 
@@ -164,6 +165,14 @@ inline std::vector<int> gpus_of(const RunResult& r, size_t i) {
 }
 
 // A request as the engine pre-computes it for whole-card (claim 1 of 1 unit per GPU).
+// One scheduling cycle of `policy` for `req` on `state` (pod index 0, time 0): the node chosen
+// and, in out[0, req.gpu_count), its GPUs.
+inline std::optional<NodeId> place_pod(PlacementPolicy& policy, const ClusterState& state,
+                                       PodRequest req, Rng& rng, std::span<GpuId> out) {
+  SchedulingCycle cycle{state, req, 0, 0.0, rng};
+  return policy.schedule(cycle, out);
+}
+
 inline PodRequest request(int gpu_count, int64_t cpu_milli = 0, int64_t memory_mib = 0,
                           int64_t gpu_memory_mib = 0, int claim_units = 1) {
   PodRequest r;

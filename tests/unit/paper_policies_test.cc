@@ -26,9 +26,13 @@ using testing::node_group;
 
 constexpr int kCap = 1000;  // gpu-share units per GPU
 
-// 100 * sigmoid((before - after) / 1000), the FGD score, for expected values.
+// 100 * sigmoid((before - after) / 1000), the FGD score before truncation, for expected values.
 double fgd_score(double before, double after) {
   return 100.0 / (1.0 + std::exp(-(before - after) / 1000.0));
+}
+// The integer score fgd_score.go gives: int64(sigmoid(x) * 100).
+int64_t fgd_int(double before, double after) {
+  return static_cast<int64_t>(1.0 / (1.0 + std::exp(-((before - after) / 1000.0))) * 100.0);
 }
 
 TargetShape shape(int gpu_count, int gpu_milli, double freq, int64_t cpu = 0) {
@@ -61,12 +65,13 @@ void take(ClusterState& s, NodeId n, GpuId g, int milli, int64_t cpu = 0,
   s.bind(n, std::span<const GpuId>(&gpu, 1), r);
 }
 
-std::vector<double> scores(const Scorer& scorer, const ClusterState& s, const PodRequest& req) {
+std::vector<int64_t> scores(const Scorer& scorer, const ClusterState& s, PodRequest req) {
   std::vector<NodeId> nodes(s.node_count());
   for (NodeId n = 0; n < nodes.size(); ++n) nodes[n] = n;
-  std::vector<double> out(nodes.size(), -1);
+  std::vector<int64_t> out(nodes.size(), -1);
   Rng rng(1);
-  scorer.score(s, req, nodes, rng, out);
+  const SchedulingCycle cycle{s, req, 0, 0.0, rng};
+  scorer.score(cycle, nodes, out);
   return out;
 }
 
@@ -77,11 +82,14 @@ struct Placed {
 
 Placed place(std::string_view preset, const ClusterState& s, const PodRequest& req,
              const PlacementEnvironment& env = {}, uint64_t seed = 1) {
-  PlacementPolicy policy = build_placement(*placement_preset(preset), env);
+  // Ties to the lowest node index, so that expectations name one node.
+  PlacementConfig config = *placement_preset(preset);
+  config.tie_break = TieBreak::kFirst;
+  PlacementPolicy policy = build_placement(config, env);
   Rng rng(seed);
   std::vector<GpuId> out(64, 9999);
   Placed p;
-  p.node = policy.place(s, req, rng, out);
+  p.node = testing::place_pod(policy, s, req, rng, out);
   if (p.node)
     for (int i = 0; i < req.gpu_count; ++i)
       p.local_gpus.push_back(out[static_cast<size_t>(i)] - s.first_gpu(*p.node));
@@ -90,11 +98,12 @@ Placed place(std::string_view preset, const ClusterState& s, const PodRequest& r
 
 // The GPUs (local indices) the fgd picker takes on node n.
 std::vector<GpuId> fgd_pick(const std::shared_ptr<const FgdModel>& m, const ClusterState& s,
-                            const PodRequest& req, NodeId n) {
+                            PodRequest req, NodeId n) {
   FgdDevicePicker picker(m);
   Rng rng(1);
   std::vector<GpuId> out(64, 9999);
-  EXPECT_TRUE(picker.pick(s, req, n, rng, out));
+  const SchedulingCycle cycle{s, req, 0, 0.0, rng};
+  EXPECT_TRUE(picker.pick(cycle, n, out));
   std::vector<GpuId> local;
   for (int i = 0; i < req.gpu_count; ++i)
     local.push_back(out[static_cast<size_t>(i)] - s.first_gpu(n));
@@ -112,9 +121,8 @@ TEST(PaperPoliciesFgd, ShareGoesToTheGpuThatKeepsRoomForThePopularShape) {
   // F before {700, 1000}: both >= 600, nothing too small -> 0.
   // On GPU0 -> {500, 1000}: fits on GPU1, 500 too small -> F = 500, score 100*sig(-0.5).
   // On GPU1 -> {700, 800}: both still hold 600 -> F = 0, score 100*sig(0) = 50.
-  const FgdModel::Choice c = m->evaluate(s, pod, 0);
-  EXPECT_DOUBLE_EQ(c.score, 50.0);
-  EXPECT_EQ(c.gpu_free_units, 1000);
+  EXPECT_EQ(m->node_score(s, pod, 0), 50);
+  EXPECT_EQ(m->best_gpu(s, pod, 0), 1);
   // The picker takes the GPU the scorer scored: GPU1, not the fuller GPU0 binpack would take.
   EXPECT_EQ(fgd_pick(m, s, pod, 0), std::vector<GpuId>{1});
   EXPECT_EQ(place("best-fit", s, pod).local_gpus, std::vector<GpuId>{0});
@@ -128,23 +136,22 @@ TEST(PaperPoliciesFgd, TwoShapeTargetScoresFromFBeforeAndAfter) {
   // Before: 600 fits, 0 too small; 1000 fits, 700 too small -> 0.5*700 = 350.
   // GPU0 -> {700, 700}: 600: 0; 1000 cannot fit: 1400 -> F = 700.
   // GPU1 -> {1000, 400}: 600: 400 too small; 1000: 400 too small -> F = 400. Best.
-  const FgdModel::Choice c = m->evaluate(s, share_req(1, 300), 0);
-  EXPECT_DOUBLE_EQ(c.score, fgd_score(350, 400));
-  EXPECT_NEAR(c.score, 48.750260, 1e-6);  // 100 / (1 + e^0.05)
-  EXPECT_EQ(c.gpu_free_units, 700);
+  EXPECT_NEAR(fgd_score(350, 400), 48.750260, 1e-6);  // 100 / (1 + e^0.05), truncated: 48
+  EXPECT_EQ(m->node_score(s, share_req(1, 300), 0), 48);
+  EXPECT_EQ(m->best_gpu(s, share_req(1, 300), 0), 1);
   EXPECT_EQ(fgd_pick(m, s, share_req(1, 300), 0), std::vector<GpuId>{1});
 }
 
-TEST(PaperPoliciesFgd, EqualScoresGoToTheFullerGpu) {
+TEST(PaperPoliciesFgd, EqualScoresGoToTheFirstGpu) {
   // Target: share 200. Frees {1000, 700}; pod 300: GPU0 -> {700, 700}, GPU1 -> {1000, 400}:
-  // F = 0 either way (every GPU still holds 200), score 50 both: tie -> the fuller GPU1.
+  // F = 0 either way (every GPU still holds 200), score 50 both: fgd_score.go keeps the first
+  // GPU with the best score (strict >), GPU0, not the fuller GPU1.
   ClusterState s(cluster_of({node_group("n", 1, "A100-80GB", 2)}), catalog(), kCap);
   take(s, 0, 1, 300);
   auto m = std::make_shared<const FgdModel>(target_of({shape(1, 200, 1.0)}));
-  const FgdModel::Choice c = m->evaluate(s, share_req(1, 300), 0);
-  EXPECT_DOUBLE_EQ(c.score, 50.0);
-  EXPECT_EQ(c.gpu_free_units, 700);
-  EXPECT_EQ(fgd_pick(m, s, share_req(1, 300), 0), std::vector<GpuId>{1});
+  EXPECT_EQ(m->node_score(s, share_req(1, 300), 0), 50);
+  EXPECT_EQ(m->best_gpu(s, share_req(1, 300), 0), 0);
+  EXPECT_EQ(fgd_pick(m, s, share_req(1, 300), 0), std::vector<GpuId>{0});
 }
 
 TEST(PaperPoliciesFgd, NodeChoiceThroughThePreset) {
@@ -158,10 +165,10 @@ TEST(PaperPoliciesFgd, NodeChoiceThroughThePreset) {
   //          node1 {1000} -> {800}: F 0 -> 0, score 50. -> node1.
   auto m = std::make_shared<const FgdModel>(TargetWorkload::from_pods(pods, catalog()));
   FgdScorer scorer(m);
-  const std::vector<double> v = scores(scorer, s, share_req(1, 200));
-  EXPECT_DOUBLE_EQ(v[0], fgd_score(0, 500));
-  EXPECT_NEAR(v[0], 37.754067, 1e-6);
-  EXPECT_DOUBLE_EQ(v[1], 50.0);
+  const std::vector<int64_t> v = scores(scorer, s, share_req(1, 200));
+  EXPECT_NEAR(fgd_score(0, 500), 37.754067, 1e-6);
+  EXPECT_EQ(v[0], 37);
+  EXPECT_EQ(v[1], 50);
   const Placed p = place("fgd", s, share_req(1, 200), env);
   EXPECT_EQ(p.node, std::optional<NodeId>{1});
   EXPECT_EQ(p.local_gpus, std::vector<GpuId>{0});
@@ -180,13 +187,12 @@ TEST(PaperPoliciesFgd, WholeGpuPodsPreferTheNodeThatStillHoldsTheTwoGpuShape) {
   FgdScorer scorer(m);
   // node0: before 0; after {0, 1000}: 2 GPUs no longer fit: F = 1000 -> 100*sig(-1) = 26.89.
   // node1: before 0; after {0, 1000, 1000}: fits, no partial GPU: F = 0 -> 50.
-  const std::vector<double> v = scores(scorer, s, share_req(1, 1000));
-  EXPECT_NEAR(v[0], 26.894142, 1e-6);
-  EXPECT_DOUBLE_EQ(v[1], 50.0);
-  EXPECT_EQ(m->evaluate(s, share_req(1, 1000), 1).gpu_free_units, -1);
+  const std::vector<int64_t> v = scores(scorer, s, share_req(1, 1000));
+  EXPECT_EQ(v[0], 26);  // 26.894142
+  EXPECT_EQ(v[1], 50);
   EXPECT_EQ(fgd_pick(m, s, share_req(1, 1000), 1), std::vector<GpuId>{0});
   // A 2-GPU pod on node1 -> {0, 0, 1000}: F = 1000 -> 26.89; takes GPUs 0 and 1.
-  EXPECT_NEAR(m->evaluate(s, share_req(2, 1000), 1).score, 26.894142, 1e-6);
+  EXPECT_EQ(m->node_score(s, share_req(2, 1000), 1), 26);
   EXPECT_EQ(fgd_pick(m, s, share_req(2, 1000), 1), (std::vector<GpuId>{0, 1}));
 }
 
@@ -197,7 +203,8 @@ TEST(PaperPoliciesFgd, WholeGpuTakesTheFirstIdleGpus) {
   ClusterState s(cluster_of({node_group("b", 1, "A100-80GB", 3)}), catalog(), kCap);
   take(s, 0, 0, 100);
   auto m = std::make_shared<const FgdModel>(target_of({shape(2, 1000, 1.0)}));
-  EXPECT_DOUBLE_EQ(m->evaluate(s, share_req(1, 1000), 0).score, fgd_score(900, 1900));
+  EXPECT_EQ(m->node_score(s, share_req(1, 1000), 0), fgd_int(900, 1900));
+  EXPECT_EQ(fgd_int(900, 1900), 26);
   EXPECT_EQ(fgd_pick(m, s, share_req(1, 1000), 0), std::vector<GpuId>{1});
 }
 
@@ -210,16 +217,17 @@ TEST(PaperPoliciesFgd, CpuOnlyPodsAreScoredByTheCpuTheyLeave) {
   FgdScorer scorer(m);
   // CPU-only pod of 2000: node0 keeps 2000 < 4000: the GPU becomes fragment, F 0 -> 1000:
   // 26.89. node1 keeps 6000: F 0 -> 0: 50.
-  const std::vector<double> v = scores(scorer, s, share_req(0, 0, 2000));
-  EXPECT_NEAR(v[0], 26.894142, 1e-6);
-  EXPECT_DOUBLE_EQ(v[1], 50.0);
+  const std::vector<int64_t> v = scores(scorer, s, share_req(0, 0, 2000));
+  EXPECT_EQ(v[0], 26);
+  EXPECT_EQ(v[1], 50);
   std::vector<PodSpec> pods(2, testing::pod("p", 0, 1).cpu(4000));
   const Placed p = place("fgd", s, share_req(0, 0, 2000), PlacementEnvironment{pods, &catalog()});
   EXPECT_EQ(p.node, std::optional<NodeId>{1});
   FgdDevicePicker picker(m);
   Rng rng(1);
   std::vector<GpuId> out(1, 9999);
-  EXPECT_TRUE(picker.pick(s, share_req(0, 0, 2000), 0, rng, out));
+  PodRequest cpu_only = share_req(0, 0, 2000);
+  EXPECT_TRUE(picker.pick(SchedulingCycle{s, cpu_only, 0, 0.0, rng}, 0, out));
   EXPECT_EQ(out[0], 9999U);  // nothing written
 }
 
@@ -229,18 +237,17 @@ TEST(PaperPoliciesFgd, MemoFollowsNodeState) {
   auto m = std::make_shared<const FgdModel>(target_of({shape(1, 600, 0.5), shape(1, 1000, 0.5)}));
   const PodRequest pod = share_req(1, 300);
   // Idle {1000, 1000} -> {700, 1000}: 600: 0; 1000: 700 too small -> F = 350: 100*sig(-0.35).
-  const double idle_score = fgd_score(0, 350);
-  EXPECT_DOUBLE_EQ(m->evaluate(s, pod, 0).score, idle_score);
-  EXPECT_DOUBLE_EQ(m->evaluate(s, pod, 1).score, idle_score);
+  const int64_t idle_score = fgd_int(0, 350);
+  EXPECT_EQ(m->node_score(s, pod, 0), idle_score);
+  EXPECT_EQ(m->node_score(s, pod, 1), idle_score);
   // After 300 on node0 GPU1 the node is {1000, 700}: best is 400 vs 350 -> 100*sig(-0.05).
   take(s, 0, 1, 300);
-  EXPECT_DOUBLE_EQ(m->evaluate(s, pod, 0).score, fgd_score(350, 400));
-  EXPECT_DOUBLE_EQ(m->evaluate(s, pod, 1).score, idle_score);
-  // Node1 in the mirrored state {700, 1000}: same memo entry, same score and free amount,
-  // but the picker takes the 700 GPU at its own index.
+  EXPECT_EQ(m->node_score(s, pod, 0), fgd_int(350, 400));
+  EXPECT_EQ(m->node_score(s, pod, 1), idle_score);
+  // Node1 in the mirrored state {700, 1000}: same memo entry, same score, but the picker takes
+  // the 700 GPU at its own index.
   take(s, 1, 0, 300);
-  EXPECT_DOUBLE_EQ(m->evaluate(s, pod, 1).score, fgd_score(350, 400));
-  EXPECT_EQ(m->evaluate(s, pod, 1).gpu_free_units, 700);
+  EXPECT_EQ(m->node_score(s, pod, 1), fgd_int(350, 400));
   EXPECT_EQ(fgd_pick(m, s, pod, 0), std::vector<GpuId>{1});
   EXPECT_EQ(fgd_pick(m, s, pod, 1), std::vector<GpuId>{0});
 }
@@ -250,13 +257,13 @@ TEST(PaperPoliciesFgd, MemoKeepsPodCpuAndNodeCpuApart) {
   ClusterState s(cluster_of({node_group("n", 1, "A100-80GB", 1, 6000)}), catalog(), kCap);
   auto m = std::make_shared<const FgdModel>(target_of({shape(1, 500, 1.0, 4000)}));
   // CPU 1000: keeps 5000 >= 4000, {900} fits -> F 0 -> 50.
-  EXPECT_DOUBLE_EQ(m->evaluate(s, share_req(1, 100, 1000), 0).score, 50.0);
+  EXPECT_EQ(m->node_score(s, share_req(1, 100, 1000), 0), 50);
   // CPU 3000: keeps 3000 < 4000 -> all 900 free is fragment -> 100*sig(-0.9).
-  EXPECT_DOUBLE_EQ(m->evaluate(s, share_req(1, 100, 3000), 0).score, fgd_score(0, 900));
+  EXPECT_EQ(m->node_score(s, share_req(1, 100, 3000), 0), fgd_int(0, 900));
   // The node's own CPU changes the answer too: take 2000 CPU with a CPU-only bind.
   s.bind(0, {}, share_req(0, 0, 2000));
   // Before: 4000 free, fits -> 0. After CPU 1000: 3000 left -> 900 fragment.
-  EXPECT_DOUBLE_EQ(m->evaluate(s, share_req(1, 100, 1000), 0).score, fgd_score(0, 900));
+  EXPECT_EQ(m->node_score(s, share_req(1, 100, 1000), 0), fgd_int(0, 900));
 }
 
 // --- dot-product ---
@@ -275,31 +282,30 @@ ClusterState dot_cluster() {
 TEST(PaperPoliciesDotProduct, ShareWholeAndCpuOnlyScores) {
   const ClusterState s = dot_cluster();
   DotProductScorer scorer;
-  // Share 500, CPU 8000: pod (0.25, 0.5).
-  //  node0: (24000/32000, fullest fitting 600/1000) = (0.75, 0.6): dot 0.1875 + 0.3 = 0.4875,
-  //         score 100 * (1 - 0.4875/2) = 75.625.
-  //  node1: (0.5, 1.0): dot 0.125 + 0.5 = 0.625 -> 68.75.
-  std::vector<double> v = scores(scorer, s, share_req(1, 500, 8000));
-  EXPECT_DOUBLE_EQ(v[0], 75.625);
-  EXPECT_DOUBLE_EQ(v[1], 68.75);
-  // 2 whole GPUs, CPU 8000: pod (0.25, 2/4).
-  //  node0: idle 2/4: 0.1875 + 0.25 = 0.4375 -> 78.125. node1: idle 2/4: 0.125 + 0.25 -> 81.25.
+  // Largest node: 32000 CPU, 4 GPUs (4000 milli). Node vectors (free CPU, node's total free
+  // GPU): node0 (24000/32000, 3000/4000) = (0.75, 0.75); node1 (16000/32000, 2000/4000) =
+  // (0.5, 0.5). Score ⌊100 × (1 − dot / 2)⌋.
+  // Share 500, CPU 8000: pod (0.25, 500/4000 = 0.125).
+  //  node0: 0.1875 + 0.09375 = 0.28125 -> 100 * 0.859375 = 85.9375 -> 85.
+  //  node1: 0.125 + 0.0625 = 0.1875 -> 90.625 -> 90.
+  std::vector<int64_t> v = scores(scorer, s, share_req(1, 500, 8000));
+  EXPECT_EQ(v, (std::vector<int64_t>{85, 90}));
+  // 2 whole GPUs, CPU 8000: pod (0.25, 2000/4000 = 0.5).
+  //  node0: 0.1875 + 0.375 = 0.5625 -> 71.875 -> 71. node1: 0.125 + 0.25 = 0.375 -> 81.25 -> 81.
   v = scores(scorer, s, share_req(2, 1000, 8000));
-  EXPECT_DOUBLE_EQ(v[0], 78.125);
-  EXPECT_DOUBLE_EQ(v[1], 81.25);
-  // CPU-only 8000: GPU term 0: node0 0.1875 -> 90.625; node1 0.125 -> 93.75.
+  EXPECT_EQ(v, (std::vector<int64_t>{71, 81}));
+  // CPU-only 8000: GPU term 0: node0 0.1875 -> 90.625 -> 90; node1 0.125 -> 93.75 -> 93.
   v = scores(scorer, s, share_req(0, 0, 8000));
-  EXPECT_DOUBLE_EQ(v[0], 90.625);
-  EXPECT_DOUBLE_EQ(v[1], 93.75);
+  EXPECT_EQ(v, (std::vector<int64_t>{90, 93}));
 }
 
 TEST(PaperPoliciesDotProduct, PresetChoice) {
   const ClusterState s = dot_cluster();
-  // Share 500 CPU 8000 -> node0 (75.625 > 68.75), on the fullest GPU that fits: GPU1 (600).
+  // Share 500 CPU 8000 -> node1 (90 > 85), on its least free GPU that fits (both idle: GPU0).
   Placed p = place("dot-product", s, share_req(1, 500, 8000));
-  EXPECT_EQ(p.node, std::optional<NodeId>{0});
-  EXPECT_EQ(p.local_gpus, std::vector<GpuId>{1});
-  // 2 whole GPUs CPU 8000 -> node1 (81.25 > 78.125).
+  EXPECT_EQ(p.node, std::optional<NodeId>{1});
+  EXPECT_EQ(p.local_gpus, std::vector<GpuId>{0});
+  // 2 whole GPUs CPU 8000 -> node1 (81 > 71).
   p = place("dot-product", s, share_req(2, 1000, 8000));
   EXPECT_EQ(p.node, std::optional<NodeId>{1});
   EXPECT_EQ(p.local_gpus, (std::vector<GpuId>{0, 1}));
@@ -318,24 +324,24 @@ TEST(PaperPoliciesGpuPacking, TiersForShareAndWholePods) {
   // Share 300: node0 takes its fullest fitting GPU (600 free = 60%): 100 - 60/10 = 94.
   //  node1 idle: max(33 - 4, 4) = 29; node2 idle: max(33 - 2, 2) = 31.
   //  node3: fullest fitting is an idle GPU: one fully free GPU used: max(50 - 1, 33) = 49.
-  std::vector<double> v = scores(scorer, s, share_req(1, 300));
-  EXPECT_EQ(v, (std::vector<double>{94, 29, 31, 49}));
+  std::vector<int64_t> v = scores(scorer, s, share_req(1, 300));
+  EXPECT_EQ(v, (std::vector<int64_t>{94, 29, 31, 49}));
   // Share 700: node0's 600 no longer fits: an idle GPU -> 49.
   v = scores(scorer, s, share_req(1, 700));
-  EXPECT_EQ(v, (std::vector<double>{49, 29, 31, 49}));
+  EXPECT_EQ(v, (std::vector<int64_t>{49, 29, 31, 49}));
   // 2 whole GPUs: node0 and node3 use 2 free GPUs: 48.
   v = scores(scorer, s, share_req(2, 1000));
-  EXPECT_EQ(v, (std::vector<double>{48, 29, 31, 48}));
+  EXPECT_EQ(v, (std::vector<int64_t>{48, 29, 31, 48}));
   // CPU-only: 0 everywhere.
   v = scores(scorer, s, share_req(0, 0, 1000));
-  EXPECT_EQ(v, (std::vector<double>{0, 0, 0, 0}));
+  EXPECT_EQ(v, (std::vector<int64_t>{0, 0, 0, 0}));
   // The preset: share 300 -> node0, GPU1.
   const Placed p = place("gpu-packing", s, share_req(1, 300));
   EXPECT_EQ(p.node, std::optional<NodeId>{0});
   EXPECT_EQ(p.local_gpus, std::vector<GpuId>{1});
   // A share on a fuller GPU scores higher: 345 free = 34% -> 100 - 3 = 97.
   take(s, 0, 1, 255);
-  EXPECT_DOUBLE_EQ(scores(scorer, s, share_req(1, 300))[0], 97.0);
+  EXPECT_EQ(scores(scorer, s, share_req(1, 300))[0], 97);
 }
 
 TEST(PaperPoliciesGpuPacking, TierFloorsAre50And33) {
@@ -344,14 +350,14 @@ TEST(PaperPoliciesGpuPacking, TierFloorsAre50And33) {
   ClusterState s(cluster_of({node_group("a", 1, "A100-80GB", 8)}), catalog(), kCap);
   for (GpuId g = 0; g < 8; ++g) take(s, 0, g, 10);
   GpuPackingScorer scorer;
-  EXPECT_DOUBLE_EQ(scores(scorer, s, share_req(8, 100))[0], 50.0);
-  EXPECT_DOUBLE_EQ(scores(scorer, s, share_req(2, 100))[0], 81.0);
+  EXPECT_EQ(scores(scorer, s, share_req(8, 100))[0], 50);
+  EXPECT_EQ(scores(scorer, s, share_req(2, 100))[0], 81);
   // A 20-GPU node with GPU0 in use: 16 whole GPUs: 50 - 16 = 34; 17: 33; 18: 32 -> 33.
   ClusterState big(cluster_of({node_group("b", 1, "A100-80GB", 20)}), catalog(), kCap);
   take(big, 0, 0, 500);
-  EXPECT_DOUBLE_EQ(scores(scorer, big, share_req(16, 1000))[0], 34.0);
-  EXPECT_DOUBLE_EQ(scores(scorer, big, share_req(17, 1000))[0], 33.0);
-  EXPECT_DOUBLE_EQ(scores(scorer, big, share_req(18, 1000))[0], 33.0);
+  EXPECT_EQ(scores(scorer, big, share_req(16, 1000))[0], 34);
+  EXPECT_EQ(scores(scorer, big, share_req(17, 1000))[0], 33);
+  EXPECT_EQ(scores(scorer, big, share_req(18, 1000))[0], 33);
 }
 
 // --- gpu-clustering ---
@@ -367,17 +373,18 @@ TEST(PaperPoliciesGpuClustering, TiersAndFullness) {
   EXPECT_EQ(s.distinct_shape_tags(1), 2);
   EXPECT_EQ(s.shape_tag_count(0, 0), 1);
   GpuClusteringScorer scorer;
-  // Fullness = 25 * (2000 - free) / 2000: node0 6.25, node1 18.75, node2 0, node3 12.5.
-  // Tag-0 pod: node0 same shape only 75 + 6.25; node1 mixed 50 + 18.75; node2 idle 25;
-  // node3 other shapes only 0 + 12.5.
-  std::vector<double> v = scores(scorer, s, share_req(1, 500, 0, 0));
-  EXPECT_EQ(v, (std::vector<double>{81.25, 68.75, 25.0, 12.5}));
-  // Tag-1 pod: node0 other only 6.25; node1 mixed 68.75; node2 25; node3 same only 87.5.
+  // Fullness ⌊25 * (2000 - free) / 2000⌋ in integers: node0 6 (6.25), node1 18 (18.75),
+  // node2 0, node3 12 (12.5).
+  // Tag-0 pod: node0 same shape only 75 + 6; node1 mixed 50 + 18; node2 idle 25;
+  // node3 other shapes only 0 + 12.
+  std::vector<int64_t> v = scores(scorer, s, share_req(1, 500, 0, 0));
+  EXPECT_EQ(v, (std::vector<int64_t>{81, 68, 25, 12}));
+  // Tag-1 pod: node0 other only 6; node1 mixed 68; node2 25; node3 same only 87.
   v = scores(scorer, s, share_req(1, 1000, 0, 1));
-  EXPECT_EQ(v, (std::vector<double>{6.25, 68.75, 25.0, 87.5}));
+  EXPECT_EQ(v, (std::vector<int64_t>{6, 68, 25, 87}));
   // CPU-only: 0.
   v = scores(scorer, s, share_req(0, 0, 100));
-  EXPECT_EQ(v, (std::vector<double>{0, 0, 0, 0}));
+  EXPECT_EQ(v, (std::vector<int64_t>{0, 0, 0, 0}));
   // Preset: tag 0 -> node0 on its fullest fitting GPU (GPU0, 500 free); tag 1 -> node3 GPU1
   // (node1 has no free whole GPU and is filtered out).
   Placed p = place("gpu-clustering", s, share_req(1, 500, 0, 0));
@@ -391,7 +398,7 @@ TEST(PaperPoliciesGpuClustering, TiersAndFullness) {
   const GpuId g0 = s.first_gpu(0);
   s.unbind(0, std::span<const GpuId>(&g0, 1), r);
   EXPECT_EQ(s.distinct_shape_tags(0), 0);
-  EXPECT_DOUBLE_EQ(scores(scorer, s, r)[0], 25.0);
+  EXPECT_EQ(scores(scorer, s, r)[0], 25);
 }
 
 // --- random-fit ---

@@ -34,7 +34,7 @@ Choice place(std::string_view preset, const ClusterState& state, const PodReques
   Rng rng(seed);
   std::vector<GpuId> out(64, 9999);
   Choice c;
-  c.node = policy.place(state, req, rng, out);
+  c.node = testing::place_pod(policy, state, req, rng, out);
   if (c.node) c.gpus.assign(out.begin(), out.begin() + req.gpu_count);
   return c;
 }
@@ -107,16 +107,17 @@ TEST(SimPlacementPresets, PresetsSpellOutTheirPlugins) {
 TEST(SimPlacementPresets, DescribeNamesThePlugins) {
   const auto bf = *placement_preset("best-fit");
   EXPECT_EQ(build_placement(bf).describe(),
-            "filters=[" + joined_filters(bf) + "] scorers=[binpack:1] picker=binpack");
+            "filters=[" + joined_filters(bf) + "] scorers=[binpack:1] picker=binpack ties=random");
   const auto ff = *placement_preset("first-fit");
   EXPECT_EQ(build_placement(ff).describe(),
-            "filters=[" + joined_filters(ff) + "] scorers=[] picker=first");
+            "filters=[" + joined_filters(ff) + "] scorers=[] picker=first ties=first");
   PlacementConfig custom;
   custom.filters = {"resources"};
-  custom.scorers = {{"spread", 2.5}, {"binpack", 1}};
+  custom.scorers = {{"spread", 2}, {"binpack", 1}};
   custom.picker = "random";
+  custom.tie_break = TieBreak::kNodeOrder;
   EXPECT_EQ(build_placement(custom).describe(),
-            "filters=[resources] scorers=[spread:2.5,binpack:1] picker=random");
+            "filters=[resources] scorers=[spread:2,binpack:1] picker=random ties=node-order");
 }
 
 TEST(SimPlacementPresets, UnknownPluginNamesThrow) {
@@ -262,7 +263,7 @@ TEST(SimRandom, PicksOnlyFeasibleNodesAndAllOfThem) {
   std::set<NodeId> seen;
   std::set<GpuId> seen_gpus;
   for (int i = 0; i < 300; ++i) {
-    const auto n = policy.place(s, request(1), rng, out);
+    const auto n = testing::place_pod(policy, s, request(1), rng, out);
     ASSERT_TRUE(n.has_value());
     EXPECT_TRUE(*n == 0 || *n == 2 || *n == 3 || *n == 5) << *n;
     EXPECT_EQ(s.node_of(out[0]), *n);
@@ -271,7 +272,9 @@ TEST(SimRandom, PicksOnlyFeasibleNodesAndAllOfThem) {
     seen_gpus.insert(out[0]);
   }
   EXPECT_EQ(seen, (std::set<NodeId>{0, 2, 3, 5}));
-  EXPECT_EQ(seen_gpus, (std::set<GpuId>{0, 1, 4, 5, 7, 10, 11}));
+  // Whole GPUs go to the lowest-index idle GPU of the node (rule 8 of issue 12, the FGD
+  // simulator's AllocateExclusiveGpuId): the random choice is the node's, not the GPU's.
+  EXPECT_EQ(seen_gpus, (std::set<GpuId>{0, 4, 7, 10}));
 }
 
 TEST(SimRandom, SameSeedSameChoicesOtherSeedOtherChoices) {
@@ -281,7 +284,7 @@ TEST(SimRandom, SameSeedSameChoicesOtherSeedOtherChoices) {
     Rng rng(seed);
     std::vector<GpuId> out(4), seq;
     for (int i = 0; i < 50; ++i) {
-      const auto n = policy.place(s, request(1), rng, out);
+      const auto n = testing::place_pod(policy, s, request(1), rng, out);
       seq.push_back(n.value_or(999));
       seq.push_back(out[0]);
     }
