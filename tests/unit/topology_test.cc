@@ -49,7 +49,8 @@ std::vector<GpuId> pick(const ClusterState& s, const PodRequest& req, NodeId n =
   TopologyDevicePicker picker;
   Rng rng(1);
   std::vector<GpuId> out(64, 9999);
-  if (!picker.pick(s, req, n, rng, out)) return {};
+  PodRequest r = req;
+  if (!picker.pick(SchedulingCycle{s, r, 0, 0.0, rng}, n, out)) return {};
   std::vector<GpuId> local;
   for (int i = 0; i < req.gpu_count; ++i)
     local.push_back(out[static_cast<size_t>(i)] - s.first_gpu(n));
@@ -333,7 +334,8 @@ TEST(TopologyPicker, CpuOnlyPodNeedsNoGpu) {
   TopologyDevicePicker picker;
   Rng rng(1);
   std::vector<GpuId> out(1);
-  EXPECT_TRUE(picker.pick(s, request(0), 0, rng, out));
+  PodRequest cpu_only = request(0);
+  EXPECT_TRUE(picker.pick(SchedulingCycle{s, cpu_only, 0, 0.0, rng}, 0, out));
 }
 
 // --- the preset, end to end on a small cluster ---
