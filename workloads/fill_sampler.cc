@@ -29,10 +29,12 @@ std::vector<PodSpec> sample_fill(std::span<const PodSpec> trace, double capacity
   const double goal = target * capacity_gpus * 1000.0;  // milli-GPUs, as the paper counts
 
   // SortClusterPods with shufflePod: by name, then a Fisher-Yates shuffle (rand.Shuffle's order).
-  std::vector<size_t> order(trace.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
+  // Draws below index this name order too, so that the trace's own order never matters.
+  std::vector<size_t> by_name(trace.size());
+  std::iota(by_name.begin(), by_name.end(), size_t{0});
+  std::stable_sort(by_name.begin(), by_name.end(),
                    [&](size_t a, size_t b) { return trace[a].name < trace[b].name; });
+  std::vector<size_t> order = by_name;
   for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
   int64_t demand = 0;
   for (const PodSpec& p : trace) demand += demand_milli(p);
@@ -55,10 +57,10 @@ std::vector<PodSpec> sample_fill(std::span<const PodSpec> trace, double capacity
   } else if (static_cast<double>(demand) < goal) {
     // tuneUpPods: append draws from the trace until one would take the demand past the goal.
     for (;;) {
-      const size_t k = rng.below(trace.size());
-      if (static_cast<double>(demand + trace[k].gpu_milli * (trace[k].gpu_count > 0 ? 1 : 0)) >
-          goal)
-        break;
+      const size_t k = by_name[rng.below(by_name.size())];
+      // The paper checks the draw's share of one GPU (PodResource.MilliGpu), not its total.
+      const int64_t one_gpu = trace[k].gpu_count > 0 ? trace[k].gpu_milli : 0;
+      if (static_cast<double>(demand + one_gpu) > goal) break;
       // The loader checks the expected count (sim/scenario/scenario_loader.cc); chance can
       // still carry the draws past it.
       if (order.size() == static_cast<size_t>(kMaxPods))
