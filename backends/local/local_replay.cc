@@ -20,6 +20,7 @@
 #include "sim/cluster_state.h"
 #include "sim/metrics/distribution.h"
 #include "sim/placement/placement_config.h"
+#include "sim/placement/pod_request.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/rng.h"
 
@@ -146,10 +147,11 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
   local.cluster = lc.spec;
   local.catalog = lc.catalog;
   for (PodSpec& p : local.pods) p.allowed_models.clear();  // every pod may use this machine's GPUs
+  for (PodSpec& p : local.target_pods) p.allowed_models.clear();
   const std::vector<PodSpec>& pods = local.pods;
 
-  PlacementPolicy placement =
-      build_placement(policy.placement, PlacementEnvironment{pods, &local.catalog});
+  PlacementPolicy placement = build_placement(
+      policy.placement, PlacementEnvironment{pods, &local.catalog, local.target_pods});
   // Locally a MIG instance is a schedulable GPU of its own, one pod each: whole cards, whatever
   // the policy's simulated MIG mode would claim before it knows the instance.
   const auto sharing =
@@ -168,12 +170,8 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
 
   std::vector<PodRequest> req(pods.size());
   for (size_t i = 0; i < pods.size(); ++i) {
-    const PodSpec& s = pods[i];
-    req[i].gpu_memory_mib = s.gpu_memory_mib;
-    req[i].gpu_count = s.gpu_count;
-    req[i].gpu_milli = s.gpu_count > 0 ? s.gpu_milli : 0;
-    req[i].claim_units = s.gpu_count > 0 ? sharing->claim_units(s.gpu_milli) : 0;
-    r.pods[i].solo_s = s.duration_s;
+    req[i] = make_pod_request(pods[i], *sharing, local.catalog);  // as the simulator does
+    r.pods[i].solo_s = pods[i].duration_s;
   }
   std::vector<size_t> order(pods.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -22,6 +22,7 @@
 #include "sim/mig/mig_sharing.h"
 #include "sim/mig/mig_state.h"
 #include "sim/placement/paper_scorers.h"
+#include "sim/placement/pod_request.h"
 #include "sim/topology/gpu_topology.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
@@ -186,18 +187,7 @@ void Simulation::prepare() {
   uint32_t off = 0;
   for (size_t i = 0; i < n; ++i) {
     const PodSpec& s = pods[i];
-    PodRequest& r = req_[i];
-    r.cpu_milli = s.cpu_milli;
-    r.memory_mib = s.memory_mib;
-    r.gpu_memory_mib = s.gpu_memory_mib;
-    r.gpu_count = s.gpu_count;
-    r.gpu_milli = s.gpu_count > 0 ? s.gpu_milli : 0;
-    r.claim_units = s.gpu_count > 0 ? mode_.claim_units(s.gpu_milli) : 0;
-    if (!s.allowed_models.empty()) {
-      r.model_mask = 0;
-      for (const auto& m : s.allowed_models)
-        if (auto idx = in_.catalog.index_of(m)) r.model_mask |= uint64_t{1} << *idx;
-    }
+    req_[i] = make_pod_request(s, mode_, in_.catalog);
     gpu_offset_[i] = off;
     off += static_cast<uint32_t>(s.gpu_count);
   }
@@ -254,7 +244,9 @@ void Simulation::prepare() {
   for (PodRequest& r : req_) r.shape_tag = clustering_tag(r, mode_.capacity_units(), max_gpus);
   cluster_.track_shape_tags(2 * static_cast<size_t>(max_gpus + 1));
 
-  target_ = TargetWorkload::from_pods(pods, in_.catalog);
+  // The FGD paper builds its target from the trace, not from the workload the run replays.
+  target_ =
+      TargetWorkload::from_pods(in_.target_pods.empty() ? pods : in_.target_pods, in_.catalog);
   node_frag_.assign(cluster_.node_count(), 0.0);
   milli_scratch_.resize(pick_.size());
   for (NodeId node = 0; node < cluster_.node_count(); ++node) refresh_node_fragmentation(node);

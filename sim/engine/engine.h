@@ -44,6 +44,9 @@ struct RunInputs {
   // Demand vectors of the pods' workload classes (issue 4); pods of unknown classes use their
   // gpu_milli as SM demand and interfere with no one.
   const WorkloadClasses* classes = nullptr;
+  // The pods FGD's target workload (its popular pod shapes) is built from; empty = `pods`. The
+  // fill experiment passes the trace it samples from, as the paper's simulator does.
+  std::span<const PodSpec> target_pods = {};
 };
 
 RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,

@@ -2,38 +2,57 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
+#include <utility>
 
 namespace slicelab {
 
 TargetWorkload TargetWorkload::from_pods(std::span<const PodSpec> pods, const GpuCatalog& catalog,
                                          double coverage) {
-  using Key = std::tuple<int64_t, int, int, uint64_t>;
-  std::map<Key, size_t> counts;  // ordered: ties in count break by shape, reproducibly
-  size_t gpu_pods = 0;
-  for (const PodSpec& p : pods) {
-    if (p.gpu_count == 0) continue;
-    uint64_t mask = ~uint64_t{0};
-    if (!p.allowed_models.empty()) {
-      mask = 0;
-      for (const auto& m : p.allowed_models)
-        if (auto idx = catalog.index_of(m)) mask |= uint64_t{1} << *idx;
+  // The paper's PodResource (pkg/type/resource.go): CPU, share of each GPU, GPU count and the
+  // GPU type string, compared in that order. CPU-only pods ask for no GPU share.
+  struct Shape {
+    int64_t cpu;
+    int milli;
+    int count;
+    std::string type;
+    bool operator<(const Shape& o) const {
+      return std::tie(cpu, milli, count, type) < std::tie(o.cpu, o.milli, o.count, o.type);
     }
-    ++counts[{p.cpu_milli, p.gpu_count, p.gpu_milli, mask}];
-    ++gpu_pods;
+  };
+  std::map<Shape, std::pair<size_t, uint64_t>> counts;  // shape -> (pods, model mask)
+  for (const PodSpec& p : pods) {
+    Shape key{p.cpu_milli, p.gpu_count > 0 ? p.gpu_milli : 0, p.gpu_count, {}};
+    for (const auto& m : p.allowed_models) key.type += (key.type.empty() ? "" : "|") + m;
+    auto [it, fresh] = counts.try_emplace(std::move(key), 0, ~uint64_t{0});
+    if (fresh && !p.allowed_models.empty()) {
+      it->second.second = 0;
+      for (const auto& m : p.allowed_models)
+        if (auto idx = catalog.index_of(m)) it->second.second |= uint64_t{1} << *idx;
+    }
+    ++it->second.first;
   }
-  std::vector<std::pair<Key, size_t>> sorted(counts.begin(), counts.end());
+  // SortTargetPodInDecreasingCount: sort.Reverse of (count, then PodResource.Less), i.e. more
+  // pods first, equal counts by the larger shape first. The map is ascending in shape, so a
+  // stable sort by count over its reverse gives exactly that order.
+  std::vector<std::pair<const Shape*, std::pair<size_t, uint64_t>>> sorted;
+  sorted.reserve(counts.size());
+  for (auto it = counts.rbegin(); it != counts.rend(); ++it)
+    sorted.emplace_back(&it->first, it->second);
   std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+                   [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  // GetTypicalPods: shapes from the top while the pods covered so far are below `coverage` of
+  // all pods (the shape that crosses it is kept), frequencies renormalised over those kept.
   TargetWorkload t;
   size_t covered = 0;
-  for (const auto& [key, n] : sorted) {
-    if (static_cast<double>(covered) >= coverage * static_cast<double>(gpu_pods)) break;
-    const auto& [cpu, count, milli, mask] = key;
-    t.shapes.push_back({cpu, count, milli, mask, static_cast<double>(n)});
-    covered += n;
+  for (const auto& [shape, v] : sorted) {
+    if (static_cast<double>(covered) >= coverage * static_cast<double>(pods.size())) break;
+    t.shapes.push_back(
+        {shape->cpu, shape->count, shape->milli, v.second, static_cast<double>(v.first)});
+    covered += v.first;
   }
-  for (auto& s : t.shapes) s.freq /= static_cast<double>(covered);
+  for (auto& sh : t.shapes) sh.freq /= static_cast<double>(covered);
   return t;
 }
 
@@ -44,6 +63,12 @@ double node_fragmentation(const TargetWorkload& target, int64_t cpu_free, uint16
   if (total == 0) return 0.0;
   double frag = 0;
   for (const TargetShape& s : target.shapes) {
+    // GetNodePodFrag: a CPU-only shape is xl_satisfied or xr_lack_cpu, and both count all the
+    // node's free GPU milli as fragment (FragAmountSumExceptQ3 leaves out q3_satisfied only).
+    if (s.gpu_count == 0) {
+      frag += s.freq * static_cast<double>(total);
+      continue;
+    }
     const bool model_ok = ((s.model_mask >> model) & 1U) != 0;
     int fitting = 0;
     int64_t too_small = 0;

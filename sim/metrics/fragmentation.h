@@ -13,25 +13,30 @@ namespace slicelab {
 
 struct TargetShape {
   int64_t cpu_milli = 0;
-  int gpu_count = 1;
+  int gpu_count = 1;  // 0: a CPU-only shape (gpu_milli 0)
   int gpu_milli = 1000;
   uint64_t model_mask = ~uint64_t{0};
   double freq = 0;  // share of the target workload, the shapes' freqs sum to 1
 };
 
-// The popular GPU pod shapes (CPU, GPU count, GPU share, allowed models) of a workload: the
-// most frequent ones covering `coverage` of its GPU pods, renormalised. CPU-only pods are left
-// out: they never use GPUs, so they shift every node's measure alike and change no decision.
+// The popular pod shapes of a workload, as the paper's simulator picks them (pkg/utils/frag.go
+// GetTypicalPods with isInvolvedCpuPods): shapes (CPU, GPU share, GPU count, allowed models as
+// the trace's '|'-joined type string) counted over ALL pods, CPU-only ones included; ordered
+// by count, most first, equal counts by the larger shape first (CPU, then share, count, type
+// string); kept from the top while the pods covered so far are below `coverage` of all pods
+// (the shape that crosses it is kept); frequencies renormalised over the shapes kept.
 struct TargetWorkload {
   std::vector<TargetShape> shapes;
   static TargetWorkload from_pods(std::span<const PodSpec> pods, const GpuCatalog& catalog,
                                   double coverage = 0.95);
 };
 
-// Fragment of one node for the target workload, in milli-GPUs: for each shape, the node's
-// free GPU milli that the shape cannot use (all of it when the shape cannot fit: wrong model,
-// too little CPU, too few GPUs with room; when it fits, the free milli of the GPUs too small
-// for it), weighted by the shape's frequency.
+// Fragment of one node for the target workload, in milli-GPUs (the paper's
+// NodeGpuShareFragAmount summed except q3_satisfied): for each shape, the node's free GPU milli
+// that the shape cannot use, weighted by the shape's frequency. A CPU-only shape cannot use any
+// of it (whether its CPU fits or not). A GPU shape: all of it when it cannot fit (wrong model,
+// too little CPU, too few GPUs with room); when it fits, the free milli of the GPUs too small
+// for it.
 double node_fragmentation(const TargetWorkload& target, int64_t cpu_free, uint16_t model,
                           std::span<const int> gpu_free_milli);
 

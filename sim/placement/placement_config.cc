@@ -108,9 +108,11 @@ PlacementPolicy build_placement(const PlacementConfig& config, const PlacementEn
   // One FGD model for the fgd scorer and picker alike, so a node is scored for the GPU it gives.
   std::shared_ptr<const FgdModel> fgd;
   auto fgd_model = [&] {
-    if (!fgd)
-      fgd = std::make_shared<FgdModel>(
-          env.catalog ? TargetWorkload::from_pods(env.pods, *env.catalog) : TargetWorkload{});
+    if (!fgd) {
+      const auto from = env.target_pods.empty() ? env.pods : env.target_pods;
+      fgd = std::make_shared<FgdModel>(env.catalog ? TargetWorkload::from_pods(from, *env.catalog)
+                                                   : TargetWorkload{});
+    }
     return fgd;
   };
   std::vector<std::unique_ptr<Filter>> filters;

@@ -35,10 +35,11 @@ std::string scorer_names();
 std::string picker_names();
 
 // What some plugins need beyond the cluster: FGD builds its target workload (the popular pod
-// shapes) from the run's pods.
+// shapes) from `target_pods` when given, else from the run's pods.
 struct PlacementEnvironment {
   std::span<const PodSpec> pods;
   const GpuCatalog* catalog = nullptr;
+  std::span<const PodSpec> target_pods = {};  // empty = `pods` (see RunInputs::target_pods)
 };
 
 // All names must be known (the scenario loader checks them, with locations).

@@ -13,11 +13,13 @@ namespace slicelab {
 RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
                      const ProgressFn& progress) {
   PlacementPolicy placement =
-      build_placement(policy.placement, PlacementEnvironment{scenario.pods, &scenario.catalog});
+      build_placement(policy.placement,
+                      PlacementEnvironment{scenario.pods, &scenario.catalog, scenario.target_pods});
   const auto sharing = make_sharing_mode(policy.sharing);
   RunInputs in{scenario.cluster, scenario.catalog, scenario.pods,
                *sharing,         scenario.engine,  derive_seed(scenario.seed, policy.name)};
-  in.classes = &scenario.classes;  // workload classes' demand vectors (issue 4)
+  in.classes = &scenario.classes;         // workload classes' demand vectors (issue 4)
+  in.target_pods = scenario.target_pods;  // FGD's target: the trace, for a fill workload
   RunResult r = run_simulation(in, placement, progress);
   r.policy = policy.name;
   return r;

@@ -36,6 +36,10 @@ struct Scenario {
   GpuCatalog catalog;
   ClusterSpec cluster;
   std::vector<PodSpec> pods;
+  // The pods FGD's target workload is built from, when not `pods` (empty): for a fill workload
+  // the trace it was sampled from, as in the paper's simulator (its target comes from the
+  // original trace pods, before the workload is tuned to the fill target).
+  std::vector<PodSpec> target_pods;
   EngineConfig engine;
   std::vector<PolicySpec> policies;
   // --- interference model (issue 4): the calibration's classes plus `workload_classes:` ---

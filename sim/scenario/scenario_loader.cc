@@ -469,7 +469,8 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     const double target = yaml.number(yaml.required(fill, "workload.fill", "target"),
                                       "workload.fill.target", 0.01, 100.0);
     if (sc.cluster.gpu_count() == 0) yaml.fail(fill, "workload.fill", "needs a cluster with GPUs");
-    // Each draw adds a random pod's GPU demand: the mean demand gives the expected draw count.
+    // Below the goal, each appended draw adds a random pod's GPU demand, so the mean demand
+    // gives the expected count (originals included); above it, pods are only removed.
     double demand = 0;
     for (const PodSpec& p : sc.pods)
       demand += p.gpu_count * static_cast<double>(p.gpu_milli) / 1000.0;
@@ -479,7 +480,10 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
       yaml.fail(fill["target"], "workload.fill.target",
                 fmt::format("takes about {:.0f} pods to fill {} GPUs, more than the limit of {}",
                             draws, sc.cluster.gpu_count(), kMaxPods));
-    sc.pods = sample_fill(sc.pods, static_cast<double>(sc.cluster.gpu_count()), target, sc.seed);
+    // The paper's FGD target comes from the trace, not the tuned workload (sc.target_pods).
+    sc.target_pods = std::move(sc.pods);
+    sc.pods =
+        sample_fill(sc.target_pods, static_cast<double>(sc.cluster.gpu_count()), target, sc.seed);
     if (sc.pods.empty())
       yaml.fail(fill, "workload.fill", "needs a workload with GPU pods to sample from");
     sc.workload_source += fmt::format(", fill to {:g}x the GPU capacity", target);

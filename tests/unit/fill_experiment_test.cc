@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,8 +30,24 @@ double demand_of(const std::vector<PodSpec>& pods, size_t n) {
 
 // --- sample_fill ---
 
-TEST(FillSampler, StopsAtTheFirstDrawThatReachesTheTarget) {
-  // Only share-500 pods: capacity 4, target 1 -> 4 GPUs = 8 draws of 0.5, exactly.
+std::vector<std::string> fill_names(const std::vector<PodSpec>& pods) {
+  std::vector<std::string> n;
+  n.reserve(pods.size());
+  for (const auto& p : pods) n.push_back(p.name);
+  return n;
+}
+
+// The trace pod each sampled pod copies: its name without the "#<i>" suffix.
+std::vector<std::string> fill_origins(const std::vector<PodSpec>& pods, size_t from, size_t to) {
+  std::vector<std::string> n;
+  for (size_t i = from; i < to; ++i) n.push_back(pods[i].name.substr(0, pods[i].name.find('#')));
+  std::sort(n.begin(), n.end());
+  return n;
+}
+
+TEST(FillSampler, TunesUpUntilTheDrawThatWouldPassTheGoal) {
+  // One share-500 pod, capacity 4, target 1 -> goal 4000 milli: the original and 7 draws make
+  // exactly 4000; the 9th draw would make 4500 and is dropped.
   const std::vector<PodSpec> trace = {pod("s", 0, 5).milli(500)};
   const std::vector<PodSpec> out = sample_fill(trace, 4, 1.0, 3);
   ASSERT_EQ(out.size(), 8U);
@@ -38,42 +56,74 @@ TEST(FillSampler, StopsAtTheFirstDrawThatReachesTheTarget) {
     EXPECT_DOUBLE_EQ(out[i].arrival_s, static_cast<double>(i));
     EXPECT_EQ(out[i].gpu_milli, 500);
   }
-  // Whole GPUs, capacity 2, target 1.3 -> goal 2.6: 2 draws give 2 < 2.6, the 3rd gives 3.
-  EXPECT_EQ(sample_fill(std::vector<PodSpec>{pod("w", 0, 5)}, 2, 1.3, 1).size(), 3U);
-  // 2-GPU pods, capacity 4, target 1 -> 2 draws.
-  EXPECT_EQ(sample_fill(std::vector<PodSpec>{pod("d", 0, 5).gpus(2)}, 4, 1.0, 1).size(), 2U);
+  // Whole GPUs, capacity 2, target 1.3 -> goal 2600: 1000 + 1000; a third would be 3000.
+  EXPECT_EQ(sample_fill(std::vector<PodSpec>{pod("w", 0, 5)}, 2, 1.3, 1).size(), 2U);
+  // 2-GPU pods, capacity 5, target 1 -> goal 5000. The paper's tuneUpPods checks a draw's
+  // share of ONE GPU against the goal but adds all its GPUs: 2000, +2000 (3000 <= 5000),
+  // +2000 (5000 <= 5000) = 6000, then 7000 > 5000 stops. Three pods, 6 GPUs of demand.
+  const auto two = sample_fill(std::vector<PodSpec>{pod("d", 0, 5).gpus(2)}, 5, 1.0, 1);
+  EXPECT_EQ(two.size(), 3U);
+  EXPECT_DOUBLE_EQ(demand_of(two, two.size()), 6.0);
 }
 
-TEST(FillSampler, MixedTraceEndsOnTheDrawThatCrossesTheGoal) {
-  // CPU-only pods are drawn too; the sample stops right after demand reaches 3 x 1.5 = 4.5.
+TEST(FillSampler, EveryOriginalOnceFirstThenDrawsFromTheTrace) {
+  // Demand of the originals: 0 + 1 + 0.25 + 2 + 0.7 = 3.95 GPUs, below 3 x 1.5 = 4.5.
   const std::vector<PodSpec> trace = {pod("c", 0, 5).gpus(0).cpu(1000), pod("w", 0, 5),
-                                      pod("s", 0, 5).milli(250), pod("d", 0, 5).gpus(2)};
+                                      pod("s", 0, 5).milli(250), pod("d", 0, 5).gpus(2),
+                                      pod("t", 0, 5).milli(700)};
+  const std::vector<std::string> all = {"c", "d", "s", "t", "w"};
+  std::set<std::vector<std::string>> orders;  // of the originals, seed by seed
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     const std::vector<PodSpec> out = sample_fill(trace, 3, 1.5, seed);
-    ASSERT_FALSE(out.empty());
-    EXPECT_GE(demand_of(out, out.size()), 4.5) << seed;
-    EXPECT_LT(demand_of(out, out.size() - 1), 4.5) << seed;
-    EXPECT_GT(out.back().gpu_count, 0) << seed;
+    ASSERT_GE(out.size(), trace.size()) << seed;
+    EXPECT_EQ(fill_origins(out, 0, trace.size()), all) << seed;
+    for (size_t i = trace.size(); i < out.size(); ++i)
+      EXPECT_TRUE(std::binary_search(all.begin(), all.end(), fill_origins(out, i, i + 1)[0]));
+    // Stopped before the draw whose share of one GPU would pass the goal: at most the last
+    // draw's other GPUs over it.
+    const PodSpec& last = out.back();
+    EXPECT_LE(demand_of(out, out.size()), 4.5 + std::max(last.gpu_count - 1, 0)) << seed;
     for (size_t i = 0; i < out.size(); ++i) {
-      const std::string suffix = "#" + std::to_string(i);
-      EXPECT_EQ(out[i].name.substr(1), suffix) << seed;
+      EXPECT_EQ(out[i].name.substr(1), "#" + std::to_string(i)) << seed;
       EXPECT_DOUBLE_EQ(out[i].arrival_s, static_cast<double>(i));
+      EXPECT_DOUBLE_EQ(out[i].duration_s, 1.0);
     }
+    std::vector<std::string> first;
+    for (size_t i = 0; i < trace.size(); ++i) first.push_back(out[i].name.substr(0, 1));
+    orders.insert(first);
   }
+  EXPECT_GT(orders.size(), 5U);  // the originals are shuffled, seed by seed
 }
 
-TEST(FillSampler, DeterministicBySeed) {
+TEST(FillSampler, TunesDownByRemovingPodsWhenTheOriginalsPassTheGoal) {
+  // Ten whole-GPU pods and two CPU-only ones on 4 GPUs x 1.5: 10 GPUs > 6, so pods go until
+  // the demand is 6 GPUs at most; whole GPUs stop at exactly 6.
+  std::vector<PodSpec> trace;
+  for (int i = 0; i < 10; ++i) trace.push_back(pod("w" + std::to_string(i), 0, 5));
+  trace.push_back(pod("c0", 0, 5).gpus(0).cpu(1000));
+  trace.push_back(pod("c1", 0, 5).gpus(0).cpu(1000));
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const std::vector<PodSpec> out = sample_fill(trace, 4, 1.5, seed);
+    EXPECT_DOUBLE_EQ(demand_of(out, out.size()), 6.0) << seed;
+    std::vector<std::string> origins = fill_origins(out, 0, out.size());
+    EXPECT_EQ(std::adjacent_find(origins.begin(), origins.end()), origins.end());  // no repeats
+    EXPECT_LE(out.size(), 8U);
+    for (size_t i = 0; i < out.size(); ++i)
+      EXPECT_DOUBLE_EQ(out[i].arrival_s, static_cast<double>(i));
+  }
+  // Exactly at the goal: every original, nothing added or removed.
+  EXPECT_EQ(sample_fill(trace, 4, 2.5, 1).size(), trace.size());
+}
+
+TEST(FillSampler, DeterministicBySeedAndIndependentOfTheTraceOrder) {
   const std::vector<PodSpec> trace = {pod("a", 0, 5).gpus(0).cpu(1), pod("b", 0, 5),
                                       pod("c", 0, 5).milli(100), pod("d", 0, 5).milli(700)};
-  auto names = [](const std::vector<PodSpec>& pods) {
-    std::vector<std::string> n;
-    n.reserve(pods.size());
-    for (const auto& p : pods) n.push_back(p.name);
-    return n;
-  };
-  const auto a = names(sample_fill(trace, 8, 1.3, 42));
-  EXPECT_EQ(a, names(sample_fill(trace, 8, 1.3, 42)));
-  EXPECT_NE(a, names(sample_fill(trace, 8, 1.3, 43)));
+  const auto a = fill_names(sample_fill(trace, 8, 1.3, 42));
+  EXPECT_EQ(a, fill_names(sample_fill(trace, 8, 1.3, 42)));
+  EXPECT_NE(a, fill_names(sample_fill(trace, 8, 1.3, 43)));
+  // Ordered by name before the shuffle, as SortClusterPods does: a permuted trace, same draw.
+  const std::vector<PodSpec> permuted = {trace[2], trace[0], trace[3], trace[1]};
+  EXPECT_EQ(a, fill_names(sample_fill(permuted, 8, 1.3, 42)));
 }
 
 TEST(FillSampler, EmptyWhenTheTraceHasNoGpuPods) {
@@ -93,8 +143,8 @@ EngineConfig fill_config(double sample_interval = 0) {
 
 // One 2-GPU node, gpu-share, first-fit. Pods at 0..3: whole GPU, 600, 600, 300.
 // GPUs: p0 -> GPU0 {0, 1000}; p1 -> GPU1 {0, 400}; p2 (600) has no room: fails; p3 -> GPU1
-// {0, 100}. Target from the pods: 600 x2 (0.5), then the tie 300/1000 by shape: 300 (0.25),
-// 1000 (0.25); 4 GPU pods, 95% = 3.8 keeps all three.
+// {0, 100}. Target from the pods: 600 x2 (0.5), then the tie 1000/300, larger shape first:
+// 1000 (0.25), 300 (0.25); 4 pods, 95% = 3.8 keeps all three.
 // F: {0, 1000}: 0 (every shape fits, the 0 GPU adds nothing). {0, 400}: 600 cannot fit: 400;
 // 300 fits: 0; 1000 cannot: 400 -> 0.5*400 + 0.25*400 = 300. {0, 100}: nothing fits: 100.
 std::vector<PodSpec> fill_pods() {
@@ -127,6 +177,27 @@ TEST(FillEngine, OneAttemptAndNothingFinishes) {
       r.summary.not_placed_reasons.at("no room when it arrived (fill experiment: one attempt)"),
       1U);
   EXPECT_DOUBLE_EQ(r.summary.window_end_s, 3.0);  // the last arrival; no departures follow
+}
+
+TEST(FillEngine, FragmentationMeasuredAgainstTheTargetPodsWhenGiven) {
+  // One share-500 pod on a 2-GPU node leaves GPUs {500, 1000}. Against its own shape nothing
+  // is fragmented; against a whole-GPU target (the trace, in a fill scenario) GPU 0's 500 is.
+  const ClusterSpec cluster = cluster_of({node_group("n", 1, "A100-80GB", 2)});
+  const std::vector<PodSpec> pods = {pod("p0", 0, 1).milli(500)};
+  const std::vector<PodSpec> trace = {pod("t", 0, 1)};
+  const auto mode = make_sharing_mode(testing::gpu_share());
+  auto run_with = [&](std::span<const PodSpec> target) {
+    PlacementPolicy placement = build_placement(*placement_preset("first-fit"));
+    RunInputs in{cluster, testing::catalog(), pods, *mode, fill_config(), 1};
+    in.target_pods = target;
+    return run_simulation(in, placement);
+  };
+  const RunResult own = run_with({});
+  ASSERT_EQ(own.fill_curve.size(), 1U);
+  EXPECT_DOUBLE_EQ(own.fill_curve[0].fragmented, 0.0);
+  const RunResult traced = run_with(trace);
+  ASSERT_EQ(traced.fill_curve.size(), 1U);
+  EXPECT_DOUBLE_EQ(traced.fill_curve[0].fragmented, 0.5);
 }
 
 TEST(FillEngine, CurveHasOnePointPerPod) {
@@ -397,13 +468,15 @@ TEST_F(FillScenario, SeedsGiveDifferentPodsFilledToTheTarget) {
   EXPECT_TRUE(sc.engine.fill);
   ASSERT_EQ(sc.policies.size(), 2U);
   EXPECT_EQ(sc.policies[0].sharing.kind, "gpu-share");
-  // 4 GPUs x 1.5 = 6 GPUs of demand, reached by the last pod only.
-  EXPECT_GE(demand_of(sc.pods, sc.pods.size()), 6.0);
-  EXPECT_LT(demand_of(sc.pods, sc.pods.size() - 1), 6.0);
+  // 4 GPUs x 1.5 = 6 GPUs of demand at most, past it only by a last 2-GPU draw's second GPU.
+  EXPECT_LE(demand_of(sc.pods, sc.pods.size()), 7.0);
+  EXPECT_GT(sc.pods.size(), 4U);  // the originals make 3.25 GPUs: draws were appended
   // The same draw as sample_fill over the inline pods with the scenario's seed.
   const std::vector<PodSpec> trace = {pod("s", 0, 60).milli(250), pod("w", 0, 60),
                                       pod("d", 0, 60).gpus(2), pod("c", 0, 60).gpus(0).cpu(1000)};
   EXPECT_EQ(names(sc.pods), names(sample_fill(trace, 4, 1.5, 1)));
+  // FGD's target comes from the inline pods themselves, not the sample.
+  EXPECT_EQ(names(sc.target_pods), (std::vector<std::string>{"s", "w", "d", "c"}));
 
   const Scenario sc2 = load_scenario(path_, 2);
   EXPECT_EQ(sc2.seed, 2U);

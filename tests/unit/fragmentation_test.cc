@@ -1,5 +1,6 @@
 // Pins down the FGD fragmentation measure (node_fragmentation) on hand-computed nodes, case by
-// case, and how TargetWorkload::from_pods picks, weighs and orders the popular GPU pod shapes.
+// case, and how TargetWorkload::from_pods picks, weighs and orders the popular pod shapes as the
+// paper's simulator does (pkg/utils/frag.go GetTypicalPods, GetNodePodFrag).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -87,6 +88,20 @@ TEST(FragmentationNode, ShapesWeighByFrequency) {
   EXPECT_DOUBLE_EQ(node_fragmentation(t, 1000, a100(), kNode), 2500.0);
 }
 
+TEST(FragmentationNode, CpuOnlyShapeCountsAllFreeMilliWhetherItsCpuFitsOrNot) {
+  // GetNodePodFrag: xl_satisfied when the CPU fits, xr_lack_cpu when not; NodeGpuShareFragAmount
+  // counts all free GPU milli for both, and only q3_satisfied is left out of the sum.
+  const TargetShape cpu_only{4000, 0, 0, ~uint64_t{0}, 1.0};
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(cpu_only), 16000, a100(), kNode), 3000.0);
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(cpu_only), 1000, a100(), kNode), 3000.0);
+  // Weighted like any shape: 0.4 * 3000 (CPU-only) + 0.6 * 300 (share 500 fits) = 1380.
+  TargetWorkload t;
+  t.shapes = {TargetShape{4000, 0, 0, ~uint64_t{0}, 0.4}, shape(1, 500, 0.6)};
+  EXPECT_DOUBLE_EQ(node_fragmentation(t, 16000, a100(), kNode), 1380.0);
+  // No free GPU milli: nothing to fragment.
+  EXPECT_DOUBLE_EQ(node_fragmentation(one(cpu_only), 16000, a100(), std::vector<int>(8, 0)), 0.0);
+}
+
 TEST(FragmentationNode, FullOrEmptyNodes) {
   TargetWorkload t;
   t.shapes = {shape(1, 500, 0.5), shape(3, 1000, 0.5)};
@@ -155,73 +170,90 @@ TEST(FragmentationTarget, CoverageCutAndRenormalisation) {
   EXPECT_DOUBLE_EQ(half.shapes[0].freq, 1.0);
 }
 
-TEST(FragmentationTarget, CpuOnlyPodsAreLeftOut) {
-  // 3 share pods, 1 whole-GPU pod, 10 CPU-only pods. Without the exclusion the CPU-only shape
-  // would be the most popular; with it the GPU pods are 4: 95% = 3.8 -> both shapes kept.
+TEST(FragmentationTarget, CpuOnlyPodsAreShapesAndCountInTheThreshold) {
+  // 10 CPU-only pods (4000 CPU), 3 share-500 pods, 1 whole-GPU pod: 14 pods, 95% = 13.3.
+  // CPU-only first (10 < 13.3), share 500 (13 < 13.3), whole GPU (14): all kept, freqs /14.
   std::vector<PodSpec> pods;
   append(pods, repeat(gpu_pod(0, 1000, 4000), 10));
   append(pods, repeat(gpu_pod(1, 500), 3));
   append(pods, repeat(gpu_pod(1, 1000), 1));
   const TargetWorkload t = TargetWorkload::from_pods(pods, catalog());
-  ASSERT_EQ(t.shapes.size(), 2U);
-  EXPECT_EQ(t.shapes[0].gpu_milli, 500);
-  EXPECT_DOUBLE_EQ(t.shapes[0].freq, 0.75);
-  EXPECT_EQ(t.shapes[1].gpu_milli, 1000);
-  EXPECT_DOUBLE_EQ(t.shapes[1].freq, 0.25);
-  for (const auto& s : t.shapes) EXPECT_GE(s.gpu_count, 1);
-  // Only CPU-only pods, or none: an empty target.
-  EXPECT_TRUE(TargetWorkload::from_pods(repeat(gpu_pod(0, 1000, 1), 5), catalog()).shapes.empty());
+  ASSERT_EQ(t.shapes.size(), 3U);
+  EXPECT_EQ(t.shapes[0].gpu_count, 0);
+  EXPECT_EQ(t.shapes[0].gpu_milli, 0);  // a CPU-only pod asks for no GPU share
+  EXPECT_EQ(t.shapes[0].cpu_milli, 4000);
+  EXPECT_DOUBLE_EQ(t.shapes[0].freq, 10.0 / 14.0);
+  EXPECT_EQ(t.shapes[1].gpu_milli, 500);
+  EXPECT_DOUBLE_EQ(t.shapes[1].freq, 3.0 / 14.0);
+  EXPECT_EQ(t.shapes[2].gpu_milli, 1000);
+  EXPECT_DOUBLE_EQ(t.shapes[2].freq, 1.0 / 14.0);
+  // Coverage 0.9: 12.6 of 14 -> CPU-only (10), share 500 (13) crosses it and is kept; the
+  // whole-GPU shape is cut and the two kept renormalise over 13.
+  const TargetWorkload c = TargetWorkload::from_pods(pods, catalog(), 0.9);
+  ASSERT_EQ(c.shapes.size(), 2U);
+  EXPECT_DOUBLE_EQ(c.shapes[0].freq, 10.0 / 13.0);
+  EXPECT_DOUBLE_EQ(c.shapes[1].freq, 3.0 / 13.0);
+  // Only CPU-only pods: one CPU-only shape. No pods: an empty target.
+  const TargetWorkload cpu = TargetWorkload::from_pods(repeat(gpu_pod(0, 1000, 1), 5), catalog());
+  ASSERT_EQ(cpu.shapes.size(), 1U);
+  EXPECT_EQ(cpu.shapes[0].gpu_count, 0);
+  EXPECT_DOUBLE_EQ(cpu.shapes[0].freq, 1.0);
   EXPECT_TRUE(TargetWorkload::from_pods({}, catalog()).shapes.empty());
 }
 
-TEST(FragmentationTarget, ShapeKeyIncludesCpuAndModelsAndTiesOrderByShape) {
+TEST(FragmentationTarget, EqualCountsOrderByTheLargerShapeFirst) {
   const uint64_t a100_bit = uint64_t{1} << a100();
   const uint64_t t4_bit = uint64_t{1} << t4();
-  // Four shapes, two pods each: (cpu 2000, share 500), (cpu 0, share 500),
-  // (cpu 0, share 500, A100 only), (cpu 0, share 500, A100 or T4). Equal counts -> ordered
-  // by (cpu, count, milli, mask) ascending, whatever the input order.
+  // Six shapes, two pods each. sort.Reverse of PodResource.Less: larger CPU first, then larger
+  // share, larger GPU count, larger type string ("A100-80GB|T4" > "A100-80GB" > "").
   std::vector<PodSpec> pods;
-  append(pods, repeat(gpu_pod(1, 500, 2000), 2));
   append(pods, repeat(gpu_pod(1, 500, 0, {"A100-80GB", "T4"}), 2));
   append(pods, repeat(gpu_pod(1, 500, 0), 2));
+  append(pods, repeat(gpu_pod(0, 1000, 2000), 2));  // CPU-only, 2000 CPU
+  append(pods, repeat(gpu_pod(1, 500, 2000), 2));
   append(pods, repeat(gpu_pod(1, 500, 0, {"A100-80GB"}), 2));
+  append(pods, repeat(gpu_pod(2, 1000, 0), 2));
   const TargetWorkload t = TargetWorkload::from_pods(pods, catalog(), 1.0);
-  ASSERT_EQ(t.shapes.size(), 4U);
-  const uint64_t m1 = a100_bit, m2 = a100_bit | t4_bit;
-  const uint64_t lo = m1 < m2 ? m1 : m2, hi = m1 < m2 ? m2 : m1;
-  EXPECT_EQ(t.shapes[0].cpu_milli, 0);
-  EXPECT_EQ(t.shapes[0].model_mask, lo);
-  EXPECT_EQ(t.shapes[1].model_mask, hi);
-  EXPECT_EQ(t.shapes[2].model_mask, ~uint64_t{0});
-  EXPECT_EQ(t.shapes[3].cpu_milli, 2000);
-  for (const auto& s : t.shapes) EXPECT_DOUBLE_EQ(s.freq, 0.25);
+  ASSERT_EQ(t.shapes.size(), 6U);
+  // (2000 CPU, share 500) > (2000 CPU, CPU-only: share 0).
+  EXPECT_EQ(t.shapes[0].cpu_milli, 2000);
+  EXPECT_EQ(t.shapes[0].gpu_count, 1);
+  EXPECT_EQ(t.shapes[1].cpu_milli, 2000);
+  EXPECT_EQ(t.shapes[1].gpu_count, 0);
+  // 0 CPU: whole GPUs x2 (share 1000) before share 500; among those, by type string.
+  EXPECT_EQ(t.shapes[2].gpu_count, 2);
+  EXPECT_EQ(t.shapes[3].model_mask, a100_bit | t4_bit);
+  EXPECT_EQ(t.shapes[4].model_mask, a100_bit);
+  EXPECT_EQ(t.shapes[5].model_mask, ~uint64_t{0});
+  for (const auto& sh : t.shapes) EXPECT_DOUBLE_EQ(sh.freq, 1.0 / 6.0);
 
   // Reversed input: the same shapes in the same order.
   std::vector<PodSpec> reversed(pods.rbegin(), pods.rend());
   const TargetWorkload r = TargetWorkload::from_pods(reversed, catalog(), 1.0);
-  ASSERT_EQ(r.shapes.size(), 4U);
-  for (size_t i = 0; i < 4; ++i) {
+  ASSERT_EQ(r.shapes.size(), 6U);
+  for (size_t i = 0; i < 6; ++i) {
     EXPECT_EQ(r.shapes[i].cpu_milli, t.shapes[i].cpu_milli) << i;
+    EXPECT_EQ(r.shapes[i].gpu_count, t.shapes[i].gpu_count) << i;
     EXPECT_EQ(r.shapes[i].model_mask, t.shapes[i].model_mask) << i;
   }
 }
 
-TEST(FragmentationTarget, TieAtTheCoverageCutGoesToTheSmallerShape) {
+TEST(FragmentationTarget, TieAtTheCoverageCutGoesToTheLargerShape) {
   // 1 whole GPU x2, share 300 x1, share 700 x1: 95% of 4 = 3.8. Whole GPU first (2), then the
-  // tie between 300 and 700 goes to 300 (smaller key) -> 3 < 3.8, then 700 -> 4.
+  // tie between 300 and 700 goes to 700 (larger share) -> 3 < 3.8, then 300 -> 4.
   std::vector<PodSpec> pods;
-  append(pods, repeat(gpu_pod(1, 700), 1));
-  append(pods, repeat(gpu_pod(1, 1000), 2));
   append(pods, repeat(gpu_pod(1, 300), 1));
+  append(pods, repeat(gpu_pod(1, 1000), 2));
+  append(pods, repeat(gpu_pod(1, 700), 1));
   TargetWorkload t = TargetWorkload::from_pods(pods, catalog());
   ASSERT_EQ(t.shapes.size(), 3U);
   EXPECT_EQ(t.shapes[0].gpu_milli, 1000);
-  EXPECT_EQ(t.shapes[1].gpu_milli, 300);
-  EXPECT_EQ(t.shapes[2].gpu_milli, 700);
-  // coverage 0.7: 2.8 of 4 -> whole GPU (2), then 300 (3) -> 700 left out; freqs 2/3, 1/3.
+  EXPECT_EQ(t.shapes[1].gpu_milli, 700);
+  EXPECT_EQ(t.shapes[2].gpu_milli, 300);
+  // coverage 0.7: 2.8 of 4 -> whole GPU (2), then 700 (3) -> 300 left out; freqs 2/3, 1/3.
   t = TargetWorkload::from_pods(pods, catalog(), 0.7);
   ASSERT_EQ(t.shapes.size(), 2U);
-  EXPECT_EQ(t.shapes[1].gpu_milli, 300);
+  EXPECT_EQ(t.shapes[1].gpu_milli, 700);
   EXPECT_DOUBLE_EQ(t.shapes[0].freq, 2.0 / 3.0);
   EXPECT_DOUBLE_EQ(t.shapes[1].freq, 1.0 / 3.0);
 }
