@@ -20,6 +20,7 @@
 #include "sim/placement/fgd_model.h"
 #include "sim/placement/fgd_plugins.h"
 #include "sim/placement/paper_scorers.h"
+#include "sim/placement/placement_config.h"
 #include "sim/placement/placement_policy.h"
 #include "sim/placement/plugins.h"
 #include "sim/placement/scorers.h"
@@ -180,6 +181,103 @@ TEST(KubeRuleIntegerScores, NodesLessThanOnePointApartTieAndTheTieRuleDecides) {
     seen.insert(*node);
   }
   EXPECT_EQ(seen, (std::set<NodeId>{0, 1}));
+}
+
+TEST(KubeRuleIntegerScores, EveryBuiltInScorerStaysWithinZeroToHundred) {
+  // Nodes of 2, 4 and 8 GPUs (the largest: 128 CPUs, 8 GPUs), filled at random with shares and
+  // whole GPUs; every fitting node is scored for random pods by every built-in scorer.
+  const ClusterSpec spec =
+      testing::cluster_of({testing::node_group("big", 3, "A100-80GB", 8, kBigCpu),
+                           testing::node_group("mid", 2, "A100-80GB", 4, 64000),
+                           testing::node_group("small", 2, "A100-80GB", 2, 32000)});
+  const auto model = std::make_shared<const FgdModel>([] {
+    TargetWorkload t;
+    t.shapes = {
+        TargetShape{4000, 1, 500, ~uint64_t{0}, 0.4}, TargetShape{8000, 1, 1000, ~uint64_t{0}, 0.3},
+        TargetShape{16000, 2, 1000, ~uint64_t{0}, 0.2}, TargetShape{2000, 0, 0, ~uint64_t{0}, 0.1}};
+    return t;
+  }());
+  std::vector<std::unique_ptr<Scorer>> scorers;
+  scorers.push_back(std::make_unique<BinpackScorer>());
+  scorers.push_back(std::make_unique<SpreadScorer>());
+  scorers.push_back(std::make_unique<RandomScorer>());
+  scorers.push_back(std::make_unique<DotProductScorer>());
+  scorers.push_back(std::make_unique<GpuPackingScorer>());
+  scorers.push_back(std::make_unique<GpuClusteringScorer>());
+  scorers.push_back(std::make_unique<FgdScorer>(model));
+  const OrderedDevicePicker place(OrderedDevicePicker::Order::kRandom);
+  Rng rng(2024);
+  auto random_pod = [&] {
+    switch (rng.below(4)) {
+      case 0:
+        return cpu_only(static_cast<int64_t>(1000 * (1 + rng.below(16))));
+      case 1:
+        return share(static_cast<int>(50 * (1 + rng.below(19))),
+                     static_cast<int64_t>(1000 * rng.below(8)));
+      case 2:
+        return whole(static_cast<int>(1 + rng.below(2)), static_cast<int64_t>(1000 * rng.below(8)));
+      default:
+        return whole(static_cast<int>(1U << rng.below(4)),
+                     static_cast<int64_t>(4000 * rng.below(4)));
+    }
+  };
+  size_t scored = 0;
+  for (int state = 0; state < 40; ++state) {
+    ClusterState s = share_state(spec);
+    const int pods = static_cast<int>(rng.below(30));
+    for (int i = 0; i < pods; ++i) {
+      PodRequest r = random_pod();
+      std::vector<NodeId> fit;
+      for (NodeId n = 0; n < s.node_count(); ++n)
+        if (s.fits(n, r)) fit.push_back(n);
+      if (fit.empty()) continue;
+      const NodeId n = fit[rng.below(fit.size())];
+      std::vector<GpuId> gpus(static_cast<size_t>(r.gpu_count));
+      SchedulingCycle cycle{s, r, 0, 0.0, rng, 0};
+      ASSERT_TRUE(place.pick(cycle, n, gpus));
+      s.bind(n, gpus, r);
+    }
+    for (int q = 0; q < 10; ++q) {
+      PodRequest r = random_pod();
+      std::vector<NodeId> fit;
+      for (NodeId n = 0; n < s.node_count(); ++n)
+        if (s.fits(n, r)) fit.push_back(n);
+      if (fit.empty()) continue;
+      SchedulingCycle cycle{s, r, 0, 0.0, rng, 0};
+      std::vector<int64_t> out(fit.size());
+      for (const auto& scorer : scorers) {
+        std::fill(out.begin(), out.end(), -1);
+        scorer->score(cycle, fit, out);
+        if (scorer->normalizes()) scorer->normalize_scores(out);
+        for (const int64_t v : out) {
+          EXPECT_GE(v, kMinNodeScore) << scorer->name();
+          EXPECT_LE(v, kMaxNodeScore) << scorer->name();
+        }
+        scored += out.size();
+      }
+    }
+  }
+  EXPECT_GT(scored, 1000U);
+}
+
+TEST(KubeRuleIntegerScores, RandomScorerGivesOneUniformNodeTheTopScore) {
+  // random_score.go: PreScore draws one of the n nodes (rand.Intn(n)); it scores 100, others 0.
+  ClusterState s = share_state(big_nodes(5));
+  const RandomScorer random;
+  std::vector<int> top(5, 0);
+  for (uint64_t seed = 0; seed < 5000; ++seed) {
+    PodRequest req = share(500);
+    const auto nodes = all_nodes(s);
+    std::vector<int64_t> out(nodes.size(), -1);
+    Rng rng(seed);
+    SchedulingCycle cycle{s, req, 0, 0.0, rng, 0};
+    random.score(cycle, nodes, out);
+    ASSERT_EQ(std::count(out.begin(), out.end(), kMaxNodeScore), 1);
+    ASSERT_EQ(std::count(out.begin(), out.end(), kMinNodeScore), 4);
+    ++top[static_cast<size_t>(std::find(out.begin(), out.end(), kMaxNodeScore) - out.begin())];
+  }
+  // 4 degrees of freedom: P(chi2 > 18.47) = 0.001.
+  EXPECT_LT(chi_square(top), 18.47);
 }
 
 // ----- rule 2: selectHost -----
@@ -584,6 +682,21 @@ TEST(KubeRuleFgd, TargetWorkloadKeepsCpuOnlyPods) {
   EXPECT_DOUBLE_EQ(t.shapes[0].freq, 0.75);
   EXPECT_EQ(t.shapes[1].gpu_milli, 500);
   EXPECT_DOUBLE_EQ(t.shapes[1].freq, 0.25);
+}
+
+TEST(KubeRuleFgd, ThePresetScoresWithFgdAloneAndPicksWithItsModel) {
+  // Rule 7: no binpack-at-0.001 tie-break term next to fgd; selectHost breaks the ties.
+  const auto fgd = placement_preset("fgd");
+  ASSERT_TRUE(fgd.has_value());
+  EXPECT_EQ(fgd->scorers, (std::vector<std::pair<std::string, int64_t>>{{"fgd", 1}}));
+  EXPECT_EQ(fgd->picker, "fgd");
+  // The other paper baselines: one scorer each, weight 1.
+  for (const char* name : {"best-fit", "dot-product", "gpu-packing", "gpu-clustering", "random"}) {
+    const auto c = placement_preset(name);
+    ASSERT_TRUE(c.has_value()) << name;
+    ASSERT_EQ(c->scorers.size(), 1U) << name;
+    EXPECT_EQ(c->scorers[0].second, 1) << name;
+  }
 }
 
 // ----- rule 8: the GPUs on the chosen node -----
