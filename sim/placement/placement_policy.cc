@@ -101,7 +101,9 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle,
   if (!node || !picker_->pick(cycle, *node, gpus)) return std::nullopt;
   for (size_t k = 0; k < run_.reserves.size(); ++k) {
     if (run_.reserves[k]->reserve(cycle, *node, gpus)) continue;
-    for (size_t j = k + 1; j-- > 0;) run_.reserves[j]->unreserve(cycle, *node, gpus);
+    // As kube-scheduler's RunReservePluginsUnreserve: every reserve plugin, in reverse order,
+    // including those that never reserved (Unreserve is idempotent).
+    unreserve(cycle, *node, gpus);
     return std::nullopt;
   }
   return node;
