@@ -28,12 +28,20 @@ const std::vector<uint32_t>& PlacementPolicy::node_ranks(SchedulingCycle& cycle)
 
 std::optional<NodeId> PlacementPolicy::select_host(SchedulingCycle& cycle) {
   const size_t n = candidates_.size();
-  total_.assign(n, 0);
-  scratch_.resize(n);
-  for (const auto& ws : scorers_) {
-    ws.scorer->score(cycle, candidates_, scratch_);
-    if (ws.scorer->normalizes()) ws.scorer->normalize_scores(scratch_);
-    for (size_t i = 0; i < n; ++i) total_[i] += ws.weight * scratch_[i];
+  total_.resize(n);
+  if (scorers_.size() == 1) {
+    // One scorer: its weight (positive) cannot change the order, so its scores are the totals.
+    const Scorer& only = *scorers_.front().scorer;
+    only.score(cycle, candidates_, total_);
+    if (only.normalizes()) only.normalize_scores(total_);
+  } else {
+    std::fill(total_.begin(), total_.end(), 0);
+    scratch_.resize(n);
+    for (const auto& ws : scorers_) {
+      ws.scorer->score(cycle, candidates_, scratch_);
+      if (ws.scorer->normalizes()) ws.scorer->normalize_scores(scratch_);
+      for (size_t i = 0; i < n; ++i) total_[i] += ws.weight * scratch_[i];
+    }
   }
   size_t best = 0;
   switch (tie_break_) {

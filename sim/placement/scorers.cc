@@ -1,6 +1,7 @@
 #include "sim/placement/scorers.h"
 
 #include <algorithm>
+#include <array>
 
 namespace slicelab {
 
@@ -23,9 +24,20 @@ void normalize_min_max(std::span<int64_t> scores) {
   const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
   const int64_t lowest = *lo;
   const int64_t range = *hi - lowest;
-  for (int64_t& s : scores)
-    s = range == 0 ? kMinNodeScore
-                   : (s - lowest) * (kMaxNodeScore - kMinNodeScore) / range + kMinNodeScore;
+  constexpr int64_t kSpan = kMaxNodeScore - kMinNodeScore;
+  if (range == 0) {
+    std::fill(scores.begin(), scores.end(), kMinNodeScore);
+    return;
+  }
+  if (range <= kSpan) {
+    // Scores within 0..100 take at most 101 values: one division per value, not per node
+    // (this runs for every candidate of every attempt).
+    std::array<int64_t, kSpan + 1> table{};
+    for (int64_t v = 0; v <= range; ++v) table[static_cast<size_t>(v)] = v * kSpan / range;
+    for (int64_t& s : scores) s = table[static_cast<size_t>(s - lowest)] + kMinNodeScore;
+    return;
+  }
+  for (int64_t& s : scores) s = (s - lowest) * kSpan / range + kMinNodeScore;
 }
 
 void BinpackScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
