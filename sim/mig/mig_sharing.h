@@ -30,6 +30,8 @@ class MigSharing final : public SharingMode {
   // rate_i = min(1, sm_cap_i / sm_demand_i): the instance's SM share against what the pod would
   // use of a whole GPU; neighbours do not matter.
   void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
+  // The run's instances and the placement plugin that takes them (sim/mig/mig_run.h).
+  std::unique_ptr<SharingRun> start_run(const RunSetup& setup) const override;
 
   const MigSettings& settings() const { return *settings_; }
 
