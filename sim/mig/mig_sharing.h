@@ -23,7 +23,7 @@ class MigSharing final : public SharingMode {
   std::string describe() const override;
   int capacity_units() const override { return kUnitsPerGpu; }
   // A lower bound (one unit) until the engine knows the instance: the unit-based filters then
-  // never reject a node that MIG could serve; the MIG step decides and binds the real claim.
+  // never reject a node that MIG could serve; its Reserve plugin rewrites the real claim.
   int claim_units(int /*gpu_milli*/) const override { return 1; }
   int max_tenants() const override { return kMaxInstances; }
   bool isolates_memory() const override { return true; }
