@@ -19,10 +19,9 @@
 #include "sim/engine/static_feasibility.h"
 #include "sim/metrics/distribution.h"
 #include "sim/metrics/fragmentation.h"
-#include "sim/mig/mig_sharing.h"
-#include "sim/mig/mig_state.h"
 #include "sim/placement/paper_scorers.h"
 #include "sim/placement/pod_request.h"
+#include "sim/sharing/sharing_run.h"
 #include "sim/topology/gpu_topology.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
@@ -38,25 +37,11 @@ struct FinishEvent {
   uint64_t seq;
   uint32_t pod;
   uint32_t version;
-  bool starts = false;  // MIG: the pod starts once its GPUs are re-partitioned (not a finish)
+  bool starts = false;  // it starts after its start delay (MIG: re-partitioning), not a finish
   // std::priority_queue is a max-heap: "greater" means later.
   bool operator<(const FinishEvent& o) const {
     return time > o.time || (time == o.time && seq > o.seq);
   }
-};
-
-// Interim: narrows the node set to an explicit list the engine computed (MIG's usable nodes).
-class NodeSubset final : public PreFilter {
- public:
-  std::string_view name() const override { return "node-subset"; }
-  bool pre_filter(const SchedulingCycle& /*cycle*/, std::vector<NodeId>& nodes) override {
-    if (!active) return true;
-    std::erase_if(nodes,
-                  [&](NodeId n) { return !std::binary_search(only.begin(), only.end(), n); });
-    return !nodes.empty();
-  }
-  bool active = false;
-  std::vector<NodeId> only;
 };
 
 class Simulation {
@@ -68,9 +53,7 @@ class Simulation {
         cluster_(in.cluster, in.catalog, in.sharing.capacity_units()),
         rng_(in.seed),
         max_tenants_(static_cast<size_t>(in.sharing.max_tenants())),
-        retry_(in.pods.size()) {
-    placement_.attach(RunPlugins{{&retry_, &subset_}, {}, {}, {}});
-  }
+        retry_(in.pods.size()) {}
 
   RunResult run(const ProgressFn& progress);
 
@@ -81,7 +64,6 @@ class Simulation {
   void finish(uint32_t p);
   void schedule_pending();
   bool try_place(uint32_t p);
-  std::optional<NodeId> place_mig(uint32_t p, double& delay);
   void start_work(uint32_t p);
   void start_after_reconfiguration(uint32_t p);
   bool fails_for_memory(uint32_t p);
@@ -90,7 +72,7 @@ class Simulation {
   bool fails_own_limit(uint32_t p);
   void propagate_fault(uint32_t p);
   void fail_running(uint32_t p, FailureCause cause, const char* reason);
-  // Gives a running pod's GPUs (and MIG instances) back and updates the accounting.
+  // Gives a running pod's GPUs (and what its reservation held) back and updates the accounting.
   void release(uint32_t p);
   void add_tenant(GpuId g, uint32_t p);
   void remove_tenant(GpuId g, uint32_t p);
@@ -139,7 +121,6 @@ class Simulation {
   std::vector<PodRequest> failed_shapes_;
   // A retry only needs the nodes freed since the pod last failed; all others still fail.
   RetryShortcut retry_;
-  NodeSubset subset_;
   // Capped modes and interference (issue 4): each pod's load as the rate model sees it, its
   // peak device memory, and its isolation error (current, and integrated over its run).
   std::vector<TenantLoad> load_;
@@ -166,9 +147,9 @@ class Simulation {
   double arrived_gpus_ = 0, failed_gpus_ = 0;
   std::vector<FillPoint> fill_curve_;
   std::vector<double> comm_quality_;  // one per multi-GPU pod placed on a node with a topology
-  // MIG (sharing mode mig only): instances per GPU, candidate nodes, stranded capacity.
-  std::unique_ptr<MigState> mig_;
-  std::vector<NodeId> mig_nodes_;
+  // The sharing mode's own state for this run (MIG: its instances) and the time integral of the
+  // capacity it reports stranded.
+  std::unique_ptr<SharingRun> sharing_;
   double stranded_int_ = 0;
 };
 
@@ -252,10 +233,11 @@ void Simulation::prepare() {
   for (NodeId node = 0; node < cluster_.node_count(); ++node) refresh_node_fragmentation(node);
   if (in_.config.fill) fill_curve_.reserve(n);
   failed_shapes_.reserve(64);
-  if (const auto* mig = dynamic_cast<const MigSharing*>(&mode_)) {
-    mig_ = std::make_unique<MigState>(cluster_, in_.catalog, mig->settings(), pods, req_);
-    mig_nodes_.reserve(cluster_.node_count());
-  }
+  sharing_ = mode_.start_run(RunSetup{cluster_, in_.catalog, pods, req_});
+  // The retry shortcut first: it narrows the node set at no cost.
+  RunPlugins plugins = sharing_->plugins();
+  plugins.pre_filters.insert(plugins.pre_filters.begin(), &retry_);
+  placement_.attach(plugins);
 }
 
 void Simulation::advance(double t) {
@@ -268,7 +250,7 @@ void Simulation::advance(double t) {
     }
     alloc_int_ += static_cast<double>(cluster_.allocated_units()) * dt;
     frag_int_ += frag_total_ * dt;
-    if (mig_) stranded_int_ += mig_->stranded_gpus() * dt;
+    stranded_int_ += sharing_->stranded_gpus() * dt;
   }
   now_ = t;
 }
@@ -321,10 +303,9 @@ void Simulation::recompute_gpu(GpuId g) {
   const size_t base = g * max_tenants_;
   const size_t n = tenant_count_[g];
   if (n > 0) {
-    for (size_t k = 0; k < n; ++k) {
-      loads_[k] = load_[tenant_pod_[base + k]];
-      if (mig_) loads_[k].sm_cap = mig_->sm_share(g, tenant_pod_[base + k]);
-    }
+    for (size_t k = 0; k < n; ++k) loads_[k] = load_[tenant_pod_[base + k]];
+    sharing_->apply_sm_caps(g, std::span<const uint32_t>(tenant_pod_).subspan(base, n),
+                            std::span(loads_).first(n));
     mode_.progress(std::span(loads_).first(n), std::span(rates_).first(n),
                    std::span(errors_).first(n));
     std::copy_n(rates_.begin(), n, tenant_rate_.begin() + static_cast<std::ptrdiff_t>(base));
@@ -380,20 +361,17 @@ void Simulation::update_pod_rate(uint32_t p) {
 
 bool Simulation::fails_for_memory(uint32_t p) {
   const PodRequest& r = req_[p];
-  if (mig_) {
-    // Instances isolate memory: only the pod's own instance can be too small for it.
-    for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) {
-      const GpuId g = pod_gpu_[i];
-      const int64_t cap = mig_->instance_memory_mib(g, p);
-      if (r.gpu_memory_mib <= cap) continue;
-      const NodeId node = cluster_.node_of(g);
-      out_[p].reason =
-          fmt::format("out of memory in MIG instance {} on {} GPU {}: needs {} MiB of {}",
-                      mig_->instance_name(g, p), cluster_.node_name(node),
-                      g - cluster_.first_gpu(node), r.gpu_memory_mib, cap);
-      return true;
-    }
-    return false;
+  // A partitioned GPU (MIG): only the pod's own partition can be too small for it.
+  for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) {
+    const GpuId g = pod_gpu_[i];
+    const int64_t cap = sharing_->partition_memory_mib(g, p);
+    if (cap < 0 || r.gpu_memory_mib <= cap) continue;
+    const NodeId node = cluster_.node_of(g);
+    out_[p].reason = fmt::format("out of memory in {} on {} GPU {}: needs {} MiB of {}",
+                                 sharing_->partition_name(g, p), cluster_.node_name(node),
+                                 g - cluster_.first_gpu(node), r.gpu_memory_mib, cap);
+    out_[p].failure = FailureCause::kInstanceMemory;
+    return true;
   }
   if (mode_.isolates_memory()) return false;
   for (uint32_t i = gpu_offset_[p]; i < gpu_offset_[p + 1]; ++i) {
@@ -406,6 +384,7 @@ bool Simulation::fails_for_memory(uint32_t p) {
         fmt::format("out of memory on {} GPU {}: needs {} MiB, neighbours hold {} of {} MiB",
                     cluster_.node_name(node), g - cluster_.first_gpu(node), r.gpu_memory_mib,
                     used - r.gpu_memory_mib, cap);
+    out_[p].failure = FailureCause::kNeighboursMemory;
     return true;
   }
   return false;
@@ -477,8 +456,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
       std::span<const GpuId>(pod_gpu_).subspan(gpu_offset_[p], static_cast<size_t>(r.gpu_count));
   const NodeId node = static_cast<NodeId>(out_[p].node);
   cluster_.unbind(node, gpus, r);
-  if (mig_)
-    for (const GpuId g : gpus) mig_->release(g, p);
+  sharing_->release(p, gpus);
   refresh_node_fragmentation(node);
   retry_.node_freed(node);
   model_alloc_[cluster_.model(node)] -= static_cast<double>(r.claim_units) /
@@ -492,9 +470,8 @@ bool Simulation::try_place(uint32_t p) {
   const PodRequest& r = req_[p];
   if (!retry_.worth_trying(p)) return false;  // nothing freed since it last failed
   ++attempts_;
-  double mig_delay = 0;
   SchedulingCycle cycle{cluster_, req_[p], p, now_, rng_};
-  const auto node = mig_ ? place_mig(p, mig_delay) : placement_.schedule(cycle, pick_);
+  const auto node = placement_.schedule(cycle, pick_);
   if (!node) {
     retry_.attempt_failed(p);
     if (!first_failure_t_) {
@@ -506,12 +483,7 @@ bool Simulation::try_place(uint32_t p) {
   }
   const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(r.gpu_count));
   std::copy(gpus.begin(), gpus.end(), pod_gpu_.begin() + gpu_offset_[p]);
-  if (mig_) {
-    // The pod's real claim is its instance's compute slices (same model on all its GPUs).
-    if (!gpus.empty()) req_[p].claim_units = mig_->claim_units(gpus[0], p);
-    for (const GpuId g : gpus) mig_->occupy(g, p);
-    mig_->pod_left_queue(p);
-  }
+  sharing_->pod_left_queue(p);
   cluster_.bind(*node, gpus, r);
   refresh_node_fragmentation(*node);
   if (const GpuTopology* topo = cluster_.topology(*node); topo != nullptr && gpus.size() >= 2) {
@@ -534,22 +506,23 @@ bool Simulation::try_place(uint32_t p) {
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
   const bool own = fails_own_limit(p);
   if (own || fails_for_memory(p)) {
-    if (mig_)
-      for (const GpuId g : gpus) mig_->release(g, p);
+    // Bound but cannot run: unbind it, then let the reserve plugins give back what they took
+    // (they may restore the request's claim, which unbinding still needs).
     cluster_.unbind(*node, gpus, r);
+    placement_.unreserve(cycle, *node, gpus);
     refresh_node_fragmentation(*node);
     o.status = PodStatus::kFailed;
     o.finish_s = now_;
-    if (!own) o.failure = FailureCause::kNeighboursMemory;
     if (own) propagate_fault(p);
     return true;
   }
   o.status = PodStatus::kRunning;
   ++running_;
   model_alloc_[model] += claim_share * static_cast<double>(r.gpu_count);
-  if (mig_delay > 0) {
-    // Its GPUs are being re-partitioned: it holds them now and starts when that is done.
-    o.start_s = now_ + mig_delay;
+  if (const double delay = sharing_->start_delay_s(p); delay > 0) {
+    // Its GPUs are being prepared (MIG: re-partitioned): it holds them now and starts when that
+    // is done.
+    o.start_s = now_ + delay;
     ++version_[p];
     events_.push({o.start_s, seq_++, p, version_[p], true});
     return true;
@@ -563,38 +536,6 @@ void Simulation::start_after_reconfiguration(uint32_t p) {
   // The re-partitioned GPUs take new pods again.
   retry_.node_freed(static_cast<NodeId>(out_[p].node));
   schedule_pending();
-}
-
-std::optional<NodeId> Simulation::place_mig(uint32_t p, double& delay) {
-  // The policy's filters and scorers choose among the nodes whose GPUs have a free instance of
-  // the pod's profile; the MIG step then takes instances there, fullest GPU first.
-  const PodRequest& r = req_[p];
-  const int need = r.gpu_count;
-  auto collect = [&](bool reconfigure) {
-    mig_nodes_.clear();
-    for (NodeId n = 0; n < cluster_.node_count(); ++n) {
-      const int c = reconfigure ? mig_->usable_or_reconfigurable_gpus(n, p, now_)
-                                : mig_->usable_gpus(n, p, now_);
-      if (c >= need) mig_nodes_.push_back(n);
-    }
-  };
-  SchedulingCycle cycle{cluster_, req_[p], p, now_, rng_};
-  if (need == 0) return placement_.schedule(cycle, pick_);
-  for (const bool reconfigure : {false, true}) {
-    if (reconfigure && !mig_->dynamic()) break;
-    collect(reconfigure);
-    if (mig_nodes_.empty()) continue;
-    subset_.only = mig_nodes_;
-    subset_.active = true;
-    const auto node = placement_.schedule(cycle, pick_);
-    subset_.active = false;
-    if (!node) continue;
-    const int redone = mig_->choose(*node, p, now_, reconfigure,
-                                    std::span<GpuId>(pick_).first(static_cast<size_t>(need)));
-    delay = redone > 0 ? mig_->reconfigure_s() : 0.0;
-    return node;
-  }
-  return std::nullopt;
 }
 
 void Simulation::start_work(uint32_t p) {
@@ -616,8 +557,8 @@ void Simulation::start_work(uint32_t p) {
 
 std::optional<std::string> Simulation::never_fits(uint32_t p) {
   auto why = never_fits_reason(in_.cluster, in_.catalog, req_[p]);
-  if (!why && mig_ && req_[p].gpu_count > 0) why = mig_->never_fits(p);
-  if (why && mig_) mig_->pod_left_queue(p);
+  if (!why && req_[p].gpu_count > 0) why = sharing_->never_fits(p);
+  if (why) sharing_->pod_left_queue(p);
   return why;
 }
 
@@ -684,14 +625,14 @@ void Simulation::schedule_pending() {
            a.gpu_memory_mib == b.gpu_memory_mib && a.model_mask == b.model_mask &&
            a.gpu_count == b.gpu_count && a.claim_units == b.claim_units;
   };
+  const bool skip_failed_shapes = sharing_->equal_requests_fit_alike();
   const size_t end = pending_.slot_end();
   for (size_t s = pending_.slot_begin(); s < end; ++s) {
     const uint32_t p = pending_.pod_at(s);
     if (p == PendingQueue::kGone) continue;
     const PodRequest& r = req_[p];
-    // (Under MIG equal requests can ask for different profiles: every pod is tried.)
-    if (!mig_ && std::any_of(failed_shapes_.begin(), failed_shapes_.end(),
-                             [&](const PodRequest& f) { return same_shape(f, r); }))
+    if (skip_failed_shapes && std::any_of(failed_shapes_.begin(), failed_shapes_.end(),
+                                          [&](const PodRequest& f) { return same_shape(f, r); }))
       continue;
     if (try_place(p)) {
       pending_.remove_at(s);
@@ -896,12 +837,11 @@ RunSummary Simulation::summarize() const {
       switch (o.failure) {
         case FailureCause::kNone:
         case FailureCause::kNeighboursMemory:
-          if (mig_) {
-            ++s.not_placed_reasons["out of memory (more than its MIG instance holds)"];
-            break;
-          }
           ++s.not_placed_reasons["out of memory (neighbours hold the GPU's memory)"];
           ++s.neighbour_failures;
+          break;
+        case FailureCause::kInstanceMemory:
+          ++s.not_placed_reasons["out of memory (more than its MIG instance holds)"];
           break;
         case FailureCause::kOverMemoryCap:
           ++s.not_placed_reasons["out of memory (peak over its own memory limit)"];
@@ -973,13 +913,7 @@ RunSummary Simulation::summarize() const {
   }
   const double all_gpu_seconds = static_cast<double>(gpus_total) * window;
   s.sm_utilization = all_gpu_seconds > 0 ? sm_total / all_gpu_seconds : 0;
-  if (mig_) {
-    MigMetrics mm;
-    mm.reconfigurations = mig_->reconfigurations();
-    mm.reconfiguration_gpu_s = mig_->reconfiguration_gpu_s();
-    mm.stranded_ratio = all_gpu_seconds > 0 ? stranded_int_ / all_gpu_seconds : 0;
-    s.mig = mm;
-  }
+  s.mig = sharing_->mig_metrics(stranded_int_, all_gpu_seconds);
   s.memory_utilization = all_gpu_seconds > 0 ? mem_total / all_gpu_seconds : 0;
   return s;
 }

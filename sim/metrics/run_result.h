@@ -22,6 +22,7 @@ enum class FailureCause : uint8_t {
   kOverMemoryCap,     // its own peak exceeded its hard limit (interposer cap, MPS pinned limit)
   kClientFault,       // MPS: a modelled fatal fault of its own
   kNeighbourFault,    // MPS: a neighbour's failure took it down
+  kInstanceMemory,    // MIG: its instance holds less memory than it needs
 };
 
 struct PodOutcome {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "sim/mig/mig_run.h"
+
 namespace slicelab {
 
 std::string MigSharing::describe() const {
@@ -18,6 +20,10 @@ void MigSharing::rates(std::span<const TenantLoad> tenants, std::span<double> ou
     const TenantLoad& t = tenants[i];
     out[i] = t.sm_demand > 0 ? std::min(1.0, t.sm_cap / t.sm_demand) : 1.0;
   }
+}
+
+std::unique_ptr<SharingRun> MigSharing::start_run(const RunSetup& setup) const {
+  return std::make_unique<MigRun>(setup, *settings_);
 }
 
 }  // namespace slicelab

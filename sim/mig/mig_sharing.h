@@ -23,13 +23,15 @@ class MigSharing final : public SharingMode {
   std::string describe() const override;
   int capacity_units() const override { return kUnitsPerGpu; }
   // A lower bound (one unit) until the engine knows the instance: the unit-based filters then
-  // never reject a node that MIG could serve; the MIG step decides and binds the real claim.
+  // never reject a node that MIG could serve; its Reserve plugin rewrites the real claim.
   int claim_units(int /*gpu_milli*/) const override { return 1; }
   int max_tenants() const override { return kMaxInstances; }
   bool isolates_memory() const override { return true; }
   // rate_i = min(1, sm_cap_i / sm_demand_i): the instance's SM share against what the pod would
   // use of a whole GPU; neighbours do not matter.
   void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
+  // The run's instances and the placement plugin that takes them (sim/mig/mig_run.h).
+  std::unique_ptr<SharingRun> start_run(const RunSetup& setup) const override;
 
   const MigSettings& settings() const { return *settings_; }
 

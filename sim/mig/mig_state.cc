@@ -329,7 +329,7 @@ void MigState::pod_left_queue(uint32_t p) {
   }
 }
 
-double MigState::stranded_gpus() {
+double MigState::stranded_gpus() const {
   double s = 0;
   for (size_t i = 0; i < wanted_.size(); ++i)
     if (wanted_[i] == 0) s += free_gpus_[i];

@@ -56,7 +56,7 @@ class MigState {
   // The pod no longer waits (placed, or given up on): its profiles stop counting as wanted.
   void pod_left_queue(uint32_t p);
   // GPU capacity (in GPUs) in free instances whose profile no waiting or future pod takes.
-  double stranded_gpus();
+  double stranded_gpus() const;
 
   bool dynamic() const { return settings_.dynamic; }
   double reconfigure_s() const { return settings_.reconfigure_s; }

@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 
 namespace slicelab {
+
+class SharingRun;  // sim/sharing/sharing_run.h
+struct RunSetup;
 
 // What one tenant of a GPU asks of it, as the rate model sees it.
 struct TenantLoad {
@@ -56,6 +60,10 @@ class SharingMode {
   virtual double fault_propagation() const { return 0.0; }
   // Chance that a tenant hits a fatal fault of its own when it starts (a modelled crash).
   virtual double client_fault_probability() const { return 0.0; }
+
+  // The mode's state for one run (MIG: its instances and placement plugins). The default holds
+  // nothing and changes nothing: units alone decide placement.
+  virtual std::unique_ptr<SharingRun> start_run(const RunSetup& setup) const;
 };
 
 }  // namespace slicelab
