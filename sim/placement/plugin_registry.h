@@ -19,7 +19,7 @@ namespace slicelab {
 // FgdModel, so a node is scored for the GPU the pod then gets). One per build_placement call.
 class PlacementBuildContext {
  public:
-  explicit PlacementBuildContext(const PlacementEnvironment& env) : env_(env) {}
+  explicit PlacementBuildContext(PlacementEnvironment env) : env_(env) {}
   const PlacementEnvironment& env() const { return env_; }
 
   // The one T of this build: made by `make` on first use, the same object afterwards.
@@ -32,7 +32,7 @@ class PlacementBuildContext {
   }
 
  private:
-  const PlacementEnvironment& env_;
+  PlacementEnvironment env_;  // a view (span and pointer): cheap to copy, no dangling temporary
   std::map<std::type_index, std::shared_ptr<const void>> shared_;
 };
 
