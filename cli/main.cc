@@ -19,6 +19,7 @@
 #include "cli/kernels_command.h"
 #include "cli/measured_comparison.h"
 #include "cli/plan_command.h"
+#include "cli/plugins_command.h"
 #include "cli/progress_line.h"
 #include "cli/replay_command.h"
 #include "cli/report_command.h"
@@ -221,6 +222,7 @@ int run_cli(int argc, char** argv) {
   const SweepCommand sweep_cmd(app);
   const CalibrateCommand calibrate_cmd(app);
   const ReportCommand report_cmd(app);
+  const PluginsCommand plugins_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -240,6 +242,7 @@ int run_cli(int argc, char** argv) {
     if (sweep_cmd.chosen()) return sweep_cmd.run();
     if (calibrate_cmd.chosen()) return calibrate_cmd.run();
     if (report_cmd.chosen()) return report_cmd.run();
+    if (plugins_cmd.chosen()) return plugins_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

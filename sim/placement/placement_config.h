@@ -1,5 +1,5 @@
 // A placement policy as the scenario names it (a preset, or explicit plugin names and weights),
-// and the registry that turns those names into plugin instances.
+// and its building from the plugin registry (sim/placement/plugin_registry.h).
 #pragma once
 
 #include <memory>

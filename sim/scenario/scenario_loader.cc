@@ -7,8 +7,10 @@
 
 #include "sim/interference/calibration.h"
 #include "sim/mig/mig_scenario.h"
+#include "sim/placement/plugin_registry.h"
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
+#include "sim/sharing/sharing_registry.h"
 #include "sim/topology/topology_yaml.h"
 #include "workloads/fill_sampler.h"
 #include "workloads/generator.h"
@@ -184,9 +186,10 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node,
     c.filters.clear();
     for (size_t i = 0; i < f.size(); ++i) {
       const std::string name = yaml.string(f[i], index_path(fp, i));
-      if (!make_filter(name))
+      if (!find_placement_plugin(PluginKind::kFilter, name))
         yaml.fail(f[i], index_path(fp, i),
-                  fmt::format("unknown filter '{}' (known: {})", name, filter_names()));
+                  fmt::format("unknown filter '{}' (known: {})", name,
+                              placement_plugin_names(PluginKind::kFilter)));
       c.filters.push_back(name);
     }
     c.preset.clear();
@@ -213,25 +216,28 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node,
                                 w));
         weight = static_cast<int64_t>(w);
       }
-      if (!make_scorer(name))
+      if (!find_placement_plugin(PluginKind::kScorer, name))
         yaml.fail(s[i].IsScalar() ? s[i] : s[i]["name"],
                   s[i].IsScalar() ? ip : join_path(ip, "name"),
-                  fmt::format("unknown scorer '{}' (known: {})", name, scorer_names()));
+                  fmt::format("unknown scorer '{}' (known: {})", name,
+                              placement_plugin_names(PluginKind::kScorer)));
       c.scorers.emplace_back(name, weight);
     }
     c.preset.clear();
   }
   if (auto tie = yaml.opt_string(node, path, "tie_break")) {
-    const auto t = tie_break_from_name(*tie);
+    const PlacementPlugin* t = find_placement_plugin(PluginKind::kTieBreak, *tie);
     if (!t)
       yaml.fail(node["tie_break"], join_path(path, "tie_break"),
-                fmt::format("unknown tie_break '{}' (known: random, node-order, first)", *tie));
-    c.tie_break = *t;
+                fmt::format("unknown tie_break '{}' (known: {})", *tie,
+                            placement_plugin_names(PluginKind::kTieBreak)));
+    c.tie_break = std::get<TieBreak>(t->make);
   }
   if (auto picker = yaml.opt_string(node, path, "device_picker")) {
-    if (!make_picker(*picker))
+    if (!find_placement_plugin(PluginKind::kDevicePicker, *picker))
       yaml.fail(node["device_picker"], join_path(path, "device_picker"),
-                fmt::format("unknown device picker '{}' (known: {})", *picker, picker_names()));
+                fmt::format("unknown device picker '{}' (known: {})", *picker,
+                            placement_plugin_names(PluginKind::kDevicePicker)));
     c.picker = *picker;
     c.preset.clear();
   }
@@ -264,10 +270,9 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
   const YAML::Node mode_node = node.IsMap() ? yaml.required(node, path, "mode") : node;
   const std::string mode_path = node.IsMap() ? join_path(path, "mode") : path;
   c.kind = yaml.string(mode_node, mode_path);
-  if (c.kind != "whole-card" && c.kind != "time-slice" && c.kind != "gpu-share" &&
-      c.kind != "mps" && c.kind != "interposer")
-    yaml.fail_expected(mode_node, mode_path,
-                       "whole-card, time-slice, gpu-share, mig, mps or interposer");
+  if (!find_sharing_mode(c.kind))
+    yaml.fail(mode_node, mode_path,
+              fmt::format("unknown sharing mode '{}' (known: {})", c.kind, sharing_mode_names()));
   if (node.IsMap()) {
     // Which keys each mode takes (a key another mode takes is refused, not ignored).
     auto only_for = [&](const char* key, std::initializer_list<std::string_view> modes) {

@@ -1,13 +1,13 @@
-// A sharing mode as the scenario names it, and the factory that builds the mode from it.
-// New modes (MIG, MPS, interposer) add a kind here and a SharingMode implementation.
+// A sharing mode as the scenario names it, and the factory that builds the mode from it. New
+// modes add their settings here and one line to the registry (sim/sharing/sharing_registry.cc).
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "sim/mig/mig_settings.h"
 #include "sim/interference/interference_model.h"
+#include "sim/mig/mig_settings.h"
 #include "sim/sharing/sharing_mode.h"
 
 namespace slicelab {

@@ -14,6 +14,7 @@
 #include "sim/gpu_catalog.h"
 #include "sim/placement/placement_config.h"
 #include "sim/scenario/scenario.h"
+#include "sim/sharing/sharing_registry.h"
 #include "workloads/input_error.h"
 #include "workloads/pod_yaml.h"
 
@@ -27,7 +28,8 @@ const std::string kMalformed = std::string(SLICELAB_SOURCE_DIR) + "/tests/malfor
 struct Case {
   const char* file;  // in tests/malformed/
   // The whole message with the folder as "{dir}". The lists of known names that grow with later
-  // issues are "{models}", "{presets}" and "{scorers}", filled in from the library.
+  // issues are "{models}", "{presets}", "{scorers}" and "{sharing_modes}", filled in from the
+  // library.
   const char* message;
 };
 
@@ -45,6 +47,7 @@ std::string expand(std::string message) {
   replace_all(message, "{models}", GpuCatalog::builtin().names());
   replace_all(message, "{presets}", placement_preset_names());
   replace_all(message, "{scorers}", scorer_names());
+  replace_all(message, "{sharing_modes}", sharing_mode_names());
   replace_all(message, "{dir}", kMalformed);
   replace_all(message, "{long}", std::string(300, 'x'));
   return message;
@@ -231,8 +234,8 @@ const Case kCases[] = {
      "{dir}/unknown_scorer.yaml:14:18: policies[0].placement.scorers[1].name: unknown scorer "
      "'least-allocated' (known: {scorers})"},
     {"unknown_sharing_mode.yaml",
-     "{dir}/unknown_sharing_mode.yaml:13:13: policies[0].sharing.mode: expected whole-card, "
-     "time-slice, gpu-share, mig, mps or interposer, found 'vgpu'"},
+     "{dir}/unknown_sharing_mode.yaml:13:13: policies[0].sharing.mode: unknown sharing mode "
+     "'vgpu' (known: {sharing_modes})"},
     {"yaml_syntax_error.yaml",
      "{dir}/yaml_syntax_error.yaml:12:9: invalid YAML: end of sequence flow not found"},
     // Limits on numbers, counts and time (docs/scenario-format.md, "Limits"): each of these ran
