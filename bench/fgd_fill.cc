@@ -1,5 +1,6 @@
 // One fill run of the FGD paper's main experiment: the openb default trace shuffled and tuned
-// up onto its 1,213 GPU nodes until 1.3x the GPU capacity arrived. Target (issue 5): FGD under 1 second.
+// up onto its 1,213 GPU nodes until 1.3x the GPU capacity arrived. Target (issue 5): FGD under 1
+// second.
 #include <benchmark/benchmark.h>
 
 #include <string>

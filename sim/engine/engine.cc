@@ -802,7 +802,8 @@ RunSummary Simulation::summarize() const {
       }
       if (n == 0) return false;
       const double k = static_cast<double>(n) * capacity;
-      f.allocated_at_full = alloc / k, f.fragmented_at_full = frag / k, f.failed_at_full = failed / k;
+      f.allocated_at_full = alloc / k, f.fragmented_at_full = frag / k,
+      f.failed_at_full = failed / k;
       return true;
     };
     if (!mean_where(100, 100) && !mean_where(99, 101)) {

@@ -17,9 +17,8 @@ bool RetryShortcut::pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>
   if (nodes.size() == cycle.cluster.node_count()) {
     nodes.swap(freed_);
   } else {  // an earlier pre-filter narrowed the set already: keep what both allow
-    std::erase_if(nodes, [&](NodeId n) {
-      return !std::binary_search(freed_.begin(), freed_.end(), n);
-    });
+    std::erase_if(nodes,
+                  [&](NodeId n) { return !std::binary_search(freed_.begin(), freed_.end(), n); });
   }
   return !nodes.empty();
 }

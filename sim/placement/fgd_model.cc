@@ -79,7 +79,8 @@ int64_t FgdModel::compute(const ClusterState& cluster, const PodRequest& req, No
   if (!is_share(cluster, req)) {
     // NodeResource.Sub: the least free GPUs that fit, equal ones in index order.
     std::array<std::pair<int, int>, 64> order{};
-    for (int i = 0; i < gpus; ++i) order[static_cast<size_t>(i)] = {milli[static_cast<size_t>(i)], i};
+    for (int i = 0; i < gpus; ++i)
+      order[static_cast<size_t>(i)] = {milli[static_cast<size_t>(i)], i};
     std::stable_sort(order.begin(), order.begin() + gpus);
     const int claim_milli = to_milli(req.claim_units, cap);
     int left = req.gpu_count;

@@ -8,8 +8,7 @@ void FgdScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> cand
     out[i] = model_->node_score(cycle.cluster, cycle.req, candidates[i]);
 }
 
-bool FgdDevicePicker::pick(const SchedulingCycle& cycle, NodeId node,
-                           std::span<GpuId> out) const {
+bool FgdDevicePicker::pick(const SchedulingCycle& cycle, NodeId node, std::span<GpuId> out) const {
   const PodRequest& req = cycle.req;
   if (req.gpu_count == 0) return true;
   if (req.gpu_count == 1 && req.claim_units < cycle.cluster.capacity_units()) {

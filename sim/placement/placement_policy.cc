@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <numeric>
 #include <cstdlib>
+#include <numeric>
 
 namespace slicelab {
 
@@ -77,8 +77,7 @@ std::optional<NodeId> PlacementPolicy::select_host(SchedulingCycle& cycle) {
   return candidates_[0];
 }
 
-std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle,
-                                                std::span<GpuId> gpus_out) {
+std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::span<GpuId> gpus_out) {
   const ClusterState& cluster = cycle.cluster;
   for (cycle.pass = 0;; ++cycle.pass) {
     if (all_nodes_.size() != cluster.node_count()) {
@@ -146,8 +145,7 @@ std::string PlacementPolicy::describe() const {
   for (const auto& x : filters_) f.emplace_back(x->name());
   for (const auto& x : scorers_) s.push_back(fmt::format("{}:{}", x.scorer->name(), x.weight));
   return fmt::format("filters=[{}] scorers=[{}] picker={} ties={}", fmt::join(f, ","),
-                     fmt::join(s, ","), picker_->name(),
-                     tie_break_name(tie_break_));
+                     fmt::join(s, ","), picker_->name(), tie_break_name(tie_break_));
 }
 
 }  // namespace slicelab

@@ -10,8 +10,7 @@ double free_after_placement(const ClusterState& cluster, const PodRequest& req, 
   const double max_gpu =
       static_cast<double>(cluster.max_gpus_per_node()) * cluster.capacity_units();
   double s = 0;
-  if (max_cpu > 0)
-    s += static_cast<double>(cluster.cpu_free(node) - req.cpu_milli) / max_cpu * 0.5;
+  if (max_cpu > 0) s += static_cast<double>(cluster.cpu_free(node) - req.cpu_milli) / max_cpu * 0.5;
   if (max_gpu > 0)
     s += static_cast<double>(cluster.free_units(node) -
                              static_cast<int64_t>(req.gpu_count) * req.claim_units) /

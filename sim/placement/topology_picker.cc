@@ -14,8 +14,7 @@ bool TopologyDevicePicker::pick(const SchedulingCycle& cycle, NodeId node,
   if (req.gpu_count == 0) return true;
   const GpuTopology* topo = cluster.topology(node);
   const int gpus = cluster.gpus_on(node);
-  if (topo == nullptr || topo->gpu_count() != gpus)
-    return fallback_.pick(cycle, node, out);
+  if (topo == nullptr || topo->gpu_count() != gpus) return fallback_.pick(cycle, node, out);
 
   const GpuId first = cluster.first_gpu(node);
   std::array<int, 64> cand{};
