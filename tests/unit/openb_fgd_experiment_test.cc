@@ -66,13 +66,18 @@ TEST(OpenbFgdExperiment, ReproducesThePaperWithinHalfAPoint) {
           100.0 * (1.0 - r.summary.fill->allocated_at_full) / static_cast<double>(seeds);
     }
   }
-  double previous = 100.0;
+  double previous = 100.0, previous_paper = 100.0;
   for (const auto& [policy, paper] : kPaperUnallocated) {
     ASSERT_EQ(unallocated.count(policy), 1U) << policy;
     EXPECT_NEAR(unallocated[policy], paper, tolerance) << policy;
-    // The paper's order: each policy leaves less unallocated than the one before it.
-    EXPECT_LT(unallocated[policy], previous) << policy;
+    // The paper's order: each policy leaves less unallocated than the one before it. With the
+    // ten seeds for all six; with three, only where the paper's gap exceeds the band (packing
+    // and clustering are 0.13 apart, within one seed's noise).
+    if (seeds == 10 || previous_paper - paper > tolerance) {
+      EXPECT_LT(unallocated[policy], previous) << policy;
+    }
     previous = unallocated[policy];
+    previous_paper = paper;
   }
 }
 
