@@ -61,28 +61,38 @@ int64_t FgdModel::node_score(const ClusterState& cluster, const PodRequest& req,
   return s;
 }
 
+// The node's free milli per GPU into `store`, the view of its first gpus_on(node) entries.
+std::span<int> FgdModel::free_milli(const ClusterState& cluster, NodeId node,
+                                    std::array<int, 64>& store) {
+  const int cap = cluster.capacity_units();
+  const GpuId first = cluster.first_gpu(node);
+  const auto milli = std::span<int>(store).first(
+      static_cast<size_t>(std::min(cluster.gpus_on(node), static_cast<int>(store.size()))));
+  for (size_t i = 0; i < milli.size(); ++i)
+    milli[i] = to_milli(cluster.gpu_free_units(first + static_cast<GpuId>(i)), cap);
+  return milli;
+}
+
 int64_t FgdModel::compute(const ClusterState& cluster, const PodRequest& req, NodeId node) const {
   // A pod that requests nothing changes nothing: fgd_score.go gives it the top score.
   if (req.cpu_milli == 0 && req.memory_mib == 0 && req.gpu_count == 0) return 100;
-  const int cap = cluster.capacity_units();
-  const int gpus = std::min(cluster.gpus_on(node), 64);
-  const GpuId first = cluster.first_gpu(node);
+  if (is_share(cluster, req)) return std::max<int64_t>(best_share(cluster, req, node).score, 0);
   // Scoring runs for every candidate node: no allocation here (nodes hold at most 64 GPUs).
-  std::array<int, 64> milli_store{};
-  const auto milli = std::span<int>(milli_store).first(static_cast<size_t>(gpus));
-  for (size_t i = 0; i < milli.size(); ++i)
-    milli[i] = to_milli(cluster.gpu_free_units(first + static_cast<GpuId>(i)), cap);
+  std::array<int, 64> store{};
+  const auto milli = free_milli(cluster, node, store);
+  const auto gpus = static_cast<int>(milli.size());
   const uint16_t model = cluster.model(node);
   const int64_t cpu_after = cluster.cpu_free(node) - req.cpu_milli;
   const double before = node_fragmentation(target_, cluster.cpu_free(node), model, milli);
-  if (req.gpu_count == 0) return score_after(before, cpu_after, model, milli);
-  if (!is_share(cluster, req)) {
+  if (req.gpu_count > 0) {
     // NodeResource.Sub: the least free GPUs that fit, equal ones in index order.
     std::array<std::pair<int, int>, 64> order{};
     for (int i = 0; i < gpus; ++i)
       order[static_cast<size_t>(i)] = {milli[static_cast<size_t>(i)], i};
     std::stable_sort(order.begin(), order.begin() + gpus);
+    const int cap = cluster.capacity_units();
     const int claim_milli = to_milli(req.claim_units, cap);
+    const GpuId first = cluster.first_gpu(node);
     int left = req.gpu_count;
     for (int k = 0; k < gpus && left > 0; ++k) {
       const auto i = static_cast<size_t>(order[static_cast<size_t>(k)].second);
@@ -90,51 +100,39 @@ int64_t FgdModel::compute(const ClusterState& cluster, const PodRequest& req, No
       milli[i] -= claim_milli;
       --left;
     }
-    return score_after(before, cpu_after, model, milli);
   }
-  // A share of one GPU: the best over the GPUs that fit (equal free amounts score alike).
-  int64_t best = -1;
-  for (int i = 0; i < gpus; ++i) {
-    const int units = cluster.gpu_free_units(first + static_cast<GpuId>(i));
-    if (units < req.claim_units) continue;
-    bool seen = false;
-    for (int j = 0; j < i && !seen; ++j)
-      seen = cluster.gpu_free_units(first + static_cast<GpuId>(j)) == units;
-    if (seen) continue;
-    const int saved = milli[static_cast<size_t>(i)];
-    milli[static_cast<size_t>(i)] = to_milli(units - req.claim_units, cap);
-    best = std::max(best, score_after(before, cpu_after, model, milli));
-    milli[static_cast<size_t>(i)] = saved;
-  }
-  return std::max<int64_t>(best, 0);
+  return score_after(before, cpu_after, model, milli);
 }
 
-int FgdModel::best_gpu(const ClusterState& cluster, const PodRequest& req, NodeId node) const {
+FgdModel::ShareChoice FgdModel::best_share(const ClusterState& cluster, const PodRequest& req,
+                                           NodeId node) const {
+  std::array<int, 64> store{};
+  const auto milli = free_milli(cluster, node, store);
   const int cap = cluster.capacity_units();
-  const int gpus = std::min(cluster.gpus_on(node), 64);
   const GpuId first = cluster.first_gpu(node);
-  std::array<int, 64> milli_store{};
-  const auto milli = std::span<int>(milli_store).first(static_cast<size_t>(gpus));
-  for (size_t i = 0; i < milli.size(); ++i)
-    milli[i] = to_milli(cluster.gpu_free_units(first + static_cast<GpuId>(i)), cap);
   const uint16_t model = cluster.model(node);
   const int64_t cpu_after = cluster.cpu_free(node) - req.cpu_milli;
   const double before = node_fragmentation(target_, cluster.cpu_free(node), model, milli);
-  int chosen = -1;
-  int64_t best = -1;
-  for (int i = 0; i < gpus; ++i) {
+  ShareChoice best;
+  for (size_t i = 0; i < milli.size(); ++i) {
     const int units = cluster.gpu_free_units(first + static_cast<GpuId>(i));
     if (units < req.claim_units) continue;
-    const int saved = milli[static_cast<size_t>(i)];
-    milli[static_cast<size_t>(i)] = to_milli(units - req.claim_units, cap);
+    // A GPU as free as an earlier one scores the same and would not displace it.
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; ++j)
+      seen = cluster.gpu_free_units(first + static_cast<GpuId>(j)) == units;
+    if (seen) continue;
+    const int saved = milli[i];
+    milli[i] = to_milli(units - req.claim_units, cap);
     const int64_t s = score_after(before, cpu_after, model, milli);
-    milli[static_cast<size_t>(i)] = saved;
-    if (s > best) {  // strictly better: the first GPU with the best score keeps it
-      best = s;
-      chosen = i;
-    }
+    milli[i] = saved;
+    if (s > best.score) best = {s, static_cast<int>(i)};  // strict: the first GPU keeps a tie
   }
-  return chosen;
+  return best;
+}
+
+int FgdModel::best_gpu(const ClusterState& cluster, const PodRequest& req, NodeId node) const {
+  return best_share(cluster, req, node).gpu;
 }
 
 }  // namespace slicelab

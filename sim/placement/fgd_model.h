@@ -37,7 +37,15 @@ class FgdModel {
   struct KeyHash {
     size_t operator()(const Key& k) const;
   };
+  struct ShareChoice {
+    int64_t score = -1;
+    int gpu = -1;  // local index; -1 when no GPU fits
+  };
   int64_t compute(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
+  // A share of one GPU: the best score over the GPUs that fit and the first GPU that has it.
+  ShareChoice best_share(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
+  static std::span<int> free_milli(const ClusterState& cluster, NodeId node,
+                                   std::array<int, 64>& store);
   // The score of the node's state `milli` (free milli per GPU) after the pod took its part.
   int64_t score_after(double before, int64_t cpu_after, uint16_t model,
                       std::span<const int> milli) const;

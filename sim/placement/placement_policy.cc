@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <numeric>
 
 namespace slicelab {
@@ -26,7 +25,7 @@ const std::vector<uint32_t>& PlacementPolicy::node_ranks(SchedulingCycle& cycle)
   return rank_;
 }
 
-std::optional<NodeId> PlacementPolicy::select_host(SchedulingCycle& cycle) {
+NodeId PlacementPolicy::select_host(SchedulingCycle& cycle) {
   const size_t n = candidates_.size();
   total_.resize(n);
   if (scorers_.size() == 1) {
@@ -79,11 +78,11 @@ std::optional<NodeId> PlacementPolicy::select_host(SchedulingCycle& cycle) {
 
 std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::span<GpuId> gpus_out) {
   const ClusterState& cluster = cycle.cluster;
+  if (all_nodes_.size() != cluster.node_count()) {
+    all_nodes_.resize(cluster.node_count());
+    std::iota(all_nodes_.begin(), all_nodes_.end(), NodeId{0});
+  }
   for (cycle.pass = 0;; ++cycle.pass) {
-    if (all_nodes_.size() != cluster.node_count()) {
-      all_nodes_.resize(cluster.node_count());
-      std::iota(all_nodes_.begin(), all_nodes_.end(), NodeId{0});
-    }
     candidates_.assign(all_nodes_.begin(), all_nodes_.end());
     bool possible = true;
     for (PreFilter* p : run_.pre_filters)
@@ -103,14 +102,14 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
     for (PostFilter* p : run_.post_filters) again = p->post_filter(cycle) || again;
     if (!again) return std::nullopt;
   }
-  const auto node = select_host(cycle);
+  const NodeId node = select_host(cycle);
   const auto gpus = gpus_out.first(static_cast<size_t>(cycle.req.gpu_count));
-  if (!node || !picker_->pick(cycle, *node, gpus)) return std::nullopt;
-  for (size_t k = 0; k < run_.reserves.size(); ++k) {
-    if (run_.reserves[k]->reserve(cycle, *node, gpus)) continue;
+  if (!picker_->pick(cycle, node, gpus)) return std::nullopt;
+  for (ReservePlugin* r : run_.reserves) {
+    if (r->reserve(cycle, node, gpus)) continue;
     // As kube-scheduler's RunReservePluginsUnreserve: every reserve plugin, in reverse order,
     // including those that never reserved (Unreserve is idempotent).
-    unreserve(cycle, *node, gpus);
+    unreserve(cycle, node, gpus);
     return std::nullopt;
   }
   return node;

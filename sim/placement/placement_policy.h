@@ -49,7 +49,7 @@ class PlacementPolicy {
   TieBreak tie_break() const { return tie_break_; }
 
  private:
-  std::optional<NodeId> select_host(SchedulingCycle& cycle);
+  NodeId select_host(SchedulingCycle& cycle);  // candidates_ is not empty
   const std::vector<uint32_t>& node_ranks(SchedulingCycle& cycle);
 
   std::vector<std::unique_ptr<Filter>> filters_;
