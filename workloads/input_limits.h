@@ -26,6 +26,11 @@ inline constexpr int64_t kMaxPods = 5'000'000;
 inline constexpr int64_t kMaxNodes = 1'000'000;
 inline constexpr int64_t kMaxGpus = 4'000'000;
 
+// GPUs of one node and tenants of one GPU: the simulator's per-node and per-GPU scratch arrays
+// are this size, so the loaders reject more (a trace's node, a sharing mode's replicas).
+inline constexpr int kMaxGpusPerNode = 64;
+inline constexpr int kMaxTenantsPerGpu = 64;
+
 // Seeds of a scenario's `seeds:` list or a sweep, and grid points of one sweep.
 inline constexpr int64_t kMaxSeeds = 1'000;
 inline constexpr int64_t kMaxSweepPoints = 1'000'000;

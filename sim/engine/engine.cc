@@ -21,6 +21,7 @@
 #include "sim/metrics/fragmentation.h"
 #include "sim/placement/paper_scorers.h"
 #include "sim/placement/pod_request.h"
+#include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/sharing_run.h"
 #include "sim/topology/gpu_topology.h"
 #include "workloads/input_error.h"
@@ -130,6 +131,12 @@ class Simulation {
   std::vector<GpuId> pick_;
   std::array<TenantLoad, 64> loads_{};
   std::array<double, 64> rates_{};
+  GpuRateSolver solver_;
+  std::array<uint32_t, kMaxTenantsPerGpu> tenant_vars_ = [] {
+    std::array<uint32_t, kMaxTenantsPerGpu> v{};
+    std::iota(v.begin(), v.end(), 0U);
+    return v;
+  }();
 
   double now_ = 0;
   double t0_ = 0;
@@ -306,8 +313,9 @@ void Simulation::recompute_gpu(GpuId g) {
     for (size_t k = 0; k < n; ++k) loads_[k] = load_[tenant_pod_[base + k]];
     sharing_->apply_sm_caps(g, std::span<const uint32_t>(tenant_pod_).subspan(base, n),
                             std::span(loads_).first(n));
-    mode_.progress(std::span(loads_).first(n), std::span(rates_).first(n),
-                   std::span(errors_).first(n));
+    solver_.clear();
+    solver_.add_gpu(mode_, std::span(loads_).first(n), std::span(tenant_vars_).first(n));
+    solver_.solve(std::span(rates_).first(n), std::span(errors_).first(n));
     std::copy_n(rates_.begin(), n, tenant_rate_.begin() + static_cast<std::ptrdiff_t>(base));
   }
   for (size_t k = 0; k < n; ++k) {

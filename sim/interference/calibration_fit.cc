@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/csv_reader.h"
 #include "workloads/input_error.h"
@@ -61,7 +62,8 @@ void BaseRates::pair(const Measurement& m, const WorkloadClasses& classes,
       .sm_demand = a.sm, .cap = m.cap_a, .bandwidth = a.bandwidth, .launch_khz = a.launch_khz};
   loads[1] = {
       .sm_demand = b.sm, .cap = m.cap_b, .bandwidth = b.bandwidth, .launch_khz = b.launch_khz};
-  it->second->rates(loads, base);
+  std::array<double, 2> errors{};
+  solve_gpu_rates(*it->second, loads, base, errors);
 }
 
 void predict_slowdowns(const Measurement& m, const WorkloadClasses& classes,

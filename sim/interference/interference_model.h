@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <span>
 
-#include "sim/sharing/sharing_mode.h"
+#include "sim/sharing/tenant_load.h"
 
 namespace slicelab {
 

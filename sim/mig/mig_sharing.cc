@@ -15,11 +15,10 @@ std::string MigSharing::describe() const {
   return fmt::format("mig (dynamic from layout {}, {:g}s reconfigure)", s.layout, s.reconfigure_s);
 }
 
-void MigSharing::rates(std::span<const TenantLoad> tenants, std::span<double> out) const {
-  for (size_t i = 0; i < tenants.size(); ++i) {
-    const TenantLoad& t = tenants[i];
-    out[i] = t.sm_demand > 0 ? std::min(1.0, t.sm_cap / t.sm_demand) : 1.0;
-  }
+GpuTerms MigSharing::declare(std::span<const TenantLoad> tenants,
+                             std::span<TenantTerms> terms) const {
+  for (size_t i = 0; i < tenants.size(); ++i) terms[i].bound = tenants[i].sm_cap;
+  return {.capacity = GpuTerms::kUnlimited};
 }
 
 std::unique_ptr<SharingRun> MigSharing::start_run(const RunSetup& setup) const {

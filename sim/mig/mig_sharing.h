@@ -27,9 +27,10 @@ class MigSharing final : public SharingMode {
   int claim_units(int /*gpu_milli*/) const override { return 1; }
   int max_tenants() const override { return kMaxInstances; }
   bool isolates_memory() const override { return true; }
-  // rate_i = min(1, sm_cap_i / sm_demand_i): the instance's SM share against what the pod would
-  // use of a whole GPU; neighbours do not matter.
-  void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
+  // Bound: sm_cap_i, the instance's share of the GPU's SMs, so rate_i = min(1, sm_cap_i /
+  // sm_demand_i). Instances share no SM time (the capacity is not counted); nothing promised.
+  GpuTerms declare(std::span<const TenantLoad> tenants,
+                   std::span<TenantTerms> terms) const override;
   // The run's instances and the placement plugin that takes them (sim/mig/mig_run.h).
   std::unique_ptr<SharingRun> start_run(const RunSetup& setup) const override;
 

@@ -4,8 +4,9 @@
 
 namespace slicelab {
 
-void GpuShare::rates(std::span<const TenantLoad> /*tenants*/, std::span<double> out) const {
-  std::fill(out.begin(), out.end(), 1.0);
+GpuTerms GpuShare::declare(std::span<const TenantLoad> /*tenants*/,
+                           std::span<TenantTerms> /*terms*/) const {
+  return {.capacity = GpuTerms::kUnlimited};
 }
 
 }  // namespace slicelab

@@ -10,7 +10,7 @@ class GpuShare final : public SharingMode {
  public:
   // At most this many tenants per GPU, so shares below 1000 / kMaxTenants milli are counted
   // as that much (the openb trace's smallest share is 50 milli, 20 per GPU).
-  static constexpr int kMaxTenants = 64;
+  static constexpr int kMaxTenants = kMaxTenantsPerGpu;
   static constexpr int kMinClaim = (1000 + kMaxTenants - 1) / kMaxTenants;
 
   std::string_view kind() const override { return "gpu-share"; }
@@ -22,8 +22,10 @@ class GpuShare final : public SharingMode {
   int max_tenants() const override { return kMaxTenants; }
   // Shares cap compute, not memory: a newcomer can still run out of memory its neighbours hold.
   bool isolates_memory() const override { return false; }
-  // Admission keeps summed shares within the GPU, so every tenant runs at its solo speed.
-  void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
+  // Admission keeps summed shares within the GPU, so the mode models no contention: every
+  // tenant runs at its solo speed (the FGD paper's model).
+  GpuTerms declare(std::span<const TenantLoad> tenants,
+                   std::span<TenantTerms> terms) const override;
 };
 
 }  // namespace slicelab

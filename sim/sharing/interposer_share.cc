@@ -29,7 +29,7 @@ std::string InterposerShare::describe() const {
 void InterposerShare::achieved_shares(std::span<const TenantLoad> tenants,
                                       std::span<double> out) const {
   const size_t n = tenants.size();
-  std::array<uint8_t, 64> order{};
+  std::array<uint8_t, kMaxTenantsPerGpu> order{};
   assert(n <= order.size());
   std::iota(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), uint8_t{0});
   auto key_of = [&](size_t i) {
@@ -46,7 +46,7 @@ void InterposerShare::achieved_shares(std::span<const TenantLoad> tenants,
     for (const int64_t v : key_of(order[k])) key_.push_back(v);
   auto it = cache_.find(key_);
   if (it == cache_.end()) {
-    std::array<LimitedTenant, 64> lt{};
+    std::array<LimitedTenant, kMaxTenantsPerGpu> lt{};
     std::vector<double> shares(n);
     for (size_t k = 0; k < n; ++k) {
       const auto v = key_of(order[k]);
@@ -58,27 +58,21 @@ void InterposerShare::achieved_shares(std::span<const TenantLoad> tenants,
   for (size_t k = 0; k < n; ++k) out[order[k]] = it->second[k];
 }
 
-void InterposerShare::rates(std::span<const TenantLoad> tenants, std::span<double> out) const {
-  std::array<double, 64> err{};
-  assert(tenants.size() <= err.size());
-  progress(tenants, out, std::span(err).first(tenants.size()));
-}
-
-void InterposerShare::progress(std::span<const TenantLoad> tenants, std::span<double> rates_out,
-                               std::span<double> isolation_error) const {
+GpuTerms InterposerShare::declare(std::span<const TenantLoad> tenants,
+                                  std::span<TenantTerms> terms) const {
   const size_t n = tenants.size();
-  std::array<double, 64> achieved{};
+  std::array<double, kMaxTenantsPerGpu> achieved{};
   assert(n <= achieved.size());
   achieved_shares(tenants, std::span(achieved).first(n));
   for (size_t i = 0; i < n; ++i) {
     const TenantLoad& t = tenants[i];
-    const double base = t.sm_demand > 0 ? std::min(1.0, achieved[i] / t.sm_demand) : 1.0;
+    terms[i].bound = achieved[i];
     // Each launch costs the interposer's added CPU time: launch-bound loops slow by
     // 1 + overhead * launches per unit of time.
-    const double overhead = 1.0 + cfg_.launch_overhead_ns * 1e-6 * t.launch_khz;
-    rates_out[i] = base / overhead / interference_factor(cfg_.interference, tenants, i);
-    isolation_error[i] = std::abs(std::min(t.cap, t.sm_demand) - t.sm_demand * rates_out[i]);
+    terms[i].overhead = 1.0 + cfg_.launch_overhead_ns * 1e-6 * t.launch_khz;
+    terms[i].promised = std::min(t.cap, t.sm_demand);
   }
+  return {.capacity = GpuTerms::kUnlimited, .interference = cfg_.interference};
 }
 
 }  // namespace slicelab

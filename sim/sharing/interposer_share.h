@@ -33,11 +33,12 @@ class InterposerShare final : public SharingMode {
   int max_tenants() const override { return kMaxTenants; }
   // Caps are per pod; summed caps may still exceed the GPU's memory, where a newcomer fails.
   bool isolates_memory() const override { return false; }
-  void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
-  // rate_i = (a_i / sm_i) / (1 + overhead * launches_i) / f_i, a_i the share of GPU time the
-  // simulated limiter achieved for tenant i; error |min(cap_i, sm_i) - sm_i * rate_i|.
-  void progress(std::span<const TenantLoad> tenants, std::span<double> rates_out,
-                std::span<double> isolation_error) const override;
+  // Bound: a_i, the share of GPU time the simulated limiter achieved for tenant i (the limiter
+  // run already shares the device, so the capacity is not counted again); overhead
+  // 1 + launch cost x launches_i; promise min(cap_i, sm_i). So rate_i = min(1, a_i / sm_i) /
+  // overhead_i / f_i.
+  GpuTerms declare(std::span<const TenantLoad> tenants,
+                   std::span<TenantTerms> terms) const override;
   int64_t memory_limit_mib(int64_t request_mib, int64_t /*gpu_memory_mib*/) const override {
     return request_mib;
   }

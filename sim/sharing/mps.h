@@ -36,9 +36,9 @@ class Mps final : public SharingMode {
   bool isolates_memory() const override { return false; }
   // Threads: tenant i may use min(sm_i, t_i) of the SMs, t_i its thread share; max-min fair
   // if those exceed the GPU; then divided by the interference factor f_i.
-  void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
-  void progress(std::span<const TenantLoad> tenants, std::span<double> rates_out,
-                std::span<double> isolation_error) const override;
+  // Bound and promise: min(t_i, sm_i); the GPU's whole time is shared.
+  GpuTerms declare(std::span<const TenantLoad> tenants,
+                   std::span<TenantTerms> terms) const override;
   int64_t memory_limit_mib(int64_t request_mib, int64_t gpu_memory_mib) const override {
     return cfg_.replicas > 0 ? gpu_memory_mib / cfg_.replicas : request_mib;
   }

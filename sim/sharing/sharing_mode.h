@@ -2,29 +2,41 @@
 // co-located pods progress. Whole-card and time-slice live here; MIG, MPS and interposer plug in.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "sim/interference/interference_model.h"
+#include "sim/sharing/tenant_load.h"
+#include "workloads/input_limits.h"
+
 namespace slicelab {
 
 class SharingRun;  // sim/sharing/sharing_run.h
 struct RunSetup;
 
-// What one tenant of a GPU asks of it, as the rate model sees it.
-struct TenantLoad {
-  double sm_demand = 1.0;  // share of the GPU's SM time it would use running alone, 0..1
-  int64_t memory_mib = 0;
-  // MIG: share of the GPU's SMs the tenant is confined to (its instance's SMs / the GPU's);
-  // 1 = the whole GPU, as in every other mode.
-  double sm_cap = 1.0;
-  // --- capped modes and the interference model (MPS, interposer; issue 4) ---
-  double cap = 1.0;         // configured compute share: its claim over the GPU's capacity
-  double bandwidth = 0.0;   // its workload class's memory-bandwidth share alone, 0..1
-  double launch_khz = 0.0;  // its workload class's kernel launches per millisecond
+// What a sharing mode declares about one GPU for the rate solver (sim/sharing/gpu_rate_solver.h):
+// the GPU time its tenants share and how neighbours' traffic slows each of them.
+struct GpuTerms {
+  // Share of the GPU's time the tenants divide, max-min fair within their bounds (1 = all of
+  // it; time-slicing loses its switch overhead; kUnlimited: the mode models no contention).
+  double capacity = 1.0;
+  InterferenceCoefficients interference{};
+  static constexpr double kUnlimited = 1e300;
+};
+
+// What a sharing mode declares about one tenant of one GPU.
+struct TenantTerms {
+  // The most of the GPU's time it may take however much is free: a thread percentage, a MIG
+  // instance's SMs, a limiter's achieved share, a fixed vGPU slice. Its demand bounds it too.
+  double bound = GpuTerms::kUnlimited;
+  // The share the mode promises it (min(cap, demand) for capped modes); its isolation error is
+  // |promised - demand x rate|. Negative: the mode promises nothing and no error is measured.
+  double promised = -1.0;
+  // >= 1: the mode's own cost per unit of progress (the interposer's hooks on every launch).
+  double overhead = 1.0;
 };
 
 class SharingMode {
@@ -40,17 +52,11 @@ class SharingMode {
   // False when tenants' memory is not isolated, so a newcomer can run out of memory that its
   // neighbours hold (the engine then fails it as a real GPU would fail its allocation).
   virtual bool isolates_memory() const = 0;
-  // Progress rate of each tenant (1 = its solo speed) given all tenants of one GPU.
-  virtual void rates(std::span<const TenantLoad> tenants, std::span<double> out) const = 0;
+  // Declares GPU g's terms for the tenants it holds now (`terms[k]` for `tenants[k]`, in
+  // arrival order); the one rate solver turns them into rates and isolation errors.
+  virtual GpuTerms declare(std::span<const TenantLoad> tenants,
+                           std::span<TenantTerms> terms) const = 0;
 
-  // --- capped modes: isolation error, hard memory limits, fault propagation (issue 4) ---
-  // Rates as above and, per tenant, its isolation error: |promised - delivered| share of the GPU
-  // (docs/sharing-models.md), or -1 where the mode promises no share.
-  virtual void progress(std::span<const TenantLoad> tenants, std::span<double> rates_out,
-                        std::span<double> isolation_error) const {
-    rates(tenants, rates_out);
-    std::fill(isolation_error.begin(), isolation_error.end(), -1.0);
-  }
   // Hard device-memory limit of one tenant (MiB) given its request and the GPU's memory; a
   // tenant whose peak exceeds it fails with out-of-memory. -1: the mode sets no limit.
   virtual int64_t memory_limit_mib(int64_t /*request_mib*/, int64_t /*gpu_memory_mib*/) const {

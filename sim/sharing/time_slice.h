@@ -24,7 +24,8 @@ class TimeSlice final : public SharingMode {
   // Summed demand within the GPU: everyone at solo speed. Beyond it: max-min fair shares of
   // (1 - overhead) of the GPU, so rate_i = share_i / demand_i. Either way divided by the
   // interference factor f_i when the calibration gives time-slicing coefficients.
-  void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
+  GpuTerms declare(std::span<const TenantLoad> tenants,
+                   std::span<TenantTerms> terms) const override;
 
   int replicas() const { return replicas_; }
   double overhead() const { return overhead_; }

@@ -4,8 +4,9 @@
 
 namespace slicelab {
 
-void WholeCard::rates(std::span<const TenantLoad> /*tenants*/, std::span<double> out) const {
-  std::fill(out.begin(), out.end(), 1.0);
+GpuTerms WholeCard::declare(std::span<const TenantLoad> /*tenants*/,
+                            std::span<TenantTerms> /*terms*/) const {
+  return {};
 }
 
 }  // namespace slicelab

@@ -14,7 +14,9 @@ class WholeCard final : public SharingMode {
   int claim_units(int /*gpu_milli*/) const override { return 1; }
   int max_tenants() const override { return 1; }
   bool isolates_memory() const override { return true; }
-  void rates(std::span<const TenantLoad> tenants, std::span<double> out) const override;
+  // One tenant, all of the GPU.
+  GpuTerms declare(std::span<const TenantLoad> tenants,
+                   std::span<TenantTerms> terms) const override;
 };
 
 }  // namespace slicelab

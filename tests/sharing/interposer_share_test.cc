@@ -1,6 +1,7 @@
 // Pins down interposer sharing: the shipped limiter on simulated time holds 10/30/50/90% caps
 // within 5 points (the interposer's own tests' bound), alone and beside others; rates follow
 // the achieved shares; hard memory caps fail the offender only; time-slice interference.
+#include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/interposer_share.h"
 
 #include <gtest/gtest.h>
@@ -77,7 +78,7 @@ TEST(SimInterposerRates, RatesAreAchievedSharesOverDemandAndErrorIsTheirDistance
   const InterposerShare m = interposer();
   const std::vector<TenantLoad> loads = {load(1.0, 0.3), load(1.0, 0.5)};
   std::vector<double> rate(2), err(2), achieved(2);
-  m.progress(loads, rate, err);
+  solve_gpu_rates(m, loads, rate, err);
   m.achieved_shares(loads, achieved);
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_DOUBLE_EQ(rate[i], achieved[i]);  // sm demand 1: rate = achieved share
@@ -97,9 +98,9 @@ TEST(SimInterposerRates, LaunchOverheadAndInterferenceDivideTheRate) {
   // 0.5 and 0.5: f = 1.05.
   const std::vector<TenantLoad> loads = {load(0.2, 0.5, 0.5, 10), load(0.2, 0.5, 0.5, 10)};
   std::vector<double> plain(2), slowed(2), err(2), achieved(2);
-  interposer().progress(loads, plain, err);
+  solve_gpu_rates(interposer(), loads, plain, err);
   const InterposerShare m = interposer(1000, {0.2, 0.0});
-  m.progress(loads, slowed, err);
+  solve_gpu_rates(m, loads, slowed, err);
   for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(slowed[i], plain[i] / 1.01 / 1.05, 1e-12);
 }
 
@@ -129,11 +130,11 @@ TEST(SimInterposerEngine, PodOverItsMemoryCapFailsAloneNeighboursUnaffected) {
 
 TEST(SimTimeSliceInterference, ZeroCoefficientsKeepTheRatesAndOthersDivideByF) {
   const std::vector<TenantLoad> loads = {load(1.0, 1.0, 0.5, 4), load(1.0, 1.0, 0.5, 4)};
-  std::vector<double> plain(2), slowed(2);
-  TimeSlice(2, 0.1).rates(loads, plain);
+  std::vector<double> plain(2), slowed(2), err(2);
+  solve_gpu_rates(TimeSlice(2, 0.1), loads, plain, err);
   EXPECT_NEAR(plain[0], 0.45, 1e-15);
   // a = 0.2, b = 0.01: f = 1 + 0.2 * 0.25 + 0.01 * 4 = 1.09.
-  TimeSlice(2, 0.1, {0.2, 0.01}).rates(loads, slowed);
+  solve_gpu_rates(TimeSlice(2, 0.1, {0.2, 0.01}), loads, slowed, err);
   EXPECT_NEAR(slowed[0], 0.45 / 1.09, 1e-15);
   EXPECT_NEAR(slowed[1], 0.45 / 1.09, 1e-15);
 }

@@ -1,5 +1,6 @@
 // Pins down MPS sharing: thread-share rates and the interference factor on hand-computed cases,
 // pinned memory limits, and fault propagation to neighbours with probability 0 and 1.
+#include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/mps.h"
 
 #include <gtest/gtest.h>
@@ -33,7 +34,7 @@ struct Out {
 };
 Out progress_of(const SharingMode& m, const std::vector<TenantLoad>& loads) {
   Out o{std::vector<double>(loads.size(), -9), std::vector<double>(loads.size(), -9)};
-  m.progress(loads, o.rate, o.err);
+  solve_gpu_rates(m, loads, o.rate, o.err);
   return o;
 }
 

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/gpu_share.h"
 #include "sim/sharing/sharing_config.h"
 #include "tests/support/sim_fixtures.h"
@@ -37,7 +38,8 @@ TEST(GpuShareMode, EveryTenantRunsAtRateOne) {
   const auto mode = make_sharing_mode(testing::gpu_share());
   const std::vector<TenantLoad> tenants = {{0.3, 100}, {0.7, 200}, {1.0, 0}};
   std::vector<double> out(3, -1.0);
-  mode->rates(tenants, out);
+  std::vector<double> err(3);
+  solve_gpu_rates(*mode, tenants, out, err);
   EXPECT_EQ(out, (std::vector<double>{1.0, 1.0, 1.0}));
 }
 

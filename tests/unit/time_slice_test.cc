@@ -1,5 +1,6 @@
 // Pins down time-slice sharing: TimeSlice::rates on hand-computed cases, the finish times the
 // engine derives from them, and out-of-memory failures (no memory isolation) versus whole-card.
+#include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/time_slice.h"
 
 #include <gtest/gtest.h>
@@ -28,7 +29,8 @@ std::vector<double> rates_of(const SharingMode& mode, const std::vector<double>&
   std::vector<TenantLoad> loads;
   for (const double d : sm_demands) loads.push_back({d, 0});
   std::vector<double> out(loads.size(), -1.0);
-  mode.rates(loads, out);
+  std::vector<double> err(loads.size());
+  solve_gpu_rates(mode, loads, out, err);
   return out;
 }
 

@@ -1,6 +1,6 @@
-// Pins down max_min_fair (water-filling): demands under capacity are met in full, and beyond it
-// the smallest demands are met first while the rest share what is left equally.
-#include "sim/sharing/max_min_fair.h"
+// Pins down the one GPU rate solver: on one GPU, water-filling (demands under capacity are met
+// in full, beyond it the smallest first and the rest equally); across GPUs, one variable per pod.
+#include "sim/sharing/gpu_rate_solver.h"
 
 #include <gtest/gtest.h>
 
@@ -10,45 +10,57 @@
 namespace slicelab {
 namespace {
 
+// Shares of GPU time each demand gets on one GPU of `capacity` (share = rate x demand).
 std::vector<double> solve(const std::vector<double>& demand, double capacity) {
-  std::vector<double> alloc(demand.size(), -1.0);
-  max_min_fair(demand, capacity, alloc);
+  std::vector<TenantLoad> loads(demand.size());
+  std::vector<TenantTerms> terms(demand.size());
+  std::vector<uint32_t> vars(demand.size());
+  for (size_t i = 0; i < demand.size(); ++i) {
+    loads[i].sm_demand = demand[i];
+    vars[i] = static_cast<uint32_t>(i);
+  }
+  GpuRateSolver solver(1);
+  solver.add_gpu(GpuTerms{.capacity = capacity}, loads, terms, vars);
+  std::vector<double> rate(demand.size()), err(demand.size());
+  solver.solve(rate, err);
+  std::vector<double> alloc(demand.size());
+  for (size_t i = 0; i < demand.size(); ++i) alloc[i] = rate[i] * demand[i];
   return alloc;
 }
 
-TEST(SimMaxMinFair, DemandsWithinCapacityAreMetInFull) {
+TEST(GpuRateSolverOneGpu, DemandsWithinCapacityAreMetInFull) {
   const auto a = solve({0.2, 0.3}, 1.0);
   EXPECT_DOUBLE_EQ(a[0], 0.2);
   EXPECT_DOUBLE_EQ(a[1], 0.3);
 }
 
-TEST(SimMaxMinFair, DemandsSummingExactlyToCapacityAreMetInFull) {
+TEST(GpuRateSolverOneGpu, DemandsSummingExactlyToCapacityAreMetInFull) {
   const auto a = solve({0.25, 0.75}, 1.0);
   EXPECT_DOUBLE_EQ(a[0], 0.25);
   EXPECT_DOUBLE_EQ(a[1], 0.75);
 }
 
-TEST(SimMaxMinFair, SmallDemandMetAndLargeGetsTheRest) {
+TEST(GpuRateSolverOneGpu, SmallDemandMetAndLargeGetsTheRest) {
   // Sorted 0.2, 0.9. Equal share of 1.0 is 0.5 >= 0.2, so 0.2 is met; 0.8 is left for 0.9.
   const auto a = solve({0.2, 0.9}, 1.0);
   EXPECT_DOUBLE_EQ(a[0], 0.2);
   EXPECT_DOUBLE_EQ(a[1], 0.8);
 }
 
-TEST(SimMaxMinFair, ResultFollowsInputIndicesNotSortedOrder) {
+TEST(GpuRateSolverOneGpu, ResultFollowsInputIndicesNotSortedOrder) {
   // Same as above, listed large-first.
   const auto a = solve({0.9, 0.2}, 1.0);
   EXPECT_DOUBLE_EQ(a[0], 0.8);
   EXPECT_DOUBLE_EQ(a[1], 0.2);
 }
 
-TEST(SimMaxMinFair, EqualDemandsShareEqually) {
+TEST(GpuRateSolverOneGpu, EqualDemandsShareEqually) {
   // Three whole-GPU demands on 0.9: 0.3 each.
   const auto a = solve({1.0, 1.0, 1.0}, 0.9);
   for (const double v : a) EXPECT_NEAR(v, 0.3, 1e-15);
 }
 
-TEST(SimMaxMinFair, SeveralLevelsOfWaterFilling) {
+TEST(GpuRateSolverOneGpu, SeveralLevelsOfWaterFilling) {
   // Sorted 0.1, 0.2, 0.9, 0.9 on 1.0:
   //   0.1 <= 1.0/4 = 0.25 -> 0.1, left 0.9
   //   0.2 <= 0.9/3 = 0.3  -> 0.2, left 0.7
@@ -60,7 +72,7 @@ TEST(SimMaxMinFair, SeveralLevelsOfWaterFilling) {
   EXPECT_DOUBLE_EQ(a[3], 0.2);
 }
 
-TEST(SimMaxMinFair, StopsAtTheFirstDemandAboveTheShare) {
+TEST(GpuRateSolverOneGpu, StopsAtTheFirstDemandAboveTheShare) {
   // Sorted 0.1, 0.5, 0.6, 0.7 on 1.2 (total 1.9):
   //   0.1 <= 1.2/4 = 0.3 -> 0.1, left 1.1
   //   0.5 >  1.1/3       -> 0.5, 0.6 and 0.7 all get 1.1/3 = 0.3666...
@@ -72,25 +84,23 @@ TEST(SimMaxMinFair, StopsAtTheFirstDemandAboveTheShare) {
   EXPECT_NEAR(a[0] + a[1] + a[2] + a[3], 1.2, 1e-15);
 }
 
-TEST(SimMaxMinFair, ZeroDemandGetsNothingAndFreesItsShare) {
+TEST(GpuRateSolverOneGpu, ZeroDemandGetsNothingAndFreesItsShare) {
   const auto a = solve({0.0, 2.0}, 1.0);
   EXPECT_DOUBLE_EQ(a[0], 0.0);
   EXPECT_DOUBLE_EQ(a[1], 1.0);
 }
 
-TEST(SimMaxMinFair, ZeroCapacityGivesNothing) {
+TEST(GpuRateSolverOneGpu, ZeroCapacityGivesNothing) {
   const auto a = solve({1.0, 0.5}, 0.0);
   EXPECT_DOUBLE_EQ(a[0], 0.0);
   EXPECT_DOUBLE_EQ(a[1], 0.0);
 }
 
-TEST(SimMaxMinFair, EmptyInputIsANoOp) {
-  std::vector<double> none;
-  max_min_fair(none, 1.0, none);
-  EXPECT_TRUE(none.empty());
+TEST(GpuRateSolverOneGpu, EmptyInputIsANoOp) {
+  EXPECT_TRUE(solve({}, 1.0).empty());
 }
 
-TEST(SimMaxMinFair, NeverExceedsDemandOrCapacityOnManyTenants) {
+TEST(GpuRateSolverOneGpu, NeverExceedsDemandOrCapacityOnManyTenants) {
   // 64 tenants (the most a GPU may hold) with demands 1/64, 2/64, ..., 64/64 on capacity 8.
   // Total 32.5 > 8. Water level L solves sum(min(d_i, L)) = 8: with d_i = i/64 and L = k/64
   // for the first k met in full, k(k+1)/2/64 + (64-k)L = 8. Check the invariants rather than L.
