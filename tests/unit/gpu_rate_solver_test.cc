@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "workloads/rng.h"
+
 namespace slicelab {
 namespace {
 
@@ -123,6 +125,56 @@ TEST(GpuRateSolverOneGpu, NeverExceedsDemandOrCapacityOnManyTenants) {
   }
   // Smallest demand (1/64) is far under the level and met in full.
   EXPECT_DOUBLE_EQ(a[0], 1.0 / 64);
+}
+
+}  // namespace
+}  // namespace slicelab
+
+namespace slicelab {
+namespace {
+
+// The one-GPU path (water-filling) and the general one (progressive filling, taken when the
+// problem has more than one GPU: here an empty second GPU) agree on random problems.
+TEST(GpuRateSolverAgreement, OneGpuWaterFillingMatchesProgressiveFilling) {
+  Rng rng(7);
+  for (int trial = 0; trial < 500; ++trial) {
+    const size_t n = 1 + static_cast<size_t>(rng.uniform() * 20);
+    std::vector<TenantLoad> loads(n);
+    std::vector<TenantTerms> terms(n);
+    std::vector<uint32_t> vars(n);
+    for (size_t i = 0; i < n; ++i) {
+      loads[i].sm_demand = rng.uniform();
+      terms[i].bound = rng.uniform() < 0.5 ? GpuTerms::kUnlimited : rng.uniform();
+      vars[i] = static_cast<uint32_t>(i);
+    }
+    const GpuTerms gpu{.capacity = rng.uniform() * 2};
+    std::vector<double> one(n), general(n), err(n);
+    GpuRateSolver a(1);
+    a.add_gpu(gpu, loads, terms, vars);
+    a.solve(one, err);
+    GpuRateSolver b(2);
+    b.add_gpu(gpu, loads, terms, vars);
+    b.add_gpu(GpuTerms{}, {}, {}, {});
+    b.solve(general, err);
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_NEAR(one[i], general[i], 1e-9) << "trial " << trial << " tenant " << i;
+    }
+  }
+}
+
+TEST(GpuRateSolverAgreement, AVariableOnSeveralGpusIsCountedOnEach) {
+  // One pod on three GPUs of capacity 0.5, 1 and 1, alone: it takes 0.5 everywhere.
+  GpuRateSolver s(3);
+  const std::vector<TenantLoad> one = {TenantLoad{}};
+  const std::vector<TenantTerms> t(1);
+  const std::vector<uint32_t> v = {0};
+  s.add_gpu(GpuTerms{.capacity = 0.5}, one, t, v);
+  s.add_gpu(GpuTerms{}, one, t, v);
+  s.add_gpu(GpuTerms{}, one, t, v);
+  std::vector<double> rate(1), err(1);
+  s.solve(rate, err);
+  EXPECT_DOUBLE_EQ(rate[0], 0.5);
+  EXPECT_DOUBLE_EQ(err[0], -1.0);
 }
 
 }  // namespace
