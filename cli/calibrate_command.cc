@@ -24,6 +24,9 @@ CalibrateCommand::CalibrateCommand(CLI::App& app) {
                    "as calibration/default.yaml)")
       ->check(CLI::ExistingFile);
   cmd_->add_option("--source", source_, "Where the measurements come from (written as source:)");
+  cmd_->add_flag("--force", force_,
+                 "Write the calibration even when the data cannot support the model (the "
+                 "reasons are still printed, and written into the file as comments)");
 }
 
 int CalibrateCommand::run() const {
@@ -33,21 +36,44 @@ int CalibrateCommand::run() const {
                                  ? fmt::format("fitted by slicelab calibrate from {} ({} runs)",
                                                measurements_, rows.size())
                                  : source_;
-  Calibration fit = fit_calibration(rows, prior.classes, measurements_, source);
+  CalibrationFit result = fit_calibration(rows, prior.classes, measurements_, source);
+  Calibration& fit = result.calibration;
   fit.interposer_launch_overhead_ns = prior.interposer_launch_overhead_ns;
-  std::printf("%-11s %6s %12s %12s %12s %12s\n", "mode", "obs", "a_bandwidth", "b_launch",
-              "rms resid", "max resid");
+  std::printf("%-11s %5s %5s %12s %12s %10s %10s %9s\n", "mode", "rows", "obs", "a_bandwidth",
+              "b_launch", "rms resid", "max resid", "explained");
   for (const auto& [mode, q] : fit.fit) {
     const InterferenceCoefficients k = fit.for_mode(mode);
-    std::printf("%-11s %6zu %12.6g %12.6g %12.6g %12.6g\n", mode.c_str(), q.observations,
-                k.bandwidth, k.launch, q.rms, q.max);
+    std::printf("%-11s %5zu %5zu %12.6g %12.6g %10.4g %10.4g %8.1f%%\n", mode.c_str(), q.rows,
+                q.observations, k.bandwidth, k.launch, q.rms, q.max, 100 * q.explained);
+  }
+  size_t fitted = 0;
+  for (const auto& [mode, q] : fit.fit) fitted += q.rows;
+  if (fitted < rows.size())
+    std::printf("skipped %zu row%s of whole-card or mig (no interference terms)\n",
+                rows.size() - fitted, rows.size() - fitted == 1 ? "" : "s");
+  // Loudly, on stderr, after the table (flushed first so that the two interleave in order).
+  std::fflush(stdout);
+  std::string comments;
+  for (const FitIssue& issue : result.issues) {
+    const char* level = issue.refuses ? "error" : "warning";
+    std::fprintf(stderr, "%s: %s\n", level, issue.text.c_str());
+    comments += fmt::format("# {}: {}\n", level, issue.text);
+  }
+  if (result.refused() && !force_) {
+    std::fprintf(stderr,
+                 "error: the data cannot support the model: nothing written to %s (--force "
+                 "writes it anyway)\n",
+                 out_.c_str());
+    return 1;
   }
   const std::string inputs[] = {measurements_, classes_};
   write_output_file(out_,
                     "# Written by `slicelab calibrate " + measurements_ +
-                        "`: least-squares fit of docs/sharing-models.md's model.\n" +
-                        calibration_yaml(fit),
+                        "`: non-negative least-squares fit of docs/sharing-models.md's model.\n" +
+                        comments + calibration_yaml(fit),
                     inputs);
+  if (result.refused())
+    std::fprintf(stderr, "warning: written despite the errors above (--force)\n");
   std::printf("wrote %s\n", out_.c_str());
   return 0;
 }

@@ -1,5 +1,6 @@
 // `slicelab calibrate`: fits the interference model's coefficients to measured co-location runs
-// and writes a calibration YAML, printing the fit's residuals per mode.
+// and writes a calibration YAML, printing the fit's residuals per mode and what the data cannot
+// support (refusing to write when it cannot support the model at all, unless --force).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,7 @@ class CalibrateCommand {
   std::string out_;
   std::string classes_;
   std::string source_;
+  bool force_ = false;
 };
 
 }  // namespace slicelab

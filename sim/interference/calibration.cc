@@ -54,8 +54,9 @@ Calibration load_calibration(const std::string& path) try {
       yaml.require_map(kv.second, p);
       yaml.check_keys(kv.second, p, {"bandwidth", "launch"});
       InterferenceCoefficients k;
-      k.bandwidth = yaml.opt_number(kv.second, p, "bandwidth", -10.0, 100.0).value_or(0.0);
-      k.launch = yaml.opt_number(kv.second, p, "launch", -10.0, 100.0).value_or(0.0);
+      // A neighbour never speeds a tenant up: negative coefficients are not physical.
+      k.bandwidth = yaml.opt_number(kv.second, p, "bandwidth", 0.0, 100.0).value_or(0.0);
+      k.launch = yaml.opt_number(kv.second, p, "launch", 0.0, 100.0).value_or(0.0);
       c.coefficients[mode] = k;
     }
   }
@@ -101,9 +102,11 @@ std::string calibration_yaml(const Calibration& c) {
     e << YAML::Key << "fit" << YAML::Value << YAML::BeginMap;
     for (const auto& [mode, q] : c.fit) {
       e << YAML::Key << mode << YAML::Value << YAML::Flow << YAML::BeginMap;
+      e << YAML::Key << "rows" << YAML::Value << q.rows;
       e << YAML::Key << "observations" << YAML::Value << q.observations;
       e << YAML::Key << "rms_residual" << YAML::Value << q.rms;
       e << YAML::Key << "max_residual" << YAML::Value << q.max;
+      e << YAML::Key << "explained" << YAML::Value << q.explained;
       e << YAML::EndMap;
     }
     e << YAML::EndMap;

@@ -21,8 +21,12 @@ inline constexpr std::string_view kInterferingModes[] = {"time-slice", "mps", "i
 bool is_interfering_mode(std::string_view mode);
 
 struct FitQuality {
+  size_t rows = 0;          // measured pairs
   size_t observations = 0;  // two per measured pair
   double rms = 0, max = 0;  // residuals of the slowdown (measured - predicted)
+  // Share of the slowdown beyond the share model (sum of (slowdown - 1/base)^2) that the
+  // interference terms explain, 0..1: 1 - residual sum of squares / that sum (1 when it is 0).
+  double explained = 1;
 };
 
 struct Calibration {

@@ -1,5 +1,5 @@
 // Fuzzes the co-location measurements CSV (sim/interference/calibration_fit) and, when it
-// reads, the least-squares fit over it with the built-in workload classes.
+// reads, the non-negative least-squares fit over it with the built-in workload classes.
 #include <cstddef>
 #include <cstdint>
 
