@@ -297,9 +297,9 @@ TEST_F(CalibrationFiles, BadRowsNameTheFileLineAndWhatWasExpected) {
   EXPECT_EQ(error_of(std::string(kHeader) + "training,inference,mps,0.5,0.5,1.2,1.1\n" +
                      "training,inference,mps,half,0.5,1.2,1.1\n"),
             "m.csv:3: column 'cap_a': expected a number in 0.001..1, found 'half'");
-  EXPECT_EQ(error_of(std::string(kHeader) + "training,inference,vgpu,0.5,0.5,1.2,1.1\n"),
+  EXPECT_EQ(error_of(std::string(kHeader) + "training,inference,fpga,0.5,0.5,1.2,1.1\n"),
             "m.csv:2: column 'mode': expected time-slice, mps, interposer, whole-card or mig, "
-            "found 'vgpu'");
+            "found 'fpga'");
   EXPECT_EQ(error_of(std::string(kHeader) + "training,inference,mps,0.5,0.5,1.2,1.1\n" +
                      "training,inference,mps,0.5,0.5,1.2\n"),
             "m.csv:3: expected 7 fields as in the header, found 6");
