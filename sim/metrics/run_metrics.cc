@@ -439,7 +439,7 @@ constexpr RunMetric kRows[] = {
      .written_if = has_values<&S::isolation_error>,
      .column = {"iso err mean/max", 8, kPointsMeanMax, 58, false, isolation_shown},
      .report = kFlat,
-     .meaning = "|promised - delivered| GPU share"},
+     .meaning = "difference of promised and delivered GPU share"},
     {.json = "isolation_error.p50",
      .unit = kShare,
      .access = dist<&S::isolation_error, &Distribution::p50>,
@@ -580,26 +580,26 @@ std::span<const RunMetric* const> column_metrics() {
 
 std::string run_metrics_markdown() {
   std::string out =
-      "| key | unit | seed mean | plan target | column | meaning |\n"
-      "|---|---|---|---|---|---|\n";
+      "| key | unit | seed mean | plan target | terminal column | report | meaning |\n"
+      "|---|---|---|---|---|---|---|\n";
   for (const RunMetric& m : kRows) {
-    const std::string key = m.json.empty()
-                                ? fmt::format("({} + {}, not written)", m.sum_of[0], m.sum_of[1])
-                                : fmt::format("`{}`", m.json);
-    std::string mean(m.json.empty() ? "-" : seed_mean_name(m.mean));
+    std::string key = m.json.empty()
+                          ? fmt::format("{} + {} (not written)", m.sum_of[0], m.sum_of[1])
+                          : fmt::format("`{}`", m.json);
+    if (m.written_if) key += " (only when present)";
+    const std::string_view mean = m.json.empty() ? "-" : seed_mean_name(m.mean);
     const std::string target = m.target.name.empty() ? "-" : fmt::format("`{}`", m.target.name);
-    std::string column = "-";
-    if (!m.column.head.empty()) {
-      const bool terminal = m.column.keep != kNeverInTerminal;
-      column = fmt::format("{}{}", m.column.head,
-                           terminal && m.column.report ? ""
-                           : terminal                  ? " (terminal)"
-                                                       : " (report)");
-      if (terminal && m.column.keep == 0) column += ", --wide";
-    }
-    std::string written = m.written_if ? " (only when present)" : "";
-    out += fmt::format("| {}{} | {} | {} | {} | {} | {} |\n", key, written, unit_name(m.unit), mean,
-                       target, column, m.meaning);
+    std::string terminal = "-";
+    if (!m.column.head.empty() && m.column.keep != kNeverInTerminal)
+      terminal = fmt::format("{}{}{}", m.column.head, m.column.keep == 0 ? ", --wide only" : "",
+                             m.column.shown_if ? ", when a run has it" : "");
+    std::string report = "-";
+    if (m.column.report)
+      report = fmt::format("column {}", m.column.head);
+    else if (m.report == ReportUse::kFlattened)
+      report = "as written";
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", key, unit_name(m.unit), mean,
+                       target, terminal, report, m.meaning);
   }
   return out;
 }
