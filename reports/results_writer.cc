@@ -36,7 +36,7 @@ ojson per_model_json(const RunSummary& s) {
 }
 
 // Row `m` of the run-metrics table into policy object `p`, at its dotted key (rows come in the
-// file's key order, so ordered_json keeps it).
+// file's key order, so ordered_json keeps it); derived rows without a key are not written.
 void write_metric(ojson& p, const RunMetric& m, const RunSummary& s) {
   if (m.json.empty() || (m.written_if && !m.written_if(s))) return;
   ojson* at = &p;
@@ -57,7 +57,7 @@ void write_metric(ojson& p, const RunMetric& m, const RunSummary& s) {
     case MetricBlock::kNumber:
       break;
   }
-  const std::optional<double> x = m.access.get(s);
+  const std::optional<double> x = metric_value(m, s);
   if (!x)
     v = nullptr;
   else if (is_whole(m.unit))

@@ -583,11 +583,11 @@ std::string run_metrics_markdown() {
       "| key | unit | seed mean | plan target | terminal column | report | meaning |\n"
       "|---|---|---|---|---|---|---|\n";
   for (const RunMetric& m : kRows) {
-    std::string key = m.json.empty()
-                          ? fmt::format("{} + {} (not written)", m.sum_of[0], m.sum_of[1])
-                          : fmt::format("`{}`", m.json);
+    const bool derived = !m.sum_of[0].empty();
+    std::string key = m.json.empty() ? "(not written)" : fmt::format("`{}`", m.json);
+    if (derived) key += fmt::format(" = {} + {}", m.sum_of[0], m.sum_of[1]);
     if (m.written_if) key += " (only when present)";
-    const std::string_view mean = m.json.empty() ? "-" : seed_mean_name(m.mean);
+    const std::string_view mean = derived ? "sum of the means" : seed_mean_name(m.mean);
     const std::string target = m.target.name.empty() ? "-" : fmt::format("`{}`", m.target.name);
     std::string terminal = "-";
     if (!m.column.head.empty() && m.column.keep != kNeverInTerminal)

@@ -74,7 +74,7 @@ struct MetricAccess {
 // both after the policy's name and sharing mode.
 struct MetricColumn {
   std::string_view head{};  // "" = no column
-  uint8_t position = 0;   // order among the columns (the same in both tables)
+  uint8_t position = 0;     // order among the columns (the same in both tables)
   CellFormat format = CellFormat::kInteger;
   // Terminal: kNeverInTerminal, 0 = only with --wide, else how long it stays when the table is
   // narrowed to kTerminalColumns (the lowest goes first).
@@ -93,7 +93,7 @@ struct MetricTarget {
 
 struct RunMetric {
   // Dotted key in a policy object of summary.json ("pods.completed"), in the file's key order;
-  // "" = a derived figure that is not written (see sum_of).
+  // "" = not written (a derived figure only shown as a column).
   std::string_view json{};
   MetricUnit unit = MetricUnit::kNone;
   MetricAccess access{};  // none for blocks and derived rows
@@ -103,7 +103,8 @@ struct RunMetric {
   MetricColumn column{};
   ReportUse report = ReportUse::kKnown;
   MetricBlock block = MetricBlock::kNumber;
-  // A derived figure: the sum of these rows (by json key); none when neither has a value.
+  // A derived figure (no access): the sum of these rows (by json key), none when neither has a
+  // value. Its seed mean is the sum of theirs.
   std::array<std::string_view, 2> sum_of{};
   std::string_view meaning{};  // one line for docs/results-format.md
 };

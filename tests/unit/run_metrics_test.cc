@@ -1,6 +1,7 @@
 // The run-metrics table (sim/metrics/run_metrics.h): its rows are well formed, the seed means
 // follow each averaging kind, and every row reaches summary.json, the seed means, the terminal
 // table, the report, the planner's targets and docs/results-format.md.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -60,20 +61,21 @@ TEST(RunMetricsTable, EveryRowIsWellFormed) {
   for (const RunMetric& m : run_metrics()) {
     const std::string what = m.json.empty() ? std::string(m.column.head) : std::string(m.json);
     SCOPED_TRACE(what);
-    if (m.json.empty()) {
-      // A derived figure: the sum of two written rows, shown as a column.
-      EXPECT_FALSE(m.column.head.empty());
+    if (!m.sum_of[0].empty()) {
+      // A derived figure: the sum of two written rows.
+      EXPECT_TRUE(!m.column.head.empty() || !m.json.empty());
       for (const std::string_view part : m.sum_of) {
         const RunMetric* p = find_run_metric(part);
         ASSERT_NE(p, nullptr) << part;
         EXPECT_EQ(p->unit, m.unit);
       }
       EXPECT_EQ(m.access.get, nullptr);
-    } else {
+    }
+    if (!m.json.empty()) {
       EXPECT_TRUE(keys.insert(m.json).second) << "duplicate key";
       EXPECT_EQ(find_run_metric(m.json), &m);
     }
-    if (m.block == MetricBlock::kNumber && !m.json.empty()) {
+    if (m.block == MetricBlock::kNumber && m.sum_of[0].empty()) {
       EXPECT_NE(m.unit, MetricUnit::kNone);
       EXPECT_NE(m.access.get, nullptr);
       EXPECT_NE(m.access.set, nullptr);
@@ -195,13 +197,14 @@ TEST(RunMetricsTable, EveryRowReachesEveryOutput) {
     if (!m.json.empty()) {
       const auto* v = json_at(p, m.json);
       ASSERT_NE(v, nullptr) << "not in summary.json";
-      if (m.access.get) {
-        const double want = tidy_value(*m.access.get(s));
-        EXPECT_EQ(v->get<double>(), want);
+      if (m.block == MetricBlock::kNumber) {
+        const auto want = metric_value(m, s);
+        ASSERT_TRUE(want.has_value());
+        EXPECT_EQ(v->get<double>(), tidy_value(*want));
         EXPECT_EQ(v->is_number_unsigned(), is_whole(m.unit));
         // Two equal seeds: the mean is the seed's figure, or unset when not averaged.
-        EXPECT_EQ(m.access.get(mean),
-                  m.mean == SeedMean::kNotAveraged ? m.access.get(empty) : m.access.get(s));
+        EXPECT_EQ(metric_value(m, mean),
+                  m.mean == SeedMean::kNotAveraged && m.access.get ? metric_value(m, empty) : want);
       }
       const bool flat = flattened.count(std::string(m.json)) > 0;
       if (m.block == MetricBlock::kNumber) {
@@ -241,6 +244,23 @@ TEST(RunMetricsTable, ResultsFormatDocumentsEveryRow) {
   EXPECT_NE(text.str().find(expected), std::string::npos)
       << "docs/results-format.md's list of metrics is out of date; it should read:\n"
       << expected;
+}
+
+std::string doc_text(const std::string& page) {
+  std::ifstream in(std::string(SLICELAB_SOURCE_DIR) + "/docs/" + page);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(RunMetricsTable, PlanningAndSweepDocsNameEveryTarget) {
+  const std::string planning = doc_text("planning.md");
+  std::string header = "point,policy,cluster_scale,workload_scale,seed,nodes,gpus,pods";
+  for (const std::string_view name : metric_names()) {
+    EXPECT_NE(planning.find(fmt::format("`{}`", name)), std::string::npos) << name;
+    header += fmt::format(",{}", name);
+  }
+  EXPECT_NE(doc_text("sweeps.md").find(header + "\n"), std::string::npos) << header;
 }
 
 }  // namespace
