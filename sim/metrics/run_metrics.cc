@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <vector>
 
 namespace slicelab {
 namespace {
@@ -477,27 +476,49 @@ constexpr RunMetric kRows[] = {
      .meaning = "never placed or still pending at the end"},
 };
 
-// Rows in another order, built once from kRows.
-struct Orders {
-  std::vector<const RunMetric*> targets, columns;
-  Orders() {
-    for (const RunMetric& m : kRows) {
-      if (!m.target.name.empty()) targets.push_back(&m);
-      if (!m.column.head.empty()) columns.push_back(&m);
-    }
-    std::stable_sort(targets.begin(), targets.end(), [](const RunMetric* a, const RunMetric* b) {
-      return a->target.order < b->target.order;
-    });
-    std::stable_sort(columns.begin(), columns.end(), [](const RunMetric* a, const RunMetric* b) {
-      return a->column.position < b->column.position;
-    });
-  }
-};
+// Rows in another order, worked out at compile time: the targets by target order, the columns
+// by position.
+constexpr size_t kTargetCount =
+    std::ranges::count_if(kRows, [](const RunMetric& m) { return !m.target.name.empty(); });
+constexpr size_t kColumnCount =
+    std::ranges::count_if(kRows, [](const RunMetric& m) { return !m.column.head.empty(); });
 
-const Orders& orders() {
-  static const Orders kOrders;
-  return kOrders;
-}
+constexpr auto kTargets = [] {
+  std::array<const RunMetric*, kTargetCount> out{};
+  size_t n = 0;
+  for (const RunMetric& m : kRows)
+    if (!m.target.name.empty()) out[n++] = &m;
+  std::ranges::sort(out, {}, [](const RunMetric* m) { return m->target.order; });
+  return out;
+}();
+// Target orders are 1..n (sweep.csv's columns), column positions distinct.
+static_assert(
+    [] {
+      for (size_t i = 0; i < kTargetCount; ++i)
+        if (kTargets[i]->target.order != i + 1) return false;
+      return true;
+    }(),
+    "target orders must run 1..n");
+constexpr auto kTargetNames = [] {
+  std::array<std::string_view, kTargetCount> out{};
+  for (size_t i = 0; i < kTargetCount; ++i) out[i] = kTargets[i]->target.name;
+  return out;
+}();
+constexpr auto kColumns = [] {
+  std::array<const RunMetric*, kColumnCount> out{};
+  size_t n = 0;
+  for (const RunMetric& m : kRows)
+    if (!m.column.head.empty()) out[n++] = &m;
+  std::ranges::sort(out, {}, [](const RunMetric* m) { return m->column.position; });
+  return out;
+}();
+static_assert(
+    [] {
+      for (size_t i = 1; i < kColumnCount; ++i)
+        if (kColumns[i - 1]->column.position == kColumns[i]->column.position) return false;
+      return true;
+    }(),
+    "column positions must be distinct");
 
 }  // namespace
 
@@ -571,11 +592,15 @@ std::optional<double> metric_value(const RunMetric& m, const RunSummary& s) {
 }
 
 std::span<const RunMetric* const> target_metrics() {
-  return orders().targets;
+  return kTargets;
+}
+
+std::span<const std::string_view> target_names() {
+  return kTargetNames;
 }
 
 std::span<const RunMetric* const> column_metrics() {
-  return orders().columns;
+  return kColumns;
 }
 
 std::string run_metrics_markdown() {

@@ -117,6 +117,7 @@ const RunMetric* find_run_metric(std::string_view json);
 std::optional<double> metric_value(const RunMetric& m, const RunSummary& s);
 // The rows that are planner targets, in target order (sweep.csv's metric columns).
 std::span<const RunMetric* const> target_metrics();
+std::span<const std::string_view> target_names();  // their names, in the same order
 // The rows with a column, in column order.
 std::span<const RunMetric* const> column_metrics();
 

@@ -2,23 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <vector>
-
 #include "sim/metrics/run_metrics.h"
 #include "workloads/input_error.h"
 
 namespace slicelab {
 namespace {
-
-// The target names of the run-metrics table, in target order.
-const std::vector<std::string_view>& names() {
-  static const std::vector<std::string_view> kNames = [] {
-    std::vector<std::string_view> n;
-    for (const RunMetric* m : target_metrics()) n.push_back(m->target.name);
-    return n;
-  }();
-  return kNames;
-}
 
 const RunMetric* target_named(std::string_view name) {
   for (const RunMetric* m : target_metrics())
@@ -29,7 +17,7 @@ const RunMetric* target_named(std::string_view name) {
 }  // namespace
 
 std::span<const std::string_view> metric_names() {
-  return names();
+  return target_names();
 }
 
 bool is_metric(std::string_view name) {
@@ -38,7 +26,8 @@ bool is_metric(std::string_view name) {
 
 std::optional<double> metric_value(const RunSummary& s, std::string_view name) {
   if (const RunMetric* m = target_named(name)) return metric_value(*m, s);
-  throw InputError(fmt::format("unknown metric '{}' (known: {})", name, fmt::join(names(), ", ")));
+  throw InputError(
+      fmt::format("unknown metric '{}' (known: {})", name, fmt::join(target_names(), ", ")));
 }
 
 }  // namespace slicelab
