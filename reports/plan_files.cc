@@ -7,6 +7,7 @@
 
 #include "reports/atomic_folder.h"
 #include "reports/output_values.h"
+#include "sim/metrics/run_metrics.h"
 #include "sim/planning/plan_metrics.h"
 
 namespace slicelab {
@@ -24,9 +25,9 @@ std::vector<std::string> shown_metrics(const CapacityPlan& plan) {
   std::set<std::string> seen;
   for (const auto& t : plan.spec.targets)
     if (seen.insert(t.metric).second) out.push_back(t.metric);
-  for (const char* m : {"queue_delay_p50_s", "queue_delay_p99_s", "jct_p99_s", "slo_attainment",
-                        "failed", "unschedulable", "allocation_ratio", "cost_usd"})
-    if (seen.insert(m).second) out.emplace_back(m);
+  for (const RunMetric* m : target_metrics())
+    if (m->target.plan_headline && seen.insert(std::string(m->target.name)).second)
+      out.emplace_back(m->target.name);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "reports/downsample.h"
+#include "reports/metric_cells.h"
 #include "reports/report_content.h"
 #include "reports/report_format.h"
 
@@ -48,28 +49,16 @@ void summary_table(const ojson& s, Report& r) {
   t.note =
       "alloc = time-weighted share of GPU capacity allocated; frag = time-weighted share "
       "fragmented; unplaced = never placed or still pending at the end.";
-  t.head = {"policy",  "sharing", "done",    "failed",     "unplaced",
-            "alloc",   "frag",    "SM util", "queue p50",  "queue p99",
-            "JCT p50", "JCT p99", "SLO",     "GPU-h used", "cost $"};
+  t.head = {"policy", "sharing"};
+  for (const RunMetric* m : column_metrics())
+    if (m->column.report) t.head.emplace_back(m->column.head);
   for (const ojson& p : policies_of(s)) {
     const std::string sharing = text_at(p, {"sharing"});
-    const auto unplaced = [&]() -> std::optional<double> {
-      const auto u = number_at(p, {"pods", "unschedulable"});
-      const auto q = number_at(p, {"pods", "pending_at_end"});
-      if (!u && !q) return std::nullopt;
-      return u.value_or(0) + q.value_or(0);
-    }();
-    t.rows.push_back(
-        {policy_name(p), sharing.substr(0, sharing.find(' ')),
-         count(number_at(p, {"pods", "completed"})), count(number_at(p, {"pods", "failed"})),
-         count(unplaced), percent(number_at(p, {"allocation_ratio", "time_weighted"})),
-         percent(number_at(p, {"fragmentation_ratio"})),
-         percent(number_at(p, {"utilization", "sm"})),
-         duration(number_at(p, {"queue_delay_s", "p50"})),
-         duration(number_at(p, {"queue_delay_s", "p99"})), duration(number_at(p, {"jct_s", "p50"})),
-         duration(number_at(p, {"jct_s", "p99"})), percent(number_at(p, {"slo", "attainment"})),
-         decimal(number_at(p, {"gpu_hours", "allocated"}), 1),
-         decimal(number_at(p, {"cost_usd"}), 2)});
+    std::vector<std::string> row = {policy_name(p), sharing.substr(0, sharing.find(' '))};
+    for (const RunMetric* m : column_metrics())
+      if (m->column.report)
+        row.push_back(metric_cell(*m, [&](const RunMetric& x) { return json_metric(p, x); }));
+    t.rows.push_back(std::move(row));
   }
   section(r, "Summary").tables.push_back(std::move(t));
 }
@@ -279,24 +268,12 @@ void flatten(const ojson& v, const std::string& path,
 }
 
 void extra_tables(const ojson& s, Report& r) {
-  static const std::set<std::string> kKnown = {"name",
-                                               "placement",
-                                               "sharing",
-                                               "pods",
-                                               "not_placed_reasons",
-                                               "window_s",
-                                               "allocation_ratio",
-                                               "fragmentation_ratio",
-                                               "fill",
-                                               "queue_delay_s",
-                                               "jct_s",
-                                               "slowdown",
-                                               "utilization",
-                                               "per_model",
-                                               "slo",
-                                               "gpu_hours",
-                                               "cost_usd",
-                                               "engine"};
+  // The policy's own keys and the top-level keys of the run-metrics rows the report reads by
+  // name; the rest are listed as written.
+  std::set<std::string> known = {"name", "placement", "sharing"};
+  for (const RunMetric& m : run_metrics())
+    if (m.report == ReportUse::kKnown && !m.json.empty())
+      known.emplace(m.json.substr(0, m.json.find('.')));
   for (const bool isolation : {true, false}) {
     std::vector<std::string> names, rows;
     std::unordered_set<std::string> listed;  // rows, for a linear pass over many keys
@@ -305,7 +282,7 @@ void extra_tables(const ojson& s, Report& r) {
       names.push_back(policy_name(p));
       std::vector<std::pair<std::string, std::string>> flat;
       for (const auto& [k, v] : p.items()) {
-        if (kKnown.count(k)) continue;
+        if (known.count(k)) continue;
         const bool about_isolation =
             k.find("isolation") != std::string::npos || k.find("oom") != std::string::npos;
         if (about_isolation == isolation) flatten(v, k, flat);

@@ -35,7 +35,8 @@ struct SeedRuns {
   const Scenario* scenario = nullptr;
   std::vector<RunResult> runs;
 };
-// Per policy, the mean over seeds of every figure the tables and summary show.
+// Per policy, the mean over seeds of every figure, combined as its row of the run-metrics table
+// says (sim/metrics/run_metrics.h, seed_mean.h).
 std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds);
 // dir/seed-<n>/ holds each seed's full results; dir/summary.json the means. Atomic as above.
 void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds,

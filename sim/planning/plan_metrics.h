@@ -1,5 +1,5 @@
-// The run metrics a plan target or a sweep column can name (queue_delay_p99_s, slo_attainment,
-// failed, ...), read from a RunSummary by name. One table, so targets and sweeps agree.
+// The run metrics a plan target or a sweep column can name (queue_delay_p99_s, failed, ...):
+// the rows of the run-metrics table (sim/metrics/run_metrics.h) that name a target.
 #pragma once
 
 #include <optional>

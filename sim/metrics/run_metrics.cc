@@ -1,0 +1,632 @@
+#include "sim/metrics/run_metrics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <type_traits>
+
+namespace slicelab {
+namespace {
+
+using S = RunSummary;
+
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+// A field of RunSummary (a number, a count or an optional number).
+template <auto M>
+std::optional<double> get_field(const S& s) {
+  const auto& v = s.*M;
+  if constexpr (IsOptional<std::remove_cvref_t<decltype(v)>>::value) {
+    if (!v) return std::nullopt;
+    return static_cast<double>(*v);
+  } else {
+    return static_cast<double>(v);
+  }
+}
+template <auto M>
+void set_field(S& s, double v) {
+  using T = std::remove_cvref_t<decltype(s.*M)>;
+  if constexpr (IsOptional<T>::value)
+    s.*M = v;
+  else
+    s.*M = static_cast<T>(v);
+}
+template <auto M>
+constexpr MetricAccess field{get_field<M>, set_field<M>};
+
+// A field of an optional group (mig, fill): none without the group.
+template <auto G, auto M>
+std::optional<double> get_in(const S& s) {
+  const auto& g = s.*G;
+  if (!g) return std::nullopt;
+  return static_cast<double>((*g).*M);
+}
+template <auto G, auto M>
+void set_in(S& s, double v) {
+  auto& g = s.*G;
+  if (!g) g.emplace();
+  using T = std::remove_cvref_t<decltype((*g).*M)>;
+  (*g).*M = static_cast<T>(v);
+}
+template <auto G, auto M>
+constexpr MetricAccess in{get_in<G, M>, set_in<G, M>};
+
+// A figure of a distribution: none when it holds no values (its count is always there).
+template <auto D, auto M>
+std::optional<double> get_dist(const S& s) {
+  const Distribution& d = s.*D;
+  if constexpr (std::is_same_v<decltype(M), size_t Distribution::*>) {
+    return static_cast<double>(d.*M);
+  } else {
+    if (d.count == 0) return std::nullopt;
+    return d.*M;
+  }
+}
+template <auto D, auto M>
+void set_dist(S& s, double v) {
+  using T = std::remove_cvref_t<decltype((s.*D).*M)>;
+  (s.*D).*M = static_cast<T>(v);
+}
+template <auto D, auto M>
+constexpr MetricAccess dist{get_dist<D, M>, set_dist<D, M>};
+
+template <auto G>
+bool has(const S& s) {
+  return static_cast<bool>(s.*G);
+}
+template <auto D>
+bool has_values(const S& s) {
+  return (s.*D).count > 0;
+}
+bool isolation_shown(const S& s) {
+  return s.isolation_error.count > 0 || s.neighbour_failures > 0;
+}
+
+using enum MetricUnit;
+using enum SeedMean;
+using enum CellFormat;
+constexpr auto kFlat = ReportUse::kFlattened;
+
+// summary.json's key order. Irregularities kept on purpose (the files stay as they were):
+// window, first-failure and SLO counts are not averaged over seeds; communication quality, MIG,
+// isolation and neighbour failures are listed by the report only as written; engine counters
+// average per seed, rounded.
+constexpr RunMetric kRows[] = {
+    {.json = "pods.total",
+     .unit = kPods,
+     .access = field<&S::pods>,
+     .mean = kRoundedMean,
+     .meaning = "pods in the workload"},
+    {.json = "pods.completed",
+     .unit = kPods,
+     .access = field<&S::completed>,
+     .mean = kRoundedMean,
+     .target = {"completed", 9},
+     .column = {"done", 1, kInteger, 80, true},
+     .meaning = "pods that ran to completion"},
+    {.json = "pods.failed",
+     .unit = kPods,
+     .access = field<&S::failed>,
+     .mean = kRoundedMean,
+     .target = {"failed", 10, true},
+     .column = {"failed", 2, kInteger, 80, true},
+     .meaning = "pods that started and then failed"},
+    {.json = "pods.unschedulable",
+     .unit = kPods,
+     .access = field<&S::unschedulable>,
+     .mean = kRoundedMean,
+     .target = {"unschedulable", 11, true},
+     .meaning = "pods no node could ever hold"},
+    {.json = "pods.pending_at_end",
+     .unit = kPods,
+     .access = field<&S::pending_at_end>,
+     .mean = kRoundedMean,
+     .target = {"pending_at_end", 12},
+     .meaning = "pods not placed before the end"},
+    {.json = "pods.running_at_end",
+     .unit = kPods,
+     .access = field<&S::running_at_end>,
+     .mean = kRoundedMean,
+     .meaning = "pods still running at the end"},
+    {.json = "not_placed_reasons",
+     .mean = kRoundedMean,
+     .block = MetricBlock::kNotPlacedReasons,
+     .meaning = "reason -> pods never placed for it (seed means: per reason)"},
+    {.json = "window_s.start",
+     .unit = kSeconds,
+     .access = field<&S::window_start_s>,
+     .meaning = "start of the metrics window"},
+    {.json = "window_s.end",
+     .unit = kSeconds,
+     .access = field<&S::window_end_s>,
+     .meaning = "end of the metrics window"},
+    {.json = "allocation_ratio.time_weighted",
+     .unit = kShare,
+     .access = field<&S::allocation_ratio>,
+     .mean = kMean,
+     .target = {"allocation_ratio", 13, true},
+     .column = {"alloc", 5, kPercent, 85, true},
+     .meaning = "allocated GPU capacity / total, time-weighted"},
+    {.json = "allocation_ratio.at_first_failure",
+     .unit = kShare,
+     .access = field<&S::allocation_ratio_at_first_failure>,
+     .meaning = "allocated / total when a pod first could not be placed"},
+    {.json = "allocation_ratio.first_failure_s",
+     .unit = kSeconds,
+     .access = field<&S::first_failure_s>,
+     .meaning = "when that was"},
+    {.json = "fragmentation_ratio",
+     .unit = kShare,
+     .access = field<&S::fragmentation_ratio>,
+     .mean = kMean,
+     .target = {"fragmentation_ratio", 14},
+     .column = {"frag", 6, kPercent, kNeverInTerminal, true},
+     .meaning = "free GPU capacity the workload cannot use, time-weighted"},
+    {.json = "communication_quality.count",
+     .unit = kPods,
+     .access = dist<&S::communication_quality, &Distribution::count>,
+     .mean = kRoundedMean,
+     .written_if = has_values<&S::communication_quality>,
+     .report = kFlat,
+     .meaning = "multi-GPU pods on nodes with a topology"},
+    {.json = "communication_quality.mean",
+     .unit = kShare,
+     .access = dist<&S::communication_quality, &Distribution::mean>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::communication_quality>,
+     .report = kFlat,
+     .meaning = "chosen GPUs' pair score / best possible"},
+    {.json = "communication_quality.p50",
+     .unit = kShare,
+     .access = dist<&S::communication_quality, &Distribution::p50>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::communication_quality>,
+     .report = kFlat},
+    {.json = "communication_quality.p95",
+     .unit = kShare,
+     .access = dist<&S::communication_quality, &Distribution::p95>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::communication_quality>,
+     .report = kFlat},
+    {.json = "communication_quality.p99",
+     .unit = kShare,
+     .access = dist<&S::communication_quality, &Distribution::p99>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::communication_quality>,
+     .report = kFlat},
+    {.json = "communication_quality.max",
+     .unit = kShare,
+     .access = dist<&S::communication_quality, &Distribution::max>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::communication_quality>,
+     .report = kFlat},
+    {.json = "fill.capacity_gpus",
+     .unit = kGpus,
+     .access = in<&S::fill, &FillSummary::capacity_gpus>,
+     .mean = kLast,
+     .written_if = has<&S::fill>,
+     .meaning = "fill experiments: GPU capacity"},
+    {.json = "fill.arrived_at_end",
+     .unit = kShare,
+     .access = in<&S::fill, &FillSummary::arrived_at_end>,
+     .mean = kMean,
+     .written_if = has<&S::fill>,
+     .meaning = "demand arrived by the end / capacity"},
+    {.json = "fill.at_full.allocated",
+     .unit = kShare,
+     .access = in<&S::fill, &FillSummary::allocated_at_full>,
+     .mean = kMean,
+     .written_if = has<&S::fill>,
+     .meaning = "when demand first reached capacity: allocated"},
+    {.json = "fill.at_full.fragmented",
+     .unit = kShare,
+     .access = in<&S::fill, &FillSummary::fragmented_at_full>,
+     .mean = kMean,
+     .written_if = has<&S::fill>,
+     .meaning = "... fragmented"},
+    {.json = "fill.at_full.failed",
+     .unit = kShare,
+     .access = in<&S::fill, &FillSummary::failed_at_full>,
+     .mean = kMean,
+     .written_if = has<&S::fill>,
+     .meaning = "... demand that failed"},
+    {.json = "fill.at_end.allocated",
+     .unit = kShare,
+     .access = in<&S::fill, &FillSummary::allocated_at_end>,
+     .mean = kMean,
+     .written_if = has<&S::fill>,
+     .meaning = "at the end: allocated"},
+    {.json = "fill.at_end.fragmented",
+     .unit = kShare,
+     .access = in<&S::fill, &FillSummary::fragmented_at_end>,
+     .mean = kMean,
+     .written_if = has<&S::fill>,
+     .meaning = "... fragmented"},
+    {.json = "fill.at_end.failed",
+     .unit = kShare,
+     .access = in<&S::fill, &FillSummary::failed_at_end>,
+     .mean = kMean,
+     .written_if = has<&S::fill>,
+     .meaning = "... demand that failed"},
+    {.json = "queue_delay_s.count",
+     .unit = kPods,
+     .access = dist<&S::queue_delay_s, &Distribution::count>,
+     .mean = kRoundedMean,
+     .meaning = "pods that started and did not fail"},
+    {.json = "queue_delay_s.mean",
+     .unit = kSeconds,
+     .access = dist<&S::queue_delay_s, &Distribution::mean>,
+     .mean = kMeanOfHolders,
+     .meaning = "start - arrival"},
+    {.json = "queue_delay_s.p50",
+     .unit = kSeconds,
+     .access = dist<&S::queue_delay_s, &Distribution::p50>,
+     .mean = kMeanOfHolders,
+     .target = {"queue_delay_p50_s", 1, true},
+     .column = {"queue p50", 9, kDuration, 30, true}},
+    {.json = "queue_delay_s.p95",
+     .unit = kSeconds,
+     .access = dist<&S::queue_delay_s, &Distribution::p95>,
+     .mean = kMeanOfHolders,
+     .target = {"queue_delay_p95_s", 2}},
+    {.json = "queue_delay_s.p99",
+     .unit = kSeconds,
+     .access = dist<&S::queue_delay_s, &Distribution::p99>,
+     .mean = kMeanOfHolders,
+     .target = {"queue_delay_p99_s", 3, true},
+     .column = {"queue p99", 10, kDuration, 75, true}},
+    {.json = "queue_delay_s.max",
+     .unit = kSeconds,
+     .access = dist<&S::queue_delay_s, &Distribution::max>,
+     .mean = kMeanOfHolders,
+     .target = {"queue_delay_max_s", 4}},
+    {.json = "jct_s.count",
+     .unit = kPods,
+     .access = dist<&S::jct_s, &Distribution::count>,
+     .mean = kRoundedMean,
+     .meaning = "completed pods"},
+    {.json = "jct_s.mean",
+     .unit = kSeconds,
+     .access = dist<&S::jct_s, &Distribution::mean>,
+     .mean = kMeanOfHolders,
+     .meaning = "finish - arrival"},
+    {.json = "jct_s.p50",
+     .unit = kSeconds,
+     .access = dist<&S::jct_s, &Distribution::p50>,
+     .mean = kMeanOfHolders,
+     .target = {"jct_p50_s", 5},
+     .column = {"JCT p50", 11, kDuration, 35, true}},
+    {.json = "jct_s.p95",
+     .unit = kSeconds,
+     .access = dist<&S::jct_s, &Distribution::p95>,
+     .mean = kMeanOfHolders},
+    {.json = "jct_s.p99",
+     .unit = kSeconds,
+     .access = dist<&S::jct_s, &Distribution::p99>,
+     .mean = kMeanOfHolders,
+     .target = {"jct_p99_s", 6, true},
+     .column = {"JCT p99", 12, kDuration, 65, true}},
+    {.json = "jct_s.max",
+     .unit = kSeconds,
+     .access = dist<&S::jct_s, &Distribution::max>,
+     .mean = kMeanOfHolders},
+    {.json = "slowdown.count",
+     .unit = kPods,
+     .access = dist<&S::slowdown, &Distribution::count>,
+     .mean = kRoundedMean,
+     .meaning = "completed pods"},
+    {.json = "slowdown.mean",
+     .unit = kFactor,
+     .access = dist<&S::slowdown, &Distribution::mean>,
+     .mean = kMeanOfHolders,
+     .meaning = "JCT / run time alone"},
+    {.json = "slowdown.p50",
+     .unit = kFactor,
+     .access = dist<&S::slowdown, &Distribution::p50>,
+     .mean = kMeanOfHolders},
+    {.json = "slowdown.p95",
+     .unit = kFactor,
+     .access = dist<&S::slowdown, &Distribution::p95>,
+     .mean = kMeanOfHolders},
+    {.json = "slowdown.p99",
+     .unit = kFactor,
+     .access = dist<&S::slowdown, &Distribution::p99>,
+     .mean = kMeanOfHolders,
+     .target = {"slowdown_p99", 7},
+     .column = {"slowdn p99", 13, kFixed2, 20, false}},
+    {.json = "slowdown.max",
+     .unit = kFactor,
+     .access = dist<&S::slowdown, &Distribution::max>,
+     .mean = kMeanOfHolders},
+    {.json = "utilization.sm",
+     .unit = kShare,
+     .access = field<&S::sm_utilization>,
+     .mean = kMean,
+     .target = {"sm_utilization", 15},
+     .column = {"SM util", 7, kPercent, 60, true},
+     .meaning = "SM utilization over all GPUs, time-weighted"},
+    {.json = "utilization.memory",
+     .unit = kShare,
+     .access = field<&S::memory_utilization>,
+     .mean = kMean,
+     .meaning = "memory utilization over all GPUs, time-weighted"},
+    {.json = "per_model",
+     .block = MetricBlock::kPerModel,
+     .meaning = "per GPU model usage (seed means: empty)"},
+    {.json = "slo.pods",
+     .unit = kPods,
+     .access = field<&S::slo_pods>,
+     .meaning = "pods with an SLO"},
+    {.json = "slo.met", .unit = kPods, .access = field<&S::slo_met>, .meaning = "pods that met it"},
+    {.json = "slo.undecided",
+     .unit = kPods,
+     .access = field<&S::slo_undecided>,
+     .meaning = "pods with an SLO still pending or running at the end"},
+    {.json = "slo.attainment",
+     .unit = kShare,
+     .access = field<&S::slo_attainment>,
+     .mean = kMeanOfHolders,
+     .target = {"slo_attainment", 8, true},
+     .column = {"SLO", 14, kPercent, 55, true},
+     .meaning = "met / (pods - undecided)"},
+    {.json = "gpu_hours.provisioned",
+     .unit = kGpuHours,
+     .access = field<&S::gpu_hours_provisioned>,
+     .mean = kMean,
+     .target = {"gpu_hours_provisioned", 16},
+     .meaning = "GPU-hours in the window"},
+    {.json = "gpu_hours.allocated",
+     .unit = kGpuHours,
+     .access = field<&S::gpu_hours_allocated>,
+     .mean = kMean,
+     .column = {"GPU-h used", 15, kFixed1, 25, true},
+     .meaning = "GPU-hours allocated"},
+    {.json = "cost_usd",
+     .unit = kUsd,
+     .access = field<&S::cost_usd>,
+     .mean = kMean,
+     .target = {"cost_usd", 17, true},
+     .column = {"cost $", 16, kFixed2, 50, true},
+     .meaning = "GPU-hours provisioned x catalog price"},
+    {.json = "mig.reconfigurations",
+     .unit = kCount,
+     .access = in<&S::mig, &MigMetrics::reconfigurations>,
+     .mean = kRoundedMean,
+     .written_if = has<&S::mig>,
+     .column = {"MIG reconf", 17, kInteger, 0, false, has<&S::mig>},
+     .report = kFlat,
+     .meaning = "MIG: GPUs re-partitioned"},
+    {.json = "mig.reconfiguration_gpu_s",
+     .unit = kGpuSeconds,
+     .access = in<&S::mig, &MigMetrics::reconfiguration_gpu_s>,
+     .mean = kMean,
+     .written_if = has<&S::mig>,
+     .report = kFlat,
+     .meaning = "MIG: GPU-seconds spent re-partitioning"},
+    {.json = "mig.stranded_ratio",
+     .unit = kShare,
+     .access = in<&S::mig, &MigMetrics::stranded_ratio>,
+     .mean = kMean,
+     .written_if = has<&S::mig>,
+     .column = {"stranded", 18, kPercent, 57, false, has<&S::mig>},
+     .report = kFlat,
+     .meaning = "MIG: capacity stranded in unusable free instances"},
+    {.json = "engine.events",
+     .unit = kCount,
+     .access = field<&S::events>,
+     .mean = kRoundedEach,
+     .meaning = "simulator events"},
+    {.json = "engine.placement_attempts",
+     .unit = kCount,
+     .access = field<&S::placement_attempts>,
+     .mean = kRoundedEach,
+     .meaning = "placement attempts"},
+    {.json = "isolation_error.count",
+     .unit = kPods,
+     .access = dist<&S::isolation_error, &Distribution::count>,
+     .mean = kRoundedMean,
+     .written_if = has_values<&S::isolation_error>,
+     .report = kFlat,
+     .meaning = "capped pods that ran"},
+    {.json = "isolation_error.mean",
+     .unit = kShare,
+     .access = dist<&S::isolation_error, &Distribution::mean>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::isolation_error>,
+     .column = {"iso err mean/max", 8, kPointsMeanMax, 58, false, isolation_shown},
+     .report = kFlat,
+     .meaning = "difference of promised and delivered GPU share"},
+    {.json = "isolation_error.p50",
+     .unit = kShare,
+     .access = dist<&S::isolation_error, &Distribution::p50>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::isolation_error>,
+     .report = kFlat},
+    {.json = "isolation_error.p95",
+     .unit = kShare,
+     .access = dist<&S::isolation_error, &Distribution::p95>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::isolation_error>,
+     .report = kFlat},
+    {.json = "isolation_error.p99",
+     .unit = kShare,
+     .access = dist<&S::isolation_error, &Distribution::p99>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::isolation_error>,
+     .report = kFlat},
+    {.json = "isolation_error.max",
+     .unit = kShare,
+     .access = dist<&S::isolation_error, &Distribution::max>,
+     .mean = kMeanOfHolders,
+     .written_if = has_values<&S::isolation_error>,
+     .report = kFlat},
+    {.json = "neighbour_failures",
+     .unit = kPods,
+     .access = field<&S::neighbour_failures>,
+     .mean = kRoundedMean,
+     .column = {"nbr fail", 3, kInteger, 0, false, isolation_shown},
+     .report = kFlat,
+     .meaning = "pods failed because of a neighbour"},
+    {.unit = kPods,
+     .column = {"unplaced", 4, kInteger, 70, true},
+     .sum_of = {"pods.unschedulable", "pods.pending_at_end"},
+     .meaning = "never placed or still pending at the end"},
+};
+
+// Rows in another order, worked out at compile time: the targets by target order, the columns
+// by position.
+constexpr size_t kTargetCount =
+    std::ranges::count_if(kRows, [](const RunMetric& m) { return !m.target.name.empty(); });
+constexpr size_t kColumnCount =
+    std::ranges::count_if(kRows, [](const RunMetric& m) { return !m.column.head.empty(); });
+
+constexpr auto kTargets = [] {
+  std::array<const RunMetric*, kTargetCount> out{};
+  size_t n = 0;
+  for (const RunMetric& m : kRows)
+    if (!m.target.name.empty()) out[n++] = &m;
+  std::ranges::sort(out, {}, [](const RunMetric* m) { return m->target.order; });
+  return out;
+}();
+// Target orders are 1..n (sweep.csv's columns), column positions distinct.
+static_assert(
+    [] {
+      for (size_t i = 0; i < kTargetCount; ++i)
+        if (kTargets[i]->target.order != i + 1) return false;
+      return true;
+    }(),
+    "target orders must run 1..n");
+constexpr auto kTargetNames = [] {
+  std::array<std::string_view, kTargetCount> out{};
+  for (size_t i = 0; i < kTargetCount; ++i) out[i] = kTargets[i]->target.name;
+  return out;
+}();
+constexpr auto kColumns = [] {
+  std::array<const RunMetric*, kColumnCount> out{};
+  size_t n = 0;
+  for (const RunMetric& m : kRows)
+    if (!m.column.head.empty()) out[n++] = &m;
+  std::ranges::sort(out, {}, [](const RunMetric* m) { return m->column.position; });
+  return out;
+}();
+static_assert(
+    [] {
+      for (size_t i = 1; i < kColumnCount; ++i)
+        if (kColumns[i - 1]->column.position == kColumns[i]->column.position) return false;
+      return true;
+    }(),
+    "column positions must be distinct");
+
+}  // namespace
+
+bool is_whole(MetricUnit u) {
+  return u == kPods || u == kCount;
+}
+
+std::string_view unit_name(MetricUnit u) {
+  switch (u) {
+    case kPods:
+      return "pods";
+    case kCount:
+      return "count";
+    case kShare:
+      return "0..1";
+    case kSeconds:
+      return "s";
+    case kFactor:
+      return "factor";
+    case kGpus:
+      return "GPUs";
+    case kGpuHours:
+      return "GPU-h";
+    case kGpuSeconds:
+      return "GPU-s";
+    case kUsd:
+      return "USD";
+    case kNone:
+      return "-";
+  }
+  return "?";
+}
+
+std::string_view seed_mean_name(SeedMean m) {
+  switch (m) {
+    case kMean:
+      return "mean";
+    case kRoundedMean:
+      return "mean, rounded";
+    case kRoundedEach:
+      return "sum of rounded value/seeds";
+    case kMeanOfHolders:
+      return "mean over seeds with a value";
+    case kLast:
+      return "last seed's";
+    case kNotAveraged:
+      return "not averaged";
+  }
+  return "?";
+}
+
+std::span<const RunMetric> run_metrics() {
+  return kRows;
+}
+
+const RunMetric* find_run_metric(std::string_view json) {
+  for (const RunMetric& m : kRows)
+    if (!json.empty() && m.json == json) return &m;
+  return nullptr;
+}
+
+std::optional<double> metric_value(const RunMetric& m, const RunSummary& s) {
+  if (m.access.get) return m.access.get(s);
+  std::optional<double> sum;
+  for (const std::string_view part : m.sum_of) {
+    const RunMetric* p = find_run_metric(part);
+    const auto v = p ? metric_value(*p, s) : std::nullopt;
+    if (v) sum = sum.value_or(0) + *v;
+  }
+  return sum;
+}
+
+std::span<const RunMetric* const> target_metrics() {
+  return kTargets;
+}
+
+std::span<const std::string_view> target_names() {
+  return kTargetNames;
+}
+
+std::span<const RunMetric* const> column_metrics() {
+  return kColumns;
+}
+
+std::string run_metrics_markdown() {
+  std::string out =
+      "| key | unit | seed mean | plan target | terminal column | report | meaning |\n"
+      "|---|---|---|---|---|---|---|\n";
+  for (const RunMetric& m : kRows) {
+    const bool derived = !m.sum_of[0].empty();
+    std::string key = m.json.empty() ? "(not written)" : fmt::format("`{}`", m.json);
+    if (derived) key += fmt::format(" = {} + {}", m.sum_of[0], m.sum_of[1]);
+    if (m.written_if) key += " (only when present)";
+    const std::string_view mean = derived ? "sum of the means" : seed_mean_name(m.mean);
+    const std::string target = m.target.name.empty() ? "-" : fmt::format("`{}`", m.target.name);
+    std::string terminal = "-";
+    if (!m.column.head.empty() && m.column.keep != kNeverInTerminal)
+      terminal = fmt::format("{}{}{}", m.column.head, m.column.keep == 0 ? ", --wide only" : "",
+                             m.column.shown_if ? ", when a run has it" : "");
+    std::string report = "-";
+    if (m.column.report)
+      report = fmt::format("column {}", m.column.head);
+    else if (m.report == ReportUse::kFlattened)
+      report = "as written";
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", key, unit_name(m.unit), mean,
+                       target, terminal, report, m.meaning);
+  }
+  return out;
+}
+
+}  // namespace slicelab

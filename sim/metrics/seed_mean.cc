@@ -1,0 +1,62 @@
+#include "sim/metrics/seed_mean.h"
+
+#include <cmath>
+
+#include "sim/metrics/run_metrics.h"
+
+namespace slicelab {
+namespace {
+
+double rounded(double v) {
+  return static_cast<double>(std::llround(v));
+}
+
+// One row's figure over the seeds: set only when some seed holds a value.
+void combine(const RunMetric& m, std::span<const RunSummary* const> seeds, RunSummary& out) {
+  if (!m.access.get || !m.access.set || m.mean == SeedMean::kNotAveraged) return;
+  const double k = static_cast<double>(seeds.size());
+  double acc = 0;
+  size_t holders = 0;
+  for (const RunSummary* s : seeds) {
+    const auto v = m.access.get(*s);
+    if (!v) continue;
+    ++holders;
+    switch (m.mean) {
+      case SeedMean::kMean:
+        acc += *v / k;
+        break;
+      case SeedMean::kRoundedMean:
+      case SeedMean::kMeanOfHolders:
+        acc += *v;
+        break;
+      case SeedMean::kRoundedEach:
+        acc += rounded(*v / k);
+        break;
+      case SeedMean::kLast:
+        acc = *v;
+        break;
+      case SeedMean::kNotAveraged:
+        break;
+    }
+  }
+  if (holders == 0) return;
+  if (m.mean == SeedMean::kRoundedMean) acc = rounded(acc / k);
+  if (m.mean == SeedMean::kMeanOfHolders) acc /= static_cast<double>(holders);
+  m.access.set(out, acc);
+}
+
+}  // namespace
+
+RunSummary seed_mean(std::span<const RunSummary* const> seeds) {
+  RunSummary out;
+  if (seeds.empty()) return out;
+  for (const RunMetric& m : run_metrics()) combine(m, seeds, out);
+  const double k = static_cast<double>(seeds.size());
+  for (const RunSummary* s : seeds)
+    for (const auto& [reason, n] : s->not_placed_reasons) out.not_placed_reasons[reason] += n;
+  for (auto& [reason, n] : out.not_placed_reasons)
+    n = static_cast<size_t>(std::llround(static_cast<double>(n) / k));
+  return out;
+}
+
+}  // namespace slicelab
