@@ -583,6 +583,29 @@ TEST_F(Cli, ManyPodsWriteACompletePodsCsvInPodOrder) {
   EXPECT_EQ(out_of_order, 0U);
 }
 
+// bench/million-pods.yaml (docs/performance.md) is bench/sim_throughput's mix scaled up: 40%
+// fractional one-GPU, 35% whole one-GPU, 10% two, 10% four, 5% eight GPUs, on 8,000 GPUs.
+TEST_F(Cli, MillionPodBenchScenarioIsTheThroughputMix) {
+#ifdef SLICELAB_SANITIZED
+  GTEST_SKIP() << "generating a million pods takes minutes under the sanitizers";
+#endif
+  const std::string file = kSource + "/bench/million-pods.yaml";
+  const Scenario sc = load_scenario(file);
+  ASSERT_EQ(sc.pods.size(), 1'000'000U);
+  EXPECT_EQ(sc.cluster.gpu_count(), 8'000U);
+  EXPECT_EQ(sc.policies.size(), 1U);            // one run: its peak memory is one run's
+  std::map<std::pair<int, int>, double> share;  // (GPUs, milli) -> share of the pods
+  for (const auto& p : sc.pods) share[{p.gpu_count, p.gpu_milli}] += 1e-6;
+  EXPECT_NEAR((share[{1, 300}]), 0.40, 0.005);
+  EXPECT_NEAR((share[{1, 1000}]), 0.35, 0.005);
+  EXPECT_NEAR((share[{2, 1000}]), 0.10, 0.005);
+  EXPECT_NEAR((share[{4, 1000}]), 0.10, 0.005);
+  EXPECT_NEAR((share[{8, 1000}]), 0.05, 0.005);
+  EXPECT_EQ(share.size(), 5U);
+  const Outcome v = slicelab("validate " + shell_quote(file));
+  EXPECT_EQ(v.status, 0) << v.err;
+}
+
 // ---- every shipped scenario ----------------------------------------------------------------
 
 // Iterates scenarios/ at run time, so a scenario added later is covered without touching this.
