@@ -20,6 +20,16 @@ inline void write_text_file(const std::filesystem::path& p, const std::string& c
   if (!out) throw std::runtime_error(fmt::format("cannot write {}", p.string()));
 }
 
+// As write_text_file, for content that `write` produces piece by piece into the file's stream,
+// so that it is never held whole in memory.
+inline void write_streamed_file(const std::filesystem::path& p,
+                                const std::function<void(std::ostream&)>& write) {
+  std::ofstream out(p, std::ios::binary);
+  if (out) write(out);
+  out.close();
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}", p.string()));
+}
+
 // check_output_folder(dir, force) (reports/output_guard.h), then removes what dead slicelab
 // processes left beside `dir` (sweep_stale_folders). Returns the folder's absolute path. The
 // CLI calls it before a long run, so that a refusal comes before the work, not after.

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,7 +15,11 @@
 namespace slicelab {
 
 nlohmann::ordered_json summary_json(const Scenario& scenario, std::span<const RunResult> runs);
+// pods.csv and timeseries.csv, written to `out` a few rows at a time (write_results streams them
+// into the results folder); the string forms hold the same bytes.
+void write_pods_csv(std::ostream& out, const Scenario& scenario, std::span<const RunResult> runs);
 std::string pods_csv(const Scenario& scenario, std::span<const RunResult> runs);
+void write_timeseries_csv(std::ostream& out, std::span<const RunResult> runs);
 std::string timeseries_csv(std::span<const RunResult> runs);
 // The terminal table: every column when `wide`, else the most telling ones that fit in
 // kTerminalColumns, and a line saying how many more --wide shows.

@@ -18,8 +18,8 @@ inline constexpr int64_t kMaxSamples = 1'000'000;
 
 // Pods of one workload, after generation, import, fill sampling or a sweep's scaling. Measured
 // (docs/scenario-format.md, "Limits"): `validate` holds about 200 bytes per pod, a run about
-// 570 bytes per pod per policy running at once, so the largest workload validates in 1 GB and
-// runs in about 3 GB per policy.
+// 300 more per pod per policy running at once, so the largest workload validates in 1 GB and
+// runs in about 2.5 GB with one policy.
 inline constexpr int64_t kMaxPods = 5'000'000;
 
 // Nodes and GPUs of one cluster (all node groups together, after a sweep's scaling).

@@ -83,17 +83,18 @@ struct Running {
 };
 
 // Outcome of a finished process: the workload's exit codes have meanings (kernel_catalog.h).
-void record_exit(PodOutcome& o, const ExitStatus& s, bool timed_out, double timeout_s) {
+void record_exit(PodOutcome& o, ReasonTable& reasons, const ExitStatus& s, bool timed_out,
+                 double timeout_s) {
   if (timed_out) {
     o.status = PodStatus::kFailed;
-    o.reason = fmt::format("timeout: still running after {:.3g} s, killed", timeout_s);
+    o.reason = reasons.add(fmt::format("timeout: still running after {:.3g} s, killed", timeout_s));
   } else if (s.success()) {
     o.status = PodStatus::kCompleted;
   } else {
     o.status = PodStatus::kFailed;
-    o.reason = s.exit_code == kKernelExitOutOfMemory ? "out of memory"
-               : s.exit_code == kKernelExitNoGpu     ? "no GPU visible to the workload"
-                                                     : s.describe();
+    o.reason = reasons.add(s.exit_code == kKernelExitOutOfMemory ? "out of memory"
+                           : s.exit_code == kKernelExitNoGpu     ? "no GPU visible to the workload"
+                                                                 : s.describe());
   }
 }
 
@@ -105,7 +106,7 @@ void summarise(RunResult& r, const std::vector<PodSpec>& pods, double window_end
   for (size_t i = 0; i < pods.size(); ++i) {
     const PodOutcome& o = r.pods[i];
     s.count(o.status);
-    if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[o.reason];
+    if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[r.reasons[o.reason]];
     if (o.start_s >= 0) queue.push_back(o.start_s - pods[i].arrival_s);
     if (o.status == PodStatus::kCompleted) {
       jct.push_back(o.finish_s - pods[i].arrival_s);
@@ -234,7 +235,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
           pods[p].gpu_count == 0 || pods[p].gpu_memory_mib <= empty.gpu_memory_capacity(0);
       if (!empty.fits(0, req[p]) || !gpu_mem_ok) {
         r.pods[p].status = PodStatus::kUnschedulable;
-        r.pods[p].reason = "does not fit on this machine's GPUs";
+        r.pods[p].reason = r.reasons.add("does not fit on this machine's GPUs");
         ++resolved;
         continue;
       }
@@ -251,7 +252,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       const auto node = placement.schedule(cycle, gpus_out);
       if (!node && running.empty()) {  // refused on an idle machine: it never will fit
         r.pods[p].status = PodStatus::kUnschedulable;
-        r.pods[p].reason = "the policy places it on no GPU of this machine";
+        r.pods[p].reason = r.reasons.add("the policy places it on no GPU of this machine");
         ++resolved;
         it = pending.erase(it);
         continue;
@@ -327,7 +328,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       o.finish_s = t;
       const double timeout_s =
           pods[it->pod].duration_s * opt.time_scale * opt.timeout_factor + opt.timeout_grace_s;
-      record_exit(o, *s, it->timed_out, timeout_s);
+      record_exit(o, r.reasons, *s, it->timed_out, timeout_s);
       cluster.unbind(it->node, it->gpus, req[it->pod]);
       ++resolved;
       it = running.erase(it);

@@ -102,6 +102,7 @@ class Simulation {
   std::vector<uint32_t> gpu_offset_;  // into pod_gpu_ (global GPU ids), prefix sums
   std::vector<GpuId> pod_gpu_;
   std::vector<PodOutcome> out_;
+  ReasonTable reasons_;  // the texts out_[p].reason names
   std::vector<uint32_t> arrival_order_;
 
   // Per GPU: tenants in fixed-size slots, their rates, and what the GPU delivers.
@@ -375,9 +376,9 @@ bool Simulation::fails_for_memory(uint32_t p) {
     const int64_t cap = sharing_->partition_memory_mib(g, p);
     if (cap < 0 || r.gpu_memory_mib <= cap) continue;
     const NodeId node = cluster_.node_of(g);
-    out_[p].reason = fmt::format("out of memory in {} on {} GPU {}: needs {} MiB of {}",
-                                 sharing_->partition_name(g, p), cluster_.node_name(node),
-                                 g - cluster_.first_gpu(node), r.gpu_memory_mib, cap);
+    out_[p].reason = reasons_.add(fmt::format(
+        "out of memory in {} on {} GPU {}: needs {} MiB of {}", sharing_->partition_name(g, p),
+        cluster_.node_name(node), g - cluster_.first_gpu(node), r.gpu_memory_mib, cap));
     out_[p].failure = FailureCause::kInstanceMemory;
     return true;
   }
@@ -388,10 +389,10 @@ bool Simulation::fails_for_memory(uint32_t p) {
     const int64_t cap = cluster_.gpu_memory_capacity(node);
     const int64_t used = cluster_.gpu_memory_used(g);  // includes this pod
     if (used <= cap) continue;
-    out_[p].reason =
+    out_[p].reason = reasons_.add(
         fmt::format("out of memory on {} GPU {}: needs {} MiB, neighbours hold {} of {} MiB",
                     cluster_.node_name(node), g - cluster_.first_gpu(node), r.gpu_memory_mib,
-                    used - r.gpu_memory_mib, cap);
+                    used - r.gpu_memory_mib, cap));
     out_[p].failure = FailureCause::kNeighboursMemory;
     return true;
   }
@@ -408,16 +409,17 @@ bool Simulation::fails_own_limit(uint32_t p) {
     const int64_t limit =
         mode_.memory_limit_mib(r.gpu_memory_mib, cluster_.gpu_memory_capacity(node));
     if (limit < 0 || peak_mib_[p] <= limit) continue;
-    o.reason = fmt::format("out of memory on {} GPU {}: peak {} MiB over its {} limit of {} MiB",
-                           cluster_.node_name(node), g - cluster_.first_gpu(node), peak_mib_[p],
-                           mode_.kind(), limit);
+    o.reason = reasons_.add(fmt::format(
+        "out of memory on {} GPU {}: peak {} MiB over its {} limit of {} MiB",
+        cluster_.node_name(node), g - cluster_.first_gpu(node), peak_mib_[p], mode_.kind(), limit));
     o.failure = FailureCause::kOverMemoryCap;
     return true;
   }
   // A draw only where the mode models client faults, so other modes' random streams (and
   // results) are unchanged.
   if (const double q = mode_.client_fault_probability(); q > 0 && rng_.uniform() < q) {
-    o.reason = fmt::format("{} client fault (modelled, probability {:g})", mode_.kind(), q);
+    o.reason =
+        reasons_.add(fmt::format("{} client fault (modelled, probability {:g})", mode_.kind(), q));
     o.failure = FailureCause::kClientFault;
     return true;
   }
@@ -451,7 +453,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
   o.status = PodStatus::kFailed;
   o.finish_s = now_;
   o.failure = cause;
-  o.reason = reason;
+  o.reason = reasons_.add(reason);
   release(p);
 }
 
@@ -577,11 +579,11 @@ void Simulation::arrive(uint32_t p, uint64_t seq) {
     arrived_gpus_ += demand;
     if (auto why = never_fits(p)) {
       out_[p].status = PodStatus::kUnschedulable;
-      out_[p].reason = "no node could ever hold it: " + *why;
+      out_[p].reason = reasons_.add("no node could ever hold it: " + *why);
       failed_gpus_ += demand;
     } else if (!try_place(p)) {
       out_[p].status = PodStatus::kUnschedulable;
-      out_[p].reason = "no room when it arrived (fill experiment: one attempt)";
+      out_[p].reason = reasons_.add("no room when it arrived (fill experiment: one attempt)");
       failed_gpus_ += demand;
     } else if (out_[p].status == PodStatus::kFailed) {
       failed_gpus_ += demand;  // placed, then out of memory: its demand was not served either
@@ -591,7 +593,7 @@ void Simulation::arrive(uint32_t p, uint64_t seq) {
   }
   if (auto why = never_fits(p)) {
     out_[p].status = PodStatus::kUnschedulable;
-    out_[p].reason = "no node could ever hold it: " + *why;
+    out_[p].reason = reasons_.add("no node could ever hold it: " + *why);
     return;
   }
   // With backfill and nothing freed since the last pass, every waiting pod would fail again:
@@ -745,10 +747,12 @@ RunResult Simulation::run(const ProgressFn& progress) {
   }
   if (interval > 0 && (samples_.empty() || samples_.back().time_s < now_)) take_sample(now_);
 
-  const std::string still_pending = fmt::format("still pending when the run ended at {:g}s", now_);
+  const uint32_t still_pending =
+      reasons_.add(fmt::format("still pending when the run ended at {:g}s", now_));
   pending_.for_each([&](uint32_t p) { out_[p].reason = still_pending; });
-  for (size_t k = next_arrival; k < n; ++k)
-    out_[arrival_order_[k]].reason = fmt::format("arrives after the run ended at {:g}s", now_);
+  const uint32_t arrives_after =
+      reasons_.add(fmt::format("arrives after the run ended at {:g}s", now_));
+  for (size_t k = next_arrival; k < n; ++k) out_[arrival_order_[k]].reason = arrives_after;
   if (progress) progress(1.0);
 
   RunResult result;
@@ -772,6 +776,7 @@ RunResult Simulation::run(const ProgressFn& progress) {
   result.summary = summarize();
   result.fill_curve = std::move(fill_curve_);  // after summarize(), which reads it
   result.pods = std::move(out_);
+  result.reasons = std::move(reasons_);  // after summarize(), which reads it
   return result;
 }
 
@@ -865,7 +870,7 @@ RunSummary Simulation::summarize() const {
       }
     }
     if (o.isolation_error >= 0) isolation.push_back(o.isolation_error);
-    if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[o.reason];
+    if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[reasons_[o.reason]];
     if (o.status == PodStatus::kPending) ++s.not_placed_reasons["not placed before the run ended"];
     if (o.start_s >= 0 && o.status != PodStatus::kFailed)
       queue.push_back(o.start_s - pods[p].arrival_s);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/metrics/mig_metrics.h"
+#include "sim/metrics/reason_table.h"
 
 namespace slicelab {
 
@@ -25,18 +26,20 @@ enum class FailureCause : uint8_t {
   kInstanceMemory,    // MIG: its instance holds less memory than it needs
 };
 
+// One per pod of a run, so kept small (56 bytes; a million-pod replay holds a million): the
+// doubles first, then the 4-byte fields, the reason as an index into the run's ReasonTable.
 struct PodOutcome {
-  PodStatus status = PodStatus::kPending;
   double start_s = -1;   // -1 = never started
   double finish_s = -1;  // -1 = not finished
   double solo_s = 0;     // run time alone on the GPU it ran on
-  int32_t node = -1;
-  uint32_t gpu_begin = 0;  // into RunResult::pod_gpus (GPU index within the node)
-  uint32_t gpu_end = 0;
-  std::string reason;  // why it failed or was never placed
   // --- capped modes (MPS, interposer; issue 4) ---
   // Time-weighted |promised - delivered| share of the GPU while it ran; -1: not capped.
   double isolation_error = -1;
+  int32_t node = -1;
+  uint32_t gpu_begin = 0;  // into RunResult::pod_gpus (GPU index within the node)
+  uint32_t gpu_end = 0;
+  uint32_t reason = ReasonTable::kNone;  // why it failed or was never placed (RunResult::reasons)
+  PodStatus status = PodStatus::kPending;
   FailureCause failure = FailureCause::kNone;
 };
 
@@ -121,9 +124,13 @@ struct RunResult {
   uint64_t seed = 0;
   RunSummary summary;
   std::vector<PodOutcome> pods;  // in the workload's order
+  ReasonTable reasons;           // the texts PodOutcome::reason names
   std::vector<uint16_t> pod_gpus;
   std::vector<Sample> samples;
   std::vector<FillPoint> fill_curve;  // fill experiments only: one point per arrived pod
+
+  // Why pod `pod` failed or was never placed; empty when it did not.
+  const std::string& reason_of(size_t pod) const { return reasons[pods[pod].reason]; }
 };
 
 }  // namespace slicelab

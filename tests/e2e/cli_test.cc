@@ -532,6 +532,80 @@ TEST_F(Cli, HelpForEverySubcommand) {
   EXPECT_EQ(slicelab("compare -h").status, 0);
 }
 
+// ---- a long run: pods.csv is streamed into the folder, so it must still be whole ----------
+
+TEST_F(Cli, ManyPodsWriteACompletePodsCsvInPodOrder) {
+#ifdef SLICELAB_SANITIZED
+  const int pods = 10'000;  // still about 1 MB of pods.csv, many times the writer's buffer
+#else
+  const int pods = 100'000;
+#endif
+  const fs::path file = tmp_ / "many.yaml";
+  std::ofstream(file) << "name: many\n"
+                         "cluster:\n"
+                         "  node_groups:\n"
+                         "    - {name: a, count: 40, gpu_model: A100-80GB, gpus_per_node: 8,\n"
+                         "       cpu_milli: 128000, memory_mib: 1Ti}\n"
+                         "workload:\n"
+                         "  generator:\n"
+                         "    pods: "
+                      << pods
+                      << "\n"
+                         "    arrivals_per_hour: 150\n"
+                         "    shapes:\n"
+                         "      - {name: frac, weight: 3, gpu_count: 1, gpu_milli: 300,\n"
+                         "         duration: {distribution: lognormal, median: 1800, sigma: 0.8}}\n"
+                         "      - {name: four, weight: 1, gpu_count: 4,\n"
+                         "         duration: {distribution: lognormal, median: 3600, sigma: 0.8}}\n"
+                         "policies:\n"
+                         "  - {name: best-fit, placement: best-fit}\n"
+                         "  - {name: spread, placement: spread}\n";
+  const Scenario sc = load_scenario(file.string());
+  ASSERT_EQ(sc.pods.size(), static_cast<size_t>(pods));
+  const std::string out = out_dir("many-out");
+  const Outcome r =
+      slicelab("compare -q --jobs 2 " + shell_quote(file.string()) + " --out " + shell_quote(out));
+  ASSERT_EQ(r.status, 0) << r.err;
+  check_results(out, sc, policy_names(sc));  // one row per pod per policy, counts as summarized
+  // Rows in the workload's order, policy after policy, and the file ends with a whole row.
+  const std::string csv = read_file(fs::path(out) / "pods.csv");
+  ASSERT_FALSE(csv.empty());
+  EXPECT_EQ(csv.back(), '\n');
+  const std::vector<std::string> rows = lines_of(csv);
+  ASSERT_EQ(rows.size(), 1 + 2 * sc.pods.size());
+  size_t out_of_order = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const size_t k = (i - 1) % sc.pods.size();
+    const std::string want =
+        sc.policies[(i - 1) / sc.pods.size()].name + "," + sc.pods[k].name + ",";
+    out_of_order += rows[i].rfind(want, 0) == 0 ? 0 : 1;
+  }
+  EXPECT_EQ(out_of_order, 0U);
+}
+
+// bench/million-pods.yaml (docs/performance.md) is bench/sim_throughput's mix scaled up: 40%
+// fractional one-GPU, 35% whole one-GPU, 10% two, 10% four, 5% eight GPUs, on 8,000 GPUs.
+TEST_F(Cli, MillionPodBenchScenarioIsTheThroughputMix) {
+#ifdef SLICELAB_SANITIZED
+  GTEST_SKIP() << "generating a million pods takes minutes under the sanitizers";
+#endif
+  const std::string file = kSource + "/bench/million-pods.yaml";
+  const Scenario sc = load_scenario(file);
+  ASSERT_EQ(sc.pods.size(), 1'000'000U);
+  EXPECT_EQ(sc.cluster.gpu_count(), 8'000U);
+  EXPECT_EQ(sc.policies.size(), 1U);            // one run: its peak memory is one run's
+  std::map<std::pair<int, int>, double> share;  // (GPUs, milli) -> share of the pods
+  for (const auto& p : sc.pods) share[{p.gpu_count, p.gpu_milli}] += 1e-6;
+  EXPECT_NEAR((share[{1, 300}]), 0.40, 0.005);
+  EXPECT_NEAR((share[{1, 1000}]), 0.35, 0.005);
+  EXPECT_NEAR((share[{2, 1000}]), 0.10, 0.005);
+  EXPECT_NEAR((share[{4, 1000}]), 0.10, 0.005);
+  EXPECT_NEAR((share[{8, 1000}]), 0.05, 0.005);
+  EXPECT_EQ(share.size(), 5U);
+  const Outcome v = slicelab("validate " + shell_quote(file));
+  EXPECT_EQ(v.status, 0) << v.err;
+}
+
 // ---- every shipped scenario ----------------------------------------------------------------
 
 // Iterates scenarios/ at run time, so a scenario added later is covered without touching this.

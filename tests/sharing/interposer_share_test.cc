@@ -118,7 +118,7 @@ TEST(SimInterposerEngine, PodOverItsMemoryCapFailsAloneNeighboursUnaffected) {
   const auto alone = run_with_classes(cluster_of({node_group("n", 1, "A100-80GB", 1)}),
                                       {pod("a", 0, 100).milli(500).gpu_mem(10000)}, c, classes);
   EXPECT_EQ(with_b.pods[1].status, PodStatus::kFailed);
-  EXPECT_EQ(with_b.pods[1].reason,
+  EXPECT_EQ(with_b.reason_of(1),
             "out of memory on n-0 GPU 0: peak 50000 MiB over its interposer limit of 30000 MiB");
   EXPECT_EQ(with_b.pods[0].status, PodStatus::kCompleted);
   EXPECT_DOUBLE_EQ(with_b.pods[0].finish_s, alone.pods[0].finish_s);

@@ -104,7 +104,7 @@ std::vector<PodSpec> oom_pods() {
 TEST(SimMpsEngine, ClientOverItsPinnedLimitFailsAndPropagationZeroSparesNeighbours) {
   const auto r = run_with_classes(one_gpu(), oom_pods(), mps(2, 0.0), {});
   EXPECT_EQ(r.pods[1].status, PodStatus::kFailed);
-  EXPECT_EQ(r.pods[1].reason,
+  EXPECT_EQ(r.reason_of(1),
             "out of memory on n-0 GPU 0: peak 50000 MiB over its mps limit of 40960 MiB");
   EXPECT_EQ(r.pods[0].status, PodStatus::kCompleted);
   EXPECT_DOUBLE_EQ(r.pods[0].finish_s, 200.0);  // 100 s of work at rate 0.5
@@ -116,7 +116,7 @@ TEST(SimMpsEngine, PropagationOneTakesDownEveryNeighbour) {
   const auto r = run_with_classes(one_gpu(), oom_pods(), mps(2, 1.0), {});
   EXPECT_EQ(r.pods[1].status, PodStatus::kFailed);
   EXPECT_EQ(r.pods[0].status, PodStatus::kFailed);
-  EXPECT_EQ(r.pods[0].reason, "MPS neighbour fault");
+  EXPECT_EQ(r.reason_of(0), "MPS neighbour fault");
   EXPECT_DOUBLE_EQ(r.pods[0].finish_s, 10.0);
   EXPECT_EQ(r.summary.neighbour_failures, 1U);
   EXPECT_EQ(r.summary.failed, 2U);
@@ -137,7 +137,7 @@ TEST(SimMpsEngine, FaultStaysOnItsGpuAndFreedSlotsAreReused) {
   EXPECT_EQ(r.pods[0].status, PodStatus::kCompleted);
   EXPECT_EQ(r.pods[1].status, PodStatus::kCompleted);
   EXPECT_EQ(r.pods[2].status, PodStatus::kFailed);
-  EXPECT_EQ(r.pods[2].reason, "MPS neighbour fault");
+  EXPECT_EQ(r.reason_of(2), "MPS neighbour fault");
   EXPECT_EQ(r.pods[3].status, PodStatus::kFailed);
   EXPECT_EQ(r.pods[4].status, PodStatus::kCompleted);
   EXPECT_DOUBLE_EQ(r.pods[4].start_s, 20.0);
@@ -150,7 +150,7 @@ TEST(SimMpsEngine, ClientFaultProbabilityOneFailsEveryClientAtStart) {
   const auto r = run_with_classes(one_gpu(), {pod("a", 0, 10), pod("b", 1, 10)}, c, {});
   for (const auto& o : r.pods) {
     EXPECT_EQ(o.status, PodStatus::kFailed);
-    EXPECT_EQ(o.reason, "mps client fault (modelled, probability 1)");
+    EXPECT_EQ(r.reasons[o.reason], "mps client fault (modelled, probability 1)");
   }
   EXPECT_EQ(r.summary.not_placed_reasons.at("client fault (modelled)"), 2U);
 }

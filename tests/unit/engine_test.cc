@@ -181,12 +181,12 @@ TEST(SimEngineUntil, LeavesPodsRunningAndPendingWithReasons) {
   EXPECT_EQ(r.pods[0].status, PodStatus::kRunning);
   EXPECT_DOUBLE_EQ(r.pods[0].start_s, 0.0);
   EXPECT_DOUBLE_EQ(r.pods[0].finish_s, -1.0);
-  EXPECT_EQ(r.pods[0].reason, "");
+  EXPECT_EQ(r.reason_of(0), "");
   EXPECT_EQ(r.pods[1].status, PodStatus::kPending);
-  EXPECT_EQ(r.pods[1].reason, "still pending when the run ended at 50s");
+  EXPECT_EQ(r.reason_of(1), "still pending when the run ended at 50s");
   EXPECT_DOUBLE_EQ(r.pods[1].start_s, -1.0);
   EXPECT_EQ(r.pods[2].status, PodStatus::kPending);
-  EXPECT_EQ(r.pods[2].reason, "arrives after the run ended at 50s");
+  EXPECT_EQ(r.reason_of(2), "arrives after the run ended at 50s");
 
   const RunSummary& s = r.summary;
   EXPECT_EQ(s.completed, 0U);
@@ -281,7 +281,7 @@ TEST(SimEngineUnschedulable, EachConstraintGivesItsReason) {
     const auto r = run(two_models(), {spec});
     ASSERT_EQ(r.pods.size(), 1U);
     EXPECT_EQ(r.pods[0].status, PodStatus::kUnschedulable) << spec.name;
-    EXPECT_EQ(r.pods[0].reason, "no node could ever hold it: " + why) << spec.name;
+    EXPECT_EQ(r.reason_of(0), "no node could ever hold it: " + why) << spec.name;
     EXPECT_DOUBLE_EQ(r.pods[0].start_s, -1.0) << spec.name;
     EXPECT_EQ(r.pods[0].node, -1) << spec.name;
     EXPECT_EQ(r.summary.unschedulable, 1U) << spec.name;

@@ -160,7 +160,7 @@ RunResult fill_run(double sample_interval = 0) {
 TEST(FillEngine, OneAttemptAndNothingFinishes) {
   const RunResult r = fill_run();
   EXPECT_EQ(r.pods[2].status, PodStatus::kUnschedulable);
-  EXPECT_EQ(r.pods[2].reason, "no room when it arrived (fill experiment: one attempt)");
+  EXPECT_EQ(r.reason_of(2), "no room when it arrived (fill experiment: one attempt)");
   for (size_t i : {0U, 1U, 3U}) {
     EXPECT_EQ(r.pods[i].status, PodStatus::kRunning) << i;
     EXPECT_DOUBLE_EQ(r.pods[i].finish_s, -1.0) << i;
@@ -264,7 +264,7 @@ TEST(FillEngine, CpuOnlyAndNeverFittingPods) {
   EXPECT_DOUBLE_EQ(r.fill_curve[2].failed, 3.0);
   EXPECT_EQ(r.pods[0].status, PodStatus::kRunning);
   EXPECT_EQ(r.pods[2].status, PodStatus::kUnschedulable);
-  EXPECT_EQ(r.pods[2].reason.rfind("no node could ever hold it: ", 0), 0U) << r.pods[2].reason;
+  EXPECT_EQ(r.reason_of(2).rfind("no node could ever hold it: ", 0), 0U) << r.reason_of(2);
   // 100% is first reached at the 3rd point (4 >= 2): allocated 1/2, failed 3/2.
   EXPECT_DOUBLE_EQ(r.summary.fill->allocated_at_full, 0.5);
   EXPECT_DOUBLE_EQ(r.summary.fill->failed_at_full, 1.5);

@@ -286,7 +286,7 @@ TEST(SimMetricsTimeSlice, SharedGpuWithAnOutOfMemoryFailure) {
   EXPECT_EQ(
       s.not_placed_reasons,
       (std::map<std::string, size_t>{{"out of memory (neighbours hold the GPU's memory)", 1}}));
-  EXPECT_EQ(r.pods[2].reason,
+  EXPECT_EQ(r.reason_of(2),
             "out of memory on n-0 GPU 0: needs 30000 MiB, neighbours hold 61440 of 81920 MiB");
   EXPECT_NEAR(s.window_end_s, 200.0, 1e-9);
   // Allocation: 2 of 3 replicas over the whole window (c held one for no time at all).

@@ -110,7 +110,7 @@ TEST(MigEngine, MemoryBeyondTheInstanceFailsAtOnce) {
                      "first-fit", mig_static({{"1g.10gb", 1}, {"1g.20gb", 1}}));
   EXPECT_EQ(r.pods[0].status, PodStatus::kFailed);
   EXPECT_DOUBLE_EQ(r.pods[0].finish_s, 0.0);
-  EXPECT_EQ(r.pods[0].reason,
+  EXPECT_EQ(r.reason_of(0),
             "out of memory in MIG instance 1g.10gb@2 on n-0 GPU 0: needs 12288 MiB of 9984");
   // The mapped pod takes the smallest profile with its memory: 1g.20gb, and completes.
   EXPECT_EQ(r.pods[1].status, PodStatus::kCompleted);
@@ -122,7 +122,7 @@ TEST(MigEngine, PodsNoLayoutCanHoldAreUnschedulable) {
   const auto r = run(one_a100(), {pod("train", 0, 10)}, "first-fit",
                      mig_static({{"1g.10gb", 2}, {"2g.20gb", 1}, {"3g.40gb", 1}}));
   EXPECT_EQ(r.pods[0].status, PodStatus::kUnschedulable);
-  EXPECT_EQ(r.pods[0].reason,
+  EXPECT_EQ(r.reason_of(0),
             "no node could ever hold it: no MIG instance in the layout has 1000 milli of compute "
             "and 0 MiB");
 }
@@ -143,7 +143,7 @@ TEST(MigEngine, WholeCardGpusBesideMigOnesServeOnlyPodsWithoutAProfile) {
   EXPECT_EQ(testing::gpus_of(r, 0), std::vector<int>{1});
   EXPECT_DOUBLE_EQ(r.pods[0].finish_s, 100.0);  // a whole card: no MIG SM loss
   EXPECT_EQ(r.pods[1].status, PodStatus::kUnschedulable);
-  EXPECT_EQ(r.pods[1].reason,
+  EXPECT_EQ(r.reason_of(1),
             "no node could ever hold it: no node has 2 GPUs with a fitting instance in the layout");
   EXPECT_EQ(testing::gpus_of(r, 2), std::vector<int>{0});
   EXPECT_NEAR(r.pods[2].finish_s, 108.0, 1e-9);

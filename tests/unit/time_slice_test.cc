@@ -225,7 +225,7 @@ TEST(SimTimeSliceMemory, NewcomerThatOverfillsTheGpuFailsAndNeighboursAreUnaffec
                      "first-fit", time_slice(4, 0.0));
   const PodOutcome& b = r.pods[1];
   EXPECT_EQ(b.status, PodStatus::kFailed);
-  EXPECT_EQ(b.reason,
+  EXPECT_EQ(r.reason_of(1),
             "out of memory on n-0 GPU 0: needs 40000 MiB, neighbours hold 50000 of 81920 MiB");
   EXPECT_DOUBLE_EQ(b.start_s, 10.0);
   EXPECT_DOUBLE_EQ(b.finish_s, 10.0);
@@ -270,7 +270,7 @@ TEST(SimTimeSliceMemory, MultiGpuPodFailsOnTheGpuThatOverflowsAndNamesIt) {
   EXPECT_EQ(gpus_of(r, 0), (std::vector<int>{0}));
   EXPECT_EQ(gpus_of(r, 1), (std::vector<int>{1}));
   EXPECT_EQ(r.pods[2].status, PodStatus::kFailed);
-  EXPECT_EQ(r.pods[2].reason,
+  EXPECT_EQ(r.reason_of(2),
             "out of memory on n-0 GPU 1: needs 20000 MiB, neighbours hold 70000 of 81920 MiB");
   EXPECT_DOUBLE_EQ(r.pods[0].finish_s, 100.0);
   EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 100.0);
