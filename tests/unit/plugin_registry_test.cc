@@ -172,8 +172,8 @@ TEST(SharingRegistry, EveryModeBuildsWithItsName) {
     EXPECT_EQ(make_sharing_mode(c)->kind(), m.name);
   }
   SharingConfig unknown;
-  unknown.kind = "vgpu";
-  EXPECT_EQ(find_sharing_mode("vgpu"), nullptr);
+  unknown.kind = "sriov";
+  EXPECT_EQ(find_sharing_mode("sriov"), nullptr);
   EXPECT_THROW(make_sharing_mode(unknown), std::invalid_argument);
 }
 
