@@ -122,7 +122,8 @@ TEST(PluginRegistry, NameListsComeSortedFromTheTables) {
             "best-fit, binpack, dot-product, fgd, first-fit, gpu-clustering, gpu-packing, "
             "random, random-fit, spread, topology-aware");
   EXPECT_EQ(placement_plugin_names(PluginKind::kTieBreak), "first, node-order, random");
-  EXPECT_EQ(sharing_mode_names(), "gpu-share, interposer, mig, mps, time-slice, whole-card");
+  EXPECT_EQ(sharing_mode_names(),
+            "gpu-share, interposer, mig, mps, passthrough, time-slice, vgpu, whole-card");
 }
 
 TEST(PluginRegistry, TieBreakEntriesAgreeWithTheRuleNames) {
