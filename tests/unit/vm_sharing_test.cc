@@ -150,6 +150,35 @@ TEST(VgpuEngine, VmBootDelaysTheStartAndHoldsTheVgpu) {
   EXPECT_DOUBLE_EQ(r.pods[0].finish_s, 130.0);
 }
 
+TEST(VgpuEngine, MultiGpuVmTakesOneVgpuOfItsTypeOnEachGpu) {
+  // Two A10s on one node. "pair" (2 GPUs, 12 GiB, 500 milli -> A10-12C, 2 per GPU) takes one
+  // 12C on each GPU; "solo" (12C too) joins one of them, GPU 0 (equally full: the lower index).
+  // "small" (4 GiB, 100 milli -> A10-4C) finds no empty GPU and no 4C GPU: it waits until a GPU
+  // is empty, at 100 when "pair" ends (GPU 0 also held "solo" until 50).
+  const auto r = run(cluster_of({node_group("n", 1, "A10", 2)}),
+                     {pod("pair", 0, 100).gpus(2).milli(500).gpu_mem(12 * kGiB),
+                      pod("solo", 0, 50).milli(500).gpu_mem(12 * kGiB),
+                      pod("small", 1, 10).milli(100).gpu_mem(4 * kGiB)},
+                     "first-fit", vm_config("vgpu", vm_settings(VgpuScheduler::kBestEffort)));
+  // Best effort: GPU 0 holds pair + solo (0.5 + 0.5 = 1, no turns charged): all at solo speed.
+  EXPECT_DOUBLE_EQ(r.pods[0].finish_s, 100.0);
+  EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 50.0);
+  EXPECT_EQ(testing::gpus_of(r, 0), (std::vector<int>{0, 1}));
+  EXPECT_EQ(testing::gpus_of(r, 1), (std::vector<int>{0}));
+  // GPU 1 hosts one 12C (of 2) and GPU 0 two: "small" waits for an empty GPU, at 100.
+  EXPECT_DOUBLE_EQ(r.pods[2].start_s, 100.0);
+}
+
+TEST(VgpuEngine, ModelWithoutVgpuTypesTakesNoVgpuPods) {
+  const auto r = run(cluster_of({node_group("n", 1, "H200", 1)}),
+                     {pod("p", 0, 10).milli(100).gpu_mem(kGiB), pod("cpu", 0, 10).gpus(0).cpu(10)},
+                     "first-fit", vm_config("vgpu", vm_settings(VgpuScheduler::kBestEffort)));
+  EXPECT_EQ(r.pods[0].status, PodStatus::kUnschedulable);
+  EXPECT_NE(r.pods[0].reason.find("vGPU profile"), std::string::npos) << r.pods[0].reason;
+  EXPECT_EQ(r.pods[1].status, PodStatus::kCompleted);  // containers run, without a boot
+  EXPECT_DOUBLE_EQ(r.pods[1].start_s, 0.0);
+}
+
 // ---- the three schedulers through the one rate solver -------------------------------------
 
 struct Solved {
