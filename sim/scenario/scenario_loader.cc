@@ -12,6 +12,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/sharing/sharing_registry.h"
 #include "sim/topology/topology_yaml.h"
+#include "sim/vm/vm_scenario.h"
 #include "workloads/fill_sampler.h"
 #include "workloads/generator.h"
 #include "workloads/input_error.h"
@@ -259,6 +260,12 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
     read_mig_sharing(yaml, node, path, c);
     return c;
   }
+  // --- VMs: passthrough and vGPU, their own keys and reader (sim/vm/vm_scenario.cc) ---
+  if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
+      m.IsDefined() && m.IsScalar() && is_vm_sharing_mode(m.Scalar())) {
+    read_vm_sharing(yaml, node, path, m.Scalar(), c);
+    return c;
+  }
   if (node.IsMap())
     yaml.check_keys(
         node, path,
@@ -496,8 +503,14 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   }
   check_sample_count(yaml, root["engine"], sc);
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
-  for (const PolicySpec& p : sc.policies)
+  for (size_t i = 0; i < sc.policies.size(); ++i) {
+    const PolicySpec& p = sc.policies[i];
     if (p.sharing.mig) check_mig_layouts(*p.sharing.mig, sc.cluster, sc.catalog);
+    if (p.sharing.vm)
+      check_vgpu_profile(
+          *p.sharing.vm, sc.cluster, sc.catalog,
+          fmt::format("{}: {}", path, index_path("policies", i) + ".sharing.profile"));
+  }
   read_interference(yaml, root, path, sc);
   return sc;
 } catch (const YAML::Exception& e) {

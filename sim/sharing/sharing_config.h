@@ -9,15 +9,20 @@
 #include "sim/interference/interference_model.h"
 #include "sim/mig/mig_settings.h"
 #include "sim/sharing/sharing_mode.h"
+#include "sim/vm/vm_settings.h"
 
 namespace slicelab {
 
 struct SharingConfig {
-  std::string kind = "whole-card";  // whole-card | time-slice | gpu-share | mig | mps | interposer
+  // whole-card | time-slice | gpu-share | mig | mps | interposer | passthrough | vgpu
+  std::string kind = "whole-card";
   int replicas = 4;
   double context_switch_overhead = 0.05;
   // --- MIG (kind "mig"): layout and dynamic re-partitioning; see docs/mig.md ---
   std::shared_ptr<const MigSettings> mig{};
+  // --- VMs (kinds "passthrough" and "vgpu"): boot delay, vGPU scheduler; docs/vm-sharing.md.
+  // Null: the defaults of VmSettings. ---
+  std::shared_ptr<const VmSettings> vm{};
 
   // --- MPS, interposer and the interference model (issue 4; docs/sharing-models.md) ---
   int mps_replicas = 0;  // mps: > 0: N equal clients (100/N % threads, 1/N memory); 0: per pod

@@ -12,6 +12,8 @@
 #include "sim/sharing/mps.h"
 #include "sim/sharing/time_slice.h"
 #include "sim/sharing/whole_card.h"
+#include "sim/vm/passthrough.h"
+#include "sim/vm/vgpu_sharing.h"
 
 namespace slicelab {
 namespace {
@@ -44,6 +46,16 @@ const SharingModeEntry kModes[] = {
        return std::make_unique<InterposerShare>(InterposerShare::Config{
            c.launch_overhead_ns.value_or(SharingConfig::kDefaultLaunchOverheadNs),
            c.limiter_window_s, c.interference});
+     }},
+    {"passthrough", "whole GPUs given to VMs (VFIO): one VM per GPU, started after its boot",
+     [](const SharingConfig& c) -> std::unique_ptr<SharingMode> {
+       return std::make_unique<Passthrough>(c.vm ? c.vm->boot_s : VmSettings::kDefaultBootS);
+     }},
+    {"vgpu",
+     "NVIDIA vGPU: fixed profiles per GPU, time-sliced by a vGPU scheduler (docs/vm-sharing.md)",
+     [](const SharingConfig& c) -> std::unique_ptr<SharingMode> {
+       return std::make_unique<VgpuSharing>(c.vm ? c.vm : std::make_shared<const VmSettings>(),
+                                            c.interference);
      }},
 };
 

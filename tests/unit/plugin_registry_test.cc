@@ -122,7 +122,8 @@ TEST(PluginRegistry, NameListsComeSortedFromTheTables) {
             "best-fit, binpack, dot-product, fgd, first-fit, gpu-clustering, gpu-packing, "
             "random, random-fit, spread, topology-aware");
   EXPECT_EQ(placement_plugin_names(PluginKind::kTieBreak), "first, node-order, random");
-  EXPECT_EQ(sharing_mode_names(), "gpu-share, interposer, mig, mps, time-slice, whole-card");
+  EXPECT_EQ(sharing_mode_names(),
+            "gpu-share, interposer, mig, mps, passthrough, time-slice, vgpu, whole-card");
 }
 
 TEST(PluginRegistry, TieBreakEntriesAgreeWithTheRuleNames) {
@@ -172,8 +173,8 @@ TEST(SharingRegistry, EveryModeBuildsWithItsName) {
     EXPECT_EQ(make_sharing_mode(c)->kind(), m.name);
   }
   SharingConfig unknown;
-  unknown.kind = "vgpu";
-  EXPECT_EQ(find_sharing_mode("vgpu"), nullptr);
+  unknown.kind = "sriov";
+  EXPECT_EQ(find_sharing_mode("sriov"), nullptr);
   EXPECT_THROW(make_sharing_mode(unknown), std::invalid_argument);
 }
 

@@ -235,7 +235,7 @@ const Case kCases[] = {
      "'least-allocated' (known: {scorers})"},
     {"unknown_sharing_mode.yaml",
      "{dir}/unknown_sharing_mode.yaml:13:13: policies[0].sharing.mode: unknown sharing mode "
-     "'vgpu' (known: {sharing_modes})"},
+     "'sriov' (known: {sharing_modes})"},
     {"yaml_syntax_error.yaml",
      "{dir}/yaml_syntax_error.yaml:12:9: invalid YAML: end of sequence flow not found"},
     // Limits on numbers, counts and time (docs/scenario-format.md, "Limits"): each of these ran

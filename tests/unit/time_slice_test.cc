@@ -102,7 +102,7 @@ TEST(SimTimeSliceRates, FactoryBuildsTheConfiguredMode) {
   EXPECT_EQ(ts->describe(), "time-slice (3 replicas, 20% switch overhead)");
   EXPECT_EQ(make_sharing_mode(SharingConfig{})->kind(), "whole-card");
   SharingConfig unknown;
-  unknown.kind = "vgpu";
+  unknown.kind = "sriov";
   EXPECT_THROW(make_sharing_mode(unknown), std::invalid_argument);
   SharingConfig mig_without_settings;  // a mode's settings come from the scenario reader
   mig_without_settings.kind = "mig";
