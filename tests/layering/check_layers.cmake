@@ -6,17 +6,18 @@
 cmake_minimum_required(VERSION 3.25)
 
 # Rooms, most specific first: a file belongs to the first room whose folder holds it.
-set(rooms workloads/hardware workloads sim/limiter sim/parallel sim kernels/harness kernels
-    backends reports cli)
+set(rooms workloads/hardware workloads sim/limiter sim/parallel sim/planning sim kernels/harness
+    kernels backends reports cli)
 # The rooms each room may include (its own, and the rooms below it).
 set(below_workloads/hardware workloads/hardware)
 set(below_workloads workloads workloads/hardware)
 set(below_sim/limiter sim/limiter)
 set(below_sim/parallel sim/parallel)
 set(below_sim sim sim/limiter sim/parallel ${below_workloads})
+set(below_sim/planning sim/planning ${below_sim})
 set(below_kernels kernels)
-set(below_backends backends kernels ${below_sim})
-set(below_reports reports ${below_sim})
+set(below_backends backends kernels ${below_sim/planning})
+set(below_reports reports ${below_sim/planning})
 set(below_kernels/harness kernels/harness ${below_backends})
 set(below_cli cli reports ${below_kernels/harness})
 # Folders no library may include at all.
@@ -81,6 +82,8 @@ if(SELF_TEST)
   file(WRITE ${ROOT}/workloads/pod.cc "#include \"workloads/a.h\"\n#include \"sim/mig/x.h\"\n")
   file(WRITE ${ROOT}/sim/engine.cc "#include \"workloads/a.h\"\n#include \"backends/limiter/l.h\"\n")
   file(WRITE ${ROOT}/sim/limiter/l.cc "#include \"sim/limiter/l.h\"\n#include \"sim/x.h\"\n")
+  file(WRITE ${ROOT}/sim/planning/p.cc "#include \"sim/x.h\"\n#include \"reports/r.h\"\n")
+  file(WRITE ${ROOT}/sim/scenario/s.cc "#include \"sim/parallel/p.h\"\n#include \"sim/planning/p.h\"\n")
   file(WRITE ${ROOT}/reports/r.cc "#include \"sim/x.h\"\n#include \"cli/c.h\"\n")
   file(WRITE ${ROOT}/backends/b.cc "#include \"kernels/k.h\"\n#include \"kernels/harness/h.h\"\n")
   file(WRITE ${ROOT}/kernels/k.cu "#include \"cuda.h\"\n#include \"backends/local/x.h\"\n")
@@ -95,6 +98,8 @@ if(SELF_TEST)
       "reports/r.cc:2: includes \"cli/c.h\""
       "sim/engine.cc:2: includes \"backends/limiter/l.h\""
       "sim/limiter/l.cc:2: includes \"sim/x.h\""
+      "sim/planning/p.cc:2: includes \"reports/r.h\""
+      "sim/scenario/s.cc:2: includes \"sim/planning/p.h\""
       "workloads/pod.cc:2: includes \"sim/mig/x.h\"")
   list(LENGTH found n_found)
   list(LENGTH expected n_expected)
