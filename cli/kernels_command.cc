@@ -11,10 +11,10 @@
 #include "backends/local/private_folder.h"
 #include "cli/tool_paths.h"
 #include "cli/usage_error.h"
-#include "kernels/colocation_experiment.h"
-#include "kernels/isolation_experiment.h"
+#include "kernels/harness/colocation_experiment.h"
+#include "kernels/harness/isolation_experiment.h"
+#include "kernels/harness/overhead_experiment.h"
 #include "kernels/kernel_catalog.h"
-#include "kernels/overhead_experiment.h"
 #include "reports/output_file.h"
 
 namespace slicelab {

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "cli/calibrate_command.h"
-#include "cli/cpu_limit.h"
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
@@ -27,6 +26,7 @@
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
 #include "reports/results_writer.h"
+#include "sim/parallel/cpu_limit.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"

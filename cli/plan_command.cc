@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "cli/cpu_limit.h"
 #include "cli/progress_line.h"
-#include "reports/atomic_folder.h"
 #include "cli/usage_error.h"
+#include "reports/atomic_folder.h"
 #include "reports/plan_files.h"
+#include "sim/parallel/cpu_limit.h"
 #include "sim/planning/capacity_planner.h"
 #include "sim/planning/plan_spec.h"
 #include "sim/scenario/scenario.h"

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "cli/cpu_limit.h"
 #include "cli/progress_line.h"
-#include "reports/atomic_folder.h"
 #include "cli/usage_error.h"
+#include "reports/atomic_folder.h"
 #include "reports/sweep_files.h"
+#include "sim/parallel/cpu_limit.h"
 #include "sim/planning/sweep_grid.h"
 #include "sim/planning/sweep_runner.h"
 #include "workloads/input_error.h"

@@ -4,7 +4,7 @@
 
 #include <unordered_map>
 
-#include "sim/mig/mig_profiles.h"
+#include "workloads/hardware/mig_profiles.h"
 #include "workloads/input_limits.h"
 
 namespace slicelab {

@@ -9,7 +9,7 @@
 
 #include "backends/local/child_process.h"
 #include "sim/mig/mig_layout.h"
-#include "sim/mig/mig_profiles.h"
+#include "workloads/hardware/mig_profiles.h"
 
 namespace slicelab {
 namespace {

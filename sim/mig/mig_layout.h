@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/mig/mig_profiles.h"
+#include "workloads/hardware/mig_profiles.h"
 
 namespace slicelab {
 

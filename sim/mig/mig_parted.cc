@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "sim/mig/mig_profiles.h"
+#include "workloads/hardware/mig_profiles.h"
 
 namespace slicelab {
 namespace {

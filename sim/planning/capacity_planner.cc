@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <map>
 #include <mutex>
 #include <semaphore>
-#include <thread>
 
+#include "sim/parallel/parallel_for.h"
 #include "sim/planning/plan_metrics.h"
 #include "sim/planning/size_search.h"
 #include "sim/planning/workload_scaling.h"
@@ -57,36 +56,26 @@ PolicyPlan plan_policy(const Scenario& grown, const PlanSpec& spec, size_t group
   const BatchCheck check = [&](std::span<const int> sizes) {
     // One byte per size: threads write their own elements (vector<bool> packs bits, a race).
     std::vector<char> ok(sizes.size(), 0);
-    std::exception_ptr error;
-    {
-      std::vector<std::jthread> pool;
-      for (size_t i = 0; i < sizes.size(); ++i)
-        pool.emplace_back([&, i] {
-          try {
-            slots.run([&] {
-              Scenario sc = grown;
-              sc.cluster.groups[group].count = sizes[i];
-              PlanPoint p;
-              p.group_nodes = sizes[i];
-              p.gpus = sc.cluster.gpu_count();
-              p.nodes = sc.cluster.node_count();
-              p.cost_per_hour = cluster_cost_per_hour(sc.cluster, sc.catalog);
-              p.summary = run_policy(sc, policy).summary;
-              p.value = metric_value(p.summary, spec.targets.front().metric);
-              p.meets = spec.met_by(p.summary);
-              ok[i] = p.meets ? 1 : 0;
-              const std::lock_guard lock(mu);
-              points[sizes[i]] = std::move(p);
-              ++done;
-              if (progress) progress(std::min(0.99, static_cast<double>(done) / expected));
-            });
-          } catch (...) {
-            const std::lock_guard lock(mu);
-            if (!error) error = std::current_exception();
-          }
-        });
-    }  // joins
-    if (error) std::rethrow_exception(error);
+    // One thread per size: the run slots, not the width, bound how many simulations run.
+    parallel_for(sizes.size(), static_cast<int>(sizes.size()), [&](size_t i) {
+      slots.run([&] {
+        Scenario sc = grown;
+        sc.cluster.groups[group].count = sizes[i];
+        PlanPoint p;
+        p.group_nodes = sizes[i];
+        p.gpus = sc.cluster.gpu_count();
+        p.nodes = sc.cluster.node_count();
+        p.cost_per_hour = cluster_cost_per_hour(sc.cluster, sc.catalog);
+        p.summary = run_policy(sc, policy).summary;
+        p.value = metric_value(p.summary, spec.targets.front().metric);
+        p.meets = spec.met_by(p.summary);
+        ok[i] = p.meets ? 1 : 0;
+        const std::lock_guard lock(mu);
+        points[sizes[i]] = std::move(p);
+        ++done;
+        if (progress) progress(std::min(0.99, static_cast<double>(done) / expected));
+      });
+    });
     return std::vector<bool>(ok.begin(), ok.end());
   };
   const SizeSearchResult r = find_smallest_size(spec.min_nodes, spec.max_nodes, width, check);
@@ -126,23 +115,12 @@ CapacityPlan plan_capacity(const Scenario& scenario, const PlanSpec& spec, int j
   // simulations run at once. The sizes tried depend on the spec only, never on `jobs`.
   const int width = spec.probes;
   RunSlots slots(jobs);
-  std::exception_ptr error;
-  std::mutex error_mu;
-  {
-    std::vector<std::jthread> pool;
-    for (size_t k = 0; k < n; ++k)
-      pool.emplace_back([&, k] {
-        try {
-          std::function<void(double)> fn;
-          if (progress) fn = [&, k](double f) { progress(k, f); };
-          plan.policies[k] = plan_policy(grown, spec, group, grown.policies[k], width, slots, fn);
-        } catch (...) {
-          const std::lock_guard lock(error_mu);
-          if (!error) error = std::current_exception();
-        }
-      });
-  }
-  if (error) std::rethrow_exception(error);
+  // One thread per policy, so that no policy's search waits for another's.
+  parallel_for(n, static_cast<int>(n), [&](size_t k) {
+    std::function<void(double)> fn;
+    if (progress) fn = [&, k](double f) { progress(k, f); };
+    plan.policies[k] = plan_policy(grown, spec, group, grown.policies[k], width, slots, fn);
+  });
   plan.recommendation = recommend(plan);
   return plan;
 }

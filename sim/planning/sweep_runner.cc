@@ -1,12 +1,9 @@
 #include "sim/planning/sweep_runner.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <map>
-#include <mutex>
-#include <thread>
 
+#include "sim/parallel/parallel_for.h"
 #include "sim/planning/workload_scaling.h"
 #include "sim/scenario/run_policies.h"
 
@@ -25,42 +22,24 @@ std::vector<SweepRow> run_sweep(const SweepSpec& spec, std::span<const size_t> i
     bases.emplace(key, std::move(sc));
   }
   std::vector<SweepRow> rows(indices.size());
-  std::atomic<size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mu;
-  auto worker = [&] {
-    for (size_t k = next++; k < indices.size(); k = next++) {
-      try {
-        SweepRow& row = rows[k];
-        row.point = sweep_point(spec, indices[k]);
-        const Scenario& base = bases.at({row.point.seed, row.point.workload});
-        ClusterSpec cluster = base.cluster;
-        scale_cluster(cluster, spec.cluster_scales[row.point.cluster]);
-        const std::string& name = spec.policies[row.point.policy];
-        const auto policy = std::find_if(base.policies.begin(), base.policies.end(),
-                                         [&](const PolicySpec& s) { return s.name == name; });
-        Scenario sc = base;  // the policy's run needs the scenario; the copy keeps bases shared
-        sc.cluster = std::move(cluster);
-        ProgressFn fn;
-        if (progress) fn = [&, k](double f) { progress(k, f); };
-        row.nodes = sc.cluster.node_count();
-        row.gpus = sc.cluster.gpu_count();
-        row.pods = sc.pods.size();
-        row.summary = run_policy(sc, *policy, fn).summary;
-      } catch (...) {
-        const std::lock_guard lock(error_mu);
-        if (!error) error = std::current_exception();
-      }
-    }
-  };
-  const size_t threads = std::clamp<size_t>(static_cast<size_t>(std::max(jobs, 1)), 1,
-                                            std::max<size_t>(indices.size(), 1));
-  {
-    std::vector<std::jthread> pool;
-    for (size_t i = 1; i < threads; ++i) pool.emplace_back(worker);
-    worker();
-  }
-  if (error) std::rethrow_exception(error);
+  parallel_for(indices.size(), jobs, [&](size_t k) {
+    SweepRow& row = rows[k];
+    row.point = sweep_point(spec, indices[k]);
+    const Scenario& base = bases.at({row.point.seed, row.point.workload});
+    ClusterSpec cluster = base.cluster;
+    scale_cluster(cluster, spec.cluster_scales[row.point.cluster]);
+    const std::string& name = spec.policies[row.point.policy];
+    const auto policy = std::find_if(base.policies.begin(), base.policies.end(),
+                                     [&](const PolicySpec& s) { return s.name == name; });
+    Scenario sc = base;  // the policy's run needs the scenario; the copy keeps bases shared
+    sc.cluster = std::move(cluster);
+    ProgressFn fn;
+    if (progress) fn = [&, k](double f) { progress(k, f); };
+    row.nodes = sc.cluster.node_count();
+    row.gpus = sc.cluster.gpu_count();
+    row.pods = sc.pods.size();
+    row.summary = run_policy(sc, *policy, fn).summary;
+  });
   return rows;
 }
 

@@ -1,11 +1,6 @@
 #include "sim/scenario/run_policies.h"
 
-#include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
-#include <thread>
-
+#include "sim/parallel/parallel_for.h"
 #include "workloads/rng.h"
 
 namespace slicelab {
@@ -28,28 +23,11 @@ RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
 std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const size_t> which,
                                     int jobs, const PolicyProgressFn& progress) {
   std::vector<RunResult> results(which.size());
-  std::atomic<size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mu;
-  auto worker = [&] {
-    for (size_t k = next++; k < which.size(); k = next++) {
-      try {
-        ProgressFn fn;
-        if (progress) fn = [&, k](double f) { progress(k, f); };
-        results[k] = run_policy(scenario, scenario.policies[which[k]], fn);
-      } catch (...) {
-        const std::lock_guard lock(error_mu);
-        if (!error) error = std::current_exception();
-      }
-    }
-  };
-  const size_t threads =
-      std::clamp<size_t>(static_cast<size_t>(std::max(jobs, 1)), 1, which.size());
-  std::vector<std::jthread> pool;
-  for (size_t i = 1; i < threads; ++i) pool.emplace_back(worker);
-  worker();
-  pool.clear();  // joins
-  if (error) std::rethrow_exception(error);
+  parallel_for(which.size(), jobs, [&](size_t k) {
+    ProgressFn fn;
+    if (progress) fn = [&, k](double f) { progress(k, f); };
+    results[k] = run_policy(scenario, scenario.policies[which[k]], fn);
+  });
   return results;
 }
 

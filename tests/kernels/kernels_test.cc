@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "backends/local/gpu_detection.h"
-#include "kernels/colocation_experiment.h"
+#include "kernels/harness/colocation_experiment.h"
+#include "kernels/harness/kernel_process.h"
 #include "kernels/kernel_catalog.h"
-#include "kernels/kernel_process.h"
 #include "tests/local/local_test_support.h"
 
 namespace slicelab {

@@ -1,6 +1,6 @@
 // The default --jobs: cgroup v2 and v1 CPU quotas read from fixture folders laid out as
 // /sys/fs/cgroup is (never the real machine's), and the limit applied to the job count.
-#include "cli/cpu_limit.h"
+#include "sim/parallel/cpu_limit.h"
 
 #include <gtest/gtest.h>
 

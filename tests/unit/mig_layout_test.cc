@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "sim/mig/mig_layout.h"
-#include "sim/mig/mig_profiles.h"
 #include "sim/mig/mig_state.h"
+#include "workloads/hardware/mig_profiles.h"
 
 namespace slicelab {
 namespace {

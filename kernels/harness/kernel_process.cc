@@ -1,4 +1,4 @@
-#include "kernels/kernel_process.h"
+#include "kernels/harness/kernel_process.h"
 
 #include <fmt/format.h>
 
@@ -24,9 +24,8 @@ std::string KernelResult::error() const {
 KernelProcess::KernelProcess(const HarnessTools& tools, const std::string& kernel,
                              const std::vector<std::string>& args, const EnvMap& env,
                              const std::string& tag) {
-  const std::filesystem::path dir =
-      tools.work_dir.empty() ? std::filesystem::temp_directory_path()
-                             : std::filesystem::path(tools.work_dir);
+  const std::filesystem::path dir = tools.work_dir.empty() ? std::filesystem::temp_directory_path()
+                                                           : std::filesystem::path(tools.work_dir);
   std::filesystem::create_directories(dir);
   log_ = (dir / (tag + ".log")).string();
   std::filesystem::remove(log_);

@@ -1,4 +1,4 @@
-#include "kernels/overhead_experiment.h"
+#include "kernels/harness/overhead_experiment.h"
 
 #include <fmt/format.h>
 

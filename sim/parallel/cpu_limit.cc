@@ -1,4 +1,4 @@
-#include "cli/cpu_limit.h"
+#include "sim/parallel/cpu_limit.h"
 
 #include <sched.h>
 

@@ -1,4 +1,4 @@
-#include "sim/mig/mig_profiles.h"
+#include "workloads/hardware/mig_profiles.h"
 
 #include <fmt/format.h>
 

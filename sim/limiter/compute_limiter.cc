@@ -1,4 +1,4 @@
-#include "backends/limiter/compute_limiter.h"
+#include "sim/limiter/compute_limiter.h"
 
 #include <algorithm>
 #include <cmath>

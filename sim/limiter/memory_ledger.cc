@@ -1,4 +1,4 @@
-#include "backends/limiter/memory_ledger.h"
+#include "sim/limiter/memory_ledger.h"
 
 #include <stdexcept>
 #include <string>

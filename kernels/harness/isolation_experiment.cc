@@ -1,4 +1,4 @@
-#include "kernels/isolation_experiment.h"
+#include "kernels/harness/isolation_experiment.h"
 
 #include <fmt/format.h>
 

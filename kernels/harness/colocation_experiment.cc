@@ -1,4 +1,4 @@
-#include "kernels/colocation_experiment.h"
+#include "kernels/harness/colocation_experiment.h"
 
 #include <fmt/format.h>
 
