@@ -73,11 +73,11 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   void fail_running(uint32_t p, FailureCause cause, const char* reason);
   void release(uint32_t p);
   void schedule_pending() { queue_.schedule(*this, skip_failed_shapes_); }
-  void recompute_gpu(GpuId g);
+  void recompute(std::span<const GpuId> gpus);
   void refresh_gpu_usage(GpuId g);
   // The tenant table changes a pod's rate or error: progress so far accrues at the old values.
   void before_rate_change(uint32_t p) override { settle(p); }
-  void rate_changed(uint32_t p) override;
+  void rate_changed(uint32_t p) override { schedule_finish(p); }
   void settle(uint32_t p);
   void schedule_finish(uint32_t p);
   void take_sample(double t) {
@@ -186,16 +186,10 @@ void Simulation::schedule_finish(uint32_t p) {
   events_.push({now_ + remaining_[p] / tenants_.rate(p), seq_++, p, version_[p]});
 }
 
-void Simulation::rate_changed(uint32_t p) {
-  schedule_finish(p);
-  // Its pace changed on every GPU it spans, not only on the one being recomputed.
-  if (pod_gpus_.spans_several(p))
-    for (const GpuId g : pod_gpus_.of(p)) refresh_gpu_usage(g);
-}
-
-void Simulation::recompute_gpu(GpuId g) {
-  tenants_.recompute_gpu(g, *sharing_, *this);
-  refresh_gpu_usage(g);
+// The GPUs' tenants changed: their rates are solved anew, and what the GPUs deliver with them.
+void Simulation::recompute(std::span<const GpuId> gpus) {
+  tenants_.recompute(gpus, *sharing_, *this);
+  for (const GpuId g : tenants_.recomputed()) refresh_gpu_usage(g);
 }
 
 void Simulation::refresh_gpu_usage(GpuId g) {
@@ -230,7 +224,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
       -(static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units()) *
         static_cast<double>(r.gpu_count)));
   for (const GpuId g : gpus) tenants_.remove(g, p);
-  for (const GpuId g : gpus) recompute_gpu(g);
+  recompute(gpus);
 }
 
 // Schedule (the placement plugins), bind, then the failure checks; a pod that passes them runs
@@ -322,7 +316,7 @@ void Simulation::start_work(uint32_t p) {
   }
   const auto gpus = pod_gpus_.of(p);
   for (const GpuId g : gpus) tenants_.add(g, p);
-  for (const GpuId g : gpus) recompute_gpu(g);
+  recompute(gpus);
 }
 
 std::optional<std::string> Simulation::never_fits(uint32_t p) {

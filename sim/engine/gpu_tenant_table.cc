@@ -8,6 +8,7 @@
 namespace slicelab {
 namespace {
 constexpr uint32_t kNoPod = UINT32_MAX;
+constexpr uint32_t kNoVar = UINT32_MAX;
 }  // namespace
 
 GpuTenantTable::GpuTenantTable(const SharingMode& mode, const ClusterState& cluster,
@@ -15,13 +16,17 @@ GpuTenantTable::GpuTenantTable(const SharingMode& mode, const ClusterState& clus
     : mode_(mode),
       cluster_(cluster),
       pod_gpus_(pod_gpus),
-      max_tenants_(static_cast<size_t>(mode.max_tenants())) {
+      max_tenants_(static_cast<size_t>(mode.max_tenants())),
+      solver_(static_cast<size_t>(kMaxGpusPerNode)) {
   assert(max_tenants_ <= static_cast<size_t>(kMaxTenantsPerGpu));
   const size_t gpus = cluster.gpu_count();
   pod_.assign(gpus * max_tenants_, kNoPod);
-  slot_rate_.assign(gpus * max_tenants_, 0.0);
   count_.assign(gpus, 0);
-  std::iota(vars_.begin(), vars_.end(), 0U);
+  const auto most_pods = static_cast<size_t>(kMaxGpusPerNode) * max_tenants_;
+  recomputed_.reserve(static_cast<size_t>(kMaxGpusPerNode));
+  pods_.reserve(most_pods);
+  rates_.resize(most_pods);
+  errors_.resize(most_pods);
 }
 
 void GpuTenantTable::prepare(std::span<const PodRequest> requests) {
@@ -32,6 +37,7 @@ void GpuTenantTable::prepare(std::span<const PodRequest> requests) {
   speed_.assign(n, 1.0);
   rate_.assign(n, 0.0);
   error_.assign(n, -1.0);
+  var_of_.assign(n, kNoVar);
 }
 
 void GpuTenantTable::start(uint32_t pod, double speed) {
@@ -53,7 +59,6 @@ void GpuTenantTable::remove(GpuId g, uint32_t pod) {
     // Keep arrival order of the others: the OOM rule and ties depend on it.
     for (size_t j = k + 1; j < n; ++j) {
       pod_[base + j - 1] = pod_[base + j];
-      slot_rate_[base + j - 1] = slot_rate_[base + j];
     }
     pod_[base + n - 1] = kNoPod;
     --count_[g];
@@ -61,42 +66,69 @@ void GpuTenantTable::remove(GpuId g, uint32_t pod) {
   }
 }
 
-void GpuTenantTable::recompute_gpu(GpuId g, const SharingRun& run, RateChangeListener& listener) {
-  const size_t base = g * max_tenants_;
-  const size_t n = count_[g];
-  if (n > 0) {
-    for (size_t k = 0; k < n; ++k) loads_[k] = load_[pod_[base + k]];
-    run.apply_sm_caps(g, tenants(g), std::span(loads_).first(n));
-    solver_.clear();
-    solver_.add_gpu(mode_, std::span(loads_).first(n), std::span(vars_).first(n));
-    solver_.solve(std::span(rates_).first(n), std::span(errors_).first(n));
-    std::copy_n(rates_.begin(), n, slot_rate_.begin() + static_cast<std::ptrdiff_t>(base));
-  }
-  for (size_t k = 0; k < n; ++k) {
-    const uint32_t p = pod_[base + k];
-    // The error accrued so far is at the old value; the new one holds from now on.
-    if (errors_[k] != error_[p]) {
-      listener.before_rate_change(p);
-      error_[p] = errors_[k];
-    }
-    update_pod_rate(p, listener);
+void GpuTenantTable::recompute(std::span<const GpuId> gpus, const SharingRun& run,
+                               RateChangeListener& listener) {
+  recomputed_.clear();
+  if (gpus.empty()) return;
+  // The GPUs of one node by their index on it; a pod's GPUs are all on one node.
+  static_assert(kMaxGpusPerNode <= 64, "one bit per GPU of a node");
+  const GpuId first = cluster_.first_gpu(cluster_.node_of(gpus.front()));
+  uint64_t seen = 0;
+  auto visit = [&](GpuId g) {
+    const uint64_t bit = uint64_t{1} << (g - first);
+    if (seen & bit) return;
+    seen |= bit;
+    recomputed_.push_back(g);
+  };
+  for (const GpuId seed : gpus) {
+    if (seen & (uint64_t{1} << (seed - first))) continue;  // in a component solved already
+    const size_t begin = recomputed_.size();
+    visit(seed);
+    for (size_t i = begin; i < recomputed_.size(); ++i)
+      for (const uint32_t p : tenants(recomputed_[i]))
+        if (pod_gpus_.spans_several(p))
+          for (const GpuId h : pod_gpus_.of(p)) visit(h);
+    solve(std::span<const GpuId>(recomputed_).subspan(begin), run, listener);
   }
 }
 
-void GpuTenantTable::update_pod_rate(uint32_t p, RateChangeListener& listener) {
-  // A multi-GPU pod moves at the pace of its slowest GPU (synchronous steps).
-  double r = std::numeric_limits<double>::infinity();
-  for (const GpuId g : pod_gpus_.of(p)) {
-    const size_t base = g * max_tenants_;
-    for (size_t k = 0; k < count_[g]; ++k)
-      if (pod_[base + k] == p) r = std::min(r, slot_rate_[base + k]);
+void GpuTenantTable::solve(std::span<const GpuId> component, const SharingRun& run,
+                           RateChangeListener& listener) {
+  solver_.clear();
+  pods_.clear();
+  for (const GpuId g : component) {
+    const auto on_g = tenants(g);
+    const size_t n = on_g.size();
+    if (n == 0) continue;  // then it is alone in its component
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t p = on_g[k];
+      loads_[k] = load_[p];
+      if (var_of_[p] == kNoVar) {
+        var_of_[p] = static_cast<uint32_t>(pods_.size());
+        pods_.push_back(p);
+      }
+      vars_[k] = var_of_[p];
+    }
+    run.apply_sm_caps(g, on_g, std::span(loads_).first(n));
+    solver_.add_gpu(mode_, std::span(loads_).first(n), std::span(vars_).first(n));
   }
-  if (r == std::numeric_limits<double>::infinity()) r = 1.0;
-  r *= speed_[p];
-  if (r == rate_[p]) return;
-  listener.before_rate_change(p);
-  rate_[p] = r;
-  listener.rate_changed(p);
+  if (pods_.empty()) return;
+  const size_t vars = pods_.size();
+  solver_.solve(std::span(rates_).first(vars), std::span(errors_).first(vars));
+  for (size_t v = 0; v < vars; ++v) {
+    const uint32_t p = pods_[v];
+    var_of_[p] = kNoVar;
+    // The error accrued so far is at the old value; the new one holds from now on.
+    if (errors_[v] != error_[p]) {
+      listener.before_rate_change(p);
+      error_[p] = errors_[v];
+    }
+    const double r = rates_[v] * speed_[p];
+    if (r == rate_[p]) continue;
+    listener.before_rate_change(p);
+    rate_[p] = r;
+    listener.rate_changed(p);
+  }
 }
 
 GpuUsage GpuTenantTable::usage(GpuId g) const {

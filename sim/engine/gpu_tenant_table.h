@@ -37,7 +37,8 @@ struct GpuUsage {
 // Contract: a GPU holds at most the mode's max_tenants() (<= kMaxTenantsPerGpu) tenants, kept
 // in arrival order (the out-of-memory rule and ties depend on it). rate(p) is the pod's
 // progress per second of its run time at solo speed times its GPU's relative speed; error(p)
-// its current isolation error (-1: none promised). Both change only in recompute().
+// its current isolation error (-1: none promised). Both change only in recompute(). A GPU
+// whose tenants are all on it alone is solved on its own, exactly as the one-GPU solver does.
 class GpuTenantTable {
  public:
   GpuTenantTable(const SharingMode& mode, const ClusterState& cluster, const PodGpus& pod_gpus);
@@ -56,24 +57,28 @@ class GpuTenantTable {
     return std::span<const uint32_t>(pod_).subspan(g * max_tenants_, count_[g]);
   }
 
-  // Solves GPU g anew and updates its tenants' rates and errors, telling `listener`.
-  void recompute_gpu(GpuId g, const SharingRun& run, RateChangeListener& listener);
+  // Solves anew every GPU connected to `gpus` (all on one node) through multi-GPU tenants and
+  // updates their tenants' rates and errors, telling `listener`. A connected set of GPUs is one
+  // solver problem: a multi-GPU pod is one variable over all its GPUs, so the share it cannot
+  // use on one GPU (held back on another) goes to its neighbours there.
+  void recompute(std::span<const GpuId> gpus, const SharingRun& run, RateChangeListener& listener);
+  // The GPUs the last recompute() solved, whose usage may have changed.
+  std::span<const GpuId> recomputed() const { return recomputed_; }
 
   double rate(uint32_t pod) const { return rate_[pod]; }
   double error(uint32_t pod) const { return error_[pod]; }
   GpuUsage usage(GpuId g) const;
 
  private:
-  void update_pod_rate(uint32_t p, RateChangeListener& listener);
+  void solve(std::span<const GpuId> component, const SharingRun& run, RateChangeListener& listener);
 
   const SharingMode& mode_;
   const ClusterState& cluster_;
   const PodGpus& pod_gpus_;
   size_t max_tenants_;
 
-  // Per GPU: tenants in fixed-size slots and the rate each slot was last given.
+  // Per GPU: tenants in fixed-size slots.
   std::vector<uint32_t> pod_;
-  std::vector<double> slot_rate_;
   std::vector<uint8_t> count_;
 
   // Per pod.
@@ -81,11 +86,14 @@ class GpuTenantTable {
   std::vector<double> sm_use_;  // SM share of a GPU it uses at solo speed (gpu_milli / 1000)
   std::vector<double> speed_, rate_, error_;
 
-  // Scratch for one solve.
+  // Scratch for one solve: the GPUs, their pods (variable v is pods_[v]; var_of_ maps back and
+  // is kNoVar outside a solve), one GPU's loads and variables, the results per variable.
   GpuRateSolver solver_;
+  std::vector<GpuId> recomputed_;
+  std::vector<uint32_t> pods_, var_of_;
   std::array<TenantLoad, kMaxTenantsPerGpu> loads_{};
-  std::array<double, kMaxTenantsPerGpu> rates_{}, errors_{};
   std::array<uint32_t, kMaxTenantsPerGpu> vars_{};
+  std::vector<double> rates_, errors_;
 };
 
 }  // namespace slicelab
