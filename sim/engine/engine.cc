@@ -6,16 +6,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <memory>
 #include <numeric>
-#include <queue>
 #include <vector>
 
 #include "sim/cluster_state.h"
 #include "sim/engine/failure_model.h"
 #include "sim/engine/gpu_tenant_table.h"
+#include "sim/engine/pod_events.h"
 #include "sim/engine/pod_gpus.h"
 #include "sim/engine/queue_scheduler.h"
 #include "sim/engine/retry_shortcut.h"
@@ -24,25 +23,12 @@
 #include "sim/placement/paper_scorers.h"
 #include "sim/placement/pod_request.h"
 #include "sim/sharing/sharing_run.h"
-#include "sim/topology/gpu_topology.h"
 #include "workloads/input_limits.h"
 
 namespace slicelab {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-struct FinishEvent {
-  double time;
-  uint64_t seq;
-  uint32_t pod;
-  uint32_t version;
-  bool starts = false;  // it starts after its start delay (MIG: re-partitioning), not a finish
-  // std::priority_queue is a max-heap: "greater" means later.
-  bool operator<(const FinishEvent& o) const {
-    return time > o.time || (time == o.time && seq > o.seq);
-  }
-};
 
 class Simulation final : private PlacementAttempt, private RateChangeListener {
  public:
@@ -104,12 +90,10 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   // Per pod (index into in_.pods): its request, its progress, its outcome.
   std::vector<PodRequest> req_;
   std::vector<double> remaining_, last_update_;
-  std::vector<uint32_t> version_;
   std::vector<PodOutcome> out_;
   std::vector<uint32_t> arrival_order_;
 
-  std::priority_queue<FinishEvent> events_;
-  uint64_t seq_ = 0;
+  PodEvents events_;
   std::vector<GpuId> pick_;  // the GPUs placement picks for one pod
   double now_ = 0;
   uint32_t running_ = 0;
@@ -121,34 +105,22 @@ void Simulation::prepare() {
   req_.resize(n);
   remaining_.resize(n);
   last_update_.assign(n, 0.0);
-  version_.assign(n, 0);
+  events_.prepare(n);
   out_.resize(n);
   pod_gpus_.prepare(pods);
   for (size_t i = 0; i < n; ++i) req_[i] = make_pod_request(pods[i], mode_, in_.catalog);
   tenants_.prepare(req_);
   failures_.prepare(n);
   queue_.prepare(req_);
-  // Each pod's load as the rate solver sees it (issue 4) and its peak device memory: its
+  // Each pod's load as the rate solver sees it and its peak device memory (issue 4): its
   // workload class's where it has one.
   for (uint32_t i = 0; i < n; ++i) {
-    const PodRequest& r = req_[i];
-    TenantLoad& l = tenants_.load(i);
-    l.sm_demand = static_cast<double>(r.gpu_milli) / 1000.0;
-    l.memory_mib = r.gpu_memory_mib;
-    l.cap = r.gpu_count > 0
-                ? static_cast<double>(r.claim_units) / static_cast<double>(mode_.capacity_units())
-                : 1.0;
-    int64_t peak_mib = r.gpu_memory_mib;
-    if (in_.classes != nullptr) {
-      if (auto c = in_.classes->index_of(pods[i].workload_class)) {
-        const WorkloadClass& wc = (*in_.classes)[*c];
-        l.sm_demand = wc.sm;
-        l.bandwidth = wc.bandwidth;
-        l.launch_khz = wc.launch_khz;
-        if (wc.memory_mib > 0) peak_mib = wc.memory_mib;
-      }
-    }
-    failures_.set_peak_mib(i, peak_mib);
+    std::optional<size_t> c;
+    if (in_.classes != nullptr) c = in_.classes->index_of(pods[i].workload_class);
+    const WorkloadClass* wc = c ? &(*in_.classes)[*c] : nullptr;
+    tenants_.load(i) = tenant_load(req_[i], wc, mode_.capacity_units());
+    failures_.set_peak_mib(
+        i, wc != nullptr && wc->memory_mib > 0 ? wc->memory_mib : req_[i].gpu_memory_mib);
   }
   arrival_order_.resize(n);
   std::iota(arrival_order_.begin(), arrival_order_.end(), 0U);
@@ -182,8 +154,7 @@ void Simulation::settle(uint32_t p) {
 }
 
 void Simulation::schedule_finish(uint32_t p) {
-  ++version_[p];
-  events_.push({now_ + remaining_[p] / tenants_.rate(p), seq_++, p, version_[p]});
+  events_.schedule(p, now_ + remaining_[p] / tenants_.rate(p));
 }
 
 // The GPUs' tenants changed: their rates are solved anew, and what the GPUs deliver with them.
@@ -199,7 +170,7 @@ void Simulation::refresh_gpu_usage(GpuId g) {
 
 void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason) {
   settle(p);
-  ++version_[p];  // its finish event is void
+  events_.cancel(p);
   PodOutcome& o = out_[p];
   o.status = PodStatus::kFailed;
   o.finish_s = now_;
@@ -244,14 +215,7 @@ bool Simulation::try_place(uint32_t p) {
   std::copy(gpus.begin(), gpus.end(), pod_gpus_.set(p).begin());
   sharing_->pod_left_queue(p);
   cluster_.bind(*node, gpus, r);
-  accounting_.node_changed(*node);
-  if (const GpuTopology* topo = cluster_.topology(*node); topo != nullptr && gpus.size() >= 2) {
-    std::array<int, kMaxGpusPerNode> local{};
-    for (size_t i = 0; i < gpus.size() && i < local.size(); ++i)
-      local[i] = static_cast<int>(gpus[i] - cluster_.first_gpu(*node));
-    accounting_.communication_quality(communication_quality(
-        *topo, std::span<const int>(local).first(std::min(gpus.size(), local.size()))));
-  }
+  accounting_.pod_bound(*node, gpus);
   PodOutcome& o = out_[p];
   o.node = static_cast<int32_t>(*node);
   o.start_s = now_;
@@ -289,8 +253,7 @@ bool Simulation::try_place(uint32_t p) {
     // Its GPUs are being prepared (MIG: re-partitioned): it holds them now and starts when that
     // is done.
     o.start_s = now_ + delay;
-    ++version_[p];
-    events_.push({o.start_s, seq_++, p, version_[p], true});
+    events_.schedule(p, o.start_s, true);
     return true;
   }
   start_work(p);
@@ -374,8 +337,8 @@ RunResult Simulation::run(const ProgressFn& progress) {
   uint64_t done = 0;
 
   for (;;) {
-    while (!events_.empty() && events_.top().version != version_[events_.top().pod]) events_.pop();
-    const double t_finish = events_.empty() ? kInf : events_.top().time;
+    const PodEvent* next = events_.next();
+    const double t_finish = next == nullptr ? kInf : next->time;
     const double t_arrival = next_arrival < n ? pods[arrival_order_[next_arrival]].arrival_s : kInf;
     const double t_event = std::min(t_finish, t_arrival);
     if (t_event == kInf) break;
@@ -389,8 +352,8 @@ RunResult Simulation::run(const ProgressFn& progress) {
     advance(t_event);
     accounting_.event_done();
     if (t_finish <= t_arrival) {
-      const uint32_t p = events_.top().pod;
-      const bool starts = events_.top().starts;
+      const uint32_t p = next->pod;
+      const bool starts = next->starts;
       events_.pop();
       if (starts)
         start_after_reconfiguration(p);

@@ -11,6 +11,20 @@ constexpr uint32_t kNoPod = UINT32_MAX;
 constexpr uint32_t kNoVar = UINT32_MAX;
 }  // namespace
 
+TenantLoad tenant_load(const PodRequest& r, const WorkloadClass* wc, int capacity_units) {
+  TenantLoad l;
+  l.sm_demand = static_cast<double>(r.gpu_milli) / 1000.0;
+  l.memory_mib = r.gpu_memory_mib;
+  l.cap = r.gpu_count > 0 ? static_cast<double>(r.claim_units) / static_cast<double>(capacity_units)
+                          : 1.0;
+  if (wc != nullptr) {
+    l.sm_demand = wc->sm;
+    l.bandwidth = wc->bandwidth;
+    l.launch_khz = wc->launch_khz;
+  }
+  return l;
+}
+
 GpuTenantTable::GpuTenantTable(const SharingMode& mode, const ClusterState& cluster,
                                const PodGpus& pod_gpus)
     : mode_(mode),

@@ -9,6 +9,7 @@
 
 #include "sim/cluster_state.h"
 #include "sim/engine/pod_gpus.h"
+#include "sim/interference/workload_class.h"
 #include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/sharing_mode.h"
 #include "sim/sharing/sharing_run.h"
@@ -16,6 +17,10 @@
 #include "workloads/input_limits.h"
 
 namespace slicelab {
+
+// A pod's load as the rate solver sees it: its request's share of the GPU (of `capacity_units`)
+// and memory, or where it has a workload class (issue 4; may be null) the class's demands.
+TenantLoad tenant_load(const PodRequest& r, const WorkloadClass* wc, int capacity_units);
 
 // Told by the table around each change of a pod's rate or error, so that the pod's progress so
 // far accrues at the old values and its finish moves with the new rate.

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "sim/metrics/distribution.h"
+#include "sim/topology/gpu_topology.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 
@@ -71,6 +73,17 @@ void RunAccounting::node_changed(NodeId n) {
                          std::span<const int>(milli_scratch_).first(static_cast<size_t>(gpus)));
   frag_total_ += f - node_frag_[n];
   node_frag_[n] = f;
+}
+
+void RunAccounting::pod_bound(NodeId n, std::span<const GpuId> gpus) {
+  node_changed(n);
+  const GpuTopology* topo = cluster_.topology(n);
+  if (topo == nullptr || gpus.size() < 2) return;
+  std::array<int, kMaxGpusPerNode> local{};
+  for (size_t i = 0; i < gpus.size() && i < local.size(); ++i)
+    local[i] = static_cast<int>(gpus[i] - cluster_.first_gpu(n));
+  comm_quality_.push_back(communication_quality(
+      *topo, std::span<const int>(local).first(std::min(gpus.size(), local.size()))));
 }
 
 void RunAccounting::placement_failed() {

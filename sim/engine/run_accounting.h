@@ -39,7 +39,9 @@ class RunAccounting {
   void placement_attempted() { ++attempts_; }
   void placement_failed();
   void event_done() { ++events_; }
-  void communication_quality(double q) { comm_quality_.push_back(q); }
+  // A pod was bound to `gpus` of node n: its free resources changed, and a multi-GPU pod on a
+  // node with a topology adds its communication quality.
+  void pod_bound(NodeId n, std::span<const GpuId> gpus);
   // Isolation error `error` held for `dt` seconds by the pod.
   void accrue_error(uint32_t pod, double error, double dt) {
     err_int_[pod] += error * dt;
