@@ -5,6 +5,10 @@
 namespace slicelab {
 namespace {
 
+// A backfill pass remembers at most this many failed shapes (no allocation in a pass); pods of
+// other shapes are tried even when they failed already, which costs time, not correctness.
+constexpr size_t kFailedShapesPerPass = 64;
+
 bool same_shape(const PodRequest& a, const PodRequest& b) {
   return a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
          a.gpu_memory_mib == b.gpu_memory_mib && a.model_mask == b.model_mask &&
@@ -15,8 +19,7 @@ bool same_shape(const PodRequest& a, const PodRequest& b) {
 
 void QueueScheduler::prepare(std::span<const PodRequest> requests) {
   requests_ = requests;
-  // Bounded: a pass remembers at most this many failed shapes and retries the rest.
-  failed_shapes_.reserve(64);
+  failed_shapes_.reserve(kFailedShapesPerPass);
 }
 
 void QueueScheduler::arrive(uint32_t pod, int priority, uint64_t seq, PlacementAttempt& place,
