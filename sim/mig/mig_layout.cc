@@ -9,7 +9,9 @@
 namespace slicelab {
 namespace {
 
-constexpr size_t kMaxInstances = 16;
+// Instances one layout search places: a layout asking for more fails its counting rules
+// (at most 8 memory slots) before it is searched, so 16 is ample room.
+constexpr size_t kMaxLayoutInstances = 16;
 
 // Checks the counting rules; returns the error message or an empty string.
 std::string count_error(const MigTable& table, std::span<const int> counts) {
@@ -37,12 +39,12 @@ std::string count_error(const MigTable& table, std::span<const int> counts) {
 
 struct Search {
   const MigTable& table;
-  std::array<uint8_t, kMaxInstances> profile{};  // instances to place, largest first
-  std::array<uint8_t, kMaxInstances> start{};
+  std::array<uint8_t, kMaxLayoutInstances> profile{};  // instances to place, largest first
+  std::array<uint8_t, kMaxLayoutInstances> start{};
   size_t n = 0;
   // Deepest point where an instance found no start, and what was placed then (for the message).
   size_t deepest = 0;
-  std::array<uint8_t, kMaxInstances> deepest_start{};
+  std::array<uint8_t, kMaxLayoutInstances> deepest_start{};
 
   bool place(size_t k, uint8_t used) {
     if (k == n) return true;
@@ -66,9 +68,9 @@ struct Search {
 
 Search make_search(const MigTable& table, std::span<const int> counts) {
   Search s{table};
-  std::array<uint8_t, kMaxInstances> order{};
+  std::array<uint8_t, kMaxLayoutInstances> order{};
   for (size_t i = 0; i < counts.size(); ++i)
-    for (int c = 0; c < counts[i] && s.n < kMaxInstances; ++c)
+    for (int c = 0; c < counts[i] && s.n < kMaxLayoutInstances; ++c)
       order[s.n++] = static_cast<uint8_t>(i);
   // Largest memory footprint first (fewest starts), then table order: fails fast, and the
   // result is deterministic.

@@ -14,7 +14,8 @@ class MigSharing final : public SharingMode {
   // Capacity units per GPU: 28 is a multiple of both 7 (A100/H100/H200) and 4 (A30) compute
   // slices, so one slice is 4 or 7 units and allocation ratios stay exact.
   static constexpr int kUnitsPerGpu = 28;
-  static constexpr int kMaxInstances = 7;
+  // Tenants of one GPU: one per GPU instance, and a GPU has at most 7 compute slices.
+  static constexpr int kMaxInstancesPerGpu = 7;
 
   explicit MigSharing(std::shared_ptr<const MigSettings> settings)
       : settings_(std::move(settings)) {}
@@ -25,7 +26,7 @@ class MigSharing final : public SharingMode {
   // A lower bound (one unit) until the engine knows the instance: the unit-based filters then
   // never reject a node that MIG could serve; its Reserve plugin rewrites the real claim.
   int claim_units(int /*gpu_milli*/) const override { return 1; }
-  int max_tenants() const override { return kMaxInstances; }
+  int max_tenants() const override { return kMaxInstancesPerGpu; }
   bool isolates_memory() const override { return true; }
   // Bound: sm_cap_i, the instance's share of the GPU's SMs, so rate_i = min(1, sm_cap_i /
   // sm_demand_i). Instances share no SM time (the capacity is not counted); nothing promised.

@@ -6,6 +6,8 @@
 #include <array>
 #include <cassert>
 
+#include "workloads/input_limits.h"
+
 namespace slicelab {
 
 MigState::MigState(const ClusterState& cluster, const GpuCatalog& catalog,
@@ -22,14 +24,14 @@ MigState::MigState(const ClusterState& cluster, const GpuCatalog& catalog,
   }
   const size_t gpus = cluster.gpu_count();
   mig_on_.assign(gpus, 0);
-  inst_profile_.assign(gpus * kMaxInstances, kWhole);
-  inst_start_.assign(gpus * kMaxInstances, 0);
-  inst_pod_.assign(gpus * kMaxInstances, kFree);
+  inst_profile_.assign(gpus * kInstanceSlotsPerGpu, kWhole);
+  inst_start_.assign(gpus * kInstanceSlotsPerGpu, 0);
+  inst_pod_.assign(gpus * kInstanceSlotsPerGpu, kFree);
   inst_count_.assign(gpus, 0);
   used_slices_.assign(gpus, 0);
   busy_until_.assign(gpus, -1.0);
-  wanted_.assign(models_ * kMaxInstances, 0);
-  free_gpus_.assign(models_ * kMaxInstances, 0.0);
+  wanted_.assign(models_ * kProfileSlotsPerModel, 0);
+  free_gpus_.assign(models_ * kProfileSlotsPerModel, 0.0);
   for (NodeId n = 0; n < cluster.node_count(); ++n) {
     const MigTable* table = table_[cluster.model(n)];
     for (int i = 0; i < cluster.gpus_on(n); ++i) {
@@ -40,7 +42,7 @@ MigState::MigState(const ClusterState& cluster, const GpuCatalog& catalog,
           rule = &r;
           break;
         }
-      const size_t base = static_cast<size_t>(g) * kMaxInstances;
+      const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
       if (table && rule && rule->mig_enabled) {
         mig_on_[g] = 1;
         const auto placements = place_layout(*table, rule->mig_devices);
@@ -67,7 +69,7 @@ MigState::MigState(const ClusterState& cluster, const GpuCatalog& catalog,
       if (!table_[m] || ((requests[p].model_mask >> m) & 1U) == 0) continue;
       const int8_t q = profile_for(*table_[m], pods[p]);
       pod_profile_[p * models_ + m] = q;
-      if (q >= 0) ++wanted_[m * kMaxInstances + static_cast<size_t>(q)];
+      if (q >= 0) ++wanted_[m * kProfileSlotsPerModel + static_cast<size_t>(q)];
     }
   }
 }
@@ -105,7 +107,7 @@ int8_t MigState::pod_profile(uint32_t p, GpuId g) const {
 }
 
 bool MigState::has_profile(GpuId g, int8_t q) const {
-  const size_t base = static_cast<size_t>(g) * kMaxInstances;
+  const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
   for (size_t k = 0; k < inst_count_[g]; ++k)
     if (inst_profile_[base + k] == q) return true;
   return false;
@@ -137,7 +139,7 @@ bool MigState::fits_now(GpuId g, uint32_t p, double now) const {
   if (busy_until_[g] > now) return false;
   const int8_t q = pod_profile(p, g);
   if (q == kNone) return false;
-  const size_t base = static_cast<size_t>(g) * kMaxInstances;
+  const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
   for (size_t k = 0; k < inst_count_[g]; ++k)
     if (inst_profile_[base + k] == q && inst_pod_[base + k] == kFree) return true;
   return false;
@@ -149,9 +151,9 @@ bool MigState::can_reconfigure(GpuId g, uint32_t p, double now) const {
   if (q < 0) return false;
   const MigTable& table = *table_[cluster_.model(cluster_.node_of(g))];
   // The instances that stay are those held by pods; free ones are destroyed and recreated.
-  std::array<MigPlacement, kMaxInstances> kept{};
+  std::array<MigPlacement, kInstanceSlotsPerGpu> kept{};
   size_t n = 0;
-  const size_t base = static_cast<size_t>(g) * kMaxInstances;
+  const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
   for (size_t k = 0; k < inst_count_[g]; ++k)
     if (inst_pod_[base + k] != kFree)
       kept[n++] = {static_cast<uint8_t>(inst_profile_[base + k]), inst_start_[base + k]};
@@ -176,9 +178,9 @@ int MigState::choose(NodeId n, uint32_t p, double now, bool reconfigure_allowed,
                      std::span<GpuId> out) {
   const size_t need = static_cast<size_t>(pods_[p].gpu_count);
   // (-used share in 1/28ths, gpu): fullest first, then the lower index.
-  std::array<std::pair<int, GpuId>, 64> usable{}, other{};
+  std::array<std::pair<int, GpuId>, kMaxGpusPerNode> usable{}, other{};
   size_t nu = 0, no = 0;
-  for (GpuId g = cluster_.first_gpu(n); g < cluster_.first_gpu(n + 1) && nu < 64; ++g) {
+  for (GpuId g = cluster_.first_gpu(n); g < cluster_.first_gpu(n + 1) && nu < usable.size(); ++g) {
     const MigTable* t = table_[cluster_.model(n)];
     const int used = mig_on_[g] && t ? used_slices_[g] * 28 / t->compute_slices : 0;
     if (fits_now(g, p, now))
@@ -202,7 +204,7 @@ int MigState::choose(NodeId n, uint32_t p, double now, bool reconfigure_allowed,
 
 void MigState::reconfigure(GpuId g, uint32_t p, double now) {
   const MigTable& table = *table_[cluster_.model(cluster_.node_of(g))];
-  const size_t base = static_cast<size_t>(g) * kMaxInstances;
+  const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
   size_t keep = 0;
   for (size_t k = 0; k < inst_count_[g]; ++k) {
     if (inst_pod_[base + k] == kFree) {
@@ -232,7 +234,7 @@ void MigState::reconfigure(GpuId g, uint32_t p, double now) {
 }
 
 size_t MigState::slot(GpuId g, uint32_t p) const {
-  const size_t base = static_cast<size_t>(g) * kMaxInstances;
+  const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
   for (size_t k = 0; k < inst_count_[g]; ++k)
     if (inst_pod_[base + k] == p) return k;
   assert(false && "pod holds no instance on this GPU");
@@ -241,13 +243,13 @@ size_t MigState::slot(GpuId g, uint32_t p) const {
 
 void MigState::occupy(GpuId g, uint32_t p) {
   const int8_t q = pod_profile(p, g);
-  const size_t base = static_cast<size_t>(g) * kMaxInstances;
-  size_t best = kMaxInstances;
+  const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
+  size_t best = kInstanceSlotsPerGpu;
   for (size_t k = 0; k < inst_count_[g]; ++k)
     if (inst_profile_[base + k] == q && inst_pod_[base + k] == kFree &&
-        (best == kMaxInstances || inst_start_[base + k] < inst_start_[base + best]))
+        (best == kInstanceSlotsPerGpu || inst_start_[base + k] < inst_start_[base + best]))
       best = k;
-  assert(best < kMaxInstances);
+  assert(best < kInstanceSlotsPerGpu);
   inst_pod_[base + best] = p;
   count_free(g, best, -1);
   if (q >= 0)
@@ -258,7 +260,7 @@ void MigState::occupy(GpuId g, uint32_t p) {
 
 void MigState::release(GpuId g, uint32_t p) {
   const size_t k = slot(g, p);
-  const size_t base = static_cast<size_t>(g) * kMaxInstances;
+  const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
   inst_pod_[base + k] = kFree;
   count_free(g, k, +1);
   const int8_t q = inst_profile_[base + k];
@@ -269,17 +271,17 @@ void MigState::release(GpuId g, uint32_t p) {
 }
 
 void MigState::count_free(GpuId g, size_t k, int sign) {
-  const int8_t q = inst_profile_[static_cast<size_t>(g) * kMaxInstances + k];
+  const int8_t q = inst_profile_[static_cast<size_t>(g) * kInstanceSlotsPerGpu + k];
   if (q < 0) return;  // whole cards are not MIG instances
   const uint16_t m = cluster_.model(cluster_.node_of(g));
   const MigTable& t = *table_[m];
-  free_gpus_[static_cast<size_t>(m) * kMaxInstances + static_cast<size_t>(q)] +=
+  free_gpus_[static_cast<size_t>(m) * kProfileSlotsPerModel + static_cast<size_t>(q)] +=
       sign * static_cast<double>(t.profiles[static_cast<size_t>(q)].compute_slices) /
       static_cast<double>(t.compute_slices);
 }
 
 double MigState::sm_share(GpuId g, uint32_t p) const {
-  const int8_t q = inst_profile_[static_cast<size_t>(g) * kMaxInstances + slot(g, p)];
+  const int8_t q = inst_profile_[static_cast<size_t>(g) * kInstanceSlotsPerGpu + slot(g, p)];
   if (q < 0) return 1.0;
   const MigTable& t = *table_[cluster_.model(cluster_.node_of(g))];
   return static_cast<double>(t.profiles[static_cast<size_t>(q)].sms) /
@@ -287,7 +289,7 @@ double MigState::sm_share(GpuId g, uint32_t p) const {
 }
 
 int64_t MigState::instance_memory_mib(GpuId g, uint32_t p) const {
-  const int8_t q = inst_profile_[static_cast<size_t>(g) * kMaxInstances + slot(g, p)];
+  const int8_t q = inst_profile_[static_cast<size_t>(g) * kInstanceSlotsPerGpu + slot(g, p)];
   const uint16_t m = cluster_.model(cluster_.node_of(g));
   if (q < 0) return model_memory_[m];
   return table_[m]->profiles[static_cast<size_t>(q)].memory_mib();
@@ -302,16 +304,16 @@ int MigState::claim_units(GpuId g, uint32_t p) const {
 
 std::string MigState::instance_name(GpuId g, uint32_t p) const {
   const size_t k = slot(g, p);
-  const int8_t q = inst_profile_[static_cast<size_t>(g) * kMaxInstances + k];
+  const int8_t q = inst_profile_[static_cast<size_t>(g) * kInstanceSlotsPerGpu + k];
   if (q < 0) return "whole GPU";
   const MigTable& t = *table_[cluster_.model(cluster_.node_of(g))];
   return placement_name(
-      t, {static_cast<uint8_t>(q), inst_start_[static_cast<size_t>(g) * kMaxInstances + k]});
+      t, {static_cast<uint8_t>(q), inst_start_[static_cast<size_t>(g) * kInstanceSlotsPerGpu + k]});
 }
 
 const std::vector<MigPlacement> MigState::layout(GpuId g) const {
   std::vector<MigPlacement> out;
-  const size_t base = static_cast<size_t>(g) * kMaxInstances;
+  const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
   for (size_t k = 0; k < inst_count_[g]; ++k)
     if (inst_profile_[base + k] >= 0)
       out.push_back({static_cast<uint8_t>(inst_profile_[base + k]), inst_start_[base + k]});
@@ -325,7 +327,7 @@ void MigState::pod_left_queue(uint32_t p) {
   waiting_[p] = 0;
   for (size_t m = 0; m < models_; ++m) {
     const int8_t q = pod_profile_[p * models_ + m];
-    if (q >= 0) --wanted_[m * kMaxInstances + static_cast<size_t>(q)];
+    if (q >= 0) --wanted_[m * kProfileSlotsPerModel + static_cast<size_t>(q)];
   }
 }
 

@@ -17,7 +17,11 @@ namespace slicelab {
 
 class MigState {
  public:
-  static constexpr int kMaxInstances = 8;
+  // Instance slots per GPU in the per-GPU arrays: an instance holds at least one of the GPU's
+  // 8 memory slots, so no GPU holds more.
+  static constexpr int kInstanceSlotsPerGpu = 8;
+  // Profile slots per GPU model in the per-model arrays: a MIG table lists at most 8 profiles.
+  static constexpr int kProfileSlotsPerModel = 8;
   static constexpr int8_t kWhole = -1;  // a GPU without MIG: one instance, the whole card
   static constexpr int8_t kNone = -2;   // the pod has no profile on that GPU model
   static constexpr uint32_t kFree = UINT32_MAX;
@@ -80,7 +84,7 @@ class MigState {
   std::vector<const MigTable*> table_;  // per GPU model; null: no MIG
   std::vector<int64_t> model_memory_;   // per GPU model
   std::vector<uint8_t> mig_on_;         // per GPU
-  std::vector<int8_t> inst_profile_;    // per GPU x kMaxInstances
+  std::vector<int8_t> inst_profile_;    // per GPU x kInstanceSlotsPerGpu
   std::vector<uint8_t> inst_start_;
   std::vector<uint32_t> inst_pod_;
   std::vector<uint8_t> inst_count_;

@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "workloads/input_limits.h"
+
 namespace slicelab {
 
 std::string_view OrderedDevicePicker::name() const {
@@ -26,12 +28,12 @@ bool OrderedDevicePicker::pick(const SchedulingCycle& cycle, NodeId node,
   const PodRequest& req = cycle.req;
   if (req.gpu_count == 0) return true;
   const bool whole = req.claim_units >= cluster.capacity_units();
-  // (sort key, gpu) for every GPU of the node that has room; nodes hold at most 64 GPUs. The GPU
-  // id in the pair makes equal keys go to the lower index.
-  std::array<std::pair<int64_t, GpuId>, 64> fit{};
+  // (sort key, gpu) for every GPU of the node that has room; nodes hold at most kMaxGpusPerNode.
+  // The GPU id in the pair makes equal keys go to the lower index.
+  std::array<std::pair<int64_t, GpuId>, kMaxGpusPerNode> fit{};
   size_t n = 0;
   const GpuId first = cluster.first_gpu(node);
-  const int count = std::min(cluster.gpus_on(node), 64);
+  const int count = std::min(cluster.gpus_on(node), kMaxGpusPerNode);
   for (int i = 0; i < count; ++i) {
     const GpuId g = first + static_cast<GpuId>(i);
     const int free = cluster.gpu_free_units(g);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "workloads/input_limits.h"
+
 namespace slicelab {
 namespace {
 
@@ -63,7 +65,7 @@ int64_t FgdModel::node_score(const ClusterState& cluster, const PodRequest& req,
 
 // The node's free milli per GPU into `store`, the view of its first gpus_on(node) entries.
 std::span<int> FgdModel::free_milli(const ClusterState& cluster, NodeId node,
-                                    std::array<int, 64>& store) {
+                                    std::array<int, kMaxGpusPerNode>& store) {
   const int cap = cluster.capacity_units();
   const GpuId first = cluster.first_gpu(node);
   const auto milli = std::span<int>(store).first(
@@ -77,8 +79,9 @@ int64_t FgdModel::compute(const ClusterState& cluster, const PodRequest& req, No
   // A pod that requests nothing changes nothing: fgd_score.go gives it the top score.
   if (req.cpu_milli == 0 && req.memory_mib == 0 && req.gpu_count == 0) return 100;
   if (is_share(cluster, req)) return std::max<int64_t>(best_share(cluster, req, node).score, 0);
-  // Scoring runs for every candidate node: no allocation here (nodes hold at most 64 GPUs).
-  std::array<int, 64> store{};
+  // Scoring runs for every candidate node: no allocation here (a node has kMaxGpusPerNode GPUs
+  // at most).
+  std::array<int, kMaxGpusPerNode> store{};
   const auto milli = free_milli(cluster, node, store);
   const auto gpus = static_cast<int>(milli.size());
   const uint16_t model = cluster.model(node);
@@ -86,7 +89,7 @@ int64_t FgdModel::compute(const ClusterState& cluster, const PodRequest& req, No
   const double before = node_fragmentation(target_, cluster.cpu_free(node), model, milli);
   if (req.gpu_count > 0) {
     // NodeResource.Sub: the least free GPUs that fit, equal ones in index order.
-    std::array<std::pair<int, int>, 64> order{};
+    std::array<std::pair<int, int>, kMaxGpusPerNode> order{};
     for (int i = 0; i < gpus; ++i)
       order[static_cast<size_t>(i)] = {milli[static_cast<size_t>(i)], i};
     std::stable_sort(order.begin(), order.begin() + gpus);
@@ -106,7 +109,7 @@ int64_t FgdModel::compute(const ClusterState& cluster, const PodRequest& req, No
 
 FgdModel::ShareChoice FgdModel::best_share(const ClusterState& cluster, const PodRequest& req,
                                            NodeId node) const {
-  std::array<int, 64> store{};
+  std::array<int, kMaxGpusPerNode> store{};
   const auto milli = free_milli(cluster, node, store);
   const int cap = cluster.capacity_units();
   const GpuId first = cluster.first_gpu(node);

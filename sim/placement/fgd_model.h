@@ -9,6 +9,7 @@
 
 #include "sim/cluster_state.h"
 #include "sim/metrics/fragmentation.h"
+#include "workloads/input_limits.h"
 
 namespace slicelab {
 
@@ -45,7 +46,7 @@ class FgdModel {
   // A share of one GPU: the best score over the GPUs that fit and the first GPU that has it.
   ShareChoice best_share(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
   static std::span<int> free_milli(const ClusterState& cluster, NodeId node,
-                                   std::array<int, 64>& store);
+                                   std::array<int, kMaxGpusPerNode>& store);
   // The score of the node's state `milli` (free milli per GPU) after the pod took its part.
   int64_t score_after(double before, int64_t cpu_after, uint16_t model,
                       std::span<const int> milli) const;

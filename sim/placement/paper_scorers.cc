@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "workloads/input_limits.h"
+
 namespace slicelab {
 
 uint32_t clustering_tag(const PodRequest& req, int capacity_units, int max_gpus_per_node) {
@@ -50,10 +52,10 @@ void GpuPackingScorer::score(const SchedulingCycle& cycle, std::span<const NodeI
       continue;
     }
     // The GPUs the pod would take: the least free that fit, equal ones in index order.
-    std::array<std::pair<int, int>, 64> fit{};
+    std::array<std::pair<int, int>, kMaxGpusPerNode> fit{};
     const GpuId first = cluster.first_gpu(n);
     size_t k = 0;
-    for (int g = 0; g < gpus && g < 64; ++g) {
+    for (int g = 0; g < gpus && g < kMaxGpusPerNode; ++g) {
       const int f = cluster.gpu_free_units(first + static_cast<GpuId>(g));
       if (f >= req.claim_units) fit[k++] = {f, g};
     }

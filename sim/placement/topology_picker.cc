@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "sim/topology/gpu_topology.h"
+#include "workloads/input_limits.h"
 
 namespace slicelab {
 
@@ -17,8 +18,8 @@ bool TopologyDevicePicker::pick(const SchedulingCycle& cycle, NodeId node,
   if (topo == nullptr || topo->gpu_count() != gpus) return fallback_.pick(cycle, node, out);
 
   const GpuId first = cluster.first_gpu(node);
-  std::array<int, 64> cand{};
-  std::array<int64_t, 64> free{};
+  std::array<int, kMaxGpusPerNode> cand{};
+  std::array<int64_t, kMaxGpusPerNode> free{};
   size_t m = 0;
   uint64_t idle = 0;  // bit i: local GPU i is untouched
   for (int i = 0; i < gpus; ++i) {
@@ -37,7 +38,7 @@ bool TopologyDevicePicker::pick(const SchedulingCycle& cycle, NodeId node,
     // connected to the other idle cards, then the one whose NVLink island has the fewest idle
     // cards left, so that well-connected groups stay whole for later multi-GPU pods.
     const auto& island = topo->nvlink_component();
-    std::array<int, 64> island_idle{};
+    std::array<int, kMaxGpusPerNode> island_idle{};
     for (int i = 0; i < gpus; ++i)
       if (idle & (uint64_t{1} << i))
         ++island_idle[static_cast<size_t>(island[static_cast<size_t>(i)])];
@@ -62,7 +63,7 @@ bool TopologyDevicePicker::pick(const SchedulingCycle& cycle, NodeId node,
   }
 
   // Highest total pair score; among equals the fuller GPUs (binpack), then the lowest indices.
-  std::array<int, 64> chosen{};
+  std::array<int, kMaxGpusPerNode> chosen{};
   best_subset(*topo, std::span<const int>(cand.data(), m), req.gpu_count,
               std::span<const int64_t>(free.data(), m), chosen);
   for (size_t i = 0; i < k; ++i) out[i] = first + static_cast<GpuId>(chosen[i]);

@@ -138,7 +138,7 @@ TEST(VgpuEngine, FrameBufferIsTheVgpusMemory) {
                      "first-fit", vm_config("vgpu", s));
   EXPECT_EQ(r.pods[0].status, PodStatus::kCompleted);
   EXPECT_EQ(r.pods[1].status, PodStatus::kFailed);
-  EXPECT_NE(r.reason_of(1).find("vGPU A100D-10C"), std::string::npos) << r.pods[1].reason;
+  EXPECT_NE(r.reason_of(1).find("vGPU A100D-10C"), std::string::npos) << r.reason_of(1);
 }
 
 TEST(VgpuEngine, VmBootDelaysTheStartAndHoldsTheVgpu) {
@@ -174,7 +174,7 @@ TEST(VgpuEngine, ModelWithoutVgpuTypesTakesNoVgpuPods) {
                      {pod("p", 0, 10).milli(100).gpu_mem(kGiB), pod("cpu", 0, 10).gpus(0).cpu(10)},
                      "first-fit", vm_config("vgpu", vm_settings(VgpuScheduler::kBestEffort)));
   EXPECT_EQ(r.pods[0].status, PodStatus::kUnschedulable);
-  EXPECT_NE(r.reason_of(0).find("vGPU profile"), std::string::npos) << r.pods[0].reason;
+  EXPECT_NE(r.reason_of(0).find("vGPU profile"), std::string::npos) << r.reason_of(0);
   EXPECT_EQ(r.pods[1].status, PodStatus::kCompleted);  // containers run, without a boot
   EXPECT_DOUBLE_EQ(r.pods[1].start_s, 0.0);
 }

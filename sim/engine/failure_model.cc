@@ -1,0 +1,60 @@
+#include "sim/engine/failure_model.h"
+
+#include <fmt/format.h>
+
+namespace slicelab {
+
+bool FailureModel::fails_own_limit(uint32_t pod, const PodRequest& r, std::span<const GpuId> gpus,
+                                   PodOutcome& o) {
+  if (r.gpu_count == 0) return false;
+  for (const GpuId g : gpus) {
+    const NodeId node = cluster_.node_of(g);
+    const int64_t limit =
+        mode_.memory_limit_mib(r.gpu_memory_mib, cluster_.gpu_memory_capacity(node));
+    if (limit < 0 || peak_mib_[pod] <= limit) continue;
+    o.reason = reasons_.add(
+        fmt::format("out of memory on {} GPU {}: peak {} MiB over its {} limit of {} MiB",
+                    cluster_.node_name(node), g - cluster_.first_gpu(node), peak_mib_[pod],
+                    mode_.kind(), limit));
+    o.failure = FailureCause::kOverMemoryCap;
+    return true;
+  }
+  if (const double q = mode_.client_fault_probability(); q > 0 && rng_.uniform() < q) {
+    o.reason =
+        reasons_.add(fmt::format("{} client fault (modelled, probability {:g})", mode_.kind(), q));
+    o.failure = FailureCause::kClientFault;
+    return true;
+  }
+  return false;
+}
+
+bool FailureModel::fails_for_memory(uint32_t pod, const PodRequest& r, std::span<const GpuId> gpus,
+                                    const SharingRun& sharing, PodOutcome& o) const {
+  // A partitioned GPU (MIG): only the pod's own partition can be too small for it.
+  for (const GpuId g : gpus) {
+    const int64_t cap = sharing.partition_memory_mib(g, pod);
+    if (cap < 0 || r.gpu_memory_mib <= cap) continue;
+    const NodeId node = cluster_.node_of(g);
+    o.reason = reasons_.add(fmt::format("out of memory in {} on {} GPU {}: needs {} MiB of {}",
+                                        sharing.partition_name(g, pod), cluster_.node_name(node),
+                                        g - cluster_.first_gpu(node), r.gpu_memory_mib, cap));
+    o.failure = FailureCause::kInstanceMemory;
+    return true;
+  }
+  if (mode_.isolates_memory()) return false;
+  for (const GpuId g : gpus) {
+    const NodeId node = cluster_.node_of(g);
+    const int64_t cap = cluster_.gpu_memory_capacity(node);
+    const int64_t used = cluster_.gpu_memory_used(g);  // includes this pod
+    if (used <= cap) continue;
+    o.reason = reasons_.add(
+        fmt::format("out of memory on {} GPU {}: needs {} MiB, neighbours hold {} of {} MiB",
+                    cluster_.node_name(node), g - cluster_.first_gpu(node), r.gpu_memory_mib,
+                    used - r.gpu_memory_mib, cap));
+    o.failure = FailureCause::kNeighboursMemory;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace slicelab

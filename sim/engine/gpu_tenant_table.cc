@@ -1,0 +1,160 @@
+#include "sim/engine/gpu_tenant_table.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <numeric>
+
+namespace slicelab {
+namespace {
+constexpr uint32_t kNoPod = UINT32_MAX;
+constexpr uint32_t kNoVar = UINT32_MAX;
+}  // namespace
+
+TenantLoad tenant_load(const PodRequest& r, const WorkloadClass* wc, int capacity_units) {
+  TenantLoad l;
+  l.sm_demand = static_cast<double>(r.gpu_milli) / 1000.0;
+  l.memory_mib = r.gpu_memory_mib;
+  l.cap = r.gpu_count > 0 ? static_cast<double>(r.claim_units) / static_cast<double>(capacity_units)
+                          : 1.0;
+  if (wc != nullptr) {
+    l.sm_demand = wc->sm;
+    l.bandwidth = wc->bandwidth;
+    l.launch_khz = wc->launch_khz;
+  }
+  return l;
+}
+
+GpuTenantTable::GpuTenantTable(const SharingMode& mode, const ClusterState& cluster,
+                               const PodGpus& pod_gpus)
+    : mode_(mode),
+      cluster_(cluster),
+      pod_gpus_(pod_gpus),
+      max_tenants_(static_cast<size_t>(mode.max_tenants())),
+      solver_(static_cast<size_t>(kMaxGpusPerNode)) {
+  assert(max_tenants_ <= static_cast<size_t>(kMaxTenantsPerGpu));
+  const size_t gpus = cluster.gpu_count();
+  pod_.assign(gpus * max_tenants_, kNoPod);
+  count_.assign(gpus, 0);
+  const auto most_pods = static_cast<size_t>(kMaxGpusPerNode) * max_tenants_;
+  recomputed_.reserve(static_cast<size_t>(kMaxGpusPerNode));
+  pods_.reserve(most_pods);
+  rates_.resize(most_pods);
+  errors_.resize(most_pods);
+}
+
+void GpuTenantTable::prepare(std::span<const PodRequest> requests) {
+  const size_t n = requests.size();
+  load_.resize(n);
+  sm_use_.resize(n);
+  for (size_t p = 0; p < n; ++p) sm_use_[p] = static_cast<double>(requests[p].gpu_milli) / 1000.0;
+  speed_.assign(n, 1.0);
+  rate_.assign(n, 0.0);
+  error_.assign(n, -1.0);
+  var_of_.assign(n, kNoVar);
+}
+
+void GpuTenantTable::start(uint32_t pod, double speed) {
+  speed_[pod] = speed;
+  rate_[pod] = 0;
+}
+
+void GpuTenantTable::add(GpuId g, uint32_t pod) {
+  const size_t base = g * max_tenants_;
+  assert(count_[g] < max_tenants_);
+  pod_[base + count_[g]++] = pod;
+}
+
+void GpuTenantTable::remove(GpuId g, uint32_t pod) {
+  const size_t base = g * max_tenants_;
+  const size_t n = count_[g];
+  for (size_t k = 0; k < n; ++k) {
+    if (pod_[base + k] != pod) continue;
+    // Keep arrival order of the others: the OOM rule and ties depend on it.
+    for (size_t j = k + 1; j < n; ++j) {
+      pod_[base + j - 1] = pod_[base + j];
+    }
+    pod_[base + n - 1] = kNoPod;
+    --count_[g];
+    return;
+  }
+}
+
+void GpuTenantTable::recompute(std::span<const GpuId> gpus, const SharingRun& run,
+                               RateChangeListener& listener) {
+  recomputed_.clear();
+  if (gpus.empty()) return;
+  // The GPUs of one node by their index on it; a pod's GPUs are all on one node.
+  static_assert(kMaxGpusPerNode <= 64, "one bit per GPU of a node");
+  const GpuId first = cluster_.first_gpu(cluster_.node_of(gpus.front()));
+  uint64_t seen = 0;
+  auto visit = [&](GpuId g) {
+    const uint64_t bit = uint64_t{1} << (g - first);
+    if (seen & bit) return;
+    seen |= bit;
+    recomputed_.push_back(g);
+  };
+  for (const GpuId seed : gpus) {
+    if (seen & (uint64_t{1} << (seed - first))) continue;  // in a component solved already
+    const size_t begin = recomputed_.size();
+    visit(seed);
+    for (size_t i = begin; i < recomputed_.size(); ++i)
+      for (const uint32_t p : tenants(recomputed_[i]))
+        if (pod_gpus_.spans_several(p))
+          for (const GpuId h : pod_gpus_.of(p)) visit(h);
+    solve(std::span<const GpuId>(recomputed_).subspan(begin), run, listener);
+  }
+}
+
+void GpuTenantTable::solve(std::span<const GpuId> component, const SharingRun& run,
+                           RateChangeListener& listener) {
+  solver_.clear();
+  pods_.clear();
+  for (const GpuId g : component) {
+    const auto on_g = tenants(g);
+    const size_t n = on_g.size();
+    if (n == 0) continue;  // then it is alone in its component
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t p = on_g[k];
+      loads_[k] = load_[p];
+      if (var_of_[p] == kNoVar) {
+        var_of_[p] = static_cast<uint32_t>(pods_.size());
+        pods_.push_back(p);
+      }
+      vars_[k] = var_of_[p];
+    }
+    run.apply_sm_caps(g, on_g, std::span(loads_).first(n));
+    solver_.add_gpu(mode_, std::span(loads_).first(n), std::span(vars_).first(n));
+  }
+  if (pods_.empty()) return;
+  const size_t vars = pods_.size();
+  solver_.solve(std::span(rates_).first(vars), std::span(errors_).first(vars));
+  for (size_t v = 0; v < vars; ++v) {
+    const uint32_t p = pods_[v];
+    var_of_[p] = kNoVar;
+    // The error accrued so far is at the old value; the new one holds from now on.
+    if (errors_[v] != error_[p]) {
+      listener.before_rate_change(p);
+      error_[p] = errors_[v];
+    }
+    const double r = rates_[v] * speed_[p];
+    if (r == rate_[p]) continue;
+    listener.before_rate_change(p);
+    rate_[p] = r;
+    listener.rate_changed(p);
+  }
+}
+
+GpuUsage GpuTenantTable::usage(GpuId g) const {
+  // SM time the GPU delivers: each tenant's demand at the pace it really runs, which for a
+  // multi-GPU pod is that of its slowest GPU.
+  double sm = 0;
+  for (const uint32_t p : tenants(g)) sm += sm_use_[p] * (rate_[p] / speed_[p]);
+  const int64_t mem_cap = cluster_.gpu_memory_capacity(cluster_.node_of(g));
+  const double mem = mem_cap > 0 ? std::min(1.0, static_cast<double>(cluster_.gpu_memory_used(g)) /
+                                                     static_cast<double>(mem_cap))
+                                 : 0.0;
+  return {std::min(sm, 1.0), mem};
+}
+
+}  // namespace slicelab

@@ -1,0 +1,48 @@
+// The scheduling passes over the pending queue: strict FIFO (a blocked head blocks everyone
+// behind it) or backfill (later pods may pass it), and which pods an arrival tries at once.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/engine/pending_queue.h"
+#include "sim/placement/pod_request.h"
+
+namespace slicelab {
+
+// One placement attempt, made by the engine: true when the pod left the queue (placed, or
+// placed and failed at once), false when it must wait.
+class PlacementAttempt {
+ public:
+  virtual bool try_place(uint32_t pod) = 0;
+
+ protected:
+  ~PlacementAttempt() = default;
+};
+
+// Contract: a pod is in the queue from its arrival until an attempt succeeds; the queue is
+// ordered by priority (higher first), then arrival. An attempt that failed with nothing freed
+// since costs the engine nothing (its retry shortcut), so a pass may follow any event.
+class QueueScheduler {
+ public:
+  explicit QueueScheduler(bool backfill) : backfill_(backfill) {}
+  // The pods' requests (by pod index), which stay in place for the run.
+  void prepare(std::span<const PodRequest> requests);
+
+  // A pod arrived (`seq`: its arrival rank): queued, and tried now as the rules allow.
+  void arrive(uint32_t pod, int priority, uint64_t seq, PlacementAttempt& place,
+              bool skip_failed_shapes);
+  // One pass over the waiting pods after capacity may have been freed.
+  void schedule(PlacementAttempt& place, bool skip_failed_shapes);
+
+  const PendingQueue& pending() const { return pending_; }
+
+ private:
+  bool backfill_;
+  std::span<const PodRequest> requests_;
+  PendingQueue pending_;
+  std::vector<PodRequest> failed_shapes_;  // of this backfill pass
+};
+
+}  // namespace slicelab

@@ -1,0 +1,161 @@
+// Pins down GpuTenantTable: slots keep arrival order, one GPU is solved as the one-GPU solver
+// does, and GPUs linked by a multi-GPU pod are one problem (the multi-GPU rule), on values
+// computed by hand.
+#include "sim/engine/gpu_tenant_table.h"
+
+#include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
+
+#include "sim/sharing/time_slice.h"
+#include "tests/support/sim_fixtures.h"
+
+namespace slicelab {
+namespace {
+
+using testing::catalog;
+using testing::cluster_of;
+using testing::node_group;
+
+// Records what the table tells the engine, in order.
+class RecordingListener final : public RateChangeListener {
+ public:
+  void before_rate_change(uint32_t pod) override { calls.emplace_back('b', pod); }
+  void rate_changed(uint32_t pod) override { calls.emplace_back('r', pod); }
+  std::vector<std::pair<char, uint32_t>> calls;
+};
+
+// One node of `gpus` A100s; pods[i] runs on gpus_of[i] (indices on the node) at demand 1.
+struct TableFixture {
+  TableFixture(int gpus, const SharingMode& mode, std::vector<std::vector<GpuId>> gpus_of)
+      : cluster(cluster_of({node_group("n", 1, "A100-80GB", gpus)}), catalog(),
+                mode.capacity_units()),
+        table(mode, cluster, pod_gpus) {
+    for (const auto& g : gpus_of) {
+      PodSpec s;
+      s.gpu_count = static_cast<int>(g.size());
+      specs.push_back(s);
+      PodRequest r;
+      r.gpu_count = s.gpu_count;
+      r.gpu_milli = 1000;
+      requests.push_back(r);
+    }
+    pod_gpus.prepare(specs);
+    table.prepare(requests);
+    for (uint32_t p = 0; p < gpus_of.size(); ++p) {
+      std::copy(gpus_of[p].begin(), gpus_of[p].end(), pod_gpus.set(p).begin());
+      table.load(p).sm_demand = 1.0;
+    }
+  }
+  // Starts pod p (speed 1) as a tenant of its GPUs and solves them.
+  void start(uint32_t p) {
+    table.start(p, 1.0);
+    for (const GpuId g : pod_gpus.of(p)) table.add(g, p);
+    table.recompute(pod_gpus.of(p), run, listener);
+  }
+  std::vector<GpuId> recomputed() const {
+    return {table.recomputed().begin(), table.recomputed().end()};
+  }
+
+  ClusterState cluster;
+  std::vector<PodSpec> specs;
+  std::vector<PodRequest> requests;
+  PodGpus pod_gpus;
+  GpuTenantTable table;
+  SharingRun run;
+  RecordingListener listener;
+};
+
+TEST(SimGpuTenantTable, RemovalKeepsTheOthersInArrivalOrder) {
+  const TimeSlice ts(4, 0.0);
+  TableFixture f(1, ts, {{0}, {0}, {0}});
+  for (uint32_t p = 0; p < 3; ++p) f.table.add(0, p);
+  f.table.remove(0, 1);
+  const auto t = f.table.tenants(0);
+  EXPECT_EQ(std::vector<uint32_t>(t.begin(), t.end()), (std::vector<uint32_t>{0, 2}));
+}
+
+TEST(SimGpuTenantTable, OneGpuGivesTheOneGpuSolversRatesAndTellsTheListener) {
+  // Two tenants of demand 1 on 1 - 0.1 of GPU time: 0.45 each. The first alone ran at 1.
+  const TimeSlice ts(2, 0.1);
+  TableFixture f(1, ts, {{0}, {0}});
+  f.start(0);
+  EXPECT_DOUBLE_EQ(f.table.rate(0), 1.0);
+  f.listener.calls.clear();
+  f.start(1);
+  EXPECT_NEAR(f.table.rate(0), 0.45, 1e-15);
+  EXPECT_NEAR(f.table.rate(1), 0.45, 1e-15);
+  // Each pod: its progress settles at the old rate, then its finish moves.
+  const std::vector<std::pair<char, uint32_t>> want{{'b', 0}, {'r', 0}, {'b', 1}, {'r', 1}};
+  EXPECT_EQ(f.listener.calls, want);
+  EXPECT_EQ(f.recomputed(), (std::vector<GpuId>{0}));
+  // Time-slice promises nothing: no isolation error.
+  EXPECT_EQ(f.table.error(0), -1.0);
+}
+
+TEST(SimGpuTenantTable, SpeedScalesTheRateButNotTheUsage) {
+  const TimeSlice ts(2, 0.0);
+  TableFixture f(1, ts, {{0}, {0}});
+  f.table.start(0, 2.0);
+  f.table.add(0, 0);
+  f.table.start(1, 1.0);
+  f.table.add(0, 1);
+  const std::vector<GpuId> g0{0};
+  f.table.recompute(g0, f.run, f.listener);
+  // Shares 0.5 each; pod 0 progresses twice as fast on its GPU; the GPU delivers 0.5 + 0.5.
+  EXPECT_DOUBLE_EQ(f.table.rate(0), 1.0);
+  EXPECT_DOUBLE_EQ(f.table.rate(1), 0.5);
+  EXPECT_DOUBLE_EQ(f.table.usage(0).sm, 1.0);
+}
+
+TEST(SimGpuTenantTable, MultiGpuPodSlowedOnOneGpuFreesItsShareOnTheOther) {
+  // Time-slice, 3 replicas, no overhead. A (pod 0) spans GPUs 0 and 1; B1, B2 on GPU 0; C on
+  // GPU 1; all of demand 1. GPU 0 holds 3 tenants: 1/3 each, so A runs at 1/3. On GPU 1, A
+  // then uses 1/3 and C gets the rest: 2/3 (solved per GPU, C would get 1/2 and 1/6 of GPU 1
+  // would be lost).
+  const TimeSlice ts(3, 0.0);
+  TableFixture f(2, ts, {{0, 1}, {0}, {0}, {1}});
+  f.start(1);
+  f.start(2);
+  f.start(3);
+  EXPECT_EQ(f.recomputed(), (std::vector<GpuId>{1}));  // not linked to GPU 0 yet
+  f.start(0);
+  EXPECT_EQ(f.recomputed(), (std::vector<GpuId>{0, 1}));
+  EXPECT_NEAR(f.table.rate(0), 1.0 / 3.0, 1e-15);
+  EXPECT_NEAR(f.table.rate(1), 1.0 / 3.0, 1e-15);
+  EXPECT_NEAR(f.table.rate(2), 1.0 / 3.0, 1e-15);
+  EXPECT_NEAR(f.table.rate(3), 2.0 / 3.0, 1e-15);
+  // Both GPUs deliver all their time: 3 x 1/3, and 1/3 + 2/3.
+  EXPECT_NEAR(f.table.usage(0).sm, 1.0, 1e-15);
+  EXPECT_NEAR(f.table.usage(1).sm, 1.0, 1e-15);
+
+  // A leaves: the GPUs are no longer linked and each is solved on its own: 1/2, 1/2 and 1.
+  for (const GpuId g : f.pod_gpus.of(0)) f.table.remove(g, 0);
+  f.table.recompute(f.pod_gpus.of(0), f.run, f.listener);
+  EXPECT_EQ(f.recomputed(), (std::vector<GpuId>{0, 1}));
+  EXPECT_DOUBLE_EQ(f.table.rate(1), 0.5);
+  EXPECT_DOUBLE_EQ(f.table.rate(2), 0.5);
+  EXPECT_DOUBLE_EQ(f.table.rate(3), 1.0);
+}
+
+TEST(SimGpuTenantTable, ComponentsReachThroughChainsOfMultiGpuPods) {
+  // A on GPUs 0,1 and D on GPUs 1,2 link GPUs 0..2; GPU 3 (E) stays apart. Demand 1 each,
+  // 2 replicas: GPU 1 holds A and D, 1/2 each, and GPUs 0 and 2 give A and D no more than that
+  // (their pace is set on GPU 1); E alone runs at 1.
+  const TimeSlice ts(2, 0.0);
+  TableFixture f(4, ts, {{0, 1}, {1, 2}, {3}});
+  f.start(2);
+  f.start(0);
+  f.start(1);
+  EXPECT_EQ(f.recomputed(), (std::vector<GpuId>{1, 0, 2}));
+  EXPECT_DOUBLE_EQ(f.table.rate(0), 0.5);
+  EXPECT_DOUBLE_EQ(f.table.rate(1), 0.5);
+  EXPECT_DOUBLE_EQ(f.table.rate(2), 1.0);
+  // GPU 0 delivers A's half; GPU 1 both halves.
+  EXPECT_DOUBLE_EQ(f.table.usage(0).sm, 0.5);
+  EXPECT_DOUBLE_EQ(f.table.usage(1).sm, 1.0);
+}
+
+}  // namespace
+}  // namespace slicelab
