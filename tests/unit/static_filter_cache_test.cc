@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "sim/cluster_state.h"
