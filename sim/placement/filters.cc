@@ -26,13 +26,16 @@ void ResourceFilter::filter(const SchedulingCycle& cycle, std::vector<NodeId>& c
 }
 
 void GpuModelFilter::filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const {
-  const ClusterState& cluster = cycle.cluster;
-  const PodRequest& req = cycle.req;
-  if (req.gpu_count == 0) return;
+  static_filter(cycle.cluster, StaticShape::of(cycle.req), candidates);
+}
+
+void GpuModelFilter::static_filter(const ClusterState& cluster, const StaticShape& shape,
+                                   std::vector<NodeId>& candidates) const {
+  if (shape.gpu_count == 0) return;
   keep_if(candidates, [&](NodeId n) {
-    return ((req.model_mask >> cluster.model(n)) & 1U) != 0 &&
-           cluster.gpu_memory_capacity(n) >= req.gpu_memory_mib &&
-           cluster.gpus_on(n) >= req.gpu_count;
+    return ((shape.model_mask >> cluster.model(n)) & 1U) != 0 &&
+           cluster.gpu_memory_capacity(n) >= shape.gpu_memory_mib &&
+           cluster.gpus_on(n) >= shape.gpu_count;
   });
 }
 

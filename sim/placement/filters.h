@@ -12,11 +12,15 @@ class ResourceFilter final : public Filter {
   void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
 };
 
-// Allowed GPU models and per-GPU memory (a pod never fits a GPU smaller than its peak).
+// Allowed GPU models, per-GPU memory (a pod never fits a GPU smaller than its peak) and the
+// node's GPU count: all static, so the framework caches it per pod shape.
 class GpuModelFilter final : public Filter {
  public:
   std::string_view name() const override { return "gpu-model"; }
   void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
+  StaticPart static_part() const override { return StaticPart::kWhole; }
+  void static_filter(const ClusterState& cluster, const StaticShape& shape,
+                     std::vector<NodeId>& candidates) const override;
 };
 
 class GpuCapacityFilter final : public Filter {

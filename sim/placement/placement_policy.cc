@@ -12,7 +12,29 @@ PlacementPolicy::PlacementPolicy(std::vector<std::unique_ptr<Filter>> filters,
     : filters_(std::move(filters)),
       scorers_(std::move(scorers)),
       picker_(std::move(picker)),
-      tie_break_(tie_break) {}
+      tie_break_(tie_break) {
+  reset_static_cache();
+}
+
+void PlacementPolicy::attach(const RunPlugins& plugins) {
+  run_ = plugins;
+  reset_static_cache();
+}
+
+void PlacementPolicy::reset_static_cache() {
+  std::vector<const Filter*> all;
+  run_whole_.clear();
+  for (const Filter* f : run_.filters) {
+    all.push_back(f);
+    run_whole_.push_back(f->static_part() == StaticPart::kWhole);
+  }
+  whole_.clear();
+  for (const auto& f : filters_) {
+    all.push_back(f.get());
+    whole_.push_back(f->static_part() == StaticPart::kWhole);
+  }
+  static_.reset(all);
+}
 
 const std::vector<uint32_t>& PlacementPolicy::node_ranks(SchedulingCycle& cycle) {
   if (rank_.size() != cycle.cluster.node_count()) {
@@ -88,14 +110,13 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
     for (PreFilter* p : run_.pre_filters)
       if (possible && !p->pre_filter(cycle, candidates_)) possible = false;
     if (possible) {
-      for (Filter* f : run_.filters) {
-        if (candidates_.empty()) break;
-        f->filter(cycle, candidates_);
-      }
-      for (const auto& f : filters_) {
-        if (candidates_.empty()) break;
-        f->filter(cycle, candidates_);
-      }
+      // Filters decide node by node and keep the order, so narrowing first to the nodes that
+      // pass their static parts leaves exactly the candidates, in the same order, as before.
+      const bool cached = static_.narrow(cluster, cycle.req, candidates_);
+      for (size_t i = 0; i < run_.filters.size() && !candidates_.empty(); ++i)
+        if (!(cached && run_whole_[i])) run_.filters[i]->filter(cycle, candidates_);
+      for (size_t i = 0; i < filters_.size() && !candidates_.empty(); ++i)
+        if (!(cached && whole_[i])) filters_[i]->filter(cycle, candidates_);
     }
     if (possible && !candidates_.empty()) break;
     bool again = false;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/placement/plugins.h"
+#include "sim/placement/static_filter_cache.h"
 
 namespace slicelab {
 
@@ -37,7 +38,8 @@ class PlacementPolicy {
 
   // Run plugins go first among the pre-filters, filters and post-filters (they narrow the set
   // cheaply) and last among the reserve plugins (they may rewrite the device picker's choice).
-  void attach(const RunPlugins& plugins) { run_ = plugins; }
+  // Starts a run: the static filter cache forgets its shapes.
+  void attach(const RunPlugins& plugins);
 
   // One scheduling cycle: on success the pod's GPUs are in gpus_out[0, req.gpu_count) and every
   // reserve plugin has reserved them; the caller binds, or calls unreserve() if it cannot.
@@ -56,7 +58,13 @@ class PlacementPolicy {
   std::vector<WeightedScorer> scorers_;
   std::unique_ptr<DevicePicker> picker_;
   TieBreak tie_break_;
+  void reset_static_cache();
+
   RunPlugins run_;
+  // After the pre-filters, the static parts of all filters come from this cache, and the filters
+  // that are wholly static (whole_ and run_whole_: one flag per filter) are not run.
+  StaticFilterCache static_;
+  std::vector<bool> whole_, run_whole_;
   std::vector<NodeId> all_nodes_, candidates_;
   std::vector<int64_t> total_, scratch_;
   std::vector<uint32_t> rank_;

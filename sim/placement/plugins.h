@@ -41,15 +41,45 @@ class PreFilter {
   virtual bool pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) = 0;
 };
 
+// The fields of a pod's request that a filter's static part may read: its "shape" for the
+// static filter cache (sim/placement/static_filter_cache.h). Deliberately not CPU and memory:
+// traces have thousands of distinct CPU and memory requests, and the free-resource check already
+// covers what a node's capacity would.
+struct StaticShape {
+  uint64_t model_mask = ~uint64_t{0};
+  int64_t gpu_memory_mib = 0;
+  int gpu_count = 0;
+
+  static StaticShape of(const PodRequest& req) {
+    return {req.model_mask, req.gpu_memory_mib, req.gpu_count};
+  }
+  friend bool operator==(const StaticShape&, const StaticShape&) = default;
+};
+
+// How much of a filter's test is static: reads only facts that never change during a run (a
+// node's GPU model, GPU count, per-GPU memory) and the pod's StaticShape.
+enum class StaticPart {
+  kNone,   // no static part (static_filter keeps every node)
+  kSome,   // static_filter is a necessary condition of filter()
+  kWhole,  // static_filter is the whole test: filter() need not run once it has
+};
+
 // Filter: removes the nodes that cannot hold the pod, keeping the order of the rest. Sees the
 // whole list at once (one indirect call per plugin, tight inner loops). Must be monotone: a node
 // that passes keeps passing when it gains free resources, and one that fails keeps failing when
-// it loses them (the retry shortcut relies on it).
+// it loses them (the retry shortcut relies on it). Must decide each node on its own (so that
+// running it on fewer nodes keeps the same ones).
 class Filter {
  public:
   virtual ~Filter() = default;
   virtual std::string_view name() const = 0;
   virtual void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const = 0;
+
+  // The static part, which the framework caches per StaticShape (PreFilter-like): a node it
+  // removes must fail filter() however the cluster is used.
+  virtual StaticPart static_part() const { return StaticPart::kNone; }
+  virtual void static_filter(const ClusterState& /*cluster*/, const StaticShape& /*shape*/,
+                             std::vector<NodeId>& /*candidates*/) const {}
 };
 
 // PostFilter: runs when no node passed the filters. Returns true to ask for another pass with

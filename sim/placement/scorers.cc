@@ -5,17 +5,37 @@
 
 namespace slicelab {
 
+namespace {
+
+// free_after_placement with the cluster's divisors and the pod's claims read once per list: the
+// same operations in the same order, so the same doubles (and scores), without a call, two
+// conversions and reloads of the request (out[] may alias it) per node.
+class FreeAfterPlacement {
+ public:
+  FreeAfterPlacement(const ClusterState& cluster, const PodRequest& req)
+      : cluster_(cluster),
+        max_cpu_(static_cast<double>(cluster.max_cpu_capacity())),
+        max_gpu_(static_cast<double>(cluster.max_gpus_per_node()) * cluster.capacity_units()),
+        cpu_(req.cpu_milli),
+        units_(static_cast<int64_t>(req.gpu_count) * req.claim_units) {}
+
+  double operator()(NodeId node) const {
+    double s = 0;
+    if (max_cpu_ > 0) s += static_cast<double>(cluster_.cpu_free(node) - cpu_) / max_cpu_ * 0.5;
+    if (max_gpu_ > 0) s += static_cast<double>(cluster_.free_units(node) - units_) / max_gpu_ * 0.5;
+    return s;
+  }
+
+ private:
+  const ClusterState& cluster_;
+  double max_cpu_, max_gpu_;
+  int64_t cpu_, units_;
+};
+
+}  // namespace
+
 double free_after_placement(const ClusterState& cluster, const PodRequest& req, NodeId node) {
-  const double max_cpu = static_cast<double>(cluster.max_cpu_capacity());
-  const double max_gpu =
-      static_cast<double>(cluster.max_gpus_per_node()) * cluster.capacity_units();
-  double s = 0;
-  if (max_cpu > 0) s += static_cast<double>(cluster.cpu_free(node) - req.cpu_milli) / max_cpu * 0.5;
-  if (max_gpu > 0)
-    s += static_cast<double>(cluster.free_units(node) -
-                             static_cast<int64_t>(req.gpu_count) * req.claim_units) /
-         max_gpu * 0.5;
-  return s;
+  return FreeAfterPlacement(cluster, req)(node);
 }
 
 void normalize_min_max(std::span<int64_t> scores) {
@@ -41,16 +61,16 @@ void normalize_min_max(std::span<int64_t> scores) {
 
 void BinpackScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
                           std::span<int64_t> out) const {
+  const FreeAfterPlacement free_after(cycle.cluster, cycle.req);
   for (size_t i = 0; i < candidates.size(); ++i)
-    out[i] = static_cast<int64_t>(
-        (1.0 - free_after_placement(cycle.cluster, cycle.req, candidates[i])) * 100.0);
+    out[i] = static_cast<int64_t>((1.0 - free_after(candidates[i])) * 100.0);
 }
 
 void SpreadScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
                          std::span<int64_t> out) const {
+  const FreeAfterPlacement free_after(cycle.cluster, cycle.req);
   for (size_t i = 0; i < candidates.size(); ++i)
-    out[i] =
-        static_cast<int64_t>(free_after_placement(cycle.cluster, cycle.req, candidates[i]) * 100.0);
+    out[i] = static_cast<int64_t>(free_after(candidates[i]) * 100.0);
 }
 
 void RandomScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
