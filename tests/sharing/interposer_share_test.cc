@@ -1,8 +1,8 @@
 // Pins down interposer sharing: the shipped limiter on simulated time holds 10/30/50/90% caps
 // within 5 points (the interposer's own tests' bound), alone and beside others; rates follow
 // the achieved shares; hard memory caps fail the offender only; time-slice interference.
-#include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/interposer_share.h"
+#include "sim/sharing/gpu_rate_solver.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Pins down time-slice sharing: TimeSlice::rates on hand-computed cases, the finish times the
 // engine derives from them, and out-of-memory failures (no memory isolation) versus whole-card.
-#include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/time_slice.h"
+#include "sim/sharing/gpu_rate_solver.h"
 
 #include <gtest/gtest.h>
 
