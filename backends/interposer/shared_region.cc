@@ -120,8 +120,10 @@ std::string region_image_error(const unsigned char* image, size_t size, bool tot
       return "process slot " + str(i) + " names pid " + std::to_string(pid) +
              ", which is no process";
     for (int d = 0; d < kMaxDevices; ++d) {
-      const auto r = read_at<uint64_t>(image, at + offsetof(RegionSlot, reserved) + d * 8);
-      const auto c = read_at<uint64_t>(image, at + offsetof(RegionSlot, committed) + d * 8);
+      const auto r = read_at<uint64_t>(
+          image, at + offsetof(RegionSlot, reserved) + static_cast<size_t>(d) * 8);
+      const auto c = read_at<uint64_t>(
+          image, at + offsetof(RegionSlot, committed) + static_cast<size_t>(d) * 8);
       if (pid == 0 && (r != 0 || c != 0))
         return "process slot " + str(i) + " is free but holds memory on device " + str(d);
       // Sums that wrap around would make any total look right.

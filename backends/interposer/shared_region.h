@@ -19,7 +19,7 @@ constexpr uint64_t kRegionMagic = 0x534c4943454c4142ULL;  // "SLICELAB"
 constexpr uint32_t kRegionVersion = 3;
 constexpr int kMaxSlots = 256;
 // Linux's largest possible pid (PID_MAX_LIMIT): a pid or tid above it is a forged or torn value.
-constexpr int64_t kPidMaxLimit = 4 * 1024 * 1024;
+constexpr int64_t kPidMaxLimit = int64_t{4} * 1024 * 1024;
 // How long a lock may be held by a live process before the waiter gives up (fails closed). Each
 // critical section takes microseconds; only a stopped process or a forged owner holds it longer.
 constexpr int64_t kLockWaitNs = 2'000'000'000;
