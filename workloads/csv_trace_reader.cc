@@ -10,6 +10,7 @@
 #include "workloads/csv_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
+#include "workloads/pod_value_interner.h"
 
 namespace slicelab {
 namespace {
@@ -106,6 +107,7 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
 
   std::vector<PodSpec> pods;
   std::unordered_map<std::string, size_t> lines;
+  PodValueInterner shared;
   while (csv.next()) {
     PodSpec pod;
     pod.name = empty(csv, c.name) ? fmt::format("pod-{}", pods.size()) : csv.field(*c.name);
@@ -153,25 +155,26 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
     if (!empty(csv, c.models)) {
       if (pod.gpu_count == 0) csv.fail_field(*c.models, "no GPU models for a pod without GPUs");
       std::string_view spec = csv.field(*c.models);
+      std::vector<std::string> models;
       while (!spec.empty()) {
         const size_t bar = spec.find('|');
         std::string name(spec.substr(0, bar));
         name.erase(0, name.find_first_not_of(' '));
         name.erase(name.find_last_not_of(' ') + 1);
-        if (!name.empty() && std::find(pod.allowed_models.begin(), pod.allowed_models.end(),
-                                       name) == pod.allowed_models.end()) {
+        if (!name.empty() && std::find(models.begin(), models.end(), name) == models.end()) {
           if (auto err = check_model ? check_model(name) : std::nullopt)
             csv.fail(fmt::format("column '{}': {}", csv.header()[*c.models], *err));
-          pod.allowed_models.push_back(std::move(name));
+          models.push_back(std::move(name));
         }
         if (bar == std::string_view::npos) break;
         spec.remove_prefix(bar + 1);
       }
+      pod.allowed_models = shared.models(std::move(models));
     }
     if (!empty(csv, c.cls))
-      pod.workload_class = csv.field(*c.cls);
+      pod.workload_class = shared.text(csv.field(*c.cls));
     else
-      pod.workload_class = "default";
+      pod.workload_class = shared.text("default");
     if (pods.size() == static_cast<size_t>(kMaxPods))
       csv.fail(fmt::format("more than {} pods (the limit of one workload)", kMaxPods));
     pods.push_back(std::move(pod));

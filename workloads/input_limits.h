@@ -17,9 +17,9 @@ inline constexpr const char* kHorizonText = "365d";
 inline constexpr int64_t kMaxSamples = 1'000'000;
 
 // Pods of one workload, after generation, import, fill sampling or a sweep's scaling. Measured
-// (docs/scenario-format.md, "Limits"): `validate` holds about 200 bytes per pod, a run about
-// 300 more per pod per policy running at once, so the largest workload validates in 1 GB and
-// runs in about 2.5 GB with one policy.
+// (docs/performance.md, "Memory of a million-pod replay"): the workload holds 152 bytes per pod
+// (more for long names), a run about 180 more per pod per policy running at once, so the
+// largest workload takes about 0.8 GB to validate and about 1.7 GB to run with one policy.
 inline constexpr int64_t kMaxPods = 5'000'000;
 
 // Nodes and GPUs of one cluster (all node groups together, after a sweep's scaling).

@@ -11,6 +11,7 @@
 #include "workloads/csv_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
+#include "workloads/pod_value_interner.h"
 
 namespace slicelab {
 namespace {
@@ -107,6 +108,7 @@ std::vector<PodSpec> read_openb_pods(const std::string& path, const OpenbPodOpti
 
   std::vector<PodSpec> pods;
   std::unordered_map<std::string, size_t> lines;
+  PodValueInterner shared;
   while (csv.next()) {
     PodSpec pod;
     pod.name = csv.field(c_name);
@@ -127,12 +129,13 @@ std::vector<PodSpec> read_openb_pods(const std::string& path, const OpenbPodOpti
     }
     if (c_spec && !csv.field(*c_spec).empty()) {
       if (pod.gpu_count == 0) csv.fail_field(*c_spec, "no GPU types for a pod with 0 GPUs");
-      pod.allowed_models = split_models(csv.field(*c_spec));
+      pod.allowed_models = shared.models(split_models(csv.field(*c_spec)));
       for (const std::string& m : pod.allowed_models)
         if (auto err = check_model ? check_model(m) : std::nullopt)
           csv.fail(fmt::format("column 'gpu_spec': {}", *err));
     }
-    pod.workload_class = c_qos && !csv.field(*c_qos).empty() ? csv.field(*c_qos) : "default";
+    pod.workload_class =
+        shared.text(c_qos && !csv.field(*c_qos).empty() ? csv.field(*c_qos) : "default");
     if (c_created) {
       // Times within the simulation horizon (workloads/input_limits.h), in seconds.
       const auto time_of = [&csv](size_t c) {

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <vector>
+
+#include "workloads/model_list.h"
+#include "workloads/optional_seconds.h"
+#include "workloads/shared_text.h"
 
 namespace slicelab {
 
@@ -19,16 +21,19 @@ struct PodSpec {
   int64_t gpu_memory_mib = 0;  // peak device memory per GPU
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  int priority = 0;                         // higher is scheduled first
-  std::vector<std::string> allowed_models;  // empty = any GPU model
-  std::string workload_class;
+  int priority = 0;  // higher is scheduled first
+  // The class, MIG profile and models are shared between pods with the same value (a shape's
+  // pods, a trace's repeated values): a million pods take 152 bytes each, not 208.
+  ModelList allowed_models;  // empty = any GPU model
+  SharedText workload_class;
   // MIG: the GPU-instance profile asked for ("1g.10gb"); empty = derived from gpu_milli and
   // gpu_memory_mib by a MIG policy. Ignored by the other sharing modes.
-  std::string mig_profile;
-  std::optional<double> slo_max_queue_s;
-  std::optional<double> slo_max_jct_s;
+  SharedText mig_profile;
+  OptionalSeconds slo_max_queue_s;
+  OptionalSeconds slo_max_jct_s;
 
   bool has_slo() const { return slo_max_queue_s.has_value() || slo_max_jct_s.has_value(); }
 };
+static_assert(sizeof(PodSpec) <= 152, "PodSpec is held once per pod of a workload");
 
 }  // namespace slicelab

@@ -37,7 +37,8 @@ void write_trace_yaml(std::ostream& out, const std::vector<PodSpec>& pods,
       for (const auto& m : p.allowed_models) e << m;
       e << YAML::EndSeq;
     }
-    if (p.workload_class != "default") e << YAML::Key << "class" << YAML::Value << p.workload_class;
+    if (p.workload_class != "default")
+      e << YAML::Key << "class" << YAML::Value << p.workload_class.str();
     if (p.has_slo()) {
       e << YAML::Key << "slo" << YAML::Value << YAML::Flow << YAML::BeginMap;
       if (p.slo_max_queue_s)

@@ -281,7 +281,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       for (auto& [k, v] : isolation_environment(iso)) env[k] = v;
       const double real_s = pods[p].duration_s * opt.time_scale;
       const std::string kernel =
-          find_kernel(pods[p].workload_class) ? pods[p].workload_class : opt.default_kernel;
+          find_kernel(pods[p].workload_class) ? pods[p].workload_class.str() : opt.default_kernel;
       env["SLICELAB_POD"] = pods[p].name;
       std::vector<std::string> argv;
       if (pods[p].gpu_count == 0) {  // a CPU-only pod holds no GPU: it only takes its time

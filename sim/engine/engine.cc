@@ -14,6 +14,7 @@
 #include "sim/cluster_state.h"
 #include "sim/engine/failure_model.h"
 #include "sim/engine/gpu_tenant_table.h"
+#include "sim/engine/live_progress.h"
 #include "sim/engine/pod_events.h"
 #include "sim/engine/pod_gpus.h"
 #include "sim/engine/queue_scheduler.h"
@@ -30,6 +31,7 @@ namespace slicelab {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr uint32_t kNoClass = UINT32_MAX;
 
 class Simulation final : private PlacementAttempt, private RateChangeListener {
  public:
@@ -89,10 +91,12 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::unique_ptr<SharingRun> sharing_;
   bool skip_failed_shapes_ = true;
 
-  // Per pod (index into in_.pods): its request, its progress, its outcome.
+  // Per pod (index into in_.pods): its request, its workload class, its outcome.
   std::vector<PodRequest> req_;
-  std::vector<double> remaining_, last_update_;
+  std::vector<uint32_t> class_;  // into *in_.classes; kNoClass: none
   std::vector<PodOutcome> out_;
+  // Per running pod, by its slot in the tenant table (reused): its progress.
+  std::vector<LiveProgress> progress_;
   std::vector<uint32_t> arrival_order_;
 
   PodEvents events_;
@@ -105,24 +109,20 @@ void Simulation::prepare() {
   const auto& pods = in_.pods;
   const size_t n = pods.size();
   req_.resize(n);
-  remaining_.resize(n);
-  last_update_.assign(n, 0.0);
   events_.prepare(n);
   out_.resize(n);
   pod_gpus_.prepare(pods);
   for (size_t i = 0; i < n; ++i) req_[i] = make_pod_request(pods[i], mode_, in_.catalog);
-  tenants_.prepare(req_);
-  failures_.prepare(n);
+  tenants_.prepare(n);
+  failures_.prepare();
   queue_.prepare(req_);
-  // Each pod's load as the rate solver sees it and its peak device memory (issue 4): its
-  // workload class's where it has one.
+  // Each pod's workload class (issue 4), whose demands make its load as the rate solver sees it
+  // when it starts, and its peak device memory.
+  class_.assign(n, kNoClass);
   for (uint32_t i = 0; i < n; ++i) {
     std::optional<size_t> c;
     if (in_.classes != nullptr) c = in_.classes->index_of(pods[i].workload_class);
-    const WorkloadClass* wc = c ? &(*in_.classes)[*c] : nullptr;
-    tenants_.load(i) = tenant_load(req_[i], wc, mode_.capacity_units());
-    failures_.set_peak_mib(
-        i, wc != nullptr && wc->memory_mib > 0 ? wc->memory_mib : req_[i].gpu_memory_mib);
+    if (c) class_[i] = static_cast<uint32_t>(*c);
   }
   arrival_order_.resize(n);
   std::iota(arrival_order_.begin(), arrival_order_.end(), 0U);
@@ -149,14 +149,15 @@ void Simulation::advance(double t) {
 }
 
 void Simulation::settle(uint32_t p) {
-  const double dt = now_ - last_update_[p];
-  if (const double e = tenants_.error(p); e >= 0) accounting_.accrue_error(p, e, dt);
-  remaining_[p] = std::max(0.0, remaining_[p] - tenants_.rate(p) * dt);
-  last_update_[p] = now_;
+  LiveProgress& prog = progress_[tenants_.slot(p)];
+  const double dt = now_ - prog.last_update;
+  if (const double e = tenants_.error(p); e >= 0) prog.accrue_error(e, dt);
+  prog.remaining = std::max(0.0, prog.remaining - tenants_.rate(p) * dt);
+  prog.last_update = now_;
 }
 
 void Simulation::schedule_finish(uint32_t p) {
-  events_.schedule(p, now_ + remaining_[p] / tenants_.rate(p));
+  events_.schedule(p, now_ + progress_[tenants_.slot(p)].remaining / tenants_.rate(p));
 }
 
 // The GPUs' tenants changed: their rates are solved anew, and what the GPUs deliver with them.
@@ -198,6 +199,8 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
         static_cast<double>(r.gpu_count)));
   for (const GpuId g : gpus) tenants_.remove(g, p);
   recompute(gpus);
+  out_[p].isolation_error = progress_[tenants_.slot(p)].isolation_error();
+  tenants_.retire(p);
 }
 
 // Schedule (the placement plugins), bind, then the failure checks; a pod that passes them runs
@@ -225,14 +228,20 @@ bool Simulation::try_place(uint32_t p) {
   const double speed = in_.config.speed_scaling && r.gpu_count > 0
                            ? in_.catalog.models()[model].relative_speed
                            : 1.0;
-  tenants_.start(p, speed);
+  const WorkloadClass* wc = class_[p] != kNoClass ? &(*in_.classes)[class_[p]] : nullptr;
+  const uint32_t slot = tenants_.start(p, tenant_load(r, wc, mode_.capacity_units()),
+                                       static_cast<double>(r.gpu_milli) / 1000.0, speed);
+  if (slot >= progress_.size()) progress_.resize(tenants_.slots());
+  progress_[slot] = LiveProgress{};
   o.solo_s = in_.pods[p].duration_s / speed;
   const double claim_share =
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
-  const bool own = failures_.fails_own_limit(p, r, gpus, o);
+  const int64_t peak_mib = wc != nullptr && wc->memory_mib > 0 ? wc->memory_mib : r.gpu_memory_mib;
+  const bool own = failures_.fails_own_limit(peak_mib, r, gpus, o);
   if (own || failures_.fails_for_memory(p, r, gpus, *sharing_, o)) {
     // Bound but cannot run: unbind it, then let the reserve plugins give back what they took
     // (they may restore the request's claim, which unbinding still needs).
+    tenants_.retire(p);
     cluster_.unbind(*node, gpus, r);
     placement_.unreserve(cycle, *node, gpus);
     accounting_.node_changed(*node);
@@ -272,8 +281,9 @@ void Simulation::start_after_reconfiguration(uint32_t p) {
 // The pod becomes a tenant of its GPUs and the rates of those GPUs are solved anew.
 void Simulation::start_work(uint32_t p) {
   // In a fill experiment nothing departs: the finish is never reached.
-  remaining_[p] = in_.config.fill ? kInf : in_.pods[p].duration_s;
-  last_update_[p] = now_;
+  LiveProgress& prog = progress_[tenants_.slot(p)];
+  prog.remaining = in_.config.fill ? kInf : in_.pods[p].duration_s;
+  prog.last_update = now_;
   if (req_[p].gpu_count == 0) {
     tenants_.run_alone(p);
     schedule_finish(p);
@@ -408,9 +418,11 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
     }
     o.gpu_end = static_cast<uint32_t>(result.pod_gpus.size());
   }
+  // Those still running; the others' errors were kept as they left their GPUs.
   for (uint32_t p = 0; p < n; ++p) {
-    if (out_[p].status == PodStatus::kRunning) settle(p);
-    out_[p].isolation_error = accounting_.isolation_error(p);
+    if (out_[p].status != PodStatus::kRunning) continue;
+    settle(p);
+    out_[p].isolation_error = progress_[tenants_.slot(p)].isolation_error();
   }
   result.summary = accounting_.summarize(in_.pods, out_, reasons_, *sharing_);
   result.fill_curve = accounting_.take_fill_curve();

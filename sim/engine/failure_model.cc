@@ -4,18 +4,17 @@
 
 namespace slicelab {
 
-bool FailureModel::fails_own_limit(uint32_t pod, const PodRequest& r, std::span<const GpuId> gpus,
-                                   PodOutcome& o) {
+bool FailureModel::fails_own_limit(int64_t peak_mib, const PodRequest& r,
+                                   std::span<const GpuId> gpus, PodOutcome& o) {
   if (r.gpu_count == 0) return false;
   for (const GpuId g : gpus) {
     const NodeId node = cluster_.node_of(g);
     const int64_t limit =
         mode_.memory_limit_mib(r.gpu_memory_mib, cluster_.gpu_memory_capacity(node));
-    if (limit < 0 || peak_mib_[pod] <= limit) continue;
-    o.reason = reasons_.add(
-        fmt::format("out of memory on {} GPU {}: peak {} MiB over its {} limit of {} MiB",
-                    cluster_.node_name(node), g - cluster_.first_gpu(node), peak_mib_[pod],
-                    mode_.kind(), limit));
+    if (limit < 0 || peak_mib <= limit) continue;
+    o.reason = reasons_.add(fmt::format(
+        "out of memory on {} GPU {}: peak {} MiB over its {} limit of {} MiB",
+        cluster_.node_name(node), g - cluster_.first_gpu(node), peak_mib, mode_.kind(), limit));
     o.failure = FailureCause::kOverMemoryCap;
     return true;
   }

@@ -27,15 +27,11 @@ class FailureModel {
   FailureModel(const SharingMode& mode, const ClusterState& cluster, Rng& rng, ReasonTable& reasons)
       : mode_(mode), cluster_(cluster), rng_(rng), reasons_(reasons) {}
 
-  void prepare(size_t pods) {
-    peak_mib_.resize(pods);
-    victims_.reserve(static_cast<size_t>(kMaxTenantsPerGpu));
-  }
-  // The pod's peak device memory (its workload class's, else its request).
-  void set_peak_mib(uint32_t pod, int64_t mib) { peak_mib_[pod] = mib; }
+  void prepare() { victims_.reserve(static_cast<size_t>(kMaxTenantsPerGpu)); }
 
-  // Capped modes: a peak over the pod's hard memory limit, or a modelled client fault.
-  bool fails_own_limit(uint32_t pod, const PodRequest& r, std::span<const GpuId> gpus,
+  // Capped modes: the pod's peak device memory `peak_mib` (its workload class's, else its
+  // request's) over its hard memory limit, or a modelled client fault.
+  bool fails_own_limit(int64_t peak_mib, const PodRequest& r, std::span<const GpuId> gpus,
                        PodOutcome& o);
   // Its partition (MIG instance) too small for it, or, without memory isolation, the GPU's
   // memory over-committed by its neighbours.
@@ -65,7 +61,6 @@ class FailureModel {
   const ClusterState& cluster_;
   Rng& rng_;
   ReasonTable& reasons_;
-  std::vector<int64_t> peak_mib_;  // per pod
   std::vector<uint32_t> victims_;  // scratch; a GPU holds at most kMaxTenantsPerGpu
 };
 

@@ -9,6 +9,7 @@ namespace slicelab {
 namespace {
 constexpr uint32_t kNoPod = UINT32_MAX;
 constexpr uint32_t kNoVar = UINT32_MAX;
+constexpr uint32_t kNoSlot = UINT32_MAX;
 }  // namespace
 
 TenantLoad tenant_load(const PodRequest& r, const WorkloadClass* wc, int capacity_units) {
@@ -43,20 +44,27 @@ GpuTenantTable::GpuTenantTable(const SharingMode& mode, const ClusterState& clus
   errors_.resize(most_pods);
 }
 
-void GpuTenantTable::prepare(std::span<const PodRequest> requests) {
-  const size_t n = requests.size();
-  load_.resize(n);
-  sm_use_.resize(n);
-  for (size_t p = 0; p < n; ++p) sm_use_[p] = static_cast<double>(requests[p].gpu_milli) / 1000.0;
-  speed_.assign(n, 1.0);
-  rate_.assign(n, 0.0);
-  error_.assign(n, -1.0);
-  var_of_.assign(n, kNoVar);
+void GpuTenantTable::prepare(size_t pods) {
+  slot_of_.assign(pods, kNoSlot);
 }
 
-void GpuTenantTable::start(uint32_t pod, double speed) {
-  speed_[pod] = speed;
-  rate_[pod] = 0;
+uint32_t GpuTenantTable::start(uint32_t pod, const TenantLoad& load, double sm_use, double speed) {
+  uint32_t s = 0;
+  if (free_.empty()) {
+    s = static_cast<uint32_t>(live_.size());
+    live_.emplace_back();
+  } else {
+    s = free_.back();
+    free_.pop_back();
+  }
+  slot_of_[pod] = s;
+  live_[s] = Tenant{load, sm_use, speed, 0.0, -1.0, kNoVar};
+  return s;
+}
+
+void GpuTenantTable::retire(uint32_t pod) {
+  free_.push_back(slot_of_[pod]);
+  slot_of_[pod] = kNoSlot;
 }
 
 void GpuTenantTable::add(GpuId g, uint32_t pod) {
@@ -116,12 +124,13 @@ void GpuTenantTable::solve(std::span<const GpuId> component, const SharingRun& r
     if (n == 0) continue;  // then it is alone in its component
     for (size_t k = 0; k < n; ++k) {
       const uint32_t p = on_g[k];
-      loads_[k] = load_[p];
-      if (var_of_[p] == kNoVar) {
-        var_of_[p] = static_cast<uint32_t>(pods_.size());
+      Tenant& t = live_[slot_of_[p]];
+      loads_[k] = t.load;
+      if (t.var == kNoVar) {
+        t.var = static_cast<uint32_t>(pods_.size());
         pods_.push_back(p);
       }
-      vars_[k] = var_of_[p];
+      vars_[k] = t.var;
     }
     run.apply_sm_caps(g, on_g, std::span(loads_).first(n));
     solver_.add_gpu(mode_, std::span(loads_).first(n), std::span(vars_).first(n));
@@ -131,16 +140,17 @@ void GpuTenantTable::solve(std::span<const GpuId> component, const SharingRun& r
   solver_.solve(std::span(rates_).first(vars), std::span(errors_).first(vars));
   for (size_t v = 0; v < vars; ++v) {
     const uint32_t p = pods_[v];
-    var_of_[p] = kNoVar;
+    Tenant& t = live_[slot_of_[p]];
+    t.var = kNoVar;
     // The error accrued so far is at the old value; the new one holds from now on.
-    if (errors_[v] != error_[p]) {
+    if (errors_[v] != t.error) {
       listener.before_rate_change(p);
-      error_[p] = errors_[v];
+      t.error = errors_[v];
     }
-    const double r = rates_[v] * speed_[p];
-    if (r == rate_[p]) continue;
+    const double r = rates_[v] * t.speed;
+    if (r == t.rate) continue;
     listener.before_rate_change(p);
-    rate_[p] = r;
+    t.rate = r;
     listener.rate_changed(p);
   }
 }
@@ -149,7 +159,10 @@ GpuUsage GpuTenantTable::usage(GpuId g) const {
   // SM time the GPU delivers: each tenant's demand at the pace it really runs, which for a
   // multi-GPU pod is that of its slowest GPU.
   double sm = 0;
-  for (const uint32_t p : tenants(g)) sm += sm_use_[p] * (rate_[p] / speed_[p]);
+  for (const uint32_t p : tenants(g)) {
+    const Tenant& t = live_[slot_of_[p]];
+    sm += t.sm_use * (t.rate / t.speed);
+  }
   const int64_t mem_cap = cluster_.gpu_memory_capacity(cluster_.node_of(g));
   const double mem = mem_cap > 0 ? std::min(1.0, static_cast<double>(cluster_.gpu_memory_used(g)) /
                                                      static_cast<double>(mem_cap))

@@ -48,14 +48,23 @@ class GpuTenantTable {
  public:
   GpuTenantTable(const SharingMode& mode, const ClusterState& cluster, const PodGpus& pod_gpus);
 
-  // Sizes the per-pod state; `load(p)` must then be filled before the pod starts.
-  void prepare(std::span<const PodRequest> requests);
-  TenantLoad& load(uint32_t pod) { return load_[pod]; }
+  // Sizes the map from pods to slots; a pod holds a slot from start() to retire().
+  void prepare(size_t pods);
 
-  // The pod starts now on its GPUs (`speed`: its GPU model's relative speed); rate 0 until
-  // recomputed. A pod on no GPU runs alone at rate 1.
-  void start(uint32_t pod, double speed);
-  void run_alone(uint32_t pod) { rate_[pod] = 1.0; }
+  // The pod starts now on its GPUs with `load` (see tenant_load(); `sm_use`: the SM share of a
+  // GPU it uses at solo speed, `speed`: its GPU model's relative speed); rate 0 until
+  // recomputed. It takes a slot of per-tenant state, reused after retire(), so the table holds
+  // state only for the pods that run now (a slot number is also the engine's index for them).
+  uint32_t start(uint32_t pod, const TenantLoad& load, double sm_use, double speed);
+  // The pod runs no more (it left its GPUs, or never became a tenant): its slot is free.
+  void retire(uint32_t pod);
+  uint32_t slot(uint32_t pod) const { return slot_of_[pod]; }
+  // Slots ever in use at once: an upper bound of slot(pod) for the engine's own per-slot state.
+  size_t slots() const { return live_.size(); }
+  TenantLoad& load(uint32_t pod) { return live_[slot_of_[pod]].load; }
+
+  // A pod on no GPU runs alone at rate 1.
+  void run_alone(uint32_t pod) { live_[slot_of_[pod]].rate = 1.0; }
   void add(GpuId g, uint32_t pod);
   void remove(GpuId g, uint32_t pod);
   std::span<const uint32_t> tenants(GpuId g) const {
@@ -70,8 +79,8 @@ class GpuTenantTable {
   // The GPUs the last recompute() solved, whose usage may have changed.
   std::span<const GpuId> recomputed() const { return recomputed_; }
 
-  double rate(uint32_t pod) const { return rate_[pod]; }
-  double error(uint32_t pod) const { return error_[pod]; }
+  double rate(uint32_t pod) const { return live_[slot_of_[pod]].rate; }
+  double error(uint32_t pod) const { return live_[slot_of_[pod]].error; }
   GpuUsage usage(GpuId g) const;
 
  private:
@@ -86,16 +95,22 @@ class GpuTenantTable {
   std::vector<uint32_t> pod_;
   std::vector<uint8_t> count_;
 
-  // Per pod.
-  std::vector<TenantLoad> load_;
-  std::vector<double> sm_use_;  // SM share of a GPU it uses at solo speed (gpu_milli / 1000)
-  std::vector<double> speed_, rate_, error_;
+  // Per running pod, in slots reused through free_ (a million-pod run keeps a few thousand).
+  struct Tenant {
+    TenantLoad load;
+    double sm_use = 0;  // SM share of a GPU it uses at solo speed (gpu_milli / 1000)
+    double speed = 1.0, rate = 0.0, error = -1.0;
+    uint32_t var = UINT32_MAX;  // its variable in the solve under way; none outside a solve
+  };
+  std::vector<uint32_t> slot_of_;  // per pod of the run
+  std::vector<Tenant> live_;
+  std::vector<uint32_t> free_;
 
-  // Scratch for one solve: the GPUs, their pods (variable v is pods_[v]; var_of_ maps back and
-  // is kNoVar outside a solve), one GPU's loads and variables, the results per variable.
+  // Scratch for one solve: the GPUs, their pods (variable v is pods_[v]; Tenant::var maps back),
+  // one GPU's loads and variables, the results per variable.
   GpuRateSolver solver_;
   std::vector<GpuId> recomputed_;
-  std::vector<uint32_t> pods_, var_of_;
+  std::vector<uint32_t> pods_;
   std::array<TenantLoad, kMaxTenantsPerGpu> loads_{};
   std::array<uint32_t, kMaxTenantsPerGpu> vars_{};
   std::vector<double> rates_, errors_;

@@ -5,9 +5,10 @@
 namespace slicelab {
 
 void PendingQueue::push(uint32_t pod, int priority, uint64_t seq) {
-  const Item item{-static_cast<int64_t>(priority), seq, pod};
+  const Item item{seq, static_cast<int32_t>(priority), pod};
+  // Higher priority first, then earlier seq.
   auto less = [](const Item& a, const Item& b) {
-    return a.neg_priority < b.neg_priority || (a.neg_priority == b.neg_priority && a.seq < b.seq);
+    return a.priority > b.priority || (a.priority == b.priority && a.seq < b.seq);
   };
   // Common case: same priority, later arrival: append.
   if (items_.size() == head_ || !less(item, items_.back())) {

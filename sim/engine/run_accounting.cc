@@ -29,8 +29,6 @@ RunAccounting::RunAccounting(const ClusterState& cluster, const GpuCatalog& cata
   model_gpus_.assign(m, 0);
   for (NodeId node = 0; node < cluster.node_count(); ++node)
     model_gpus_[cluster.model(node)] += static_cast<size_t>(cluster.gpus_on(node));
-  err_int_.assign(pods, 0.0);
-  err_time_.assign(pods, 0.0);
   // The FGD paper builds its target from the trace, not from the workload the run replays.
   target_ = TargetWorkload::from_pods(target_pods, catalog);
   node_frag_.assign(cluster.node_count(), 0.0);

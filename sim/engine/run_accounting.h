@@ -43,16 +43,6 @@ class RunAccounting {
   // A pod was bound to `gpus` of node n: its free resources changed, and a multi-GPU pod on a
   // node with a topology adds its communication quality.
   void pod_bound(NodeId n, std::span<const GpuId> gpus);
-  // Isolation error `error` held for `dt` seconds by the pod.
-  void accrue_error(uint32_t pod, double error, double dt) {
-    err_int_[pod] += error * dt;
-    err_time_[pod] += dt;
-  }
-  // Time-weighted isolation error of the pod over its run, or -1 where none was measured.
-  double isolation_error(uint32_t pod) const {
-    return err_time_[pod] > 0 ? err_int_[pod] / err_time_[pod] : -1.0;
-  }
-
   // Fill experiment: a pod's GPU demand arrived, and whether it was served.
   void fill_arrival(double demand_gpus, bool served);
   void take_sample(double t, uint32_t running, uint32_t pending);
@@ -86,7 +76,6 @@ class RunAccounting {
   std::vector<int> milli_scratch_;
   double frag_total_ = 0, frag_int_ = 0;
 
-  std::vector<double> err_int_, err_time_;  // per pod
   std::vector<double> comm_quality_;  // one per multi-GPU pod placed on a node with a topology
   std::vector<Sample> samples_;
   double arrived_gpus_ = 0, failed_gpus_ = 0;

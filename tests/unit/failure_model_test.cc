@@ -63,7 +63,7 @@ struct FailureFixture {
       : cluster(cluster_of({node_group("n", 1, "A100-80GB", 1)}), catalog(), 4),
         rng(7),
         failures(mode, cluster, rng, reasons) {
-    failures.prepare(4);
+    failures.prepare();
   }
   ClusterState cluster;
   Rng rng;
@@ -98,22 +98,19 @@ TEST(SimFailureModel, PeakOverTheOwnLimitFailsWithoutADraw) {
   const FaultyMode mode(false, 10000, 0, 1.0);
   FailureFixture f(mode);
   const PodRequest r = share_of_a_gpu(10000);
-  f.failures.set_peak_mib(0, 10000);  // at the limit: fine, then the client fault (p = 1)
-  PodOutcome at_limit;
-  EXPECT_TRUE(f.failures.fails_own_limit(0, r, f.gpu0, at_limit));
+  PodOutcome at_limit;  // at the limit: fine, then the client fault (p = 1)
+  EXPECT_TRUE(f.failures.fails_own_limit(10000, r, f.gpu0, at_limit));
   EXPECT_EQ(at_limit.failure, FailureCause::kClientFault);
-  f.failures.set_peak_mib(1, 10001);
   PodOutcome over;
-  EXPECT_TRUE(f.failures.fails_own_limit(1, r, f.gpu0, over));
+  EXPECT_TRUE(f.failures.fails_own_limit(10001, r, f.gpu0, over));
   EXPECT_EQ(over.failure, FailureCause::kOverMemoryCap);
 }
 
 TEST(SimFailureModel, NoClientFaultModelledDrawsNothing) {
   const FaultyMode mode(false, -1, 0, 0);
   FailureFixture f(mode);
-  f.failures.set_peak_mib(0, 5000);
   PodOutcome o;
-  EXPECT_FALSE(f.failures.fails_own_limit(0, share_of_a_gpu(5000), f.gpu0, o));
+  EXPECT_FALSE(f.failures.fails_own_limit(5000, share_of_a_gpu(5000), f.gpu0, o));
   Rng fresh(7);
   EXPECT_EQ(f.rng.uniform(), fresh.uniform());  // the stream is untouched
 }

@@ -74,6 +74,9 @@ TEST(SimGenerator, PodCountNamesAndRequestFields) {
     EXPECT_EQ(p.allowed_models, (std::vector<std::string>{"T4"}));
     EXPECT_EQ(p.slo_max_queue_s, 120.0);
   }
+  // The shape's class and models are shared by its pods, not copied into each.
+  EXPECT_EQ(pods[0].workload_class.view().data(), pods[999].workload_class.view().data());
+  EXPECT_EQ(pods[0].allowed_models.begin(), pods[999].allowed_models.begin());
   // Arrivals are strictly increasing and positive.
   EXPECT_GT(pods[0].arrival_s, 0.0);
   for (size_t i = 1; i < pods.size(); ++i) EXPECT_GT(pods[i].arrival_s, pods[i - 1].arrival_s);

@@ -36,21 +36,17 @@ struct TableFixture {
       PodSpec s;
       s.gpu_count = static_cast<int>(g.size());
       specs.push_back(s);
-      PodRequest r;
-      r.gpu_count = s.gpu_count;
-      r.gpu_milli = 1000;
-      requests.push_back(r);
     }
     pod_gpus.prepare(specs);
-    table.prepare(requests);
-    for (uint32_t p = 0; p < gpus_of.size(); ++p) {
+    table.prepare(specs.size());
+    for (uint32_t p = 0; p < gpus_of.size(); ++p)
       std::copy(gpus_of[p].begin(), gpus_of[p].end(), pod_gpus.set(p).begin());
-      table.load(p).sm_demand = 1.0;
-    }
   }
+  // Pod p starts at demand 1 (a whole GPU's SM time) on GPUs of relative speed `speed`.
+  uint32_t begin(uint32_t p, double speed) { return table.start(p, TenantLoad{}, 1.0, speed); }
   // Starts pod p (speed 1) as a tenant of its GPUs and solves them.
   void start(uint32_t p) {
-    table.start(p, 1.0);
+    begin(p, 1.0);
     for (const GpuId g : pod_gpus.of(p)) table.add(g, p);
     table.recompute(pod_gpus.of(p), run, listener);
   }
@@ -60,7 +56,6 @@ struct TableFixture {
 
   ClusterState cluster;
   std::vector<PodSpec> specs;
-  std::vector<PodRequest> requests;
   PodGpus pod_gpus;
   GpuTenantTable table;
   SharingRun run;
@@ -74,6 +69,21 @@ TEST(SimGpuTenantTable, RemovalKeepsTheOthersInArrivalOrder) {
   f.table.remove(0, 1);
   const auto t = f.table.tenants(0);
   EXPECT_EQ(std::vector<uint32_t>(t.begin(), t.end()), (std::vector<uint32_t>{0, 2}));
+}
+
+TEST(SimGpuTenantTable, ARetiredPodsSlotIsReusedWithFreshState) {
+  const TimeSlice ts(4, 0.0);
+  TableFixture f(1, ts, {{0}, {0}, {0}});
+  const uint32_t first = f.begin(0, 2.0), second = f.begin(1, 1.0);
+  EXPECT_NE(first, second);
+  f.table.run_alone(0);
+  f.table.retire(0);
+  // Pod 2 takes pod 0's slot, at rate 0 and no error until solved; no slot is added.
+  EXPECT_EQ(f.begin(2, 1.0), first);
+  EXPECT_EQ(f.table.slot(2), first);
+  EXPECT_EQ(f.table.slots(), 2U);
+  EXPECT_EQ(f.table.rate(2), 0.0);
+  EXPECT_EQ(f.table.error(2), -1.0);
 }
 
 TEST(SimGpuTenantTable, OneGpuGivesTheOneGpuSolversRatesAndTellsTheListener) {
@@ -97,9 +107,9 @@ TEST(SimGpuTenantTable, OneGpuGivesTheOneGpuSolversRatesAndTellsTheListener) {
 TEST(SimGpuTenantTable, SpeedScalesTheRateButNotTheUsage) {
   const TimeSlice ts(2, 0.0);
   TableFixture f(1, ts, {{0}, {0}});
-  f.table.start(0, 2.0);
+  f.begin(0, 2.0);
   f.table.add(0, 0);
-  f.table.start(1, 1.0);
+  f.begin(1, 1.0);
   f.table.add(0, 1);
   const std::vector<GpuId> g0{0};
   f.table.recompute(g0, f.run, f.listener);
