@@ -35,7 +35,7 @@ int64_t fgd_int(double before, double after) {
   return static_cast<int64_t>(1.0 / (1.0 + std::exp(-((before - after) / 1000.0))) * 100.0);
 }
 
-TargetShape shape(int gpu_count, int gpu_milli, double freq, int64_t cpu = 0) {
+TargetShape paper_shape(int gpu_count, int gpu_milli, double freq, int64_t cpu = 0) {
   return TargetShape{cpu, gpu_count, gpu_milli, ~uint64_t{0}, freq};
 }
 
@@ -80,7 +80,7 @@ struct Placed {
   std::vector<GpuId> local_gpus;
 };
 
-Placed place(std::string_view preset, const ClusterState& s, const PodRequest& req,
+Placed paper_place(std::string_view preset, const ClusterState& s, const PodRequest& req,
              const PlacementEnvironment& env = {}, uint64_t seed = 1) {
   // Ties to the lowest node index, so that expectations name one node.
   PlacementConfig config = *placement_preset(preset);
@@ -116,7 +116,7 @@ TEST(PaperPoliciesFgd, ShareGoesToTheGpuThatKeepsRoomForThePopularShape) {
   // Target: share 600 only. One 2-GPU node, 300 taken on GPU0: frees {700, 1000}.
   ClusterState s(cluster_of({node_group("n", 1, "A100-80GB", 2)}), catalog(), kCap);
   take(s, 0, 0, 300);
-  auto m = std::make_shared<const FgdModel>(target_of({shape(1, 600, 1.0)}));
+  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(1, 600, 1.0)}));
   const PodRequest pod = share_req(1, 200);
   // F before {700, 1000}: both >= 600, nothing too small -> 0.
   // On GPU0 -> {500, 1000}: fits on GPU1, 500 too small -> F = 500, score 100*sig(-0.5).
@@ -125,14 +125,14 @@ TEST(PaperPoliciesFgd, ShareGoesToTheGpuThatKeepsRoomForThePopularShape) {
   EXPECT_EQ(m->best_gpu(s, pod, 0), 1);
   // The picker takes the GPU the scorer scored: GPU1, not the fuller GPU0 binpack would take.
   EXPECT_EQ(fgd_pick(m, s, pod, 0), std::vector<GpuId>{1});
-  EXPECT_EQ(place("best-fit", s, pod).local_gpus, std::vector<GpuId>{0});
+  EXPECT_EQ(paper_place("best-fit", s, pod).local_gpus, std::vector<GpuId>{0});
 }
 
 TEST(PaperPoliciesFgd, TwoShapeTargetScoresFromFBeforeAndAfter) {
   // Target: share 600 (0.5), whole GPU (0.5). Frees {1000, 700} (300 on GPU1). Pod: 300.
   ClusterState s(cluster_of({node_group("n", 1, "A100-80GB", 2)}), catalog(), kCap);
   take(s, 0, 1, 300);
-  auto m = std::make_shared<const FgdModel>(target_of({shape(1, 600, 0.5), shape(1, 1000, 0.5)}));
+  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(1, 600, 0.5), paper_shape(1, 1000, 0.5)}));
   // Before: 600 fits, 0 too small; 1000 fits, 700 too small -> 0.5*700 = 350.
   // GPU0 -> {700, 700}: 600: 0; 1000 cannot fit: 1400 -> F = 700.
   // GPU1 -> {1000, 400}: 600: 400 too small; 1000: 400 too small -> F = 400. Best.
@@ -148,7 +148,7 @@ TEST(PaperPoliciesFgd, EqualScoresGoToTheFirstGpu) {
   // GPU with the best score (strict >), GPU0, not the fuller GPU1.
   ClusterState s(cluster_of({node_group("n", 1, "A100-80GB", 2)}), catalog(), kCap);
   take(s, 0, 1, 300);
-  auto m = std::make_shared<const FgdModel>(target_of({shape(1, 200, 1.0)}));
+  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(1, 200, 1.0)}));
   EXPECT_EQ(m->node_score(s, share_req(1, 300), 0), 50);
   EXPECT_EQ(m->best_gpu(s, share_req(1, 300), 0), 0);
   EXPECT_EQ(fgd_pick(m, s, share_req(1, 300), 0), std::vector<GpuId>{0});
@@ -169,13 +169,13 @@ TEST(PaperPoliciesFgd, NodeChoiceThroughThePreset) {
   EXPECT_NEAR(fgd_score(0, 500), 37.754067, 1e-6);
   EXPECT_EQ(v[0], 37);
   EXPECT_EQ(v[1], 50);
-  const Placed p = place("fgd", s, share_req(1, 200), env);
+  const Placed p = paper_place("fgd", s, share_req(1, 200), env);
   EXPECT_EQ(p.node, std::optional<NodeId>{1});
   EXPECT_EQ(p.local_gpus, std::vector<GpuId>{0});
   // Pod 100: node0 -> {600}: still fits -> 50; node1 -> {900} -> 50: tie -> node0.
-  EXPECT_EQ(place("fgd", s, share_req(1, 100), env).node, std::optional<NodeId>{0});
+  EXPECT_EQ(paper_place("fgd", s, share_req(1, 100), env).node, std::optional<NodeId>{0});
   // Without an environment the target is empty: every score 50, lowest node wins.
-  EXPECT_EQ(place("fgd", s, share_req(1, 200)).node, std::optional<NodeId>{0});
+  EXPECT_EQ(paper_place("fgd", s, share_req(1, 200)).node, std::optional<NodeId>{0});
 }
 
 TEST(PaperPoliciesFgd, WholeGpuPodsPreferTheNodeThatStillHoldsTheTwoGpuShape) {
@@ -183,7 +183,7 @@ TEST(PaperPoliciesFgd, WholeGpuPodsPreferTheNodeThatStillHoldsTheTwoGpuShape) {
   ClusterState s(
       cluster_of({node_group("a", 1, "A100-80GB", 2), node_group("b", 1, "A100-80GB", 3)}),
       catalog(), kCap);
-  auto m = std::make_shared<const FgdModel>(target_of({shape(2, 1000, 1.0)}));
+  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(2, 1000, 1.0)}));
   FgdScorer scorer(m);
   // node0: before 0; after {0, 1000}: 2 GPUs no longer fit: F = 1000 -> 100*sig(-1) = 26.89.
   // node1: before 0; after {0, 1000, 1000}: fits, no partial GPU: F = 0 -> 50.
@@ -202,7 +202,7 @@ TEST(PaperPoliciesFgd, WholeGpuTakesTheFirstIdleGpus) {
   // GPU left -> all 1900 free is fragment. Score 100*sig((900-1900)/1000) = 26.89.
   ClusterState s(cluster_of({node_group("b", 1, "A100-80GB", 3)}), catalog(), kCap);
   take(s, 0, 0, 100);
-  auto m = std::make_shared<const FgdModel>(target_of({shape(2, 1000, 1.0)}));
+  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(2, 1000, 1.0)}));
   EXPECT_EQ(m->node_score(s, share_req(1, 1000), 0), fgd_int(900, 1900));
   EXPECT_EQ(fgd_int(900, 1900), 26);
   EXPECT_EQ(fgd_pick(m, s, share_req(1, 1000), 0), std::vector<GpuId>{1});
@@ -213,7 +213,7 @@ TEST(PaperPoliciesFgd, CpuOnlyPodsAreScoredByTheCpuTheyLeave) {
   ClusterState s(cluster_of({node_group("a", 1, "A100-80GB", 1, 4000),
                              node_group("b", 1, "A100-80GB", 1, 8000)}),
                  catalog(), kCap);
-  auto m = std::make_shared<const FgdModel>(target_of({shape(1, 1000, 1.0, 4000)}));
+  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(1, 1000, 1.0, 4000)}));
   FgdScorer scorer(m);
   // CPU-only pod of 2000: node0 keeps 2000 < 4000: the GPU becomes fragment, F 0 -> 1000:
   // 26.89. node1 keeps 6000: F 0 -> 0: 50.
@@ -221,7 +221,7 @@ TEST(PaperPoliciesFgd, CpuOnlyPodsAreScoredByTheCpuTheyLeave) {
   EXPECT_EQ(v[0], 26);
   EXPECT_EQ(v[1], 50);
   std::vector<PodSpec> pods(2, testing::pod("p", 0, 1).cpu(4000));
-  const Placed p = place("fgd", s, share_req(0, 0, 2000), PlacementEnvironment{pods, &catalog()});
+  const Placed p = paper_place("fgd", s, share_req(0, 0, 2000), PlacementEnvironment{pods, &catalog()});
   EXPECT_EQ(p.node, std::optional<NodeId>{1});
   FgdDevicePicker picker(m);
   Rng rng(1);
@@ -234,7 +234,7 @@ TEST(PaperPoliciesFgd, CpuOnlyPodsAreScoredByTheCpuTheyLeave) {
 TEST(PaperPoliciesFgd, MemoFollowsNodeState) {
   // Two identical 2-GPU nodes; target share 600 (0.5) and whole GPU (0.5).
   ClusterState s(cluster_of({node_group("n", 2, "A100-80GB", 2)}), catalog(), kCap);
-  auto m = std::make_shared<const FgdModel>(target_of({shape(1, 600, 0.5), shape(1, 1000, 0.5)}));
+  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(1, 600, 0.5), paper_shape(1, 1000, 0.5)}));
   const PodRequest pod = share_req(1, 300);
   // Idle {1000, 1000} -> {700, 1000}: 600: 0; 1000: 700 too small -> F = 350: 100*sig(-0.35).
   const int64_t idle_score = fgd_int(0, 350);
@@ -255,7 +255,7 @@ TEST(PaperPoliciesFgd, MemoFollowsNodeState) {
 TEST(PaperPoliciesFgd, MemoKeepsPodCpuAndNodeCpuApart) {
   // Target: share 500 with 4000 CPU. Node: 6000 CPU, 1 idle GPU. Pod share 100.
   ClusterState s(cluster_of({node_group("n", 1, "A100-80GB", 1, 6000)}), catalog(), kCap);
-  auto m = std::make_shared<const FgdModel>(target_of({shape(1, 500, 1.0, 4000)}));
+  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(1, 500, 1.0, 4000)}));
   // CPU 1000: keeps 5000 >= 4000, {900} fits -> F 0 -> 50.
   EXPECT_EQ(m->node_score(s, share_req(1, 100, 1000), 0), 50);
   // CPU 3000: keeps 3000 < 4000 -> all 900 free is fragment -> 100*sig(-0.9).
@@ -302,11 +302,11 @@ TEST(PaperPoliciesDotProduct, ShareWholeAndCpuOnlyScores) {
 TEST(PaperPoliciesDotProduct, PresetChoice) {
   const ClusterState s = dot_cluster();
   // Share 500 CPU 8000 -> node1 (90 > 85), on its least free GPU that fits (both idle: GPU0).
-  Placed p = place("dot-product", s, share_req(1, 500, 8000));
+  Placed p = paper_place("dot-product", s, share_req(1, 500, 8000));
   EXPECT_EQ(p.node, std::optional<NodeId>{1});
   EXPECT_EQ(p.local_gpus, std::vector<GpuId>{0});
   // 2 whole GPUs CPU 8000 -> node1 (81 > 71).
-  p = place("dot-product", s, share_req(2, 1000, 8000));
+  p = paper_place("dot-product", s, share_req(2, 1000, 8000));
   EXPECT_EQ(p.node, std::optional<NodeId>{1});
   EXPECT_EQ(p.local_gpus, (std::vector<GpuId>{0, 1}));
 }
@@ -336,7 +336,7 @@ TEST(PaperPoliciesGpuPacking, TiersForShareAndWholePods) {
   v = scores(scorer, s, share_req(0, 0, 1000));
   EXPECT_EQ(v, (std::vector<int64_t>{0, 0, 0, 0}));
   // The preset: share 300 -> node0, GPU1.
-  const Placed p = place("gpu-packing", s, share_req(1, 300));
+  const Placed p = paper_place("gpu-packing", s, share_req(1, 300));
   EXPECT_EQ(p.node, std::optional<NodeId>{0});
   EXPECT_EQ(p.local_gpus, std::vector<GpuId>{1});
   // A share on a fuller GPU scores higher: 345 free = 34% -> 100 - 3 = 97.
@@ -387,10 +387,10 @@ TEST(PaperPoliciesGpuClustering, TiersAndFullness) {
   EXPECT_EQ(v, (std::vector<int64_t>{0, 0, 0, 0}));
   // Preset: tag 0 -> node0 on its fullest fitting GPU (GPU0, 500 free); tag 1 -> node3 GPU1
   // (node1 has no free whole GPU and is filtered out).
-  Placed p = place("gpu-clustering", s, share_req(1, 500, 0, 0));
+  Placed p = paper_place("gpu-clustering", s, share_req(1, 500, 0, 0));
   EXPECT_EQ(p.node, std::optional<NodeId>{0});
   EXPECT_EQ(p.local_gpus, std::vector<GpuId>{0});
-  p = place("gpu-clustering", s, share_req(1, 1000, 0, 1));
+  p = paper_place("gpu-clustering", s, share_req(1, 1000, 0, 1));
   EXPECT_EQ(p.node, std::optional<NodeId>{3});
   EXPECT_EQ(p.local_gpus, std::vector<GpuId>{1});
   // Unbinding node0's pod makes it idle again: 25.
@@ -407,8 +407,8 @@ TEST(PaperPoliciesRandomFit, ReproducibleBySeed) {
   ClusterState s(cluster_of({node_group("n", 6, "A100-80GB", 2)}), catalog(), kCap);
   std::set<NodeId> seen;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
-    const Placed a = place("random-fit", s, share_req(1, 500), {}, seed);
-    const Placed b = place("random-fit", s, share_req(1, 500), {}, seed);
+    const Placed a = paper_place("random-fit", s, share_req(1, 500), {}, seed);
+    const Placed b = paper_place("random-fit", s, share_req(1, 500), {}, seed);
     ASSERT_TRUE(a.node.has_value());
     EXPECT_EQ(a.node, b.node) << seed;
     EXPECT_EQ(a.local_gpus, b.local_gpus) << seed;
