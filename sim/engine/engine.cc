@@ -73,6 +73,17 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
     accounting_.take_sample(t, running_, static_cast<uint32_t>(queue_.pending().size()));
   }
   RunResult assemble_result(size_t next_arrival);
+  // The per-pod state that only the event loop reads (requests, arrival order, classes, event
+  // versions, GPUs), given back before the summary: a million-pod run's peak is otherwise the
+  // summary's value arrays on top of all of it. The sharing run keeps a span of the requests
+  // that it no longer reads then.
+  void free_event_loop_state() {
+    std::vector<PodRequest>().swap(req_);
+    std::vector<uint32_t>().swap(class_);
+    std::vector<uint32_t>().swap(arrival_order_);
+    events_ = PodEvents{};
+    pod_gpus_ = PodGpus{};
+  }
 
   const RunInputs& in_;
   PlacementPolicy& placement_;
@@ -424,6 +435,7 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
     settle(p);
     out_[p].isolation_error = progress_[tenants_.slot(p)].isolation_error();
   }
+  free_event_loop_state();
   result.summary = accounting_.summarize(in_.pods, out_, reasons_, *sharing_);
   result.fill_curve = accounting_.take_fill_curve();
   result.pods = std::move(out_);
