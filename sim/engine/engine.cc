@@ -17,6 +17,7 @@
 #include "sim/engine/live_progress.h"
 #include "sim/engine/pod_events.h"
 #include "sim/engine/pod_gpus.h"
+#include "sim/engine/pod_request_table.h"
 #include "sim/engine/queue_scheduler.h"
 #include "sim/engine/retry_shortcut.h"
 #include "sim/engine/run_accounting.h"
@@ -78,7 +79,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   // summary's value arrays on top of all of it. The sharing run keeps a span of the requests
   // that it no longer reads then.
   void free_event_loop_state() {
-    std::vector<PodRequest>().swap(req_);
+    req_ = PodRequestTable{};
     std::vector<uint32_t>().swap(class_);
     std::vector<uint32_t>().swap(arrival_order_);
     events_ = PodEvents{};
@@ -103,11 +104,13 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   bool skip_failed_shapes_ = true;
 
   // Per pod (index into in_.pods): its request, its workload class, its outcome.
-  std::vector<PodRequest> req_;
+  PodRequestTable req_;
   std::vector<uint32_t> class_;  // into *in_.classes; kNoClass: none
   std::vector<PodOutcome> out_;
-  // Per running pod, by its slot in the tenant table (reused): its progress.
+  // Per running pod, by its slot in the tenant table (reused): its progress, and its request as
+  // it was bound (MIG's reserve sets the claim of the instance it took; unbinding needs it).
   std::vector<LiveProgress> progress_;
+  std::vector<PodRequest> bound_req_;
   std::vector<uint32_t> arrival_order_;
 
   PodEvents events_;
@@ -119,14 +122,19 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
 void Simulation::prepare() {
   const auto& pods = in_.pods;
   const size_t n = pods.size();
-  req_.resize(n);
   events_.prepare(n);
   out_.resize(n);
   pod_gpus_.prepare(pods);
-  for (size_t i = 0; i < n; ++i) req_[i] = make_pod_request(pods[i], mode_, in_.catalog);
+  // GPU shapes as small tags, for policies that group like shapes on a node (gpu-clustering).
+  const int max_gpus = cluster_.max_gpus_per_node();
+  req_.build(n, [&](size_t i) {
+    PodRequest r = make_pod_request(pods[i], mode_, in_.catalog);
+    r.shape_tag = clustering_tag(r, mode_.capacity_units(), max_gpus);
+    return r;
+  });
   tenants_.prepare(n);
   failures_.prepare();
-  queue_.prepare(req_);
+  queue_.prepare(req_.view());
   // Each pod's workload class (issue 4), whose demands make its load as the rate solver sees it
   // when it starts, and its peak device memory.
   class_.assign(n, kNoClass);
@@ -141,12 +149,9 @@ void Simulation::prepare() {
                    [&](uint32_t a, uint32_t b) { return pods[a].arrival_s < pods[b].arrival_s; });
   pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
 
-  // GPU shapes as small tags, for policies that group like shapes on a node (gpu-clustering).
-  const int max_gpus = cluster_.max_gpus_per_node();
-  for (PodRequest& r : req_) r.shape_tag = clustering_tag(r, mode_.capacity_units(), max_gpus);
   cluster_.track_shape_tags(2 * static_cast<size_t>(max_gpus + 1));
 
-  sharing_ = mode_.start_run(RunSetup{cluster_, in_.catalog, pods, req_});
+  sharing_ = mode_.start_run(RunSetup{cluster_, in_.catalog, pods, req_.view()});
   skip_failed_shapes_ = sharing_->equal_requests_fit_alike();
   // The retry shortcut first: it narrows the node set at no cost.
   RunPlugins plugins = sharing_->plugins();
@@ -197,7 +202,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
 // 5-10% slower on bench/sim_throughput's BM_BestFitWholeCard (noisy; inline matches before).
 [[gnu::always_inline]] inline void Simulation::release(uint32_t p) {
   --running_;
-  const PodRequest& r = req_[p];
+  const PodRequest& r = bound_req_[tenants_.slot(p)];
   const auto gpus = pod_gpus_.of(p);
   const NodeId node = static_cast<NodeId>(out_[p].node);
   cluster_.unbind(node, gpus, r);
@@ -217,10 +222,12 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
 // Schedule (the placement plugins), bind, then the failure checks; a pod that passes them runs
 // now or after its GPUs are prepared.
 bool Simulation::try_place(uint32_t p) {
-  const PodRequest& r = req_[p];
   if (!retry_.worth_trying(p)) return false;  // nothing freed since it last failed
   accounting_.placement_attempted();
-  SchedulingCycle cycle{cluster_, req_[p], p, now_, rng_};
+  // A copy: the table's record is shared by the pods with equal requests, and placement may
+  // change the claim (MIG).
+  PodRequest r = req_[p];
+  SchedulingCycle cycle{cluster_, r, p, now_, rng_};
   const auto node = placement_.schedule(cycle, pick_);
   if (!node) {
     retry_.attempt_failed(p);
@@ -242,8 +249,12 @@ bool Simulation::try_place(uint32_t p) {
   const WorkloadClass* wc = class_[p] != kNoClass ? &(*in_.classes)[class_[p]] : nullptr;
   const uint32_t slot = tenants_.start(p, tenant_load(r, wc, mode_.capacity_units()),
                                        static_cast<double>(r.gpu_milli) / 1000.0, speed);
-  if (slot >= progress_.size()) progress_.resize(tenants_.slots());
+  if (slot >= progress_.size()) {
+    progress_.resize(tenants_.slots());
+    bound_req_.resize(tenants_.slots());
+  }
   progress_[slot] = LiveProgress{};
+  bound_req_[slot] = r;
   o.solo_s = in_.pods[p].duration_s / speed;
   const double claim_share =
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());

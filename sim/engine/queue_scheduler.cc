@@ -17,7 +17,7 @@ bool same_shape(const PodRequest& a, const PodRequest& b) {
 
 }  // namespace
 
-void QueueScheduler::prepare(std::span<const PodRequest> requests) {
+void QueueScheduler::prepare(PodRequestView requests) {
   requests_ = requests;
   failed_shapes_.reserve(kFailedShapesPerPass);
 }
