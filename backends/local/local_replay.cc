@@ -304,7 +304,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       r.pods[p].gpu_begin = static_cast<uint32_t>(r.pod_gpus.size());
       for (const GpuId g : gpus_out)
         r.pod_gpus.push_back(static_cast<uint16_t>(g - cluster.first_gpu(*node)));
-      r.pods[p].gpu_end = static_cast<uint32_t>(r.pod_gpus.size());
+      r.pods[p].gpu_count = static_cast<uint8_t>(r.pod_gpus.size() - r.pods[p].gpu_begin);
       running.push_back(Running{
           p, *node, std::vector<GpuId>(gpus_out.begin(), gpus_out.end()),
           std::make_unique<ChildProcess>(argv, env, (work / (base + ".log")).string()), deadline});

@@ -438,7 +438,7 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
       for (const GpuId g : pod_gpus_.of(p))
         result.pod_gpus.push_back(static_cast<uint16_t>(g - first));
     }
-    o.gpu_end = static_cast<uint32_t>(result.pod_gpus.size());
+    o.gpu_count = static_cast<uint8_t>(result.pod_gpus.size() - o.gpu_begin);
   }
   // Those still running; the others' errors were kept as they left their GPUs.
   for (uint32_t p = 0; p < n; ++p) {

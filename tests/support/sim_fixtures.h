@@ -160,7 +160,7 @@ inline RunResult run(const ClusterSpec& cluster, const std::vector<PodSpec>& pod
 // The GPU indices (within its node) that pod i ran on.
 inline std::vector<int> gpus_of(const RunResult& r, size_t i) {
   std::vector<int> out;
-  for (uint32_t k = r.pods[i].gpu_begin; k < r.pods[i].gpu_end; ++k) out.push_back(r.pod_gpus[k]);
+  for (uint32_t k = r.pods[i].gpu_begin; k < r.pods[i].gpu_end(); ++k) out.push_back(r.pod_gpus[k]);
   return out;
 }
 
