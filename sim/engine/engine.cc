@@ -32,7 +32,6 @@ namespace slicelab {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr uint32_t kNoClass = UINT32_MAX;
 
 class Simulation final : private PlacementAttempt, private RateChangeListener {
  public:
@@ -74,13 +73,20 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
     accounting_.take_sample(t, running_, static_cast<uint32_t>(queue_.pending().size()));
   }
   RunResult assemble_result(size_t next_arrival);
-  // The per-pod state that only the event loop reads (requests, arrival order, classes, event
+  // The pod's workload class (issue 4), whose demands make its load as the rate solver sees it
+  // when it starts, and its peak device memory; looked up as it starts (a few classes), not
+  // held per pod.
+  const WorkloadClass* workload_class(uint32_t p) const {
+    if (in_.classes == nullptr) return nullptr;
+    const auto c = in_.classes->index_of(in_.pods[p].workload_class);
+    return c ? &(*in_.classes)[*c] : nullptr;
+  }
+  // The per-pod state that only the event loop reads (requests, arrival order, event
   // versions, GPUs), given back before the summary: a million-pod run's peak is otherwise the
   // summary's value arrays on top of all of it. The sharing run keeps a span of the requests
   // that it no longer reads then.
   void free_event_loop_state() {
     req_ = PodRequestTable{};
-    std::vector<uint32_t>().swap(class_);
     std::vector<uint32_t>().swap(arrival_order_);
     events_ = PodEvents{};
     pod_gpus_ = PodGpus{};
@@ -105,7 +111,6 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
 
   // Per pod (index into in_.pods): its request, its workload class, its outcome.
   PodRequestTable req_;
-  std::vector<uint32_t> class_;  // into *in_.classes; kNoClass: none
   std::vector<PodOutcome> out_;
   // Per running pod, by its slot in the tenant table (reused): its progress, and its request as
   // it was bound (MIG's reserve sets the claim of the instance it took; unbinding needs it).
@@ -135,14 +140,6 @@ void Simulation::prepare() {
   tenants_.prepare(n);
   failures_.prepare();
   queue_.prepare(req_.view());
-  // Each pod's workload class (issue 4), whose demands make its load as the rate solver sees it
-  // when it starts, and its peak device memory.
-  class_.assign(n, kNoClass);
-  for (uint32_t i = 0; i < n; ++i) {
-    std::optional<size_t> c;
-    if (in_.classes != nullptr) c = in_.classes->index_of(pods[i].workload_class);
-    if (c) class_[i] = static_cast<uint32_t>(*c);
-  }
   arrival_order_.resize(n);
   std::iota(arrival_order_.begin(), arrival_order_.end(), 0U);
   std::stable_sort(arrival_order_.begin(), arrival_order_.end(),
@@ -246,7 +243,7 @@ bool Simulation::try_place(uint32_t p) {
   const double speed = in_.config.speed_scaling && r.gpu_count > 0
                            ? in_.catalog.models()[model].relative_speed
                            : 1.0;
-  const WorkloadClass* wc = class_[p] != kNoClass ? &(*in_.classes)[class_[p]] : nullptr;
+  const WorkloadClass* wc = workload_class(p);
   const uint32_t slot = tenants_.start(p, tenant_load(r, wc, mode_.capacity_units()),
                                        static_cast<double>(r.gpu_milli) / 1000.0, speed);
   if (slot >= progress_.size()) {
