@@ -8,15 +8,15 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
-#include <numeric>
 #include <vector>
 
 #include "sim/cluster_state.h"
+#include "sim/engine/arrival_order.h"
+#include "sim/engine/bound_gpus.h"
 #include "sim/engine/failure_model.h"
 #include "sim/engine/gpu_tenant_table.h"
 #include "sim/engine/live_progress.h"
 #include "sim/engine/pod_events.h"
-#include "sim/engine/pod_gpus.h"
 #include "sim/engine/pod_request_table.h"
 #include "sim/engine/queue_scheduler.h"
 #include "sim/engine/retry_shortcut.h"
@@ -41,7 +41,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
         mode_(in.sharing),
         cluster_(in.cluster, in.catalog, in.sharing.capacity_units()),
         rng_(in.seed),
-        tenants_(in.sharing, cluster_, pod_gpus_),
+        tenants_(in.sharing, cluster_),
         failures_(in.sharing, cluster_, rng_, reasons_),
         queue_(in.config.backfill),
         accounting_(cluster_, in.catalog, in.target_pods.empty() ? in.pods : in.target_pods,
@@ -81,15 +81,13 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
     const auto c = in_.classes->index_of(in_.pods[p].workload_class);
     return c ? &(*in_.classes)[*c] : nullptr;
   }
-  // The per-pod state that only the event loop reads (requests, arrival order, event
-  // versions, GPUs), given back before the summary: a million-pod run's peak is otherwise the
-  // summary's value arrays on top of all of it. The sharing run keeps a span of the requests
-  // that it no longer reads then.
+  // The per-pod state that only the event loop reads (requests, arrival order), given back
+  // before the summary: a million-pod run's peak is otherwise the summary's value arrays on top
+  // of all of it. The sharing run keeps a span of the requests that it no longer reads then.
   void free_event_loop_state() {
     req_ = PodRequestTable{};
-    std::vector<uint32_t>().swap(arrival_order_);
+    arrival_order_.clear();
     events_ = PodEvents{};
-    pod_gpus_ = PodGpus{};
   }
 
   const RunInputs& in_;
@@ -97,7 +95,6 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   const SharingMode& mode_;
   ClusterState cluster_;
   Rng rng_;
-  PodGpus pod_gpus_;
   GpuTenantTable tenants_;
   ReasonTable reasons_;  // the texts out_[p].reason names
   FailureModel failures_;
@@ -112,11 +109,12 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   // Per pod (index into in_.pods): its request, its workload class, its outcome.
   PodRequestTable req_;
   std::vector<PodOutcome> out_;
+  BoundGpus bound_gpus_;  // for the result; the running pods' GPUs are the tenant table's
   // Per running pod, by its slot in the tenant table (reused): its progress, and its request as
   // it was bound (MIG's reserve sets the claim of the instance it took; unbinding needs it).
   std::vector<LiveProgress> progress_;
   std::vector<PodRequest> bound_req_;
-  std::vector<uint32_t> arrival_order_;
+  ArrivalOrder arrival_order_;
 
   PodEvents events_;
   std::vector<GpuId> pick_;  // the GPUs placement picks for one pod
@@ -127,9 +125,8 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
 void Simulation::prepare() {
   const auto& pods = in_.pods;
   const size_t n = pods.size();
-  events_.prepare(n);
   out_.resize(n);
-  pod_gpus_.prepare(pods);
+  bound_gpus_.prepare(pods, out_);
   // GPU shapes as small tags, for policies that group like shapes on a node (gpu-clustering).
   const int max_gpus = cluster_.max_gpus_per_node();
   req_.build(n, [&](size_t i) {
@@ -140,10 +137,7 @@ void Simulation::prepare() {
   tenants_.prepare(n);
   failures_.prepare();
   queue_.prepare(req_.view());
-  arrival_order_.resize(n);
-  std::iota(arrival_order_.begin(), arrival_order_.end(), 0U);
-  std::stable_sort(arrival_order_.begin(), arrival_order_.end(),
-                   [&](uint32_t a, uint32_t b) { return pods[a].arrival_s < pods[b].arrival_s; });
+  arrival_order_.prepare(pods);
   pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
 
   cluster_.track_shape_tags(2 * static_cast<size_t>(max_gpus + 1));
@@ -170,7 +164,8 @@ void Simulation::settle(uint32_t p) {
 }
 
 void Simulation::schedule_finish(uint32_t p) {
-  events_.schedule(p, now_ + progress_[tenants_.slot(p)].remaining / tenants_.rate(p));
+  const uint32_t slot = tenants_.slot(p);
+  events_.schedule(slot, now_ + progress_[slot].remaining / tenants_.rate(p));
 }
 
 // The GPUs' tenants changed: their rates are solved anew, and what the GPUs deliver with them.
@@ -186,7 +181,7 @@ void Simulation::refresh_gpu_usage(GpuId g) {
 
 void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason) {
   settle(p);
-  events_.cancel(p);
+  events_.cancel(tenants_.slot(p));
   PodOutcome& o = out_[p];
   o.status = PodStatus::kFailed;
   o.finish_s = now_;
@@ -200,7 +195,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
 [[gnu::always_inline]] inline void Simulation::release(uint32_t p) {
   --running_;
   const PodRequest& r = bound_req_[tenants_.slot(p)];
-  const auto gpus = pod_gpus_.of(p);
+  const auto gpus = tenants_.gpus_of(p);
   const NodeId node = static_cast<NodeId>(out_[p].node);
   cluster_.unbind(node, gpus, r);
   sharing_->release(p, gpus);
@@ -232,19 +227,19 @@ bool Simulation::try_place(uint32_t p) {
     return false;
   }
   const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(r.gpu_count));
-  std::copy(gpus.begin(), gpus.end(), pod_gpus_.set(p).begin());
   sharing_->pod_left_queue(p);
   cluster_.bind(*node, gpus, r);
   accounting_.pod_bound(*node, gpus);
   PodOutcome& o = out_[p];
   o.node = static_cast<int32_t>(*node);
   o.start_s = now_;
+  bound_gpus_.bind(o, cluster_.first_gpu(*node), gpus);
   const uint16_t model = cluster_.model(*node);
   const double speed = in_.config.speed_scaling && r.gpu_count > 0
                            ? in_.catalog.models()[model].relative_speed
                            : 1.0;
   const WorkloadClass* wc = workload_class(p);
-  const uint32_t slot = tenants_.start(p, tenant_load(r, wc, mode_.capacity_units()),
+  const uint32_t slot = tenants_.start(p, gpus, tenant_load(r, wc, mode_.capacity_units()),
                                        static_cast<double>(r.gpu_milli) / 1000.0, speed);
   if (slot >= progress_.size()) {
     progress_.resize(tenants_.slots());
@@ -269,7 +264,7 @@ bool Simulation::try_place(uint32_t p) {
     // It never became a tenant, so only its neighbours are drawn.
     if (own)
       failures_.propagate_fault(
-          pod_gpus_.of(p), [&](GpuId g) { return tenants_.tenants(g); },
+          gpus, [&](GpuId g) { return tenants_.tenants(g); },
           [&](uint32_t victim) {
             if (out_[victim].status == PodStatus::kRunning)
               fail_running(victim, FailureCause::kNeighbourFault, "MPS neighbour fault");
@@ -283,7 +278,7 @@ bool Simulation::try_place(uint32_t p) {
     // Its GPUs are being prepared (MIG: re-partitioned): it holds them now and starts when that
     // is done.
     o.start_s = now_ + delay;
-    events_.schedule(p, o.start_s, true);
+    events_.schedule(slot, o.start_s, true);
     return true;
   }
   start_work(p);
@@ -308,7 +303,7 @@ void Simulation::start_work(uint32_t p) {
     schedule_finish(p);
     return;
   }
-  const auto gpus = pod_gpus_.of(p);
+  const auto gpus = tenants_.gpus_of(p);
   for (const GpuId g : gpus) tenants_.add(g, p);
   recompute(gpus);
 }
@@ -353,7 +348,7 @@ RunResult Simulation::run(const ProgressFn& progress) {
   prepare();
   const auto& pods = in_.pods;
   const size_t n = pods.size();
-  double t0 = n > 0 ? pods[arrival_order_.front()].arrival_s : 0.0;
+  double t0 = n > 0 ? pods[arrival_order_[0]].arrival_s : 0.0;
   if (in_.config.until_s) t0 = std::min(t0, *in_.config.until_s);
   now_ = t0;
   accounting_.start_at(t0);
@@ -383,7 +378,7 @@ RunResult Simulation::run(const ProgressFn& progress) {
     advance(t_event);
     accounting_.event_done();
     if (t_finish <= t_arrival) {
-      const uint32_t p = next->pod;
+      const uint32_t p = tenants_.pod_in(next->slot);
       const bool starts = next->starts;
       events_.pop();
       if (starts)
@@ -426,17 +421,7 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   RunResult result;
   result.seed = in_.seed;
   result.samples = accounting_.take_samples();
-  result.pod_gpus.reserve(pod_gpus_.total());
-  for (uint32_t p = 0; p < n; ++p) {
-    PodOutcome& o = out_[p];
-    o.gpu_begin = static_cast<uint32_t>(result.pod_gpus.size());
-    if (o.node >= 0 && o.status != PodStatus::kFailed) {
-      const GpuId first = cluster_.first_gpu(static_cast<NodeId>(o.node));
-      for (const GpuId g : pod_gpus_.of(p))
-        result.pod_gpus.push_back(static_cast<uint16_t>(g - first));
-    }
-    o.gpu_count = static_cast<uint8_t>(result.pod_gpus.size() - o.gpu_begin);
-  }
+  result.pod_gpus = bound_gpus_.take(out_);
   // Those still running; the others' errors were kept as they left their GPUs.
   for (uint32_t p = 0; p < n; ++p) {
     if (out_[p].status != PodStatus::kRunning) continue;
