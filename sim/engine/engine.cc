@@ -15,12 +15,12 @@
 #include "sim/engine/bound_gpus.h"
 #include "sim/engine/failure_model.h"
 #include "sim/engine/gpu_tenant_table.h"
-#include "sim/engine/live_progress.h"
 #include "sim/engine/pod_events.h"
 #include "sim/engine/pod_request_table.h"
 #include "sim/engine/queue_scheduler.h"
 #include "sim/engine/retry_shortcut.h"
 #include "sim/engine/run_accounting.h"
+#include "sim/engine/running_pods.h"
 #include "sim/engine/static_feasibility.h"
 #include "sim/metrics/reason_table.h"
 #include "sim/placement/paper_scorers.h"
@@ -106,14 +106,11 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::unique_ptr<SharingRun> sharing_;
   bool skip_failed_shapes_ = true;
 
-  // Per pod (index into in_.pods): its request, its workload class, its outcome.
+  // Per pod (index into in_.pods): its request, its outcome, its GPUs for the result.
   PodRequestTable req_;
   std::vector<PodOutcome> out_;
-  BoundGpus bound_gpus_;  // for the result; the running pods' GPUs are the tenant table's
-  // Per running pod, by its slot in the tenant table (reused): its progress, and its request as
-  // it was bound (MIG's reserve sets the claim of the instance it took; unbinding needs it).
-  std::vector<LiveProgress> progress_;
-  std::vector<PodRequest> bound_req_;
+  BoundGpus bound_gpus_;
+  RunningPods live_;  // per running pod, by its slot in the tenant table
   ArrivalOrder arrival_order_;
 
   PodEvents events_;
@@ -156,16 +153,12 @@ void Simulation::advance(double t) {
 }
 
 void Simulation::settle(uint32_t p) {
-  LiveProgress& prog = progress_[tenants_.slot(p)];
-  const double dt = now_ - prog.last_update;
-  if (const double e = tenants_.error(p); e >= 0) prog.accrue_error(e, dt);
-  prog.remaining = std::max(0.0, prog.remaining - tenants_.rate(p) * dt);
-  prog.last_update = now_;
+  live_[tenants_.slot(p)].progress.settle(now_, tenants_.rate(p), tenants_.error(p));
 }
 
 void Simulation::schedule_finish(uint32_t p) {
   const uint32_t slot = tenants_.slot(p);
-  events_.schedule(slot, now_ + progress_[slot].remaining / tenants_.rate(p));
+  events_.schedule(slot, live_[slot].progress.finish_s(now_, tenants_.rate(p)));
 }
 
 // The GPUs' tenants changed: their rates are solved anew, and what the GPUs deliver with them.
@@ -194,7 +187,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
 // 5-10% slower on bench/sim_throughput's BM_BestFitWholeCard (noisy; inline matches before).
 [[gnu::always_inline]] inline void Simulation::release(uint32_t p) {
   --running_;
-  const PodRequest& r = bound_req_[tenants_.slot(p)];
+  const PodRequest& r = live_[tenants_.slot(p)].bound;
   const auto gpus = tenants_.gpus_of(p);
   const NodeId node = static_cast<NodeId>(out_[p].node);
   cluster_.unbind(node, gpus, r);
@@ -207,7 +200,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
         static_cast<double>(r.gpu_count)));
   for (const GpuId g : gpus) tenants_.remove(g, p);
   recompute(gpus);
-  out_[p].isolation_error = progress_[tenants_.slot(p)].isolation_error();
+  out_[p].isolation_error = live_[tenants_.slot(p)].progress.isolation_error();
   tenants_.retire(p);
 }
 
@@ -241,12 +234,7 @@ bool Simulation::try_place(uint32_t p) {
   const WorkloadClass* wc = workload_class(p);
   const uint32_t slot = tenants_.start(p, gpus, tenant_load(r, wc, mode_.capacity_units()),
                                        static_cast<double>(r.gpu_milli) / 1000.0, speed);
-  if (slot >= progress_.size()) {
-    progress_.resize(tenants_.slots());
-    bound_req_.resize(tenants_.slots());
-  }
-  progress_[slot] = LiveProgress{};
-  bound_req_[slot] = r;
+  live_.start(slot, r);
   o.solo_s = in_.pods[p].duration_s / speed;
   const double claim_share =
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
@@ -295,7 +283,7 @@ void Simulation::start_after_reconfiguration(uint32_t p) {
 // The pod becomes a tenant of its GPUs and the rates of those GPUs are solved anew.
 void Simulation::start_work(uint32_t p) {
   // In a fill experiment nothing departs: the finish is never reached.
-  LiveProgress& prog = progress_[tenants_.slot(p)];
+  LiveProgress& prog = live_[tenants_.slot(p)].progress;
   prog.remaining = in_.config.fill ? kInf : in_.pods[p].duration_s;
   prog.last_update = now_;
   if (req_[p].gpu_count == 0) {
@@ -426,7 +414,7 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   for (uint32_t p = 0; p < n; ++p) {
     if (out_[p].status != PodStatus::kRunning) continue;
     settle(p);
-    out_[p].isolation_error = progress_[tenants_.slot(p)].isolation_error();
+    out_[p].isolation_error = live_[tenants_.slot(p)].progress.isolation_error();
   }
   free_event_loop_state();
   result.summary = accounting_.summarize(in_.pods, out_, reasons_, *sharing_);
