@@ -46,7 +46,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
         queue_(in.config.backfill),
         accounting_(cluster_, in.catalog, in.target_pods.empty() ? in.pods : in.target_pods,
                     in.pods.size(), in.config.fill),
-        retry_(in.pods.size()) {}
+        retry_(in.pods.size(), cluster_.node_count()) {}
 
   RunResult run(const ProgressFn& progress);
 
@@ -81,13 +81,16 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
     const auto c = in_.classes->index_of(in_.pods[p].workload_class);
     return c ? &(*in_.classes)[*c] : nullptr;
   }
-  // The per-pod state that only the event loop reads (requests, arrival order), given back
-  // before the summary: a million-pod run's peak is otherwise the summary's value arrays on top
-  // of all of it. The sharing run keeps a span of the requests that it no longer reads then.
+  // The per-pod state that only the event loop reads (requests, arrival order, tenant slots,
+  // retry marks), given back before the summary: a million-pod run's peak is otherwise the
+  // summary's value arrays on top of all of it. The sharing run keeps a span of the requests
+  // that it no longer reads then.
   void free_event_loop_state() {
     req_ = PodRequestTable{};
     arrival_order_.clear();
     events_ = PodEvents{};
+    tenants_.forget_pods();
+    retry_.forget_pods();
   }
 
   const RunInputs& in_;

@@ -49,6 +49,8 @@ class GpuTenantTable {
 
   // Sizes the map from pods to slots; a pod holds a slot from start() to retire().
   void prepare(size_t pods);
+  // Frees that map (4 bytes per pod of the run) once nothing asks for a pod's state any more.
+  void forget_pods() { std::vector<uint32_t>().swap(slot_of_); }
 
   // The pod starts now on `gpus` (all on one node; it holds them until retire(), and add()
   // makes it their tenant) with `load` (see tenant_load(); `sm_use`: the SM share of a GPU it
