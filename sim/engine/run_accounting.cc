@@ -216,8 +216,9 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
       } else if (o.status == PodStatus::kCompleted) {
         const double q = o.start_s - pods[p].arrival_s;
         const double j = o.finish_s - pods[p].arrival_s;
-        const bool ok = (!pods[p].slo_max_queue_s || q <= *pods[p].slo_max_queue_s) &&
-                        (!pods[p].slo_max_jct_s || j <= *pods[p].slo_max_jct_s);
+        const PodSlo& slo = *pods[p].slo;
+        const bool ok =
+            (!slo.max_queue_s || q <= *slo.max_queue_s) && (!slo.max_jct_s || j <= *slo.max_jct_s);
         s.slo_met += ok ? 1 : 0;
       }
     }

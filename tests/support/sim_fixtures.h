@@ -96,11 +96,11 @@ struct PodBuilder {
     return *this;
   }
   PodBuilder& slo_queue(double s) {
-    spec.slo_max_queue_s = s;
+    spec.set_slo(s, spec.slo_max_jct_s());
     return *this;
   }
   PodBuilder& slo_jct(double s) {
-    spec.slo_max_jct_s = s;
+    spec.set_slo(spec.slo_max_queue_s(), s);
     return *this;
   }
   operator PodSpec() const { return spec; }  // NOLINT(google-explicit-constructor)
