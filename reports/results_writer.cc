@@ -133,7 +133,7 @@ void write_pods_csv(std::ostream& stream, const Scenario& scenario,
       opt_num(done, (o.finish_s - spec.arrival_s) / o.solo_s);
       if (o.node >= 0) fmt::format_to(out, "{}", o.node);
       buf.push_back(',');
-      for (uint32_t k = o.gpu_begin; k < o.gpu_end; ++k) {
+      for (uint32_t k = o.gpu_begin; k < o.gpu_end(); ++k) {
         if (k != o.gpu_begin) buf.push_back(';');
         fmt::format_to(out, "{}", r.pod_gpus[k]);
       }

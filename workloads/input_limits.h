@@ -17,9 +17,10 @@ inline constexpr const char* kHorizonText = "365d";
 inline constexpr int64_t kMaxSamples = 1'000'000;
 
 // Pods of one workload, after generation, import, fill sampling or a sweep's scaling. Measured
-// (docs/performance.md, "Memory of a million-pod replay"): the workload holds 152 bytes per pod
-// (more for long names), a run about 180 more per pod per policy running at once, so the
-// largest workload takes about 0.8 GB to validate and about 1.7 GB to run with one policy.
+// (docs/performance.md, "Memory of a million-pod replay"): the workload holds 104 bytes per pod
+// (more for names over 15 characters), a run about 70 more per pod per policy running at once
+// (about 120 when every pod's request differs), so the largest workload takes about 0.5 GB to
+// validate and about 0.9 GB to run with one policy.
 inline constexpr int64_t kMaxPods = 5'000'000;
 
 // Nodes and GPUs of one cluster (all node groups together, after a sweep's scaling).

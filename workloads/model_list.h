@@ -1,14 +1,15 @@
 // A pod's allowed GPU models, shared by every pod with the same list (a generator's shape, a
-// trace's repeated value): 16 bytes in a PodSpec instead of a 24-byte vector; empty = any model.
+// trace's repeated value): 8 bytes in a PodSpec instead of a 24-byte vector; empty = any model.
 #pragma once
 
 #include <algorithm>
 #include <initializer_list>
-#include <memory>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "workloads/shared_value.h"
 
 namespace slicelab {
 
@@ -17,13 +18,12 @@ class ModelList {
   ModelList() = default;
   // Implicit, so that readers and tests assign lists as they did to a std::vector field.
   ModelList(std::vector<std::string> models)  // NOLINT(google-explicit-constructor)
-      : models_(models.empty()
-                    ? nullptr
-                    : std::make_shared<const std::vector<std::string>>(std::move(models))) {}
+      : models_(models.empty() ? SharedValue<std::vector<std::string>>()
+                               : SharedValue<std::vector<std::string>>(std::move(models))) {}
   ModelList(std::initializer_list<std::string> models)
       : ModelList(std::vector<std::string>(models)) {}
 
-  bool empty() const { return models_ == nullptr; }
+  bool empty() const { return !models_; }
   size_t size() const { return models_ ? models_->size() : 0; }
   const std::string* begin() const { return models_ ? models_->data() : nullptr; }
   const std::string* end() const { return models_ ? models_->data() + models_->size() : nullptr; }
@@ -44,7 +44,7 @@ class ModelList {
   }
 
  private:
-  std::shared_ptr<const std::vector<std::string>> models_;  // null = empty
+  SharedValue<std::vector<std::string>> models_;  // null = empty
 };
 
 }  // namespace slicelab

@@ -3,16 +3,16 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "workloads/model_list.h"
-#include "workloads/optional_seconds.h"
+#include "workloads/pod_name.h"
+#include "workloads/pod_slo.h"
 #include "workloads/shared_text.h"
 
 namespace slicelab {
 
 struct PodSpec {
-  std::string name;
+  PodName name;
   double arrival_s = 0.0;
   // Solo run time on a whole GPU (see docs/scenario-format.md for speed scaling).
   double duration_s = 0.0;
@@ -23,17 +23,23 @@ struct PodSpec {
   int64_t memory_mib = 0;
   int priority = 0;  // higher is scheduled first
   // The class, MIG profile and models are shared between pods with the same value (a shape's
-  // pods, a trace's repeated values): a million pods take 152 bytes each, not 208.
+  // pods, a trace's repeated values): with the 16-byte name and
+  // the shared SLO a pod takes 104 bytes, not 208.
   ModelList allowed_models;  // empty = any GPU model
   SharedText workload_class;
   // MIG: the GPU-instance profile asked for ("1g.10gb"); empty = derived from gpu_milli and
   // gpu_memory_mib by a MIG policy. Ignored by the other sharing modes.
   SharedText mig_profile;
-  OptionalSeconds slo_max_queue_s;
-  OptionalSeconds slo_max_jct_s;
+  // Null = no SLO; set through set_slo(), which shares nothing when both limits are absent.
+  SharedValue<PodSlo> slo;
 
-  bool has_slo() const { return slo_max_queue_s.has_value() || slo_max_jct_s.has_value(); }
+  bool has_slo() const { return static_cast<bool>(slo); }
+  OptionalSeconds slo_max_queue_s() const { return slo ? slo->max_queue_s : OptionalSeconds(); }
+  OptionalSeconds slo_max_jct_s() const { return slo ? slo->max_jct_s : OptionalSeconds(); }
+  void set_slo(OptionalSeconds max_queue_s, OptionalSeconds max_jct_s) {
+    slo = share_slo(PodSlo{max_queue_s, max_jct_s});
+  }
 };
-static_assert(sizeof(PodSpec) <= 152, "PodSpec is held once per pod of a workload");
+static_assert(sizeof(PodSpec) <= 104, "PodSpec is held once per pod of a workload");
 
 }  // namespace slicelab

@@ -55,8 +55,7 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
   if (const YAML::Node slo = node["slo"]; slo.IsDefined()) {
     const std::string p = join_path(path, "slo");
     yaml.check_keys(slo, p, {"max_queue", "max_jct"});
-    pod.slo_max_queue_s = yaml.opt_duration(slo, p, "max_queue");
-    pod.slo_max_jct_s = yaml.opt_duration(slo, p, "max_jct");
+    pod.set_slo(yaml.opt_duration(slo, p, "max_queue"), yaml.opt_duration(slo, p, "max_jct"));
   }
 }
 

@@ -21,7 +21,7 @@ void write_trace_yaml(std::ostream& out, const std::vector<PodSpec>& pods,
   e << YAML::Key << "pods" << YAML::Value << YAML::BeginSeq;
   for (const PodSpec& p : pods) {
     e << YAML::Flow << YAML::BeginMap;
-    e << YAML::Key << "name" << YAML::Value << p.name;
+    e << YAML::Key << "name" << YAML::Value << p.name.str();
     if (p.arrival_s != 0.0) e << YAML::Key << "arrival" << YAML::Value << number(p.arrival_s);
     e << YAML::Key << "duration" << YAML::Value << number(p.duration_s);
     if (p.gpu_count != 0) e << YAML::Key << "gpu_count" << YAML::Value << p.gpu_count;
@@ -41,9 +41,9 @@ void write_trace_yaml(std::ostream& out, const std::vector<PodSpec>& pods,
       e << YAML::Key << "class" << YAML::Value << p.workload_class.str();
     if (p.has_slo()) {
       e << YAML::Key << "slo" << YAML::Value << YAML::Flow << YAML::BeginMap;
-      if (p.slo_max_queue_s)
-        e << YAML::Key << "max_queue" << YAML::Value << number(*p.slo_max_queue_s);
-      if (p.slo_max_jct_s) e << YAML::Key << "max_jct" << YAML::Value << number(*p.slo_max_jct_s);
+      if (p.slo->max_queue_s)
+        e << YAML::Key << "max_queue" << YAML::Value << number(*p.slo->max_queue_s);
+      if (p.slo->max_jct_s) e << YAML::Key << "max_jct" << YAML::Value << number(*p.slo->max_jct_s);
       e << YAML::EndMap;
     }
     e << YAML::EndMap;

@@ -270,7 +270,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       iso.gpu_milli = pods[p].gpu_milli;
       iso.gpu_memory_mib = pods[p].gpu_memory_mib;
       iso.interposer_library = opt.interposer_library;
-      const std::string base = file_safe(pods[p].name);
+      const std::string base = file_safe(pods[p].name.str());
       iso.shared_region = (regions.path() / (base + ".region")).string();
       if (mps) {
         iso.mps_pipe_dir = mps->pipe_dir();
@@ -290,7 +290,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
         argv = {opt.workload_binary,           kernel,     "--duration",
                 fmt::format("{:.6f}", real_s), "--device", pods[p].gpu_count > 1 ? "all" : "0"};
       } else {
-        std::string cmd = replace_all(opt.command, "{pod}", pods[p].name);
+        std::string cmd = replace_all(opt.command, "{pod}", pods[p].name.str());
         cmd = replace_all(cmd, "{kernel}", kernel);
         cmd = replace_all(cmd, "{duration}", fmt::format("{:.6f}", real_s));
         argv = {"/bin/sh", "-c", cmd};
@@ -304,7 +304,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       r.pods[p].gpu_begin = static_cast<uint32_t>(r.pod_gpus.size());
       for (const GpuId g : gpus_out)
         r.pod_gpus.push_back(static_cast<uint16_t>(g - cluster.first_gpu(*node)));
-      r.pods[p].gpu_end = static_cast<uint32_t>(r.pod_gpus.size());
+      r.pods[p].gpu_count = static_cast<uint8_t>(r.pod_gpus.size() - r.pods[p].gpu_begin);
       running.push_back(Running{
           p, *node, std::vector<GpuId>(gpus_out.begin(), gpus_out.end()),
           std::make_unique<ChildProcess>(argv, env, (work / (base + ".log")).string()), deadline});

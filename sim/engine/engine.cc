@@ -8,18 +8,19 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
-#include <numeric>
 #include <vector>
 
 #include "sim/cluster_state.h"
+#include "sim/engine/arrival_order.h"
+#include "sim/engine/bound_gpus.h"
 #include "sim/engine/failure_model.h"
 #include "sim/engine/gpu_tenant_table.h"
-#include "sim/engine/live_progress.h"
 #include "sim/engine/pod_events.h"
-#include "sim/engine/pod_gpus.h"
+#include "sim/engine/pod_request_table.h"
 #include "sim/engine/queue_scheduler.h"
 #include "sim/engine/retry_shortcut.h"
 #include "sim/engine/run_accounting.h"
+#include "sim/engine/running_pods.h"
 #include "sim/engine/static_feasibility.h"
 #include "sim/metrics/reason_table.h"
 #include "sim/placement/paper_scorers.h"
@@ -31,7 +32,6 @@ namespace slicelab {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr uint32_t kNoClass = UINT32_MAX;
 
 class Simulation final : private PlacementAttempt, private RateChangeListener {
  public:
@@ -41,12 +41,12 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
         mode_(in.sharing),
         cluster_(in.cluster, in.catalog, in.sharing.capacity_units()),
         rng_(in.seed),
-        tenants_(in.sharing, cluster_, pod_gpus_),
+        tenants_(in.sharing, cluster_),
         failures_(in.sharing, cluster_, rng_, reasons_),
         queue_(in.config.backfill),
         accounting_(cluster_, in.catalog, in.target_pods.empty() ? in.pods : in.target_pods,
                     in.pods.size(), in.config.fill),
-        retry_(in.pods.size()) {}
+        retry_(in.pods.size(), cluster_.node_count()) {}
 
   RunResult run(const ProgressFn& progress);
 
@@ -73,13 +73,31 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
     accounting_.take_sample(t, running_, static_cast<uint32_t>(queue_.pending().size()));
   }
   RunResult assemble_result(size_t next_arrival);
+  // The pod's workload class (issue 4), whose demands make its load as the rate solver sees it
+  // when it starts, and its peak device memory; looked up as it starts (a few classes), not
+  // held per pod.
+  const WorkloadClass* workload_class(uint32_t p) const {
+    if (in_.classes == nullptr) return nullptr;
+    const auto c = in_.classes->index_of(in_.pods[p].workload_class);
+    return c ? &(*in_.classes)[*c] : nullptr;
+  }
+  // The per-pod state that only the event loop reads (requests, arrival order, tenant slots,
+  // retry marks), given back before the summary: a million-pod run's peak is otherwise the
+  // summary's value arrays on top of all of it. The sharing run keeps a span of the requests
+  // that it no longer reads then.
+  void free_event_loop_state() {
+    req_ = PodRequestTable{};
+    arrival_order_.clear();
+    events_ = PodEvents{};
+    tenants_.forget_pods();
+    retry_.forget_pods();
+  }
 
   const RunInputs& in_;
   PlacementPolicy& placement_;
   const SharingMode& mode_;
   ClusterState cluster_;
   Rng rng_;
-  PodGpus pod_gpus_;
   GpuTenantTable tenants_;
   ReasonTable reasons_;  // the texts out_[p].reason names
   FailureModel failures_;
@@ -91,13 +109,12 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::unique_ptr<SharingRun> sharing_;
   bool skip_failed_shapes_ = true;
 
-  // Per pod (index into in_.pods): its request, its workload class, its outcome.
-  std::vector<PodRequest> req_;
-  std::vector<uint32_t> class_;  // into *in_.classes; kNoClass: none
+  // Per pod (index into in_.pods): its request, its outcome, its GPUs for the result.
+  PodRequestTable req_;
   std::vector<PodOutcome> out_;
-  // Per running pod, by its slot in the tenant table (reused): its progress.
-  std::vector<LiveProgress> progress_;
-  std::vector<uint32_t> arrival_order_;
+  BoundGpus bound_gpus_;
+  RunningPods live_;  // per running pod, by its slot in the tenant table
+  ArrivalOrder arrival_order_;
 
   PodEvents events_;
   std::vector<GpuId> pick_;  // the GPUs placement picks for one pod
@@ -108,34 +125,24 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
 void Simulation::prepare() {
   const auto& pods = in_.pods;
   const size_t n = pods.size();
-  req_.resize(n);
-  events_.prepare(n);
   out_.resize(n);
-  pod_gpus_.prepare(pods);
-  for (size_t i = 0; i < n; ++i) req_[i] = make_pod_request(pods[i], mode_, in_.catalog);
-  tenants_.prepare(n);
-  failures_.prepare();
-  queue_.prepare(req_);
-  // Each pod's workload class (issue 4), whose demands make its load as the rate solver sees it
-  // when it starts, and its peak device memory.
-  class_.assign(n, kNoClass);
-  for (uint32_t i = 0; i < n; ++i) {
-    std::optional<size_t> c;
-    if (in_.classes != nullptr) c = in_.classes->index_of(pods[i].workload_class);
-    if (c) class_[i] = static_cast<uint32_t>(*c);
-  }
-  arrival_order_.resize(n);
-  std::iota(arrival_order_.begin(), arrival_order_.end(), 0U);
-  std::stable_sort(arrival_order_.begin(), arrival_order_.end(),
-                   [&](uint32_t a, uint32_t b) { return pods[a].arrival_s < pods[b].arrival_s; });
-  pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
-
+  bound_gpus_.prepare(pods, out_);
   // GPU shapes as small tags, for policies that group like shapes on a node (gpu-clustering).
   const int max_gpus = cluster_.max_gpus_per_node();
-  for (PodRequest& r : req_) r.shape_tag = clustering_tag(r, mode_.capacity_units(), max_gpus);
+  req_.build(n, [&](size_t i) {
+    PodRequest r = make_pod_request(pods[i], mode_, in_.catalog);
+    r.shape_tag = clustering_tag(r, mode_.capacity_units(), max_gpus);
+    return r;
+  });
+  tenants_.prepare(n);
+  failures_.prepare();
+  queue_.prepare(req_.view());
+  arrival_order_.prepare(pods);
+  pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
+
   cluster_.track_shape_tags(2 * static_cast<size_t>(max_gpus + 1));
 
-  sharing_ = mode_.start_run(RunSetup{cluster_, in_.catalog, pods, req_});
+  sharing_ = mode_.start_run(RunSetup{cluster_, in_.catalog, pods, req_.view()});
   skip_failed_shapes_ = sharing_->equal_requests_fit_alike();
   // The retry shortcut first: it narrows the node set at no cost.
   RunPlugins plugins = sharing_->plugins();
@@ -149,15 +156,12 @@ void Simulation::advance(double t) {
 }
 
 void Simulation::settle(uint32_t p) {
-  LiveProgress& prog = progress_[tenants_.slot(p)];
-  const double dt = now_ - prog.last_update;
-  if (const double e = tenants_.error(p); e >= 0) prog.accrue_error(e, dt);
-  prog.remaining = std::max(0.0, prog.remaining - tenants_.rate(p) * dt);
-  prog.last_update = now_;
+  live_[tenants_.slot(p)].progress.settle(now_, tenants_.rate(p), tenants_.error(p));
 }
 
 void Simulation::schedule_finish(uint32_t p) {
-  events_.schedule(p, now_ + progress_[tenants_.slot(p)].remaining / tenants_.rate(p));
+  const uint32_t slot = tenants_.slot(p);
+  events_.schedule(slot, live_[slot].progress.finish_s(now_, tenants_.rate(p)));
 }
 
 // The GPUs' tenants changed: their rates are solved anew, and what the GPUs deliver with them.
@@ -173,7 +177,7 @@ void Simulation::refresh_gpu_usage(GpuId g) {
 
 void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason) {
   settle(p);
-  events_.cancel(p);
+  events_.cancel(tenants_.slot(p));
   PodOutcome& o = out_[p];
   o.status = PodStatus::kFailed;
   o.finish_s = now_;
@@ -186,8 +190,8 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
 // 5-10% slower on bench/sim_throughput's BM_BestFitWholeCard (noisy; inline matches before).
 [[gnu::always_inline]] inline void Simulation::release(uint32_t p) {
   --running_;
-  const PodRequest& r = req_[p];
-  const auto gpus = pod_gpus_.of(p);
+  const PodRequest& r = live_[tenants_.slot(p)].bound;
+  const auto gpus = tenants_.gpus_of(p);
   const NodeId node = static_cast<NodeId>(out_[p].node);
   cluster_.unbind(node, gpus, r);
   sharing_->release(p, gpus);
@@ -199,17 +203,19 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
         static_cast<double>(r.gpu_count)));
   for (const GpuId g : gpus) tenants_.remove(g, p);
   recompute(gpus);
-  out_[p].isolation_error = progress_[tenants_.slot(p)].isolation_error();
+  out_[p].isolation_error = live_[tenants_.slot(p)].progress.isolation_error();
   tenants_.retire(p);
 }
 
 // Schedule (the placement plugins), bind, then the failure checks; a pod that passes them runs
 // now or after its GPUs are prepared.
 bool Simulation::try_place(uint32_t p) {
-  const PodRequest& r = req_[p];
   if (!retry_.worth_trying(p)) return false;  // nothing freed since it last failed
   accounting_.placement_attempted();
-  SchedulingCycle cycle{cluster_, req_[p], p, now_, rng_};
+  // A copy: the table's record is shared by the pods with equal requests, and placement may
+  // change the claim (MIG).
+  PodRequest r = req_[p];
+  SchedulingCycle cycle{cluster_, r, p, now_, rng_};
   const auto node = placement_.schedule(cycle, pick_);
   if (!node) {
     retry_.attempt_failed(p);
@@ -217,22 +223,21 @@ bool Simulation::try_place(uint32_t p) {
     return false;
   }
   const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(r.gpu_count));
-  std::copy(gpus.begin(), gpus.end(), pod_gpus_.set(p).begin());
   sharing_->pod_left_queue(p);
   cluster_.bind(*node, gpus, r);
   accounting_.pod_bound(*node, gpus);
   PodOutcome& o = out_[p];
   o.node = static_cast<int32_t>(*node);
   o.start_s = now_;
+  bound_gpus_.bind(o, cluster_.first_gpu(*node), gpus);
   const uint16_t model = cluster_.model(*node);
   const double speed = in_.config.speed_scaling && r.gpu_count > 0
                            ? in_.catalog.models()[model].relative_speed
                            : 1.0;
-  const WorkloadClass* wc = class_[p] != kNoClass ? &(*in_.classes)[class_[p]] : nullptr;
-  const uint32_t slot = tenants_.start(p, tenant_load(r, wc, mode_.capacity_units()),
+  const WorkloadClass* wc = workload_class(p);
+  const uint32_t slot = tenants_.start(p, gpus, tenant_load(r, wc, mode_.capacity_units()),
                                        static_cast<double>(r.gpu_milli) / 1000.0, speed);
-  if (slot >= progress_.size()) progress_.resize(tenants_.slots());
-  progress_[slot] = LiveProgress{};
+  live_.start(slot, r);
   o.solo_s = in_.pods[p].duration_s / speed;
   const double claim_share =
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
@@ -250,7 +255,7 @@ bool Simulation::try_place(uint32_t p) {
     // It never became a tenant, so only its neighbours are drawn.
     if (own)
       failures_.propagate_fault(
-          pod_gpus_.of(p), [&](GpuId g) { return tenants_.tenants(g); },
+          gpus, [&](GpuId g) { return tenants_.tenants(g); },
           [&](uint32_t victim) {
             if (out_[victim].status == PodStatus::kRunning)
               fail_running(victim, FailureCause::kNeighbourFault, "MPS neighbour fault");
@@ -264,7 +269,7 @@ bool Simulation::try_place(uint32_t p) {
     // Its GPUs are being prepared (MIG: re-partitioned): it holds them now and starts when that
     // is done.
     o.start_s = now_ + delay;
-    events_.schedule(p, o.start_s, true);
+    events_.schedule(slot, o.start_s, true);
     return true;
   }
   start_work(p);
@@ -281,7 +286,7 @@ void Simulation::start_after_reconfiguration(uint32_t p) {
 // The pod becomes a tenant of its GPUs and the rates of those GPUs are solved anew.
 void Simulation::start_work(uint32_t p) {
   // In a fill experiment nothing departs: the finish is never reached.
-  LiveProgress& prog = progress_[tenants_.slot(p)];
+  LiveProgress& prog = live_[tenants_.slot(p)].progress;
   prog.remaining = in_.config.fill ? kInf : in_.pods[p].duration_s;
   prog.last_update = now_;
   if (req_[p].gpu_count == 0) {
@@ -289,7 +294,7 @@ void Simulation::start_work(uint32_t p) {
     schedule_finish(p);
     return;
   }
-  const auto gpus = pod_gpus_.of(p);
+  const auto gpus = tenants_.gpus_of(p);
   for (const GpuId g : gpus) tenants_.add(g, p);
   recompute(gpus);
 }
@@ -334,7 +339,7 @@ RunResult Simulation::run(const ProgressFn& progress) {
   prepare();
   const auto& pods = in_.pods;
   const size_t n = pods.size();
-  double t0 = n > 0 ? pods[arrival_order_.front()].arrival_s : 0.0;
+  double t0 = n > 0 ? pods[arrival_order_[0]].arrival_s : 0.0;
   if (in_.config.until_s) t0 = std::min(t0, *in_.config.until_s);
   now_ = t0;
   accounting_.start_at(t0);
@@ -364,7 +369,7 @@ RunResult Simulation::run(const ProgressFn& progress) {
     advance(t_event);
     accounting_.event_done();
     if (t_finish <= t_arrival) {
-      const uint32_t p = next->pod;
+      const uint32_t p = tenants_.pod_in(next->slot);
       const bool starts = next->starts;
       events_.pop();
       if (starts)
@@ -407,23 +412,14 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   RunResult result;
   result.seed = in_.seed;
   result.samples = accounting_.take_samples();
-  result.pod_gpus.reserve(pod_gpus_.total());
-  for (uint32_t p = 0; p < n; ++p) {
-    PodOutcome& o = out_[p];
-    o.gpu_begin = static_cast<uint32_t>(result.pod_gpus.size());
-    if (o.node >= 0 && o.status != PodStatus::kFailed) {
-      const GpuId first = cluster_.first_gpu(static_cast<NodeId>(o.node));
-      for (const GpuId g : pod_gpus_.of(p))
-        result.pod_gpus.push_back(static_cast<uint16_t>(g - first));
-    }
-    o.gpu_end = static_cast<uint32_t>(result.pod_gpus.size());
-  }
+  result.pod_gpus = bound_gpus_.take(out_);
   // Those still running; the others' errors were kept as they left their GPUs.
   for (uint32_t p = 0; p < n; ++p) {
     if (out_[p].status != PodStatus::kRunning) continue;
     settle(p);
-    out_[p].isolation_error = progress_[tenants_.slot(p)].isolation_error();
+    out_[p].isolation_error = live_[tenants_.slot(p)].progress.isolation_error();
   }
+  free_event_loop_state();
   result.summary = accounting_.summarize(in_.pods, out_, reasons_, *sharing_);
   result.fill_curve = accounting_.take_fill_curve();
   result.pods = std::move(out_);

@@ -26,12 +26,11 @@ TenantLoad tenant_load(const PodRequest& r, const WorkloadClass* wc, int capacit
   return l;
 }
 
-GpuTenantTable::GpuTenantTable(const SharingMode& mode, const ClusterState& cluster,
-                               const PodGpus& pod_gpus)
+GpuTenantTable::GpuTenantTable(const SharingMode& mode, const ClusterState& cluster)
     : mode_(mode),
       cluster_(cluster),
-      pod_gpus_(pod_gpus),
       max_tenants_(static_cast<size_t>(mode.max_tenants())),
+      gpus_per_slot_(static_cast<size_t>(std::max(cluster.max_gpus_per_node(), 1))),
       solver_(static_cast<size_t>(kMaxGpusPerNode)) {
   assert(max_tenants_ <= static_cast<size_t>(kMaxTenantsPerGpu));
   const size_t gpus = cluster.gpu_count();
@@ -48,17 +47,22 @@ void GpuTenantTable::prepare(size_t pods) {
   slot_of_.assign(pods, kNoSlot);
 }
 
-uint32_t GpuTenantTable::start(uint32_t pod, const TenantLoad& load, double sm_use, double speed) {
+uint32_t GpuTenantTable::start(uint32_t pod, std::span<const GpuId> gpus, const TenantLoad& load,
+                               double sm_use, double speed) {
+  assert(gpus.size() <= gpus_per_slot_);
   uint32_t s = 0;
   if (free_.empty()) {
     s = static_cast<uint32_t>(live_.size());
     live_.emplace_back();
+    gpus_.resize(gpus_.size() + gpus_per_slot_);
   } else {
     s = free_.back();
     free_.pop_back();
   }
   slot_of_[pod] = s;
-  live_[s] = Tenant{load, sm_use, speed, 0.0, -1.0, kNoVar};
+  live_[s] = Tenant{load, sm_use, speed, 0.0, -1.0, kNoVar, pod, static_cast<uint8_t>(gpus.size())};
+  std::copy(gpus.begin(), gpus.end(),
+            gpus_.begin() + static_cast<std::ptrdiff_t>(s * gpus_per_slot_));
   return s;
 }
 
@@ -108,8 +112,8 @@ void GpuTenantTable::recompute(std::span<const GpuId> gpus, const SharingRun& ru
     visit(seed);
     for (size_t i = begin; i < recomputed_.size(); ++i)
       for (const uint32_t p : tenants(recomputed_[i]))
-        if (pod_gpus_.spans_several(p))
-          for (const GpuId h : pod_gpus_.of(p)) visit(h);
+        if (live_[slot_of_[p]].gpu_count > 1)
+          for (const GpuId h : gpus_of(p)) visit(h);
     solve(std::span<const GpuId>(recomputed_).subspan(begin), run, listener);
   }
 }

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "sim/cluster_state.h"
-#include "sim/engine/pod_gpus.h"
 #include "sim/interference/workload_class.h"
 #include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/sharing_mode.h"
@@ -46,19 +45,30 @@ struct GpuUsage {
 // whose tenants are all on it alone is solved on its own, exactly as the one-GPU solver does.
 class GpuTenantTable {
  public:
-  GpuTenantTable(const SharingMode& mode, const ClusterState& cluster, const PodGpus& pod_gpus);
+  GpuTenantTable(const SharingMode& mode, const ClusterState& cluster);
 
   // Sizes the map from pods to slots; a pod holds a slot from start() to retire().
   void prepare(size_t pods);
+  // Frees that map (4 bytes per pod of the run) once nothing asks for a pod's state any more.
+  void forget_pods() { std::vector<uint32_t>().swap(slot_of_); }
 
-  // The pod starts now on its GPUs with `load` (see tenant_load(); `sm_use`: the SM share of a
-  // GPU it uses at solo speed, `speed`: its GPU model's relative speed); rate 0 until
-  // recomputed. It takes a slot of per-tenant state, reused after retire(), so the table holds
-  // state only for the pods that run now (a slot number is also the engine's index for them).
-  uint32_t start(uint32_t pod, const TenantLoad& load, double sm_use, double speed);
+  // The pod starts now on `gpus` (all on one node; it holds them until retire(), and add()
+  // makes it their tenant) with `load` (see tenant_load(); `sm_use`: the SM share of a GPU it
+  // uses at solo speed, `speed`: its GPU model's relative speed); rate 0 until recomputed. It
+  // takes a slot of per-tenant state, reused after retire(), so the table holds state only for
+  // the pods that run now (a slot number is also the engine's index for them, and its events').
+  uint32_t start(uint32_t pod, std::span<const GpuId> gpus, const TenantLoad& load, double sm_use,
+                 double speed);
   // The pod runs no more (it left its GPUs, or never became a tenant): its slot is free.
   void retire(uint32_t pod);
   uint32_t slot(uint32_t pod) const { return slot_of_[pod]; }
+  // The pod in a slot in use.
+  uint32_t pod_in(uint32_t slot) const { return live_[slot].pod; }
+  // The GPUs a pod holds from start() to retire().
+  std::span<const GpuId> gpus_of(uint32_t pod) const {
+    const uint32_t s = slot_of_[pod];
+    return std::span<const GpuId>(gpus_).subspan(s * gpus_per_slot_, live_[s].gpu_count);
+  }
   // Slots ever in use at once: an upper bound of slot(pod) for the engine's own per-slot state.
   size_t slots() const { return live_.size(); }
   TenantLoad& load(uint32_t pod) { return live_[slot_of_[pod]].load; }
@@ -88,8 +98,8 @@ class GpuTenantTable {
 
   const SharingMode& mode_;
   const ClusterState& cluster_;
-  const PodGpus& pod_gpus_;
   size_t max_tenants_;
+  size_t gpus_per_slot_;  // the most GPUs a node has
 
   // Per GPU: tenants in fixed-size slots.
   std::vector<uint32_t> pod_;
@@ -101,9 +111,12 @@ class GpuTenantTable {
     double sm_use = 0;  // SM share of a GPU it uses at solo speed (gpu_milli / 1000)
     double speed = 1.0, rate = 0.0, error = -1.0;
     uint32_t var = UINT32_MAX;  // its variable in the solve under way; none outside a solve
+    uint32_t pod = UINT32_MAX;
+    uint8_t gpu_count = 0;  // its GPUs: gpus_ from its slot times gpus_per_slot_
   };
   std::vector<uint32_t> slot_of_;  // per pod of the run
   std::vector<Tenant> live_;
+  std::vector<GpuId> gpus_;  // per slot, gpus_per_slot_ entries
   std::vector<uint32_t> free_;
 
   // Scratch for one solve: the GPUs, their pods (variable v is pods_[v]; Tenant::var maps back),

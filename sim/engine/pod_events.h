@@ -1,7 +1,8 @@
-// The pods' timed events, earliest first: finishes and delayed starts. Each pod has a version;
-// rescheduling or cancelling bumps it, so a stale event is dropped when it reaches the front.
+// The running pods' timed events, earliest first: finishes and delayed starts, by tenant slot.
+// A version per slot (not per pod of the run) voids a rescheduled or cancelled event.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <queue>
 #include <vector>
@@ -11,7 +12,7 @@ namespace slicelab {
 struct PodEvent {
   double time;
   uint64_t seq;  // equal times go in scheduling order
-  uint32_t pod;
+  uint32_t slot;
   uint32_t version;
   bool starts;  // it starts after its start delay (MIG: re-partitioning), not a finish
   // std::priority_queue is a max-heap: "greater" means later.
@@ -20,24 +21,30 @@ struct PodEvent {
   }
 };
 
-// Contract: a pod has at most one live event; schedule() replaces it and cancel() voids it.
+// Contract: a slot has at most one live event; schedule() replaces it and cancel() voids it;
+// a stale event is dropped when it reaches the front.
+// Slots are small numbers reused by successive pods (GpuTenantTable's): versions are never
+// reset, so an event of a slot's earlier pod stays void after the slot is reused, as long as
+// that pod's event was popped or cancelled before it left.
 class PodEvents {
  public:
-  void prepare(size_t pods) { version_.assign(pods, 0); }
-  void schedule(uint32_t pod, double time, bool starts = false) {
-    events_.push({time, seq_++, pod, ++version_[pod], starts});
+  void schedule(uint32_t slot, double time, bool starts = false) {
+    if (slot >= version_.size()) version_.resize(slot + size_t{1}, 0);
+    events_.push({time, seq_++, slot, ++version_[slot], starts});
   }
-  void cancel(uint32_t pod) { ++version_[pod]; }
+  void cancel(uint32_t slot) {
+    if (slot < version_.size()) ++version_[slot];
+  }
   // The earliest live event, or nullptr when none is left.
   const PodEvent* next() {
-    while (!events_.empty() && events_.top().version != version_[events_.top().pod]) events_.pop();
+    while (!events_.empty() && events_.top().version != version_[events_.top().slot]) events_.pop();
     return events_.empty() ? nullptr : &events_.top();
   }
   void pop() { events_.pop(); }
 
  private:
   std::priority_queue<PodEvent> events_;
-  std::vector<uint32_t> version_;  // per pod
+  std::vector<uint32_t> version_;  // per slot
   uint64_t seq_ = 0;
 };
 

@@ -17,7 +17,7 @@ bool same_shape(const PodRequest& a, const PodRequest& b) {
 
 }  // namespace
 
-void QueueScheduler::prepare(std::span<const PodRequest> requests) {
+void QueueScheduler::prepare(PodRequestView requests) {
   requests_ = requests;
   failed_shapes_.reserve(kFailedShapesPerPass);
 }
@@ -38,9 +38,11 @@ void QueueScheduler::schedule(PlacementAttempt& place, bool skip_failed_shapes) 
   if (pending_.empty()) return;
   if (!backfill_) {
     for (uint32_t head = pending_.front(); head != PendingQueue::kGone; head = pending_.front()) {
-      if (!place.try_place(head)) return;  // the head blocks everyone behind it
+      if (!place.try_place(head)) break;  // the head blocks everyone behind it
       pending_.remove_at(pending_.slot_begin());
     }
+    // Also when the head blocks: else the removed pods' entries pile up in front of it for as
+    // long as the queue never empties (a million-pod replay: 16 MB, not 2).
     pending_.compact();
     return;
   }

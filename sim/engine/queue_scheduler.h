@@ -8,6 +8,7 @@
 
 #include "sim/engine/pending_queue.h"
 #include "sim/placement/pod_request.h"
+#include "sim/pod_request_view.h"
 
 namespace slicelab {
 
@@ -28,7 +29,7 @@ class QueueScheduler {
  public:
   explicit QueueScheduler(bool backfill) : backfill_(backfill) {}
   // The pods' requests (by pod index), which stay in place for the run.
-  void prepare(std::span<const PodRequest> requests);
+  void prepare(PodRequestView requests);
 
   // A pod arrived (`seq`: its arrival rank): queued, and tried now as the rules allow.
   void arrive(uint32_t pod, int priority, uint64_t seq, PlacementAttempt& place,
@@ -40,7 +41,7 @@ class QueueScheduler {
 
  private:
   bool backfill_;
-  std::span<const PodRequest> requests_;
+  PodRequestView requests_;
   PendingQueue pending_;
   std::vector<PodRequest> failed_shapes_;  // of this backfill pass
 };

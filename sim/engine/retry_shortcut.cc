@@ -4,14 +4,24 @@
 
 namespace slicelab {
 
+void RetryShortcut::node_freed(NodeId n) {
+  ++freed_count_;
+  log_.push_back(n);
+  // Drop what no narrowing can read, in one go once the log is twice what is kept: amortised
+  // O(1) per node freed, and the log stays small however long the run.
+  if (log_.size() > 2 * keep_ + 64)
+    log_.erase(log_.begin(), log_.end() - static_cast<std::ptrdiff_t>(keep_));
+}
+
 bool RetryShortcut::pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) {
   const uint32_t at = tried_at_[cycle.pod];
   if (at == kNever) return true;
-  const size_t since = freed_log_.size() - at;
+  const size_t since = freed_count_ - at;
   if (since == 0) return false;
-  // Few freed nodes: scan only them. Many: the full list costs less than sorting the log.
+  // Few freed nodes: scan only them. Many: the full list costs less than sorting the log. Fewer
+  // than a quarter of the nodes (the input is at most all of them) are all still in the log.
   if (since >= nodes.size() / 4) return true;
-  freed_.assign(freed_log_.begin() + at, freed_log_.end());
+  freed_.assign(log_.end() - static_cast<std::ptrdiff_t>(since), log_.end());
   std::sort(freed_.begin(), freed_.end());
   freed_.erase(std::unique(freed_.begin(), freed_.end()), freed_.end());
   if (nodes.size() == cycle.cluster.node_count()) {

@@ -9,9 +9,12 @@
 
 namespace slicelab {
 
+// Contract: nodes freed are counted for the whole run, but only the latest quarter of the
+// cluster's node count is kept: a pod with more freed since its failed attempt is tried on every
+// node anyway (a full scan costs less than sorting that many), so older entries are never read.
 class RetryShortcut final : public PreFilter {
  public:
-  explicit RetryShortcut(size_t pods) : tried_at_(pods, kNever) {}
+  RetryShortcut(size_t pods, size_t nodes) : keep_(nodes / 4), tried_at_(pods, kNever) {}
 
   std::string_view name() const override { return "retry-shortcut"; }
   // Narrows `nodes` (all nodes, ascending) to those freed since the pod's last failed attempt
@@ -19,17 +22,24 @@ class RetryShortcut final : public PreFilter {
   bool pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) override;
 
   // Called by the engine when a node gains free resources, and when a pod's attempt fails.
-  void node_freed(NodeId n) { freed_log_.push_back(n); }
-  void attempt_failed(uint32_t pod) { tried_at_[pod] = static_cast<uint32_t>(freed_log_.size()); }
+  void node_freed(NodeId n);
+  void attempt_failed(uint32_t pod) { tried_at_[pod] = freed_count_; }
   // False when nothing was freed since the pod last failed: the attempt is not worth a cycle.
   bool worth_trying(uint32_t pod) const {
-    return tried_at_[pod] == kNever || tried_at_[pod] != freed_log_.size();
+    return tried_at_[pod] == kNever || tried_at_[pod] != freed_count_;
   }
+  // Frees the marks (4 bytes per pod of the run) once no pod is placed any more.
+  void forget_pods() { std::vector<uint32_t>().swap(tried_at_); }
+  // Entries of the log held now (at most twice the kept quarter of the nodes).
+  size_t log_size() const { return log_.size(); }
 
  private:
   static constexpr uint32_t kNever = UINT32_MAX;
-  std::vector<NodeId> freed_log_;   // nodes that gained free resources, in order
-  std::vector<uint32_t> tried_at_;  // per pod: freed_log_ length at its last failed attempt
+  size_t keep_;               // log entries a narrowing can need: a quarter of the nodes
+  uint32_t freed_count_ = 0;  // nodes freed so far in the run (with repeats)
+  // The latest of them, in order (the last is number freed_count_).
+  std::vector<NodeId> log_;
+  std::vector<uint32_t> tried_at_;  // per pod: freed_count_ at its last failed attempt
   std::vector<NodeId> freed_;       // scratch
 };
 

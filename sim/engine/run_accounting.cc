@@ -180,10 +180,7 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
       window > 0 ? frag_int_ / (total_milli * window) : frag_total_ / total_milli;
   s.fill = fill_summary();
 
-  std::vector<double> queue, jct, slowdown, isolation;
-  queue.reserve(pods.size());
-  jct.reserve(pods.size());
-  slowdown.reserve(pods.size());
+  std::vector<double> isolation;
   for (size_t p = 0; p < pods.size(); ++p) {
     const PodOutcome& o = outcomes[p];
     s.count(o.status);
@@ -212,13 +209,6 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
     if (o.isolation_error >= 0) isolation.push_back(o.isolation_error);
     if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[reasons[o.reason]];
     if (o.status == PodStatus::kPending) ++s.not_placed_reasons["not placed before the run ended"];
-    if (o.start_s >= 0 && o.status != PodStatus::kFailed)
-      queue.push_back(o.start_s - pods[p].arrival_s);
-    if (o.status == PodStatus::kCompleted) {
-      const double j = o.finish_s - pods[p].arrival_s;
-      jct.push_back(j);
-      slowdown.push_back(j / o.solo_s);
-    }
     if (pods[p].has_slo()) {
       ++s.slo_pods;
       if (o.status == PodStatus::kPending || o.status == PodStatus::kRunning) {
@@ -226,8 +216,9 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
       } else if (o.status == PodStatus::kCompleted) {
         const double q = o.start_s - pods[p].arrival_s;
         const double j = o.finish_s - pods[p].arrival_s;
-        const bool ok = (!pods[p].slo_max_queue_s || q <= *pods[p].slo_max_queue_s) &&
-                        (!pods[p].slo_max_jct_s || j <= *pods[p].slo_max_jct_s);
+        const PodSlo& slo = *pods[p].slo;
+        const bool ok =
+            (!slo.max_queue_s || q <= *slo.max_queue_s) && (!slo.max_jct_s || j <= *slo.max_jct_s);
         s.slo_met += ok ? 1 : 0;
       }
     }
@@ -237,9 +228,28 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
         static_cast<double>(s.slo_met) / static_cast<double>(s.slo_pods - s.slo_undecided);
   std::vector<double> quality = comm_quality_;
   s.communication_quality = distribution_of(quality);
-  s.queue_delay_s = distribution_of(queue);
-  s.jct_s = distribution_of(jct);
-  s.slowdown = distribution_of(slowdown);
+  // One array of values at a time (8 bytes per pod, not 24: a million-pod run's summary is
+  // built while its workload and outcomes are held), each in pod order as before.
+  std::vector<double> values;
+  values.reserve(pods.size());
+  for (size_t p = 0; p < pods.size(); ++p) {
+    const PodOutcome& o = outcomes[p];
+    if (o.start_s >= 0 && o.status != PodStatus::kFailed)
+      values.push_back(o.start_s - pods[p].arrival_s);
+  }
+  s.queue_delay_s = distribution_of(values);
+  values.clear();
+  for (size_t p = 0; p < pods.size(); ++p)
+    if (outcomes[p].status == PodStatus::kCompleted)
+      values.push_back(outcomes[p].finish_s - pods[p].arrival_s);
+  s.jct_s = distribution_of(values);
+  values.clear();
+  for (size_t p = 0; p < pods.size(); ++p) {
+    const PodOutcome& o = outcomes[p];
+    if (o.status == PodStatus::kCompleted)
+      values.push_back((o.finish_s - pods[p].arrival_s) / o.solo_s);
+  }
+  s.slowdown = distribution_of(values);
   s.isolation_error = distribution_of(isolation);
 
   const auto& models = catalog_.models();

@@ -26,8 +26,9 @@ enum class FailureCause : uint8_t {
   kInstanceMemory,    // MIG: its instance holds less memory than it needs
 };
 
-// One per pod of a run, so kept small (56 bytes; a million-pod replay holds a million): the
-// doubles first, then the 4-byte fields, the reason as an index into the run's ReasonTable.
+// One per pod of a run, so kept small (48 bytes; a million-pod replay holds a million): the
+// doubles first, then the 4-byte fields, the reason as an index into the run's ReasonTable, the
+// GPU count (at most kMaxGpusPerNode) as one byte.
 struct PodOutcome {
   double start_s = -1;   // -1 = never started
   double finish_s = -1;  // -1 = not finished
@@ -36,12 +37,15 @@ struct PodOutcome {
   // Time-weighted |promised - delivered| share of the GPU while it ran; -1: not capped.
   double isolation_error = -1;
   int32_t node = -1;
-  uint32_t gpu_begin = 0;  // into RunResult::pod_gpus (GPU index within the node)
-  uint32_t gpu_end = 0;
+  uint32_t gpu_begin = 0;                // into RunResult::pod_gpus (GPU index within the node)
   uint32_t reason = ReasonTable::kNone;  // why it failed or was never placed (RunResult::reasons)
+  uint8_t gpu_count = 0;                 // its GPUs: pod_gpus[gpu_begin, gpu_end())
   PodStatus status = PodStatus::kPending;
   FailureCause failure = FailureCause::kNone;
+
+  uint32_t gpu_end() const { return gpu_begin + gpu_count; }
 };
+static_assert(sizeof(PodOutcome) <= 48, "PodOutcome is held once per pod of a run");
 
 // count = 0 means no values; the other fields are then 0 and reported as null.
 struct Distribution {

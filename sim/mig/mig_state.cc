@@ -12,7 +12,7 @@ namespace slicelab {
 
 MigState::MigState(const ClusterState& cluster, const GpuCatalog& catalog,
                    const MigSettings& settings, std::span<const PodSpec> pods,
-                   std::span<const PodRequest> requests)
+                   PodRequestView requests)
     : cluster_(cluster),
       settings_(settings),
       pods_(pods),

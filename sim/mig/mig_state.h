@@ -11,6 +11,7 @@
 #include "sim/cluster_state.h"
 #include "sim/mig/mig_layout.h"
 #include "sim/mig/mig_settings.h"
+#include "sim/pod_request_view.h"
 #include "workloads/pod_spec.h"
 
 namespace slicelab {
@@ -29,7 +30,7 @@ class MigState {
   // Lays out every GPU: the settings' configuration where an entry names it (MIG on), else
   // empty under dynamic MIG, else (and on GPU models without MIG) one whole-card instance.
   MigState(const ClusterState& cluster, const GpuCatalog& catalog, const MigSettings& settings,
-           std::span<const PodSpec> pods, std::span<const PodRequest> requests);
+           std::span<const PodSpec> pods, PodRequestView requests);
 
   // The profile a pod takes on a GPU model: its mig_profile, or else the smallest profile
   // (fewest compute slices, then memory slots, never +me) with
@@ -79,7 +80,7 @@ class MigState {
   const ClusterState& cluster_;
   const MigSettings& settings_;
   std::span<const PodSpec> pods_;
-  std::span<const PodRequest> req_;
+  PodRequestView req_;
   size_t models_;
   std::vector<const MigTable*> table_;  // per GPU model; null: no MIG
   std::vector<int64_t> model_memory_;   // per GPU model

@@ -39,7 +39,7 @@ void scale_workload(Scenario& scenario, double factor) {
     const size_t copies = whole + (extra ? 1 : 0);
     for (size_t k = 0; k < copies; ++k) {
       out.push_back(scenario.pods[i]);
-      if (k > 0) out.back().name += fmt::format("~{}", k + 1);
+      if (k > 0) out.back().name = fmt::format("{}~{}", out.back().name, k + 1);
     }
   }
   scenario.pods = std::move(out);

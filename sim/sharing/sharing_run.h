@@ -12,6 +12,7 @@
 #include "sim/gpu_catalog.h"
 #include "sim/metrics/mig_metrics.h"
 #include "sim/placement/placement_policy.h"
+#include "sim/pod_request_view.h"
 #include "sim/sharing/sharing_mode.h"
 #include "workloads/pod_spec.h"
 
@@ -22,7 +23,7 @@ struct RunSetup {
   const ClusterState& cluster;
   const GpuCatalog& catalog;
   std::span<const PodSpec> pods;
-  std::span<const PodRequest> requests;  // per pod, as the engine prepared them
+  PodRequestView requests;  // per pod, as the engine prepared them
 };
 
 // The default serves every mode that shares a GPU by capacity units alone: no plugins, no caps

@@ -13,7 +13,7 @@ namespace slicelab {
 
 VgpuState::VgpuState(const ClusterState& cluster, const GpuCatalog& catalog,
                      std::string_view fixed_size, std::span<const PodSpec> pods,
-                     std::span<const PodRequest> requests)
+                     PodRequestView requests)
     : cluster_(cluster), pods_(pods), fixed_size_(fixed_size), models_(catalog.models().size()) {
   for (const GpuModel& m : catalog.models()) table_.push_back(vgpu_table_for(m.name));
   gpu_profile_.assign(cluster.gpu_count(), kNone);

@@ -11,6 +11,7 @@
 
 #include "sim/cluster_state.h"
 #include "sim/gpu_catalog.h"
+#include "sim/pod_request_view.h"
 #include "sim/vm/vgpu_profiles.h"
 #include "workloads/pod_spec.h"
 
@@ -22,7 +23,7 @@ class VgpuState {
 
   // `fixed_size`: the profile every pod takes ("10C"), or empty for the rule of profile_for.
   VgpuState(const ClusterState& cluster, const GpuCatalog& catalog, std::string_view fixed_size,
-            std::span<const PodSpec> pods, std::span<const PodRequest> requests);
+            std::span<const PodSpec> pods, PodRequestView requests);
 
   // The profile a pod takes on a model's table: the one of size `fixed_size` when given, else
   // the smallest frame buffer with framebuffer_mib >= gpu_memory_mib and a nominal share

@@ -169,7 +169,7 @@ json check_results(const fs::path& dir, const Scenario& sc, const std::vector<st
   std::set<std::pair<std::string, std::string>> seen;
   std::map<std::string, std::map<std::string, size_t>> csv_counts;
   std::set<std::string> scenario_pods;
-  for (const auto& pod : sc.pods) scenario_pods.insert(pod.name);
+  for (const auto& pod : sc.pods) scenario_pods.insert(pod.name.str());
   for (size_t i = 1; i < pod_lines.size(); ++i) {
     const auto f = csv_fields(pod_lines[i]);
     EXPECT_EQ(f.size(), 14U) << pod_lines[i];
@@ -577,7 +577,7 @@ TEST_F(Cli, ManyPodsWriteACompletePodsCsvInPodOrder) {
   for (size_t i = 1; i < rows.size(); ++i) {
     const size_t k = (i - 1) % sc.pods.size();
     const std::string want =
-        sc.policies[(i - 1) / sc.pods.size()].name + "," + sc.pods[k].name + ",";
+        sc.policies[(i - 1) / sc.pods.size()].name + "," + sc.pods[k].name.str() + ",";
     out_of_order += rows[i].rfind(want, 0) == 0 ? 0 : 1;
   }
   EXPECT_EQ(out_of_order, 0U);

@@ -53,8 +53,8 @@ void expect_same_pods(const std::vector<PodSpec>& a, const std::vector<PodSpec>&
     EXPECT_EQ(a[i].priority, b[i].priority);
     EXPECT_EQ(a[i].allowed_models, b[i].allowed_models);
     EXPECT_EQ(a[i].workload_class, b[i].workload_class);
-    EXPECT_EQ(a[i].slo_max_queue_s, b[i].slo_max_queue_s);
-    EXPECT_EQ(a[i].slo_max_jct_s, b[i].slo_max_jct_s);
+    EXPECT_EQ(a[i].slo_max_queue_s(), b[i].slo_max_queue_s());
+    EXPECT_EQ(a[i].slo_max_jct_s(), b[i].slo_max_jct_s());
   }
 }
 
@@ -85,11 +85,11 @@ TEST_F(Import, WriterRoundTripsEveryField) {
   pods[1].priority = -3;
   pods[1].allowed_models = {"V100-16GB", "G2"};
   pods[1].workload_class = "LS";
-  pods[1].slo_max_queue_s = 120.5;
+  pods[1].set_slo(120.5, std::nullopt);
   pods[2].name = "c";
   pods[2].duration_s = 0.001;
   pods[2].gpu_count = 8;
-  pods[2].slo_max_jct_s = 3600;
+  pods[2].set_slo(std::nullopt, 3600);
   for (auto& p : pods)
     if (p.workload_class.empty()) p.workload_class = "default";
   const std::string file = (dir_ / "t.yaml").string();

@@ -202,7 +202,7 @@ TEST_F(Planner, WorkloadScalingReplicatesTracesAndRegeneratesGenerators) {
   EXPECT_EQ(sc.pods[0].name, "p0");
   EXPECT_EQ(sc.pods[1].name, "p0~2");
   std::set<std::string> names;
-  for (const auto& p : sc.pods) names.insert(p.name);
+  for (const auto& p : sc.pods) names.insert(p.name.str());
   EXPECT_EQ(names.size(), 25U);
 
   const std::string gen = write("gen.yaml", R"(cluster:

@@ -96,11 +96,11 @@ struct PodBuilder {
     return *this;
   }
   PodBuilder& slo_queue(double s) {
-    spec.slo_max_queue_s = s;
+    spec.set_slo(s, spec.slo_max_jct_s());
     return *this;
   }
   PodBuilder& slo_jct(double s) {
-    spec.slo_max_jct_s = s;
+    spec.set_slo(spec.slo_max_queue_s(), s);
     return *this;
   }
   operator PodSpec() const { return spec; }  // NOLINT(google-explicit-constructor)
@@ -160,7 +160,7 @@ inline RunResult run(const ClusterSpec& cluster, const std::vector<PodSpec>& pod
 // The GPU indices (within its node) that pod i ran on.
 inline std::vector<int> gpus_of(const RunResult& r, size_t i) {
   std::vector<int> out;
-  for (uint32_t k = r.pods[i].gpu_begin; k < r.pods[i].gpu_end; ++k) out.push_back(r.pod_gpus[k]);
+  for (uint32_t k = r.pods[i].gpu_begin; k < r.pods[i].gpu_end(); ++k) out.push_back(r.pod_gpus[k]);
   return out;
 }
 

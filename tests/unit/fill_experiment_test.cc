@@ -33,14 +33,15 @@ double demand_of(const std::vector<PodSpec>& pods, size_t n) {
 std::vector<std::string> fill_names(const std::vector<PodSpec>& pods) {
   std::vector<std::string> n;
   n.reserve(pods.size());
-  for (const auto& p : pods) n.push_back(p.name);
+  for (const auto& p : pods) n.push_back(p.name.str());
   return n;
 }
 
 // The trace pod each sampled pod copies: its name without the "#<i>" suffix.
 std::vector<std::string> fill_origins(const std::vector<PodSpec>& pods, size_t from, size_t to) {
   std::vector<std::string> n;
-  for (size_t i = from; i < to; ++i) n.push_back(pods[i].name.substr(0, pods[i].name.find('#')));
+  for (size_t i = from; i < to; ++i)
+    n.push_back(pods[i].name.str().substr(0, pods[i].name.view().find('#')));
   std::sort(n.begin(), n.end());
   return n;
 }
@@ -84,12 +85,12 @@ TEST(FillSampler, EveryOriginalOnceFirstThenDrawsFromTheTrace) {
     const PodSpec& last = out.back();
     EXPECT_LE(demand_of(out, out.size()), 4.5 + std::max(last.gpu_count - 1, 0)) << seed;
     for (size_t i = 0; i < out.size(); ++i) {
-      EXPECT_EQ(out[i].name.substr(1), "#" + std::to_string(i)) << seed;
+      EXPECT_EQ(out[i].name.str().substr(1), "#" + std::to_string(i)) << seed;
       EXPECT_DOUBLE_EQ(out[i].arrival_s, static_cast<double>(i));
       EXPECT_DOUBLE_EQ(out[i].duration_s, 1.0);
     }
     std::vector<std::string> first;
-    for (size_t i = 0; i < trace.size(); ++i) first.push_back(out[i].name.substr(0, 1));
+    for (size_t i = 0; i < trace.size(); ++i) first.push_back(out[i].name.str().substr(0, 1));
     orders.insert(first);
   }
   EXPECT_GT(orders.size(), 5U);  // the originals are shuffled, seed by seed
@@ -453,7 +454,7 @@ policies:
   static std::vector<std::string> names(const std::vector<PodSpec>& pods) {
     std::vector<std::string> n;
     n.reserve(pods.size());
-    for (const auto& p : pods) n.push_back(p.name);
+    for (const auto& p : pods) n.push_back(p.name.str());
     return n;
   }
 

@@ -58,7 +58,7 @@ TEST(SimGenerator, PodCountNamesAndRequestFields) {
   s.request.priority = 3;
   s.request.workload_class = "inference";
   s.request.allowed_models = {"T4"};
-  s.request.slo_max_queue_s = 120;
+  s.request.set_slo(120, std::nullopt);
   const auto pods = generate_pods(spec_with({s}, 1000, std::nullopt), 1);
   ASSERT_EQ(pods.size(), 1000U);
   EXPECT_EQ(pods[0].name, "infer-0");
@@ -72,7 +72,7 @@ TEST(SimGenerator, PodCountNamesAndRequestFields) {
     EXPECT_EQ(p.priority, 3);
     EXPECT_EQ(p.workload_class, "inference");
     EXPECT_EQ(p.allowed_models, (std::vector<std::string>{"T4"}));
-    EXPECT_EQ(p.slo_max_queue_s, 120.0);
+    EXPECT_EQ(p.slo_max_queue_s(), 120.0);
   }
   // The shape's class and models are shared by its pods, not copied into each.
   EXPECT_EQ(pods[0].workload_class.view().data(), pods[999].workload_class.view().data());
@@ -135,7 +135,7 @@ TEST(SimGenerator, ShapeWeightsAreRespectedOverManyPods) {
   const auto pods = generate_pods(
       spec_with({shape("a", 1), shape("b", 0), shape("c", 3)}, 20000, std::nullopt), 5);
   std::map<std::string, int> n;
-  for (const auto& p : pods) ++n[p.name.substr(0, p.name.find('-'))];
+  for (const auto& p : pods) ++n[p.name.str().substr(0, p.name.view().find('-'))];
   EXPECT_EQ(n.count("b"), 0U);
   EXPECT_NEAR(n["c"] / 20000.0, 0.75, 0.015);
   EXPECT_NEAR(n["a"] / 20000.0, 0.25, 0.015);

@@ -26,38 +26,32 @@ class RecordingListener final : public RateChangeListener {
   std::vector<std::pair<char, uint32_t>> calls;
 };
 
-// One node of `gpus` A100s; pods[i] runs on gpus_of[i] (indices on the node) at demand 1.
+// One node of `gpus` A100s; pod i runs on pod_gpus[i] (indices on the node) at demand 1.
 struct TableFixture {
-  TableFixture(int gpus, const SharingMode& mode, std::vector<std::vector<GpuId>> gpus_of)
+  TableFixture(int gpus, const SharingMode& mode, std::vector<std::vector<GpuId>> gpus_by_pod)
       : cluster(cluster_of({node_group("n", 1, "A100-80GB", gpus)}), catalog(),
                 mode.capacity_units()),
-        table(mode, cluster, pod_gpus) {
-    for (const auto& g : gpus_of) {
-      PodSpec s;
-      s.gpu_count = static_cast<int>(g.size());
-      specs.push_back(s);
-    }
-    pod_gpus.prepare(specs);
-    table.prepare(specs.size());
-    for (uint32_t p = 0; p < gpus_of.size(); ++p)
-      std::copy(gpus_of[p].begin(), gpus_of[p].end(), pod_gpus.set(p).begin());
+        table(mode, cluster),
+        pod_gpus(std::move(gpus_by_pod)) {
+    table.prepare(pod_gpus.size());
   }
-  // Pod p starts at demand 1 (a whole GPU's SM time) on GPUs of relative speed `speed`.
-  uint32_t begin(uint32_t p, double speed) { return table.start(p, TenantLoad{}, 1.0, speed); }
+  // Pod p starts at demand 1 (a whole GPU's SM time) on its GPUs of relative speed `speed`.
+  uint32_t begin(uint32_t p, double speed) {
+    return table.start(p, pod_gpus[p], TenantLoad{}, 1.0, speed);
+  }
   // Starts pod p (speed 1) as a tenant of its GPUs and solves them.
   void start(uint32_t p) {
     begin(p, 1.0);
-    for (const GpuId g : pod_gpus.of(p)) table.add(g, p);
-    table.recompute(pod_gpus.of(p), run, listener);
+    for (const GpuId g : table.gpus_of(p)) table.add(g, p);
+    table.recompute(table.gpus_of(p), run, listener);
   }
   std::vector<GpuId> recomputed() const {
     return {table.recomputed().begin(), table.recomputed().end()};
   }
 
   ClusterState cluster;
-  std::vector<PodSpec> specs;
-  PodGpus pod_gpus;
   GpuTenantTable table;
+  std::vector<std::vector<GpuId>> pod_gpus;
   SharingRun run;
   RecordingListener listener;
 };
@@ -84,6 +78,24 @@ TEST(SimGpuTenantTable, ARetiredPodsSlotIsReusedWithFreshState) {
   EXPECT_EQ(f.table.slots(), 2U);
   EXPECT_EQ(f.table.rate(2), 0.0);
   EXPECT_EQ(f.table.error(2), -1.0);
+}
+
+TEST(SimGpuTenantTable, ASlotHoldsItsPodAndItsGpusUntilReused) {
+  const TimeSlice ts(4, 0.0);
+  TableFixture f(4, ts, {{0, 1}, {2}, {1, 2, 3}});
+  const uint32_t s0 = f.begin(0, 1.0), s1 = f.begin(1, 1.0);
+  EXPECT_EQ(f.table.pod_in(s0), 0U);
+  EXPECT_EQ(f.table.pod_in(s1), 1U);
+  EXPECT_EQ(std::vector<GpuId>(f.table.gpus_of(0).begin(), f.table.gpus_of(0).end()),
+            (std::vector<GpuId>{0, 1}));
+  f.table.retire(0);
+  // Pod 2 takes pod 0's slot with three GPUs; pod 1's slot keeps its own.
+  EXPECT_EQ(f.begin(2, 1.0), s0);
+  EXPECT_EQ(f.table.pod_in(s0), 2U);
+  EXPECT_EQ(std::vector<GpuId>(f.table.gpus_of(2).begin(), f.table.gpus_of(2).end()),
+            (std::vector<GpuId>{1, 2, 3}));
+  EXPECT_EQ(std::vector<GpuId>(f.table.gpus_of(1).begin(), f.table.gpus_of(1).end()),
+            (std::vector<GpuId>{2}));
 }
 
 TEST(SimGpuTenantTable, OneGpuGivesTheOneGpuSolversRatesAndTellsTheListener) {
@@ -141,8 +153,8 @@ TEST(SimGpuTenantTable, MultiGpuPodSlowedOnOneGpuFreesItsShareOnTheOther) {
   EXPECT_NEAR(f.table.usage(1).sm, 1.0, 1e-15);
 
   // A leaves: the GPUs are no longer linked and each is solved on its own: 1/2, 1/2 and 1.
-  for (const GpuId g : f.pod_gpus.of(0)) f.table.remove(g, 0);
-  f.table.recompute(f.pod_gpus.of(0), f.run, f.listener);
+  for (const GpuId g : f.table.gpus_of(0)) f.table.remove(g, 0);
+  f.table.recompute(f.table.gpus_of(0), f.run, f.listener);
   EXPECT_EQ(f.recomputed(), (std::vector<GpuId>{0, 1}));
   EXPECT_DOUBLE_EQ(f.table.rate(1), 0.5);
   EXPECT_DOUBLE_EQ(f.table.rate(2), 0.5);

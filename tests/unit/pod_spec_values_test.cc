@@ -1,9 +1,11 @@
-// Pins down the compact PodSpec fields: shared texts and model lists compare and print as the
-// strings and vectors they replace, equal values share one copy, and an absent SLO is absent.
+// Pins down the compact PodSpec fields: shared texts, model lists and names compare and print as
+// the strings and vectors they replace, equal values share one copy, and an absent SLO is absent.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "workloads/pod_spec.h"
@@ -57,6 +59,75 @@ TEST(WorkloadPodSpecValues, InternerSharesEqualValues) {
   const ModelList x = shared.models({"G2", "T4"}), y = shared.models({"G2", "T4"});
   EXPECT_EQ(x.begin(), y.begin());
   EXPECT_EQ(x, (std::vector<std::string>{"G2", "T4"}));
+}
+
+TEST(WorkloadPodSpecValues, PodNameKeepsShortNamesInlineAndLongOnesWhole) {
+  const PodName none, short_name("frac-123456"), full(std::string(15, 'x'));
+  const std::string long_text = "alibaba-pai-job-0123456789abcdef-worker-17";
+  const PodName long_name(long_text);
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none, "");
+  EXPECT_EQ(short_name, "frac-123456");
+  EXPECT_EQ(short_name.size(), 11U);
+  EXPECT_EQ(full.view(), std::string(15, 'x'));  // the longest inline name
+  EXPECT_EQ(long_name, long_text);
+  EXPECT_EQ(long_name.size(), long_text.size());
+  EXPECT_EQ(fmt::format("<{}>", long_name), "<" + long_text + ">");
+  EXPECT_TRUE(long_name < short_name);  // ordered as their text: 'a' before 'f'
+  EXPECT_FALSE(short_name < long_name);
+
+  // Copies are deep and independent; a moved-from name is empty, not dangling.
+  PodName copy = long_name;
+  EXPECT_NE(copy.view().data(), long_name.view().data());
+  PodName moved = std::move(copy);
+  EXPECT_EQ(moved, long_text);
+  EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): the moved-from state is pinned
+  moved = short_name;
+  EXPECT_EQ(moved, "frac-123456");
+  moved = long_name;
+  const PodName& same = moved;
+  moved = same;  // self-assignment keeps the name
+  EXPECT_EQ(moved, long_text);
+}
+
+TEST(WorkloadPodSpecValues, SharedValueCountsItsOwnersAcrossThreads) {
+  const SharedValue<std::string> one(std::string("LS"));
+  {
+    std::vector<SharedValue<std::string>> copies(1000, one);
+    EXPECT_EQ(one.use_count(), 1001U);
+    std::thread a([&] {
+      for (size_t i = 0; i < 500; ++i) copies[i].reset();
+    });
+    std::thread b([&] {
+      for (size_t i = 500; i < 1000; ++i) copies[i] = SharedValue<std::string>(one);
+    });
+    a.join();
+    b.join();
+    EXPECT_EQ(one.use_count(), 501U);
+  }
+  EXPECT_EQ(one.use_count(), 1U);
+  EXPECT_EQ(*one, "LS");
+  SharedValue<std::string> none;
+  EXPECT_FALSE(none);
+  EXPECT_EQ(none.get(), nullptr);
+  EXPECT_EQ(none.use_count(), 0U);
+}
+
+TEST(WorkloadPodSpecValues, SloIsSharedAndAbsentWhenNoLimitIsSet) {
+  PodSpec pod;
+  EXPECT_FALSE(pod.has_slo());
+  EXPECT_FALSE(pod.slo_max_queue_s().has_value());
+  pod.set_slo(std::nullopt, std::nullopt);
+  EXPECT_FALSE(pod.has_slo());  // both limits absent: nothing held
+  pod.set_slo(120, std::nullopt);
+  EXPECT_TRUE(pod.has_slo());
+  EXPECT_EQ(pod.slo_max_queue_s(), 120.0);
+  EXPECT_FALSE(pod.slo_max_jct_s().has_value());
+  const PodSpec copy = pod;
+  EXPECT_EQ(copy.slo.get(), pod.slo.get());  // a shape's pods share one SLO
+  pod.set_slo(pod.slo_max_queue_s(), 3600);
+  EXPECT_EQ(pod.slo_max_jct_s(), 3600.0);
+  EXPECT_FALSE(copy.slo_max_jct_s().has_value());  // the copy keeps its own
 }
 
 }  // namespace

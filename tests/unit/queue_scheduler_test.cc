@@ -56,6 +56,25 @@ TEST(SimQueueScheduler, FifoStopsAtTheBlockedHead) {
   EXPECT_EQ(waiting(q), (std::vector<uint32_t>{0, 1, 2, 3}));
 }
 
+// The placed pods' entries are dropped while the head still blocks: a queue that never empties
+// (a long replay) holds about what waits, not every pod that ever waited.
+TEST(SimQueueScheduler, FifoCompactsBehindABlockedHead) {
+  std::vector<PodRequest> reqs(5000);
+  for (PodRequest& r : reqs) r.gpu_count = 1, r.claim_units = 1;
+  QueueScheduler q(false);
+  q.prepare(reqs);
+  ScriptedPlacer none({});
+  for (uint32_t p = 0; p < 5000; ++p) q.arrive(p, 0, p, none, true);
+  std::set<uint32_t> first;
+  for (uint32_t p = 0; p < 4200; ++p) first.insert(p);
+  ScriptedPlacer placer(first);
+  q.schedule(placer, true);  // places 0..4199; 4200 blocks
+  EXPECT_EQ(q.pending().size(), 800u);
+  EXPECT_EQ(q.pending().slot_begin(), 0u);
+  EXPECT_EQ(q.pending().slot_end(), 800u);
+  EXPECT_EQ(q.pending().pod_at(0), 4200u);
+}
+
 TEST(SimQueueScheduler, FifoPlacesFromTheHeadUntilOneWaits) {
   const auto reqs = queue_requests();
   QueueScheduler q(false);

@@ -1,7 +1,6 @@
 // Pins down RunAccounting: time integrals of usage and allocation per GPU model, the first
-// failure, isolation errors averaged over time, samples and the fill experiment's figures.
+// failure, samples and the fill experiment's figures.
 #include "sim/engine/run_accounting.h"
-#include "sim/engine/live_progress.h"
 
 #include <gtest/gtest.h>
 
@@ -60,15 +59,6 @@ TEST(SimRunAccounting, FirstFailureIsTheEarliestOne) {
   ASSERT_TRUE(s.first_failure_s.has_value());
   EXPECT_DOUBLE_EQ(*s.first_failure_s, 10.0);
   EXPECT_DOUBLE_EQ(s.allocation_ratio_at_first_failure.value_or(-1), 0.0);
-}
-
-TEST(SimLiveProgress, IsolationErrorIsTheTimeWeightedMean) {
-  LiveProgress measured, unmeasured;
-  measured.accrue_error(0.2, 10);
-  measured.accrue_error(0.4, 30);
-  // (0.2 x 10 + 0.4 x 30) / 40 = 0.35; the other never measured.
-  EXPECT_DOUBLE_EQ(measured.isolation_error(), 0.35);
-  EXPECT_EQ(unmeasured.isolation_error(), -1.0);
 }
 
 TEST(SimRunAccounting, SamplesReadTheStateNow) {
