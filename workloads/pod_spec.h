@@ -22,9 +22,17 @@ struct PodSpec {
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   int priority = 0;  // higher is scheduled first
+  // What the pod really uses of each GPU's memory at its peak (MiB), when the trace says
+  // (Alibaba's max_gpu_wrk_mem, a pod YAML's gpu_memory_used); 0 = its request,
+  // gpu_memory_mib. Overcommitted GPUs (HAMi's deviceMemoryScaling) fail on this, not on the
+  // request.
+  int32_t gpu_memory_used_mib = 0;
+  // HAMi's nvidia.com/gpumem-percentage: the request as a percentage (1..100) of each chosen
+  // GPU's memory, resolved where the GPU is known; 0 = gpu_memory_mib is the request.
+  int32_t gpu_memory_percent = 0;
   // The class, MIG profile and models are shared between pods with the same value (a shape's
   // pods, a trace's repeated values): with the 16-byte name and
-  // the shared SLO a pod takes 104 bytes, not 208.
+  // the shared SLO a pod takes 112 bytes, not 208.
   ModelList allowed_models;  // empty = any GPU model
   SharedText workload_class;
   // MIG: the GPU-instance profile asked for ("1g.10gb"); empty = derived from gpu_milli and
@@ -40,6 +48,6 @@ struct PodSpec {
     slo = share_slo(PodSlo{max_queue_s, max_jct_s});
   }
 };
-static_assert(sizeof(PodSpec) <= 104, "PodSpec is held once per pod of a workload");
+static_assert(sizeof(PodSpec) <= 112, "PodSpec is held once per pod of a workload");
 
 }  // namespace slicelab
