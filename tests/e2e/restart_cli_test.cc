@@ -147,6 +147,21 @@ TEST_F(RestartCli, TheLoaderReadsTheKubeletsDefaultsAndRejectsBadSettings) {
             file +
                 ":11:32: engine.restart: unknown key 'max_backof' (did you mean "
                 "'max_backoff'?)");
+  // The fill experiment gives each pod one attempt.
+  std::string fill = kScenario;
+  fill.replace(fill.find("RESTART"), 7, "  restart: {policy: OnFailure}");
+  fill.replace(fill.find("  pods:"), 0, "  fill: {target: 1.0}\n");
+  const std::string fill_file = (tmp_ / "fill.yaml").string();
+  std::ofstream(fill_file, std::ios::binary) << fill;
+  std::string fill_error = "no error";
+  try {
+    load_scenario(fill_file);
+  } catch (const InputError& e) {
+    fill_error = e.what();
+  }
+  EXPECT_EQ(fill_error, fill_file +
+                            ":12:12: engine.restart: a fill experiment gives each pod one "
+                            "attempt: leave out the restart policy");
   EXPECT_EQ(load_error("  restart: {backoff: 1m}"),
             file + ":11:12: engine.restart: missing required key 'policy'");
 }
