@@ -16,13 +16,11 @@ namespace slicelab {
 // The pod fields a column can be mapped to. `end` with `start` (or with `arrival` when there is
 // no `start`) is an alternative to `duration`; `arrival` defaults to `start`, else to 0.
 // `gpu_memory_used_mib` is what a pod really used at its peak (Alibaba PAI's max_gpu_wrk_mem).
-inline constexpr std::string_view kCsvTraceFields[] = {"name",      "arrival",
-                                                       "duration",  "start",
-                                                       "end",       "gpu_count",
-                                                       "gpu_milli", "gpu_memory_mib",
-                                                       "cpu_milli", "memory_mib",
-                                                       "priority",  "allowed_models",
-                                                       "class",     "gpu_memory_used_mib"};
+// clang-format off
+inline constexpr std::string_view kCsvTraceFields[] = {
+    "name", "arrival", "duration", "start", "end", "gpu_count", "gpu_milli", "gpu_memory_mib",
+    "gpu_memory_used_mib", "cpu_milli", "memory_mib", "priority", "allowed_models", "class"};
+// clang-format on
 
 struct CsvTraceMapping {
   std::string file;
