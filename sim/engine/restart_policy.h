@@ -38,8 +38,8 @@ inline constexpr double kMinRestartBackoffS = 1.0;
 // backoff_s x 2^(streak-1), at most max_backoff_s.
 double restart_delay_s(const RestartConfig& c, uint32_t streak);
 
-// Contract: with a policy other than Never, every failed pod is re-queued: failed(p, now) gives
-// the time it goes back to the queue (now + its delay), and restarted(p, o) at that time resets
+// Contract: with a policy other than Never, every failed pod is re-queued: failed(p, now, events)
+// schedules its re-queue at now + its delay (never 0), and restarted(p, o) at that time resets
 // its outcome to pending (keeping nothing of the failed attempt but the restart count) and gives
 // its place in the queue: its first arrival's rank, so it waits where it first arrived (queue
 // delay and JCT count from its first arrival). The back-off follows client-go's
