@@ -185,7 +185,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
   o.failure = cause;
   o.reason = reasons_.add(reason);
   release(p);
-  restarts_.failed(p, now_, events_);
+  restarts_.failed(p, o, events_);
 }
 
 // Forced inline: finish() runs once per pod on the event loop, and as a call this measured
@@ -255,7 +255,7 @@ bool Simulation::try_place(uint32_t p) {
     accounting_.node_changed(*node);
     o.status = PodStatus::kFailed;
     o.finish_s = now_;
-    restarts_.failed(p, now_, events_);
+    restarts_.failed(p, o, events_);
     // It never became a tenant, so only its neighbours are drawn.
     if (own)
       failures_.propagate_fault(

@@ -35,8 +35,22 @@ void RestartPolicy::prepare(size_t pods, const ArrivalOrder& order) {
   counts_ = {};
 }
 
-void RestartPolicy::failed(uint32_t p, double now, PodEvents& events) {
-  if (enabled()) events.requeue(p, next_restart_s(p, now));
+bool restart_can_cure(FailureCause cause) {
+  switch (cause) {
+    case FailureCause::kNeighboursMemory:
+    case FailureCause::kNeighbourFault:
+    case FailureCause::kClientFault:
+      return true;
+    case FailureCause::kNone:
+    case FailureCause::kOverMemoryCap:
+    case FailureCause::kInstanceMemory:
+      return false;
+  }
+  return false;
+}
+
+void RestartPolicy::failed(uint32_t p, const PodOutcome& o, PodEvents& events) {
+  if (enabled() && restart_can_cure(o.failure)) events.requeue(p, next_restart_s(p, o.finish_s));
 }
 
 double RestartPolicy::next_restart_s(uint32_t p, double now) {

@@ -38,8 +38,15 @@ inline constexpr double kMinRestartBackoffS = 1.0;
 // backoff_s x 2^(streak-1), at most max_backoff_s.
 double restart_delay_s(const RestartConfig& c, uint32_t streak);
 
-// Contract: with a policy other than Never, every failed pod is re-queued: failed(p, now, events)
-// schedules its re-queue at now + its delay (never 0), and restarted(p, o) at that time resets
+// Whether restarting can cure a failure: one caused by its neighbours (their memory, their fault)
+// or a modelled client fault can. One of the pod's own making (its peak over the limit its mode
+// gives it, its MIG instance too small) cannot: the kubelet restarts a container in place, under
+// the same limit, so it would crash-loop until the run ends; it stays failed at once.
+bool restart_can_cure(FailureCause cause);
+
+// Contract: with a policy other than Never, every failed pod whose failure a restart can cure is
+// re-queued: failed(p, o, events) schedules its re-queue at its failure + its delay (never 0),
+// and restarted(p, o) at that time resets
 // its outcome to pending (keeping nothing of the failed attempt but the restart count) and gives
 // its place in the queue: its first arrival's rank, so it waits where it first arrived (queue
 // delay and JCT count from its first arrival). The back-off follows client-go's
@@ -54,8 +61,9 @@ class RestartPolicy {
   // Per pod (only when enabled): its arrival rank (none when the workload is in arrival order),
   // its failure streak and when it last failed.
   void prepare(size_t pods, const ArrivalOrder& order);
-  // Pod p failed at `now`: with a policy, its re-queue after its back-off goes into `events`.
-  void failed(uint32_t p, double now, PodEvents& events);
+  // Pod p failed (outcome `o`: its cause, and its finish as the failure's time): with a policy,
+  // and where a restart can cure it, its re-queue after its back-off goes into `events`.
+  void failed(uint32_t p, const PodOutcome& o, PodEvents& events);
   // When pod p, failing at `now`, goes back to the queue (a policy other than Never).
   double next_restart_s(uint32_t p, double now);
   // Pod p goes back to the queue now: its outcome `o` becomes pending with one more restart;

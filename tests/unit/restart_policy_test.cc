@@ -64,7 +64,11 @@ TEST(RestartBackoff, FailedPutsTheRequeueAmongThePodEvents) {
   policy.prepare(pods.size(), order);
   PodEvents events;
   events.schedule(0, 7.0);  // a running pod's finish in slot 0
-  policy.failed(3, 1.0, events);
+  PodOutcome o;
+  o.status = PodStatus::kFailed;
+  o.finish_s = 1.0;
+  o.failure = FailureCause::kNeighboursMemory;
+  policy.failed(3, o, events);
   const PodEvent* e = events.next();
   ASSERT_NE(e, nullptr);
   EXPECT_TRUE(e->requeue);
@@ -81,9 +85,33 @@ TEST(RestartBackoff, FailedPutsTheRequeueAmongThePodEvents) {
   RestartPolicy never(RestartConfig{});
   never.prepare(pods.size(), order);
   PodEvents none;
-  never.failed(0, 1.0, none);
+  never.failed(0, o, none);
   EXPECT_EQ(none.next(), nullptr);
   EXPECT_FALSE(never.counts().has_value());
+}
+
+TEST(RestartBackoff, OnlyFailuresARestartCanCureAreRestarted) {
+  EXPECT_TRUE(restart_can_cure(FailureCause::kNeighboursMemory));
+  EXPECT_TRUE(restart_can_cure(FailureCause::kNeighbourFault));
+  EXPECT_TRUE(restart_can_cure(FailureCause::kClientFault));
+  EXPECT_FALSE(restart_can_cure(FailureCause::kOverMemoryCap));
+  EXPECT_FALSE(restart_can_cure(FailureCause::kInstanceMemory));
+  RestartPolicy policy(on_failure());
+  ArrivalOrder order;
+  const std::vector<PodSpec> pods = {pod("a", 0, 1)};
+  order.prepare(pods);
+  policy.prepare(pods.size(), order);
+  PodEvents events;
+  PodOutcome o;
+  o.status = PodStatus::kFailed;
+  o.finish_s = 3.0;
+  o.failure = FailureCause::kOverMemoryCap;
+  policy.failed(0, o, events);
+  EXPECT_EQ(events.next(), nullptr);
+  o.failure = FailureCause::kClientFault;
+  policy.failed(0, o, events);
+  ASSERT_NE(events.next(), nullptr);
+  EXPECT_DOUBLE_EQ(events.next()->time, 13.0);
 }
 
 TEST(RestartBackoff, RestartedResetsTheOutcomeAndKeepsTheFirstArrivalsRank) {
@@ -161,6 +189,24 @@ TEST(RestartRun, AnOutOfMemoryPodRestartsWithBackoffUntilItsNeighbourHasLeft) {
   // Queue delay and JCT from its first arrival: 155 - 5 and 205 - 5.
   EXPECT_DOUBLE_EQ(r.summary.queue_delay_s.max, 150.0);
   EXPECT_DOUBLE_EQ(r.summary.jct_s.max, 200.0);
+}
+
+// Interposer holds each tenant to its request: a pod that really uses more would fail at every
+// restart (the kubelet restarts it in place, under the same limit), so it is not restarted.
+TEST(RestartRun, APodOverItsOwnLimitIsNotRestarted) {
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  SharingConfig interposer = testing::gpu_share();
+  interposer.kind = "interposer";
+  std::vector<PodSpec> pods = {pod("over", 0, 10).milli(500).gpu_mem(20000)};
+  pods[0].gpu_memory_used_mib = 30000;
+  const RunResult r = testing::run(testing::one_gpu(), pods, "first-fit", interposer, config);
+  EXPECT_EQ(r.pods[0].status, PodStatus::kFailed);
+  EXPECT_EQ(r.pods[0].failure, FailureCause::kOverMemoryCap);
+  EXPECT_EQ(r.pods[0].restarts, 0);
+  ASSERT_TRUE(r.summary.restarts.has_value());
+  EXPECT_EQ(r.summary.restarts->total, 0U);
+  EXPECT_DOUBLE_EQ(r.summary.window_end_s, 0.0);  // no crash loop keeps the run going
 }
 
 TEST(RestartRun, AlwaysRestartsAFailedPodAsOnFailureDoes) {
