@@ -72,8 +72,8 @@ ImportCommand::ImportCommand(CLI::App& app) {
   csv_->add_option("--file", file_, "CSV file")->required()->check(CLI::ExistingFile);
   csv_->add_option("--map", map_,
                    "field=column,... (fields: name, arrival, duration or start and end, "
-                   "gpu_count, gpu_milli, gpu_memory_mib, cpu_milli, memory_mib, priority, "
-                   "allowed_models, class)")
+                   "gpu_count, gpu_milli, gpu_memory_mib, gpu_memory_used_mib, cpu_milli, "
+                   "memory_mib, priority, allowed_models, class)")
       ->required();
   csv_->add_option("--time-unit", time_unit_, "s, ms, min or h (default s)");
   csv_->add_option("--memory-unit", memory_unit_, "MiB or GiB (default MiB)");

@@ -110,9 +110,12 @@ void write_pods_csv(std::ostream& stream, const Scenario& scenario,
   // at a time, which made a 100,000-pod file take over a second.
   fmt::memory_buffer buf;
   auto out = fmt::appender(buf);
+  // The restart count only where the scenario has a restart policy: other files stay as they were.
+  const bool restarts = scenario.engine.restart.enabled();
   fmt::format_to(out,
                  "policy,pod,class,status,arrival_s,start_s,finish_s,queue_delay_s,jct_s,"
-                 "slowdown,node,gpus,reason,isolation_error\n");
+                 "slowdown,node,gpus,reason,isolation_error{}\n",
+                 restarts ? ",restarts" : "");
   auto opt_num = [&](bool present, double v) {
     if (present) fmt::format_to(out, "{:.9g}", v);
     buf.push_back(',');
@@ -141,6 +144,7 @@ void write_pods_csv(std::ostream& stream, const Scenario& scenario,
       // Empty for pods no mode capped (docs/sharing-models.md).
       buf.push_back(',');
       if (o.isolation_error >= 0) fmt::format_to(out, "{:.6g}", o.isolation_error);
+      if (restarts) fmt::format_to(out, ",{}", o.restarts);
       buf.push_back('\n');
       if (buf.size() >= kFlushBytes) flush_to(stream, buf);
     }

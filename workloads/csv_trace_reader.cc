@@ -18,8 +18,8 @@ namespace {
 constexpr double kMaxQuantity = 1e12;
 
 struct Columns {
-  std::optional<size_t> name, arrival, duration, start, end, gpu_count, gpu_milli, gpu_memory, cpu,
-      memory, priority, models, cls;
+  std::optional<size_t> name, arrival, duration, start, end, gpu_count, gpu_milli, gpu_memory,
+      gpu_memory_used, cpu, memory, priority, models, cls;
 };
 
 bool empty(const CsvReader& csv, std::optional<size_t> c) {
@@ -99,6 +99,7 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
   c.gpu_count = col("gpu_count");
   c.gpu_milli = col("gpu_milli");
   c.gpu_memory = col("gpu_memory_mib");
+  c.gpu_memory_used = col("gpu_memory_used_mib");
   c.cpu = col("cpu_milli");
   c.memory = col("memory_mib");
   c.priority = col("priority");
@@ -147,6 +148,14 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
       pod.gpu_memory_mib = scaled(csv, *c.gpu_memory, m.memory_unit_mib);
       if (pod.gpu_count == 0 && pod.gpu_memory_mib > 0)
         csv.fail_field(*c.gpu_memory, "0 for a pod without GPUs");
+    }
+    if (!empty(csv, c.gpu_memory_used)) {
+      const int64_t used = scaled(csv, *c.gpu_memory_used, m.memory_unit_mib);
+      if (used > INT32_MAX)
+        csv.fail_field(*c.gpu_memory_used, fmt::format("at most {} MiB", int64_t{INT32_MAX}));
+      if (pod.gpu_count == 0 && used > 0)
+        csv.fail_field(*c.gpu_memory_used, "0 for a pod without GPUs");
+      pod.gpu_memory_used_mib = static_cast<int32_t>(used);
     }
     if (!empty(csv, c.cpu)) pod.cpu_milli = scaled(csv, *c.cpu, m.cpu_unit_milli);
     if (!empty(csv, c.memory)) pod.memory_mib = scaled(csv, *c.memory, m.memory_unit_mib);

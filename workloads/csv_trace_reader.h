@@ -15,17 +15,19 @@ namespace slicelab {
 
 // The pod fields a column can be mapped to. `end` with `start` (or with `arrival` when there is
 // no `start`) is an alternative to `duration`; `arrival` defaults to `start`, else to 0.
+// `gpu_memory_used_mib` is what a pod really used at its peak (Alibaba PAI's max_gpu_wrk_mem).
+// clang-format off
 inline constexpr std::string_view kCsvTraceFields[] = {
-    "name",      "arrival",        "duration",       "start",     "end",
-    "gpu_count", "gpu_milli",      "gpu_memory_mib", "cpu_milli", "memory_mib",
-    "priority",  "allowed_models", "class"};
+    "name", "arrival", "duration", "start", "end", "gpu_count", "gpu_milli", "gpu_memory_mib",
+    "gpu_memory_used_mib", "cpu_milli", "memory_mib", "priority", "allowed_models", "class"};
+// clang-format on
 
 struct CsvTraceMapping {
   std::string file;
   char separator = ',';
   std::map<std::string, std::string> columns;  // pod field -> column name in the file
   double time_unit_s = 1.0;                    // arrival, duration, start, end
-  double memory_unit_mib = 1.0;                // memory_mib, gpu_memory_mib
+  double memory_unit_mib = 1.0;                // memory_mib, gpu_memory_mib, gpu_memory_used_mib
   double cpu_unit_milli = 1.0;                 // cpu_milli
 };
 

@@ -23,7 +23,7 @@ struct PodSpec {
   int64_t memory_mib = 0;
   int priority = 0;  // higher is scheduled first
   // What the pod really uses of each GPU's memory at its peak (MiB), when the trace says
-  // (Alibaba's max_gpu_wrk_mem, a pod YAML's gpu_memory_used); 0 = its request,
+  // (Alibaba's max_gpu_wrk_mem, a pod YAML's gpu_memory_used_mib); 0 = its request,
   // gpu_memory_mib. Overcommitted GPUs (HAMi's deviceMemoryScaling) fail on this, not on the
   // request.
   int32_t gpu_memory_used_mib = 0;

@@ -42,8 +42,9 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
   if (const YAML::Node m = node["gpu_memory_used_mib"]; m.IsDefined()) {
     const std::string p = join_path(path, "gpu_memory_used_mib");
     const int64_t used = yaml.mebibytes(m, p);
-    if (pod.gpu_count == 0) yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
-    if (used > INT32_MAX) yaml.fail(m, p, fmt::format("at most {} MiB", INT32_MAX));
+    if (pod.gpu_count == 0 && used > 0) yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
+    if (used > INT32_MAX)
+      yaml.fail(m, p, fmt::format("at most {} MiB (2 PiB) per GPU", int64_t{INT32_MAX}));
     pod.gpu_memory_used_mib = static_cast<int32_t>(used);
   }
   if (const YAML::Node m = node["gpu_memory_percent"]; m.IsDefined()) {

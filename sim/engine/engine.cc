@@ -44,6 +44,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
         tenants_(in.sharing, cluster_),
         failures_(in.sharing, cluster_, rng_, reasons_),
         queue_(in.config.backfill),
+        restarts_(in.config.fill ? RestartConfig{} : in.config.restart),
         accounting_(cluster_, in.catalog, in.target_pods.empty() ? in.pods : in.target_pods,
                     in.pods.size(), in.config.fill),
         retry_(in.pods.size(), cluster_.node_count()) {}
@@ -63,7 +64,6 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   void release(uint32_t p);
   void schedule_pending() { queue_.schedule(*this, skip_failed_shapes_); }
   void recompute(std::span<const GpuId> gpus);
-  void refresh_gpu_usage(GpuId g);
   // The tenant table changes a pod's rate or error: progress so far accrues at the old values.
   void before_rate_change(uint32_t p) override { settle(p); }
   void rate_changed(uint32_t p) override { schedule_finish(p); }
@@ -91,6 +91,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
     events_ = PodEvents{};
     tenants_.forget_pods();
     retry_.forget_pods();
+    restarts_.forget_pods();
   }
 
   const RunInputs& in_;
@@ -102,6 +103,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   ReasonTable reasons_;  // the texts out_[p].reason names
   FailureModel failures_;
   QueueScheduler queue_;
+  RestartPolicy restarts_;
   RunAccounting accounting_;
   // A retry only needs the nodes freed since the pod last failed; all others still fail.
   RetryShortcut retry_;
@@ -138,6 +140,7 @@ void Simulation::prepare() {
   failures_.prepare();
   queue_.prepare(req_.view());
   arrival_order_.prepare(pods);
+  restarts_.prepare(n, arrival_order_);
   pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
 
   cluster_.track_shape_tags(2 * static_cast<size_t>(max_gpus + 1));
@@ -167,12 +170,10 @@ void Simulation::schedule_finish(uint32_t p) {
 // The GPUs' tenants changed: their rates are solved anew, and what the GPUs deliver with them.
 void Simulation::recompute(std::span<const GpuId> gpus) {
   tenants_.recompute(gpus, *sharing_, *this);
-  for (const GpuId g : tenants_.recomputed()) refresh_gpu_usage(g);
-}
-
-void Simulation::refresh_gpu_usage(GpuId g) {
-  const GpuUsage u = tenants_.usage(g);
-  accounting_.set_gpu_usage(g, u.sm, u.memory);
+  for (const GpuId g : tenants_.recomputed()) {
+    const GpuUsage u = tenants_.usage(g);
+    accounting_.set_gpu_usage(g, u.sm, u.memory);
+  }
 }
 
 void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason) {
@@ -184,6 +185,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
   o.failure = cause;
   o.reason = reasons_.add(reason);
   release(p);
+  restarts_.failed(p, o, events_);
 }
 
 // Forced inline: finish() runs once per pod on the event loop, and as a call this measured
@@ -252,6 +254,7 @@ bool Simulation::try_place(uint32_t p) {
     accounting_.node_changed(*node);
     o.status = PodStatus::kFailed;
     o.finish_s = now_;
+    restarts_.failed(p, o, events_);
     // It never became a tenant, so only its neighbours are drawn.
     if (own)
       failures_.propagate_fault(
@@ -369,19 +372,21 @@ RunResult Simulation::run(const ProgressFn& progress) {
     advance(t_event);
     accounting_.event_done();
     if (t_finish <= t_arrival) {
-      const uint32_t p = tenants_.pod_in(next->slot);
-      const bool starts = next->starts;
+      const PodEvent e = *next;
       events_.pop();
-      if (starts)
-        start_after_reconfiguration(p);
+      if (e.requeue)  // a failed pod's back-off is over: it waits where it first arrived
+        queue_.arrive(e.slot, pods[e.slot].priority, restarts_.restarted(e.slot, out_[e.slot]),
+                      *this, skip_failed_shapes_);
+      else if (e.starts)
+        start_after_reconfiguration(tenants_.pod_in(e.slot));
       else
-        finish(p);
+        finish(tenants_.pod_in(e.slot));
     } else {
       arrive(arrival_order_[next_arrival], next_arrival);
       ++next_arrival;
     }
     if (progress && (++done & 0x3fff) == 0)
-      progress(static_cast<double>(done) / static_cast<double>(total_work));
+      progress(std::min(1.0, static_cast<double>(done) / static_cast<double>(total_work)));
   }
   if (until != kInf) {
     while (next_sample <= until) {
@@ -421,6 +426,7 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   }
   free_event_loop_state();
   result.summary = accounting_.summarize(in_.pods, out_, reasons_, *sharing_);
+  result.summary.restarts = restarts_.counts();
   result.fill_curve = accounting_.take_fill_curve();
   result.pods = std::move(out_);
   result.reasons = std::move(reasons_);

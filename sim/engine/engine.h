@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/cluster_spec.h"
+#include "sim/engine/restart_policy.h"
 #include "sim/gpu_catalog.h"
 #include "sim/interference/workload_class.h"
 #include "sim/metrics/run_result.h"
@@ -29,6 +30,8 @@ struct EngineConfig {
   // The FGD paper's fill experiment: each pod gets one placement attempt when it arrives,
   // nothing ever departs, and the run records allocation and fragmentation per arrival.
   bool fill = false;
+  // Kubernetes' restart policy for failed pods (Never: they stay failed); not in fill runs.
+  RestartConfig restart;
 };
 
 // Called now and then with the share of pod events processed, 0..1.

@@ -19,11 +19,15 @@
 
 namespace slicelab {
 
-// The device memory a pod really uses at its peak: the trace's (gpu_memory_used_mib), else its
-// workload class's, else its request.
+// What a pod really uses of each GPU's memory at its peak: what its trace measured
+// (PodSpec::gpu_memory_used_mib), else its workload class's peak, else its request; 0 = none.
+inline int64_t peak_memory_mib(int64_t used_mib, int64_t class_mib, int64_t request_mib) {
+  if (used_mib > 0) return used_mib;
+  return class_mib > 0 ? class_mib : request_mib;
+}
 inline int64_t peak_memory_mib(const PodSpec& spec, const WorkloadClass* wc, const PodRequest& r) {
-  if (spec.gpu_memory_used_mib > 0) return spec.gpu_memory_used_mib;
-  return wc != nullptr && wc->memory_mib > 0 ? wc->memory_mib : r.gpu_memory_mib;
+  return peak_memory_mib(spec.gpu_memory_used_mib, wc != nullptr ? wc->memory_mib : 0,
+                         r.gpu_memory_mib);
 }
 
 // Contract: checks run as a pod starts, after it was bound to `gpus` (so the cluster's memory
@@ -38,8 +42,9 @@ class FailureModel {
 
   void prepare() { victims_.reserve(static_cast<size_t>(kMaxTenantsPerGpu)); }
 
-  // Capped modes: the pod's peak device memory `peak_mib` (its workload class's, else its
-  // request's) over its hard memory limit, or a modelled client fault.
+  // Capped modes: the pod's peak device memory `peak_mib` (peak_memory_mib: a tenant capped at
+  // its request that really uses more fails) over its hard memory limit, or a modelled client
+  // fault.
   bool fails_own_limit(int64_t peak_mib, const PodRequest& r, std::span<const GpuId> gpus,
                        PodOutcome& o);
   // Its partition (MIG instance) too small for it, its GPU's tenants really using more than

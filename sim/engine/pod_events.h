@@ -1,5 +1,5 @@
-// The running pods' timed events, earliest first: finishes and delayed starts, by tenant slot.
-// A version per slot (not per pod of the run) voids a rescheduled or cancelled event.
+// The run's timed events, earliest first: running pods' finishes and delayed starts, by tenant
+// slot (a version per slot voids a rescheduled or cancelled one); failed pods' re-queues, by pod.
 #pragma once
 
 #include <cstddef>
@@ -11,10 +11,11 @@ namespace slicelab {
 
 struct PodEvent {
   double time;
-  uint64_t seq;  // equal times go in scheduling order
-  uint32_t slot;
+  uint64_t seq;   // equal times go in scheduling order
+  uint32_t slot;  // a re-queue's: the pod's index in the run
   uint32_t version;
-  bool starts;  // it starts after its start delay (MIG: re-partitioning), not a finish
+  bool starts;   // it starts after its start delay (MIG: re-partitioning), not a finish
+  bool requeue;  // a failed pod goes back to the queue after its back-off (restart_policy.h)
   // std::priority_queue is a max-heap: "greater" means later.
   bool operator<(const PodEvent& o) const {
     return time > o.time || (time == o.time && seq > o.seq);
@@ -22,7 +23,8 @@ struct PodEvent {
 };
 
 // Contract: a slot has at most one live event; schedule() replaces it and cancel() voids it;
-// a stale event is dropped when it reaches the front.
+// a stale event is dropped when it reaches the front. A re-queue names a pod, not a slot, and is
+// never voided (a pod waiting out its back-off holds no slot and has no other event).
 // Slots are small numbers reused by successive pods (GpuTenantTable's): versions are never
 // reset, so an event of a slot's earlier pod stays void after the slot is reused, as long as
 // that pod's event was popped or cancelled before it left.
@@ -30,14 +32,17 @@ class PodEvents {
  public:
   void schedule(uint32_t slot, double time, bool starts = false) {
     if (slot >= version_.size()) version_.resize(slot + size_t{1}, 0);
-    events_.push({time, seq_++, slot, ++version_[slot], starts});
+    events_.push({time, seq_++, slot, ++version_[slot], starts, false});
   }
+  void requeue(uint32_t pod, double time) { events_.push({time, seq_++, pod, 0, false, true}); }
   void cancel(uint32_t slot) {
     if (slot < version_.size()) ++version_[slot];
   }
   // The earliest live event, or nullptr when none is left.
   const PodEvent* next() {
-    while (!events_.empty() && events_.top().version != version_[events_.top().slot]) events_.pop();
+    while (!events_.empty() && !events_.top().requeue &&
+           events_.top().version != version_[events_.top().slot])
+      events_.pop();
     return events_.empty() ? nullptr : &events_.top();
   }
   void pop() { events_.pop(); }

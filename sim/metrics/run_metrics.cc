@@ -81,6 +81,9 @@ template <auto D>
 bool has_values(const S& s) {
   return (s.*D).count > 0;
 }
+bool restarted(const S& s) {
+  return s.restarts && s.restarts->total > 0;
+}
 bool isolation_shown(const S& s) {
   return s.isolation_error.count > 0 || s.neighbour_failures > 0;
 }
@@ -470,6 +473,21 @@ constexpr RunMetric kRows[] = {
      .column = {"nbr fail", 3, kInteger, 0, false, isolation_shown},
      .report = kFlat,
      .meaning = "pods failed because of a neighbour"},
+    {.json = "restarts.total",
+     .unit = kCount,
+     .access = in<&S::restarts, &RestartCounts::total>,
+     .mean = kRoundedMean,
+     .written_if = has<&S::restarts>,
+     .column = {"restarts", 19, kInteger, 56, false, restarted},
+     .report = kFlat,
+     .meaning = "runs with engine.restart: failed pods sent back to the queue"},
+    {.json = "restarts.pods",
+     .unit = kPods,
+     .access = in<&S::restarts, &RestartCounts::pods>,
+     .mean = kRoundedMean,
+     .written_if = has<&S::restarts>,
+     .report = kFlat,
+     .meaning = "... pods restarted at least once"},
     {.unit = kPods,
      .column = {"unplaced", 4, kInteger, 70, true},
      .sum_of = {"pods.unschedulable", "pods.pending_at_end"},

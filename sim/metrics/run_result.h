@@ -29,7 +29,9 @@ enum class FailureCause : uint8_t {
 
 // One per pod of a run, so kept small (48 bytes; a million-pod replay holds a million): the
 // doubles first, then the 4-byte fields, the reason as an index into the run's ReasonTable, the
-// GPU count (at most kMaxGpusPerNode) as one byte.
+// GPU count (at most kMaxGpusPerNode) and the restart count as one byte each. A pod restarted
+// (engine.restart) reports its last attempt: its start, finish, node and GPUs, and the reason
+// only when that attempt failed.
 struct PodOutcome {
   double start_s = -1;   // -1 = never started
   double finish_s = -1;  // -1 = not finished
@@ -43,6 +45,9 @@ struct PodOutcome {
   uint8_t gpu_count = 0;                 // its GPUs: pod_gpus[gpu_begin, gpu_end())
   PodStatus status = PodStatus::kPending;
   FailureCause failure = FailureCause::kNone;
+  // Times it went back to the queue after failing (engine.restart), saturating at 255; the
+  // summary's restarts.total counts them all.
+  uint8_t restarts = 0;
 
   uint32_t gpu_end() const { return gpu_begin + gpu_count; }
 };
@@ -91,6 +96,13 @@ struct FillSummary {
   double allocated_at_end = 0, fragmented_at_end = 0, failed_at_end = 0;
 };
 
+// Restarts of failed pods (engine.restart); the summary holds them only when the run has a
+// restart policy.
+struct RestartCounts {
+  uint64_t total = 0;  // re-queues of failed pods
+  size_t pods = 0;     // pods restarted at least once
+};
+
 struct RunSummary {
   size_t pods = 0, completed = 0, failed = 0, unschedulable = 0, pending_at_end = 0,
          running_at_end = 0;
@@ -117,6 +129,9 @@ struct RunSummary {
   // --- capped modes (MPS, interposer; issue 4) ---
   Distribution isolation_error;   // over capped pods that ran (docs/sharing-models.md)
   size_t neighbour_failures = 0;  // failed because of a neighbour (memory held, MPS fault)
+
+  // --- restart policy (engine.restart; issue 14) ---
+  std::optional<RestartCounts> restarts;
 
   // Adds one pod with this final status to the matching count.
   void count(PodStatus status);

@@ -138,10 +138,40 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
   return spec;
 }
 
+// engine.restart: Kubernetes' restartPolicy with the kubelet's back-off (restart_policy.h).
+RestartConfig read_restart(const YamlReader& yaml, const YAML::Node& node) {
+  const std::string path = "engine.restart";
+  yaml.require_map(node, path);
+  yaml.check_keys(node, path, {"policy", "backoff", "max_backoff"});
+  RestartConfig c;
+  const YAML::Node policy = yaml.required(node, path, "policy");
+  const std::string name = yaml.string(policy, join_path(path, "policy"));
+  bool known = false;
+  for (const RestartKind k : {RestartKind::kNever, RestartKind::kOnFailure, RestartKind::kAlways})
+    if (name == to_string(k)) {
+      c.policy = k;
+      known = true;
+    }
+  if (!known) yaml.fail_expected(policy, join_path(path, "policy"), "Never, OnFailure or Always");
+  // At least a second, as the kubelet's cap: a pod that keeps failing must not restart in zero
+  // (or next to no) simulated time. A cap below the default first delay lowers that delay to
+  // it, as the kubelet does; both given, the cap must not be below the first.
+  const auto first = yaml.opt_duration(node, path, "backoff", kMinRestartBackoffS);
+  const auto cap = yaml.opt_duration(node, path, "max_backoff", kMinRestartBackoffS);
+  c.max_backoff_s = cap.value_or(std::max(c.max_backoff_s, first.value_or(0.0)));
+  c.backoff_s = first.value_or(std::min(c.backoff_s, c.max_backoff_s));
+  if (c.max_backoff_s < c.backoff_s)
+    yaml.fail(node["max_backoff"], join_path(path, "max_backoff"),
+              fmt::format("the cap ({:g}s) is below the first back-off ({:g}s)", c.max_backoff_s,
+                          c.backoff_s));
+  return c;
+}
+
 EngineConfig read_engine(const YamlReader& yaml, const YAML::Node& node) {
   EngineConfig c;
   if (!node.IsDefined()) return c;
-  yaml.check_keys(node, "engine", {"queue", "sample_interval", "until", "speed_scaling"});
+  yaml.check_keys(node, "engine",
+                  {"queue", "sample_interval", "until", "speed_scaling", "restart"});
   if (auto q = yaml.opt_string(node, "engine", "queue")) {
     if (*q == "fifo")
       c.backfill = false;
@@ -155,6 +185,7 @@ EngineConfig read_engine(const YamlReader& yaml, const YAML::Node& node) {
   c.until_s = yaml.opt_duration(node, "engine", "until", 0.0);
   if (const YAML::Node v = node["speed_scaling"]; v.IsDefined())
     c.speed_scaling = yaml.boolean(v, "engine.speed_scaling");
+  if (const YAML::Node v = node["restart"]; v.IsDefined()) c.restart = read_restart(yaml, v);
   return c;
 }
 
@@ -509,6 +540,9 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
       yaml.fail(fill, "workload.fill", "needs a workload with GPU pods to sample from");
     sc.workload_source += fmt::format(", fill to {:g}x the GPU capacity", target);
     sc.engine.fill = true;
+    if (sc.engine.restart.enabled())
+      yaml.fail(root["engine"]["restart"], "engine.restart",
+                "a fill experiment gives each pod one attempt: leave out the restart policy");
   }
   check_sample_count(yaml, root["engine"], sc);
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));

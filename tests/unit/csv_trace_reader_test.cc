@@ -133,7 +133,8 @@ TEST_F(CsvFiles, MappingErrors) {
   m.columns = {{"duration", "runtime"}, {"gpus", "gpus"}};
   EXPECT_EQ(check_csv_mapping(m),
             "unknown pod field 'gpus' (known: name, arrival, duration, start, end, gpu_count, "
-            "gpu_milli, gpu_memory_mib, cpu_milli, memory_mib, priority, allowed_models, class)");
+            "gpu_milli, gpu_memory_mib, gpu_memory_used_mib, cpu_milli, memory_mib, priority, "
+            "allowed_models, class)");
   m.columns = {{"duration", "runtime"}, {"gpu_count", "num_gpus"}};
   EXPECT_EQ(message_of([&] { read_csv_trace(m); }),
             m.file +

@@ -1,0 +1,260 @@
+// Pins down the restart policy (engine.restart): the kubelet's back-off sequence and its reset,
+// a failed pod's outcome reset as it goes back to the queue, and whole runs where a pod that
+// fails out of memory starts once its neighbour has left, with the restarts in the summary.
+#include "sim/engine/restart_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/support/sim_fixtures.h"
+
+namespace slicelab {
+namespace {
+
+using testing::pod;
+
+RestartConfig on_failure(double backoff_s = 10, double max_s = 300) {
+  RestartConfig c;
+  c.policy = RestartKind::kOnFailure;
+  c.backoff_s = backoff_s;
+  c.max_backoff_s = max_s;
+  return c;
+}
+
+TEST(RestartBackoff, DoublesFromTheFirstDelayUpToTheCap) {
+  const RestartConfig c = on_failure();
+  // 10 x 2^(k-1): 10, 20, 40, 80, 160, then 320 is capped at 300.
+  const std::vector<double> want = {10, 20, 40, 80, 160, 300, 300};
+  for (uint32_t k = 1; k <= want.size(); ++k) EXPECT_DOUBLE_EQ(restart_delay_s(c, k), want[k - 1]);
+  // Far past any cap: no overflow, still the cap.
+  EXPECT_DOUBLE_EQ(restart_delay_s(c, 255), 300.0);
+  EXPECT_DOUBLE_EQ(restart_delay_s(c, UINT32_MAX), 300.0);
+  // A cap that is not a doubling of the first delay: 3, 6, 12, 24, then 25.
+  const RestartConfig odd = on_failure(3, 25);
+  EXPECT_DOUBLE_EQ(restart_delay_s(odd, 4), 24.0);
+  EXPECT_DOUBLE_EQ(restart_delay_s(odd, 5), 25.0);
+}
+
+TEST(RestartBackoff, EachFailureOfAPodWaitsLongerAndAFailureAfterTenQuietMinutesStartsAfresh) {
+  RestartPolicy policy(on_failure());
+  ArrivalOrder order;
+  const std::vector<PodSpec> pods = {pod("a", 0, 1), pod("b", 0, 1)};
+  order.prepare(pods);
+  policy.prepare(pods.size(), order);
+  // Pod 0 fails at once each time it is back: 0 -> 10, 10 -> 30, 30 -> 70.
+  EXPECT_DOUBLE_EQ(policy.next_restart_s(0, 0), 10.0);
+  EXPECT_DOUBLE_EQ(policy.next_restart_s(0, 10), 30.0);
+  EXPECT_DOUBLE_EQ(policy.next_restart_s(0, 30), 70.0);
+  // Pod 1 has its own streak.
+  EXPECT_DOUBLE_EQ(policy.next_restart_s(1, 30), 40.0);
+  // 600 s after its last failure is not yet more than 600 s: the streak goes on (80).
+  EXPECT_DOUBLE_EQ(policy.next_restart_s(0, 630), 710.0);
+  // 601 s after: the kubelet's back-off has expired, the first delay again.
+  EXPECT_DOUBLE_EQ(policy.next_restart_s(0, 1311), 1321.0);
+  EXPECT_DOUBLE_EQ(policy.next_restart_s(0, 1321), 1341.0);
+}
+
+TEST(RestartBackoff, FailedPutsTheRequeueAmongThePodEvents) {
+  RestartPolicy policy(on_failure(5, 300));
+  ArrivalOrder order;
+  const std::vector<PodSpec> pods = {pod("a", 0, 1), pod("b", 0, 1), pod("c", 0, 1),
+                                     pod("d", 0, 1)};
+  order.prepare(pods);
+  policy.prepare(pods.size(), order);
+  PodEvents events;
+  events.schedule(0, 7.0);  // a running pod's finish in slot 0
+  PodOutcome o;
+  o.status = PodStatus::kFailed;
+  o.finish_s = 1.0;
+  o.failure = FailureCause::kNeighboursMemory;
+  policy.failed(3, o, events);
+  const PodEvent* e = events.next();
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->requeue);
+  EXPECT_EQ(e->slot, 3U);  // the pod, not a slot
+  EXPECT_DOUBLE_EQ(e->time, 6.0);
+  events.cancel(3);  // a slot's cancel never voids a re-queue
+  EXPECT_EQ(events.next(), e);
+  events.pop();
+  ASSERT_NE(events.next(), nullptr);
+  EXPECT_FALSE(events.next()->requeue);
+  EXPECT_DOUBLE_EQ(events.next()->time, 7.0);
+
+  // Never: nothing is scheduled and nothing is counted.
+  RestartPolicy never(RestartConfig{});
+  never.prepare(pods.size(), order);
+  PodEvents none;
+  never.failed(0, o, none);
+  EXPECT_EQ(none.next(), nullptr);
+  EXPECT_FALSE(never.counts().has_value());
+}
+
+TEST(RestartBackoff, OnlyFailuresARestartCanCureAreRestarted) {
+  EXPECT_TRUE(restart_can_cure(FailureCause::kNeighboursMemory));
+  EXPECT_TRUE(restart_can_cure(FailureCause::kNeighbourFault));
+  EXPECT_TRUE(restart_can_cure(FailureCause::kClientFault));
+  EXPECT_FALSE(restart_can_cure(FailureCause::kOverMemoryCap));
+  EXPECT_FALSE(restart_can_cure(FailureCause::kInstanceMemory));
+  RestartPolicy policy(on_failure());
+  ArrivalOrder order;
+  const std::vector<PodSpec> pods = {pod("a", 0, 1)};
+  order.prepare(pods);
+  policy.prepare(pods.size(), order);
+  PodEvents events;
+  PodOutcome o;
+  o.status = PodStatus::kFailed;
+  o.finish_s = 3.0;
+  o.failure = FailureCause::kOverMemoryCap;
+  policy.failed(0, o, events);
+  EXPECT_EQ(events.next(), nullptr);
+  o.failure = FailureCause::kClientFault;
+  policy.failed(0, o, events);
+  ASSERT_NE(events.next(), nullptr);
+  EXPECT_DOUBLE_EQ(events.next()->time, 13.0);
+}
+
+TEST(RestartBackoff, RestartedResetsTheOutcomeAndKeepsTheFirstArrivalsRank) {
+  RestartPolicy policy(on_failure());
+  // Out of arrival order: c (5) arrives first, then a (10), then b (20).
+  const std::vector<PodSpec> pods = {pod("a", 10, 1), pod("b", 20, 1), pod("c", 5, 1)};
+  ArrivalOrder order;
+  order.prepare(pods);
+  ASSERT_TRUE(order.reordered());
+  policy.prepare(pods.size(), order);
+  PodOutcome o;
+  o.status = PodStatus::kFailed;
+  o.failure = FailureCause::kNeighboursMemory;
+  o.reason = 3;
+  o.start_s = o.finish_s = 12;
+  o.node = 1;
+  o.gpu_begin = 2;
+  o.gpu_count = 1;
+  EXPECT_EQ(policy.restarted(0, o), 1U);  // a arrived second
+  EXPECT_EQ(o.status, PodStatus::kPending);
+  EXPECT_EQ(o.failure, FailureCause::kNone);
+  EXPECT_EQ(o.reason, ReasonTable::kNone);
+  EXPECT_DOUBLE_EQ(o.start_s, -1.0);
+  EXPECT_DOUBLE_EQ(o.finish_s, -1.0);
+  EXPECT_EQ(o.node, -1);
+  EXPECT_EQ(o.gpu_begin, 2U);  // its room for GPUs stays
+  EXPECT_EQ(o.restarts, 1);
+  EXPECT_EQ(policy.restarted(0, o), 1U);
+  PodOutcome c;
+  EXPECT_EQ(policy.restarted(2, c), 0U);
+  ASSERT_TRUE(policy.counts().has_value());
+  EXPECT_EQ(policy.counts()->total, 3U);
+  EXPECT_EQ(policy.counts()->pods, 2U);
+  // The outcome's count saturates; the summary's does not.
+  o.restarts = UINT8_MAX;
+  policy.restarted(0, o);
+  EXPECT_EQ(o.restarts, UINT8_MAX);
+  EXPECT_EQ(policy.counts()->total, 4U);
+}
+
+// One A100-80GB under gpu-share (no memory isolation): a holds 60000 MiB from 0 to 100; b asks
+// for 30000 at 5, fits the units (500 + 500) but not the memory (90000 > 81920).
+std::vector<PodSpec> memory_contention() {
+  return {pod("a", 0, 100).milli(500).gpu_mem(60000), pod("b", 5, 50).milli(500).gpu_mem(30000)};
+}
+
+TEST(RestartRun, WithoutAPolicyTheOutOfMemoryPodStaysFailed) {
+  const RunResult r =
+      testing::run(testing::one_gpu(), memory_contention(), "first-fit", testing::gpu_share());
+  EXPECT_EQ(r.pods[1].status, PodStatus::kFailed);
+  EXPECT_EQ(r.pods[1].restarts, 0);
+  EXPECT_FALSE(r.summary.restarts.has_value());
+}
+
+TEST(RestartRun, AnOutOfMemoryPodRestartsWithBackoffUntilItsNeighbourHasLeft) {
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  const RunResult r = testing::run(testing::one_gpu(), memory_contention(), "first-fit",
+                                   testing::gpu_share(), config);
+  // b fails at 5, 15, 35 and 75 (a holds the memory until 100) and is back at 15, 35, 75 and
+  // 5 + 10 + 20 + 40 + 80 = 155, when a has left: it runs 155..205.
+  const PodOutcome& b = r.pods[1];
+  EXPECT_EQ(b.status, PodStatus::kCompleted);
+  EXPECT_EQ(b.restarts, 4);
+  EXPECT_DOUBLE_EQ(b.start_s, 155.0);
+  EXPECT_DOUBLE_EQ(b.finish_s, 205.0);
+  EXPECT_EQ(r.reason_of(1), "");  // its last attempt did not fail
+  EXPECT_EQ(testing::gpus_of(r, 1), std::vector<int>{0});
+  EXPECT_EQ(r.pods[0].restarts, 0);
+  ASSERT_TRUE(r.summary.restarts.has_value());
+  EXPECT_EQ(r.summary.restarts->total, 4U);
+  EXPECT_EQ(r.summary.restarts->pods, 1U);
+  EXPECT_EQ(r.summary.completed, 2U);
+  EXPECT_EQ(r.summary.failed, 0U);
+  // Queue delay and JCT from its first arrival: 155 - 5 and 205 - 5.
+  EXPECT_DOUBLE_EQ(r.summary.queue_delay_s.max, 150.0);
+  EXPECT_DOUBLE_EQ(r.summary.jct_s.max, 200.0);
+}
+
+// Interposer holds each tenant to its request: a pod that really uses more would fail at every
+// restart (the kubelet restarts it in place, under the same limit), so it is not restarted.
+TEST(RestartRun, APodOverItsOwnLimitIsNotRestarted) {
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  SharingConfig interposer = testing::gpu_share();
+  interposer.kind = "interposer";
+  std::vector<PodSpec> pods = {pod("over", 0, 10).milli(500).gpu_mem(20000)};
+  pods[0].gpu_memory_used_mib = 30000;
+  const RunResult r = testing::run(testing::one_gpu(), pods, "first-fit", interposer, config);
+  EXPECT_EQ(r.pods[0].status, PodStatus::kFailed);
+  EXPECT_EQ(r.pods[0].failure, FailureCause::kOverMemoryCap);
+  EXPECT_EQ(r.pods[0].restarts, 0);
+  ASSERT_TRUE(r.summary.restarts.has_value());
+  EXPECT_EQ(r.summary.restarts->total, 0U);
+  EXPECT_DOUBLE_EQ(r.summary.window_end_s, 0.0);  // no crash loop keeps the run going
+}
+
+TEST(RestartRun, AlwaysRestartsAFailedPodAsOnFailureDoes) {
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  config.restart.policy = RestartKind::kAlways;
+  const RunResult r = testing::run(testing::one_gpu(), memory_contention(), "first-fit",
+                                   testing::gpu_share(), config);
+  EXPECT_EQ(r.pods[1].restarts, 4);
+  EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 205.0);
+  EXPECT_EQ(r.pods[0].restarts, 0);  // a completed pod is not started again
+}
+
+TEST(RestartRun, APodInItsBackoffWhenTheRunEndsReportsItsLastFailure) {
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  config.until_s = 60;
+  const RunResult r = testing::run(testing::one_gpu(), memory_contention(), "first-fit",
+                                   testing::gpu_share(), config);
+  // Failed at 5, 15 and 35; back at 75, after the end: failed, restarted twice.
+  const PodOutcome& b = r.pods[1];
+  EXPECT_EQ(b.status, PodStatus::kFailed);
+  EXPECT_EQ(b.restarts, 2);
+  EXPECT_DOUBLE_EQ(b.finish_s, 35.0);
+  EXPECT_EQ(b.failure, FailureCause::kNeighboursMemory);
+  EXPECT_NE(r.reason_of(1).find("out of memory"), std::string::npos) << r.reason_of(1);
+  EXPECT_EQ(r.summary.restarts->total, 2U);
+}
+
+TEST(RestartRun, ARestartedPodQueuesWhereItFirstArrived) {
+  // a (500 milli, 60000 MiB) runs 0..100; b (500, 30000) arrives at 5 and fails out of memory;
+  // d (500, 1000) arrives at 10 and takes the other half of the units, so b, back at 15, waits;
+  // c (500, 1000) arrives at 20 and waits too. The workload is out of arrival order (c before d).
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  const std::vector<PodSpec> pods = {
+      pod("a", 0, 100).milli(500).gpu_mem(60000), pod("b", 5, 50).milli(500).gpu_mem(30000),
+      pod("c", 20, 10).milli(500).gpu_mem(1000), pod("d", 10, 190).milli(500).gpu_mem(1000)};
+  const RunResult r =
+      testing::run(testing::one_gpu(), pods, "first-fit", testing::gpu_share(), config);
+  // When a leaves at 100, b (first arrived at 5) goes before c (20): b runs 100..150, c 150..160.
+  EXPECT_EQ(r.pods[1].restarts, 1);
+  EXPECT_DOUBLE_EQ(r.pods[1].start_s, 100.0);
+  EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 150.0);
+  EXPECT_DOUBLE_EQ(r.pods[2].start_s, 150.0);
+  EXPECT_DOUBLE_EQ(r.pods[2].finish_s, 160.0);
+  EXPECT_DOUBLE_EQ(r.pods[3].start_s, 10.0);
+}
+
+}  // namespace
+}  // namespace slicelab
