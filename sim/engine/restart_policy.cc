@@ -38,6 +38,7 @@ void RestartPolicy::prepare(size_t pods, const ArrivalOrder& order) {
 bool restart_can_cure(FailureCause cause) {
   switch (cause) {
     case FailureCause::kNeighboursMemory:
+    case FailureCause::kOvercommittedMemory:
     case FailureCause::kNeighbourFault:
     case FailureCause::kClientFault:
       return true;
