@@ -8,6 +8,7 @@
 
 #include "sim/interference/interference_model.h"
 #include "sim/mig/mig_settings.h"
+#include "sim/sharing/device_plugin_settings.h"
 #include "sim/sharing/sharing_mode.h"
 #include "sim/vm/vm_settings.h"
 
@@ -23,6 +24,9 @@ struct SharingConfig {
   // --- VMs (kinds "passthrough" and "vgpu"): boot delay, vGPU scheduler; docs/vm-sharing.md.
   // Null: the defaults of VmSettings. ---
   std::shared_ptr<const VmSettings> vm{};
+  // --- Set when the NVIDIA device plugin's config file gave the mode (kind time-slice, mps or
+  // whole-card); docs/device-plugin-config.md. ---
+  std::shared_ptr<const DevicePluginSettings> device_plugin{};
 
   // --- MPS, interposer and the interference model (issue 4; docs/sharing-models.md) ---
   int mps_replicas = 0;  // mps: > 0: N equal clients (100/N % threads, 1/N memory); 0: per pod
