@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -145,15 +146,25 @@ TEST_F(DevicePluginConfig, FailRequestsGreaterThanOneFailsOnlyMultiGpuPods) {
 TEST_F(DevicePluginConfig, SameRunAsTheModeItMapsTo) {
   write("dp.yaml",
         "sharing:\n  timeSlicing:\n    resources:\n      - {name: nvidia.com/gpu, replicas: 4}\n");
-  const Scenario a = load_scenario(scenario("{device_plugin_config: dp.yaml}"));
-  const Scenario b = load_scenario(scenario("{mode: time-slice, replicas: 4}"));
-  const RunResult ra = run_policy(a, a.policies[0]);
-  const RunResult rb = run_policy(b, b.policies[0]);
-  ASSERT_EQ(ra.pods.size(), rb.pods.size());
-  for (size_t p = 0; p < ra.pods.size(); ++p) {
-    EXPECT_EQ(ra.pods[p].status, rb.pods[p].status);
-    EXPECT_DOUBLE_EQ(ra.pods[p].start_s, rb.pods[p].start_s);
-    EXPECT_DOUBLE_EQ(ra.pods[p].finish_s, rb.pods[p].finish_s);
+  const std::pair<const char*, const char*> pairs[] = {
+      {"{device_plugin_config: dp.yaml}", "{mode: time-slice, replicas: 4}"},
+      {"{device_plugin: {sharing: {mps: {failRequestsGreaterThanOne: false, resources: [{name: "
+       "nvidia.com/gpu, replicas: 2}]}}}}",
+       "{mode: mps, replicas: 2}"},
+  };
+  for (const auto& [plugin, own] : pairs) {
+    SCOPED_TRACE(plugin);
+    const Scenario a = load_scenario(scenario(plugin));
+    const Scenario b = load_scenario(scenario(own));
+    const RunResult ra = run_policy(a, a.policies[0]);
+    const RunResult rb = run_policy(b, b.policies[0]);
+    ASSERT_EQ(ra.pods.size(), rb.pods.size());
+    for (size_t p = 0; p < ra.pods.size(); ++p) {
+      EXPECT_EQ(ra.pods[p].status, rb.pods[p].status);
+      EXPECT_DOUBLE_EQ(ra.pods[p].start_s, rb.pods[p].start_s);
+      EXPECT_DOUBLE_EQ(ra.pods[p].finish_s, rb.pods[p].finish_s);
+    }
+    EXPECT_EQ(ra.sharing.rfind(rb.sharing + "; device plugin config ", 0), 0U) << ra.sharing;
   }
 }
 
