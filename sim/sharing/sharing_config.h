@@ -9,13 +9,14 @@
 #include "sim/interference/interference_model.h"
 #include "sim/mig/mig_settings.h"
 #include "sim/sharing/device_plugin_settings.h"
+#include "sim/sharing/hami_settings.h"
 #include "sim/sharing/sharing_mode.h"
 #include "sim/vm/vm_settings.h"
 
 namespace slicelab {
 
 struct SharingConfig {
-  // whole-card | time-slice | gpu-share | mig | mps | interposer | passthrough | vgpu
+  // whole-card | time-slice | gpu-share | mig | mps | interposer | passthrough | vgpu | hami
   std::string kind = "whole-card";
   int replicas = 4;
   double context_switch_overhead = 0.05;
@@ -24,6 +25,9 @@ struct SharingConfig {
   // --- VMs (kinds "passthrough" and "vgpu"): boot delay, vGPU scheduler; docs/vm-sharing.md.
   // Null: the defaults of VmSettings. ---
   std::shared_ptr<const VmSettings> vm{};
+  // --- HAMi (kind "hami"): split count, memory and core scaling, policies; docs/hami.md.
+  // Null: HAMi's defaults. ---
+  std::shared_ptr<const HamiSettings> hami{};
   // --- Set when the NVIDIA device plugin's config file gave the mode (kind time-slice, mps or
   // whole-card); docs/device-plugin-config.md. ---
   std::shared_ptr<const DevicePluginSettings> device_plugin{};
