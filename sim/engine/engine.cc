@@ -244,8 +244,9 @@ bool Simulation::try_place(uint32_t p) {
   const double claim_share =
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
   const int64_t peak_mib = peak_memory_mib(in_.pods[p], wc, r);
-  const bool own = failures_.fails_own_limit(peak_mib, r, gpus, o);
-  if (own || failures_.fails_for_memory(p, r, gpus, *sharing_, o)) {
+  const bool refused = failures_.fails_allocation(r, o);
+  const bool own = !refused && failures_.fails_own_limit(peak_mib, r, gpus, o);
+  if (refused || own || failures_.fails_for_memory(p, r, gpus, *sharing_, o)) {
     // Bound but cannot run: unbind it, then let the reserve plugins give back what they took
     // (they may restore the request's claim, which unbinding still needs).
     tenants_.retire(p);

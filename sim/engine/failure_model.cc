@@ -4,6 +4,19 @@
 
 namespace slicelab {
 
+bool FailureModel::fails_allocation(const PodRequest& r, PodOutcome& o) const {
+  const int most = mode_.max_gpus_per_pod();
+  if (most <= 0 || r.gpu_count <= most) return false;
+  // The plugin's own words (internal/rm/rm.go, ValidateRequest); the kubelet reports a failed
+  // Allocate as UnexpectedAdmissionError.
+  o.reason = reasons_.add(fmt::format(
+      "UnexpectedAdmissionError: device plugin Allocate failed: maximum request size for shared "
+      "resources is {}; found {} (failRequestsGreaterThanOne)",
+      most, r.gpu_count));
+  o.failure = FailureCause::kAllocationRefused;
+  return true;
+}
+
 bool FailureModel::fails_own_limit(int64_t peak_mib, const PodRequest& r,
                                    std::span<const GpuId> gpus, PodOutcome& o) {
   if (r.gpu_count == 0) return false;

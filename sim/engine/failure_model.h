@@ -42,6 +42,9 @@ class FailureModel {
 
   void prepare() { victims_.reserve(static_cast<size_t>(kMaxTenantsPerGpu)); }
 
+  // The device plugin's own refusal (failRequestsGreaterThanOne): more shared GPUs than the
+  // mode's max_gpus_per_pod. Checked first: the kubelet fails the pod before its container runs.
+  bool fails_allocation(const PodRequest& r, PodOutcome& o) const;
   // Capped modes: the pod's peak device memory `peak_mib` (peak_memory_mib: a tenant capped at
   // its request that really uses more fails) over its hard memory limit, or a modelled client
   // fault.

@@ -45,6 +45,7 @@ bool restart_can_cure(FailureCause cause) {
     case FailureCause::kNone:
     case FailureCause::kOverMemoryCap:
     case FailureCause::kInstanceMemory:
+    case FailureCause::kAllocationRefused:
       return false;
   }
   return false;

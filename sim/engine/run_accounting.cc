@@ -204,6 +204,10 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
         case FailureCause::kClientFault:
           ++s.not_placed_reasons["client fault (modelled)"];
           break;
+        case FailureCause::kAllocationRefused:
+          ++s.not_placed_reasons
+                ["allocation refused by the device plugin (more than 1 shared GPU)"];
+          break;
         case FailureCause::kNeighbourFault:
           ++s.not_placed_reasons["MPS neighbour fault"];
           ++s.neighbour_failures;

@@ -25,6 +25,7 @@ enum class FailureCause : uint8_t {
   kNeighbourFault,       // MPS: a neighbour's failure took it down
   kInstanceMemory,       // MIG: its instance holds less memory than it needs
   kOvercommittedMemory,  // HAMi memory overcommit: its GPU's tenants use more than it holds
+  kAllocationRefused,    // the device plugin failed its Allocate (failRequestsGreaterThanOne)
 };
 
 // One per pod of a run, so kept small (48 bytes; a million-pod replay holds a million): the

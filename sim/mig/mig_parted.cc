@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "workloads/hardware/mig_profiles.h"
+#include "workloads/hardware/pci_device_ids.h"
 
 namespace slicelab {
 namespace {
@@ -15,11 +16,34 @@ std::string where(const YamlReader& yaml, const YAML::Node& node, std::string_vi
   return fmt::format("{}:{}:{}: {}", yaml.file(), m.line + 1, m.column + 1, path);
 }
 
+// device-filter: one PCI device ID or a list of them (spec.go accepts a string or a list of
+// strings); each must be in the table so that it selects catalog models.
+void read_device_filter(const YamlReader& yaml, const YAML::Node& f, const std::string& path,
+                        MigDeviceRule& rule) {
+  if (f.IsSequence() && f.size() == 0) yaml.fail(f, path, "needs at least one PCI device ID");
+  const std::vector<std::string> ids =
+      f.IsScalar() ? std::vector<std::string>{yaml.string(f, path)} : yaml.string_list(f, path);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const YAML::Node at = f.IsScalar() ? f : f[i];
+    const std::string ip = f.IsScalar() ? path : index_path(path, i);
+    std::string error;
+    const PciGpuId* id = find_pci_gpu_id(ids[i], error);
+    if (!id) yaml.fail(at, ip, error);
+    rule.device_filter.push_back(ids[i]);
+    const std::string model(id->gpu_model);
+    if (!model.empty() && std::find(rule.filter_models.begin(), rule.filter_models.end(), model) ==
+                              rule.filter_models.end())
+      rule.filter_models.push_back(model);
+  }
+}
+
 MigDeviceRule read_rule(const YamlReader& yaml, const YAML::Node& node, const std::string& path) {
   yaml.require_map(node, path);
-  yaml.check_keys(node, path, {"devices", "mig-enabled", "mig-devices"});
+  yaml.check_keys(node, path, {"device-filter", "devices", "mig-enabled", "mig-devices"});
   MigDeviceRule rule;
   rule.where = where(yaml, node, path);
+  if (const YAML::Node f = node["device-filter"]; f.IsDefined())
+    read_device_filter(yaml, f, join_path(path, "device-filter"), rule);
   const YAML::Node dev = yaml.required(node, path, "devices");
   const std::string dp = join_path(path, "devices");
   if (dev.IsScalar()) {
@@ -59,6 +83,13 @@ MigDeviceRule read_rule(const YamlReader& yaml, const YAML::Node& node, const st
 
 bool MigDeviceRule::applies_to(int gpu) const {
   return devices.empty() || std::find(devices.begin(), devices.end(), gpu) != devices.end();
+}
+
+bool MigDeviceRule::applies_to(int gpu, std::string_view model) const {
+  if (!device_filter.empty() &&
+      std::find(filter_models.begin(), filter_models.end(), model) == filter_models.end())
+    return false;
+  return applies_to(gpu);
 }
 
 std::string MigPartedConfig::names() const {

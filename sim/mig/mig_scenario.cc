@@ -63,7 +63,7 @@ void check_mig_layouts(const MigSettings& settings, const ClusterSpec& cluster,
     const MigTable* table = mig_table_for(model);
     for (int gpu = 0; gpu < group.gpus_per_node; ++gpu) {
       for (const MigDeviceRule& rule : settings.rules) {
-        if (!rule.applies_to(gpu)) continue;
+        if (!rule.applies_to(gpu, model)) continue;
         if (!rule.mig_enabled) break;
         if (!table)
           throw InputError(

@@ -34,11 +34,12 @@ MigState::MigState(const ClusterState& cluster, const GpuCatalog& catalog,
   free_gpus_.assign(models_ * kProfileSlotsPerModel, 0.0);
   for (NodeId n = 0; n < cluster.node_count(); ++n) {
     const MigTable* table = table_[cluster.model(n)];
+    const std::string& model = catalog.models()[cluster.model(n)].name;
     for (int i = 0; i < cluster.gpus_on(n); ++i) {
       const GpuId g = cluster.first_gpu(n) + static_cast<GpuId>(i);
       const MigDeviceRule* rule = nullptr;
       for (const MigDeviceRule& r : settings.rules)
-        if (r.applies_to(i)) {
+        if (r.applies_to(i, model)) {
           rule = &r;
           break;
         }

@@ -10,6 +10,7 @@
 #include "sim/placement/plugin_registry.h"
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
+#include "sim/sharing/device_plugin_config.h"
 #include "sim/sharing/hami_scenario.h"
 #include "sim/sharing/sharing_registry.h"
 #include "sim/topology/topology_yaml.h"
@@ -283,6 +284,11 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
   if (!node.IsDefined()) return c;
   if (!node.IsMap() && !node.IsScalar())
     yaml.fail_expected(node, path, "a sharing mode name or a mapping");
+  // --- The NVIDIA device plugin's own config file (sim/sharing/device_plugin_config.cc) ---
+  if (is_device_plugin_sharing(node)) {
+    read_device_plugin_sharing(yaml, node, path, c);
+    return c;
+  }
   // --- MIG: its own keys and reader (sim/mig/mig_scenario.cc) ---
   // IsDefined first: yaml-cpp throws an unlocated InvalidNode when asked anything else about
   // the node of a missing key; `required` below reports the missing mode at the mapping.
@@ -309,7 +315,9 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
         node, path,
         {"mode", "replicas", "context_switch_overhead",
          // mps and interposer (issue 4)
-         "fault_propagation", "client_fault_probability", "launch_overhead_ns", "limiter_window"});
+         "fault_propagation", "client_fault_probability", "launch_overhead_ns", "limiter_window",
+         // the device plugin's config instead of a mode (read above; listed for did-you-mean)
+         "device_plugin_config", "device_plugin"});
   // Bind, never assign: YAML::Node::operator= overwrites the node it refers to, which would
   // turn this mapping into its own mode scalar and drop replicas and overhead unread.
   const YAML::Node mode_node = node.IsMap() ? yaml.required(node, path, "mode") : node;

@@ -8,6 +8,7 @@
 
 #include "sim/interference/interference_model.h"
 #include "sim/mig/mig_settings.h"
+#include "sim/sharing/device_plugin_settings.h"
 #include "sim/sharing/hami_settings.h"
 #include "sim/sharing/sharing_mode.h"
 #include "sim/vm/vm_settings.h"
@@ -27,6 +28,9 @@ struct SharingConfig {
   // --- HAMi (kind "hami"): split count, memory and core scaling, policies; docs/hami.md.
   // Null: HAMi's defaults. ---
   std::shared_ptr<const HamiSettings> hami{};
+  // --- Set when the NVIDIA device plugin's config file gave the mode (kind time-slice, mps or
+  // whole-card); docs/device-plugin-config.md. ---
+  std::shared_ptr<const DevicePluginSettings> device_plugin{};
 
   // --- MPS, interposer and the interference model (issue 4; docs/sharing-models.md) ---
   int mps_replicas = 0;  // mps: > 0: N equal clients (100/N % threads, 1/N memory); 0: per pod

@@ -66,6 +66,9 @@ class SharingMode {
   virtual double fault_propagation() const { return 0.0; }
   // Chance that a tenant hits a fatal fault of its own when it starts (a modelled crash).
   virtual double client_fault_probability() const { return 0.0; }
+  // > 0: a pod asking for more GPUs than this fails as it is bound, as the NVIDIA device plugin
+  // fails its Allocate under failRequestsGreaterThanOne; 0: any count.
+  virtual int max_gpus_per_pod() const { return 0; }
 
   // The mode's state for one run (MIG: its instances and placement plugins). The default holds
   // nothing and changes nothing: units alone decide placement.

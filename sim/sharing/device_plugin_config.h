@@ -1,0 +1,32 @@
+// The NVIDIA device plugin's config file (k8s-device-plugin api/config/v1: `version: v1`, `flags`,
+// `sharing.timeSlicing` / `sharing.mps`) read as a policy's sharing mode;
+// docs/device-plugin-config.md.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string_view>
+
+#include "sim/sharing/device_plugin_settings.h"
+#include "sim/sharing/sharing_config.h"
+#include "workloads/yaml_reader.h"
+
+namespace slicelab {
+
+// True when a policy's sharing mapping names a device plugin config (`device_plugin_config:
+// FILE` or `device_plugin: {...}`) rather than a mode.
+bool is_device_plugin_sharing(const YAML::Node& sharing);
+
+// Reads that mapping into `config`: the mode (time-slice, mps, or whole-card when the config
+// shares nothing), its replicas and config.device_plugin. A relative file is read beside the
+// scenario (yaml.file()); it may be the config itself or a ConfigMap holding it under `data`.
+void read_device_plugin_sharing(const YamlReader& yaml, const YAML::Node& node,
+                                std::string_view path, SharingConfig& config);
+
+// One config document: the plugin's file, a ConfigMap entry, or the inline mapping. What the
+// simulator cannot model yet (a subset of devices, several resources, MIG resources) is refused
+// with "not supported yet: KEY"; unknown keys get a did-you-mean. `source` names it in results.
+DevicePluginSettings read_device_plugin_config(const YamlReader& yaml, const YAML::Node& node,
+                                               std::string_view path, std::string source);
+
+}  // namespace slicelab
