@@ -214,6 +214,37 @@ policies:
   EXPECT_EQ(message_of([&] { load_scenario(bad_model); }),
             (dir_ / "jobs.csv").string() + ":2: column 'job': unknown GPU model 'j' (known: " +
                 GpuCatalog::builtin().names() + ")");
+
+  // Units and RFC 3339 times in the scenario key; a bad unit is located at its column.
+  write("k.csv", "job,created,runtime,gpus,cores\nj,2026-03-01T12:00:30Z,1h30m,1,25\n");
+  const Scenario dated = load_scenario(write("d.yaml", R"(cluster:
+  node_groups:
+    - {count: 1, gpu_model: T4, gpus_per_node: 1, cpu: 4, memory: 16Gi}
+workload:
+  csv:
+    file: k.csv
+    columns: {name: job, arrival: "created:rfc3339", duration: "runtime:duration",
+              gpu_count: gpus, gpu_milli: "cores:percent"}
+    time_origin: "2026-03-01T12:00:00Z"
+policies:
+  - placement: best-fit
+)"));
+  ASSERT_EQ(dated.pods.size(), 1U);
+  EXPECT_DOUBLE_EQ(dated.pods[0].arrival_s, 30.0);
+  EXPECT_DOUBLE_EQ(dated.pods[0].duration_s, 5400.0);
+  EXPECT_EQ(dated.pods[0].gpu_milli, 250);
+  const std::string bad_column_unit = write("cu.yaml", R"(cluster:
+  node_groups:
+    - {count: 1, gpu_model: T4, gpus_per_node: 1, cpu: 4, memory: 16Gi}
+workload:
+  csv: {file: k.csv, columns: {duration: "runtime:duartion"}}
+policies:
+  - placement: best-fit
+)");
+  EXPECT_EQ(message_of([&] { load_scenario(bad_column_unit); }),
+            bad_column_unit +
+                ":5:42: workload.csv.columns.duration: unknown unit 'duartion' for duration (did "
+                "you mean 'duration'?) (units: s, seconds, ms, min, h, duration)");
 }
 
 // ---- explicit units per column and RFC 3339 times -----------------------------------------
@@ -348,12 +379,14 @@ TEST_F(CsvFiles, UnknownUnitsGetTheClosestOne) {
 
 TEST_F(CsvFiles, PercentLookingSharesWarn) {
   CsvTraceMapping m;
-  m.file = write("w.csv", "t,g,c\n1,1,30\n1,1,100\n1,2,1000\n");
   add_csv_column(m, "duration", "t");
   add_csv_column(m, "gpu_count", "g");
   add_csv_column(m, "gpu_milli", "c");
   std::vector<std::string> warnings;
-  // The two-GPU row's 1000 is a whole GPU each: it says nothing about the column's scale.
+  // A multi-GPU row must say 1000 (a whole GPU each): that shows the column is thousandths.
+  m.file = write("w0.csv", "t,g,c\n1,1,30\n1,2,1000\n");
+  read_csv_trace(m, {}, &warnings);
+  EXPECT_TRUE(warnings.empty());
   m.file = write("w.csv", "t,g,c\n1,1,30\n1,1,100\n");
   const auto pods = read_csv_trace(m, {}, &warnings);
   EXPECT_EQ(pods[0].gpu_milli, 30);  // read as written
