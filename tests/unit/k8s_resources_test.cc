@@ -263,5 +263,45 @@ policies: [{placement: best-fit}]
                 "Pi Ei, n u m k M G T P E, or an exponent such as e9)");
 }
 
+TEST_F(NodeQuantities, GeneratorShapesAndEngineTimesSpeakKubernetesAndGo) {
+  const Scenario sc = load_scenario(write("g.yaml", R"(cluster:
+  node_groups:
+    - {count: 2, gpu_model: A100-80GB, gpus_per_node: 8, cpu: 128, memory: 1Ti}
+workload:
+  generator:
+    pods: 20
+    arrivals_per_hour: 60
+    shapes:
+      - name: infer
+        duration: {distribution: uniform, min: 1m30s, max: 1h30m}
+        cpu: 500m
+        memory: 4Gi
+        resources: {nvidia.com/gpu: 1, nvidia.com/gpucores: 25, nvidia.com/gpumem: 10Gi}
+engine:
+  until: 2h30m
+  sample_interval: 1m30s
+policies:
+  - placement: best-fit
+)"));
+  EXPECT_EQ(sc.cluster.groups[0].cpu_milli, 128000);
+  EXPECT_EQ(sc.cluster.groups[0].memory_mib, 1048576);
+  ASSERT_TRUE(sc.engine.until_s.has_value());
+  EXPECT_DOUBLE_EQ(*sc.engine.until_s, 9000.0);
+  EXPECT_DOUBLE_EQ(sc.engine.sample_interval_s, 90.0);
+  ASSERT_TRUE(sc.generator.has_value());
+  const PodSpec& shape = sc.generator->shapes[0].request;
+  EXPECT_EQ(shape.cpu_milli, 500);
+  EXPECT_EQ(shape.memory_mib, 4096);
+  EXPECT_EQ(shape.gpu_count, 1);
+  EXPECT_EQ(shape.gpu_milli, 250);
+  EXPECT_EQ(shape.gpu_memory_mib, 10240);
+  ASSERT_EQ(sc.pods.size(), 20U);
+  for (const PodSpec& p : sc.pods) {
+    EXPECT_GE(p.duration_s, 90.0);
+    EXPECT_LE(p.duration_s, 5400.0);
+    EXPECT_EQ(p.gpu_milli, 250);
+  }
+}
+
 }  // namespace
 }  // namespace slicelab
