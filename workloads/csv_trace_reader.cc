@@ -44,6 +44,14 @@ int64_t scaled(const CsvReader& csv, size_t c, double unit) {
   return std::llround(csv.number(c, 0, kMaxQuantity / unit) * unit);
 }
 
+// A cell without the spaces around it, as the numeric cells are read.
+std::string_view cell(const CsvReader& csv, size_t c) {
+  std::string_view t = csv.field(c);
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  return t;
+}
+
 // How one column's cells are read, from its unit.
 enum class Cell { kNumber, kRfc3339, kGoDuration, kPercent, kMemoryQuantity, kBytes, kCpuQuantity };
 
@@ -85,9 +93,9 @@ ColumnUnit cpu_column(const CsvTraceMapping& m) {
 // A memory cell in MiB under its column's unit.
 int64_t memory_cell(const CsvReader& csv, size_t c, const ColumnUnit& u) {
   if (u.cell == Cell::kNumber) return scaled(csv, c, u.scale);
-  const std::string& text = csv.field(c);
+  const std::string_view text = cell(csv, c);
   std::string error;
-  if (u.cell == Cell::kBytes && text.find_first_not_of("0123456789") != std::string::npos)
+  if (u.cell == Cell::kBytes && text.find_first_not_of("0123456789") != std::string_view::npos)
     csv.fail_field(c, "a whole number of bytes");
   const std::optional<int64_t> mib = parse_memory_mib(text, error);
   if (!mib) csv.fail(fmt::format("column '{}': {}", csv.header()[c], error));
@@ -106,13 +114,13 @@ struct TimeReader {
     if (u.cell == Cell::kNumber) return time_of(csv, c, u.scale);
     std::string error;
     if (u.cell == Cell::kGoDuration) {
-      const std::optional<double> v = parse_go_duration(csv.field(c), error);
+      const std::optional<double> v = parse_go_duration(cell(csv, c), error);
       if (!v) csv.fail(fmt::format("column '{}': {}", csv.header()[c], error));
       if (!(*v <= kHorizonS))
         csv.fail_field(c, fmt::format("a time within the simulation horizon of {}", kHorizonText));
       return *v;
     }
-    const std::optional<Rfc3339Time> t = parse_rfc3339(csv.field(c), error);
+    const std::optional<Rfc3339Time> t = parse_rfc3339(cell(csv, c), error);
     if (!t) csv.fail(fmt::format("column '{}': {}", csv.header()[c], error));
     if (!anchor) anchor = t;
     const double v = t->seconds_since(*anchor);
@@ -321,7 +329,7 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
     if (!empty(csv, c.cpu)) {
       if (cpu_unit.cell == Cell::kCpuQuantity) {
         std::string error;
-        const std::optional<int64_t> v = parse_cpu_milli(csv.field(*c.cpu), error);
+        const std::optional<int64_t> v = parse_cpu_milli(cell(csv, *c.cpu), error);
         if (!v) csv.fail(fmt::format("column '{}': {}", csv.header()[*c.cpu], error));
         if (*v > static_cast<int64_t>(kMaxQuantity))
           csv.fail_field(*c.cpu, "a CPU quantity of at most 10^9 cores");

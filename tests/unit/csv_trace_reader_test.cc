@@ -312,7 +312,7 @@ TEST_F(CsvFiles, ResourceColumnsWithUnits) {
                  "t,gpus,cores,gmem,gpct,mem,cpu\n"
                  "1,1,30,10Gi,,1073741824,500m\n"
                  "1,1,100,10G,,0,4\n"
-                 "1,1,5,,25,1048577,0.25\n");
+                 "1,1,5,,25, 1048577 ,0.25\n");
   add_csv_column(m, "duration", "t");
   add_csv_column(m, "gpu_count", "gpus");
   add_csv_column(m, "gpu_milli", "cores:percent");
