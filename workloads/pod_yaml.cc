@@ -36,6 +36,8 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
        [&](const YAML::Node& m, const std::string& p) { return yaml.integer(m, p, 1, 1000); });
   read("gpu_memory_mib", request.gpu_memory_mib,
        [&](const YAML::Node& m, const std::string& p) { return yaml.mebibytes(m, p); });
+  read("gpu_memory_percent", request.gpu_memory_percent,
+       [&](const YAML::Node& m, const std::string& p) { return yaml.integer(m, p, 1, 100); });
   read("cpu_milli", request.cpu_milli, [&](const YAML::Node& m, const std::string& p) {
     return yaml.integer(m, p, 0, int64_t{1} << 40);
   });
@@ -48,6 +50,14 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
   if (const YAML::Node m = node["resources"]; m.IsDefined())
     read_kubernetes_resources(yaml, m, join_path(path, "resources"), request);
   apply_resource_request(yaml, request, pod);
+  // HAMi (docs/hami.md): what the pod really uses of each GPU, beside what it asks for.
+  if (const YAML::Node m = node["gpu_memory_used_mib"]; m.IsDefined()) {
+    const std::string p = join_path(path, "gpu_memory_used_mib");
+    const int64_t used = yaml.mebibytes(m, p);
+    if (pod.gpu_count == 0) yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
+    if (used > INT32_MAX) yaml.fail(m, p, fmt::format("at most {} MiB", INT32_MAX));
+    pod.gpu_memory_used_mib = static_cast<int32_t>(used);
+  }
   pod.priority =
       static_cast<int>(yaml.opt_integer(node, path, "priority", -1000000, 1000000).value_or(0));
   if (const YAML::Node m = node["allowed_models"]; m.IsDefined()) {
@@ -69,10 +79,11 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
 
 PodSpec read_pod(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
                  size_t index, const ModelCheck& check_model) {
-  yaml.check_keys(node, path,
-                  {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
-                   "cpu_milli", "memory_mib", "cpu", "memory", "resources", "priority",
-                   "allowed_models", "class", "slo", "mig_profile"});
+  yaml.check_keys(
+      node, path,
+      {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
+       "gpu_memory_used_mib", "gpu_memory_percent", "cpu_milli", "memory_mib", "cpu", "memory",
+       "resources", "priority", "allowed_models", "class", "slo", "mig_profile"});
   PodSpec pod;
   pod.name = yaml.opt_string(node, path, "name").value_or(fmt::format("pod-{}", index));
   pod.arrival_s = yaml.opt_duration(node, path, "arrival").value_or(0.0);
