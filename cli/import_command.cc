@@ -10,6 +10,7 @@
 #include "workloads/csv_trace_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/openb_reader.h"
+#include "workloads/rfc3339.h"
 #include "workloads/text_file.h"
 #include "workloads/trace_summary.h"
 #include "workloads/trace_writer.h"
@@ -18,8 +19,9 @@
 namespace slicelab {
 namespace {
 
-// "name=job_id,duration=runtime" -> field -> column; the fields are checked by the mapping.
-std::map<std::string, std::string> parse_map(const std::string& text) {
+// "name=job_id,duration=runtime,arrival=submitted:rfc3339" -> the mapping's columns and units;
+// the fields and units are checked by check_csv_mapping.
+void parse_map(const std::string& text, CsvTraceMapping& m) {
   std::map<std::string, std::string> out;
   size_t at = 0;
   while (at <= text.size()) {
@@ -32,7 +34,7 @@ std::map<std::string, std::string> parse_map(const std::string& text) {
       throw UsageError(fmt::format("--map: field '{}' is mapped twice", item.substr(0, eq)));
     at = comma + 1;
   }
-  return out;
+  for (const auto& [field, spec] : out) add_csv_column(m, field, spec);
 }
 
 template <typename F>
@@ -70,15 +72,21 @@ ImportCommand::ImportCommand(CLI::App& app) {
   openb_->add_option("-o,--out", out_, "Trace YAML file to write")->required();
   csv_ = cmd_->add_subcommand("csv", "Any CSV trace, with a column mapping");
   csv_->add_option("--file", file_, "CSV file")->required()->check(CLI::ExistingFile);
-  csv_->add_option("--map", map_,
-                   "field=column,... (fields: name, arrival, duration or start and end, "
-                   "gpu_count, gpu_milli, gpu_memory_mib, gpu_memory_used_mib, cpu_milli, "
-                   "memory_mib, priority, allowed_models, class)")
+  csv_->add_option(
+          "--map", map_,
+          "field=column[:unit],... (fields: name, arrival, duration or start and end, "
+          "gpu_count, gpu_milli, gpu_memory_mib, gpu_memory_used_mib, cpu_milli, memory_mib, "
+          "priority, "
+          "allowed_models, class; units: s, ms, min, h, duration, rfc3339 for times, "
+          "milli or percent for gpu_milli, MiB, GiB, bytes, quantity (or percent for "
+          "gpu_memory_mib) for memory, milli, cores, quantity for cpu_milli)")
       ->required();
   csv_->add_option("--time-unit", time_unit_, "s, ms, min or h (default s)");
   csv_->add_option("--memory-unit", memory_unit_, "MiB or GiB (default MiB)");
   csv_->add_option("--cpu-unit", cpu_unit_, "milli or cores (default milli)");
   csv_->add_option("--separator", separator_, "One character (default ,)");
+  csv_->add_option("--time-origin", time_origin_,
+                   "RFC 3339 time that rfc3339 columns count from (default: the earliest arrival)");
   csv_->add_option("-o,--out", out_, "Trace YAML file to write")->required();
 }
 
@@ -98,7 +106,7 @@ int ImportCommand::run() const {
   } else {
     CsvTraceMapping m;
     m.file = file_;
-    m.columns = parse_map(map_);
+    parse_map(map_, m);
     m.time_unit_s = unit("--time-unit", time_unit_, csv_time_unit, "s, ms, min or h");
     m.memory_unit_mib = unit("--memory-unit", memory_unit_, csv_memory_unit, "MiB or GiB");
     m.cpu_unit_milli = unit("--cpu-unit", cpu_unit_, csv_cpu_unit, "milli or cores");
@@ -106,8 +114,15 @@ int ImportCommand::run() const {
       throw UsageError(
           fmt::format("--separator: expected a single character, found '{}'", separator_));
     m.separator = separator_[0];
+    if (!time_origin_.empty()) {
+      std::string error;
+      m.time_origin = parse_rfc3339(time_origin_, error);
+      if (!m.time_origin) throw UsageError(fmt::format("--time-origin: {}", error));
+    }
     if (auto err = check_csv_mapping(m)) throw UsageError(fmt::format("--map: {}", *err));
-    pods = read_csv_trace(m);
+    std::vector<std::string> warnings;
+    pods = read_csv_trace(m, {}, &warnings);
+    for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     description = fmt::format("imported from CSV {} with --map {}", file_, map_);
   }
   summary.add_pods(pods);

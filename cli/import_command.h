@@ -29,6 +29,7 @@ class ImportCommand {
   std::string memory_unit_ = "MiB";
   std::string cpu_unit_ = "milli";
   std::string separator_ = ",";
+  std::string time_origin_;
   std::string out_;
 };
 

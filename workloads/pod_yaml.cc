@@ -6,39 +6,51 @@
 
 #include "workloads/hardware/mig_profiles.h"
 #include "workloads/input_limits.h"
+#include "workloads/k8s_resources.h"
 
 namespace slicelab {
 
 void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
                       PodSpec& pod, const ModelCheck& check_model) {
-  pod.gpu_count = static_cast<int>(yaml.opt_integer(node, path, "gpu_count", 0, 64).value_or(0));
+  PodResourceRequest request;
+  // Each key in turn; two keys for one request (cpu and cpu_milli) fail at the second.
+  const auto read = [&](const char* key, RequestedAmount& slot, auto&& value) {
+    if (const YAML::Node m = node[key]; m.IsDefined()) {
+      std::string p = join_path(path, key);
+      const int64_t v = value(m, p);
+      request.set(yaml, slot, v, m, std::move(p), key);
+    }
+  };
+  read("gpu_count", request.gpu_count,
+       [&](const YAML::Node& m, const std::string& p) { return yaml.integer(m, p, 0, 64); });
   if (const YAML::Node m = node["mig_profile"]; m.IsDefined()) {
-    const std::string p = join_path(path, "mig_profile");
-    pod.mig_profile = yaml.string(m, p);
-    if (!node["gpu_count"].IsDefined()) pod.gpu_count = 1;
-    if (pod.gpu_count != 1) yaml.fail(m, p, "a MIG profile is for one-GPU pods (gpu_count: 1)");
-    if (!is_known_mig_profile(pod.mig_profile))
+    std::string p = join_path(path, "mig_profile");
+    request.mig_profile = yaml.string(m, p);
+    if (!is_known_mig_profile(request.mig_profile))
       yaml.fail(m, p,
-                fmt::format("unknown MIG profile '{}' (known: {})", pod.mig_profile,
+                fmt::format("unknown MIG profile '{}' (known: {})", request.mig_profile,
                             known_mig_profile_names()));
+    request.set(yaml, request.mig, 0, m, std::move(p), "mig_profile");
   }
-  if (const YAML::Node m = node["gpu_milli"]; m.IsDefined()) {
-    const std::string p = join_path(path, "gpu_milli");
-    pod.gpu_milli = static_cast<int>(yaml.integer(m, p, 1, 1000));
-    if (pod.gpu_count == 0) yaml.fail(m, p, "a GPU share needs gpu_count of 1");
-    if (pod.gpu_count > 1 && pod.gpu_milli != 1000)
-      yaml.fail(m, p,
-                fmt::format("a GPU share below 1000 is only for one-GPU pods, this pod asks for {} "
-                            "GPUs",
-                            pod.gpu_count));
-  }
-  if (const YAML::Node m = node["gpu_memory_mib"]; m.IsDefined()) {
-    const std::string p = join_path(path, "gpu_memory_mib");
-    pod.gpu_memory_mib = yaml.mebibytes(m, p);
-    if (pod.gpu_count == 0 && pod.gpu_memory_mib > 0)
-      yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
-  }
-  // HAMi (docs/hami.md): what the pod really uses of each GPU, and gpumem-percentage.
+  read("gpu_milli", request.gpu_milli,
+       [&](const YAML::Node& m, const std::string& p) { return yaml.integer(m, p, 1, 1000); });
+  read("gpu_memory_mib", request.gpu_memory_mib,
+       [&](const YAML::Node& m, const std::string& p) { return yaml.mebibytes(m, p); });
+  read("gpu_memory_percent", request.gpu_memory_percent,
+       [&](const YAML::Node& m, const std::string& p) { return yaml.integer(m, p, 1, 100); });
+  read("cpu_milli", request.cpu_milli, [&](const YAML::Node& m, const std::string& p) {
+    return yaml.integer(m, p, 0, int64_t{1} << 40);
+  });
+  read("cpu", request.cpu_milli,
+       [&](const YAML::Node& m, const std::string& p) { return yaml.cpu_milli(m, p); });
+  read("memory_mib", request.memory_mib,
+       [&](const YAML::Node& m, const std::string& p) { return yaml.mebibytes(m, p); });
+  read("memory", request.memory_mib,
+       [&](const YAML::Node& m, const std::string& p) { return yaml.memory_bytes_as_mib(m, p); });
+  if (const YAML::Node m = node["resources"]; m.IsDefined())
+    read_kubernetes_resources(yaml, m, join_path(path, "resources"), request);
+  apply_resource_request(yaml, request, pod);
+  // HAMi (docs/hami.md): what the pod really uses of each GPU, beside what it asks for.
   if (const YAML::Node m = node["gpu_memory_used_mib"]; m.IsDefined()) {
     const std::string p = join_path(path, "gpu_memory_used_mib");
     const int64_t used = yaml.mebibytes(m, p);
@@ -47,13 +59,6 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
       yaml.fail(m, p, fmt::format("at most {} MiB (2 PiB) per GPU", int64_t{INT32_MAX}));
     pod.gpu_memory_used_mib = static_cast<int32_t>(used);
   }
-  if (const YAML::Node m = node["gpu_memory_percent"]; m.IsDefined()) {
-    const std::string p = join_path(path, "gpu_memory_percent");
-    pod.gpu_memory_percent = static_cast<int32_t>(yaml.integer(m, p, 1, 100));
-    if (pod.gpu_count == 0) yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
-  }
-  pod.cpu_milli = yaml.opt_integer(node, path, "cpu_milli", 0, int64_t{1} << 40).value_or(0);
-  pod.memory_mib = yaml.opt_mebibytes(node, path, "memory_mib").value_or(0);
   pod.priority =
       static_cast<int>(yaml.opt_integer(node, path, "priority", -1000000, 1000000).value_or(0));
   if (const YAML::Node m = node["allowed_models"]; m.IsDefined()) {
@@ -75,10 +80,11 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
 
 PodSpec read_pod(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
                  size_t index, const ModelCheck& check_model) {
-  yaml.check_keys(node, path,
-                  {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
-                   "gpu_memory_used_mib", "gpu_memory_percent", "cpu_milli", "memory_mib",
-                   "priority", "allowed_models", "class", "slo", "mig_profile"});
+  yaml.check_keys(
+      node, path,
+      {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
+       "gpu_memory_used_mib", "gpu_memory_percent", "cpu_milli", "memory_mib", "cpu", "memory",
+       "resources", "priority", "allowed_models", "class", "slo", "mig_profile"});
   PodSpec pod;
   pod.name = yaml.opt_string(node, path, "name").value_or(fmt::format("pod-{}", index));
   pod.arrival_s = yaml.opt_duration(node, path, "arrival").value_or(0.0);

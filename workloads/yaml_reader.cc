@@ -13,6 +13,7 @@
 #include "workloads/edit_distance.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
+#include "workloads/k8s_quantity.h"
 #include "workloads/text_file.h"
 #include "workloads/yaml_syntax_check.h"
 
@@ -238,9 +239,13 @@ bool YamlReader::boolean(const YAML::Node& node, std::string_view path) const {
 
 double YamlReader::duration(const YAML::Node& node, std::string_view path, double min_s) const {
   const std::string expected = fmt::format(
-      "a duration of at least {}s (seconds, or a number with s, m, h or d)", format_number(min_s));
+      "a duration of at least {}s (seconds, or a Go duration such as 90s, 1h30m, 300ms, 1.5d)",
+      format_number(min_s));
   if (!node.IsScalar()) fail_expected(node, path, expected);
-  std::string_view text = node.Scalar();
+  const std::string& scalar = node.Scalar();
+  // A number with at most one unit letter is read as before (it allows "1e3s", which Go does
+  // not), so every existing scenario keeps its exact seconds; anything else is a Go duration.
+  std::string_view text = scalar;
   double scale = 1.0;
   if (!text.empty()) {
     switch (text.back()) {
@@ -264,33 +269,91 @@ double YamlReader::duration(const YAML::Node& node, std::string_view path, doubl
         break;
     }
   }
-  double v = 0;
-  if (!parse_double(text, v) || v * scale < min_s) fail_expected(node, path, expected);
+  double seconds = 0;
+  if (double v = 0; parse_double(text, v)) {
+    seconds = v * scale;
+  } else {
+    std::string error;
+    const std::optional<double> go = parse_go_duration(scalar, error);
+    if (!go) fail(node, path, fmt::format("expected {}, found '{}': {}", expected, scalar, error));
+    seconds = *go;
+  }
+  if (seconds < min_s) fail_expected(node, path, expected);
   // "1e308h" is finite as written and infinite in seconds; the horizon refuses both it and
   // any time that would make a run sample or queue for longer than the limits allow.
-  if (!(v * scale <= kHorizonS))
+  if (!(seconds <= kHorizonS))
     fail_expected(node, path,
                   fmt::format("a duration of at most {} (the simulation horizon)", kHorizonText));
-  return v * scale;
+  return seconds;
 }
 
-int64_t YamlReader::mebibytes(const YAML::Node& node, std::string_view path) const {
-  constexpr const char* kExpected = "a size in MiB (an integer, or a number with Mi, Gi or Ti)";
-  if (!node.IsScalar()) fail_expected(node, path, kExpected);
-  std::string_view text = node.Scalar();
-  double scale = 1.0;
-  if (text.size() > 2) {
-    const std::string_view unit = text.substr(text.size() - 2);
-    if (unit == "Mi")
-      scale = 1.0, text.remove_suffix(2);
-    else if (unit == "Gi")
-      scale = 1024.0, text.remove_suffix(2);
-    else if (unit == "Ti")
-      scale = 1024.0 * 1024.0, text.remove_suffix(2);
+namespace {
+
+// The largest size any *_mib or memory key takes (an exabyte), so sums over a cluster stay
+// far from overflow.
+constexpr int64_t kMaxMebibytes = 1'000'000'000'000;
+
+// A memory quantity that ends in a milli, micro or nano suffix is a fraction of a byte
+// ("512m" is 0.512 bytes), which Kubernetes accepts but nobody means.
+std::string fractional_byte_error(std::string_view text) {
+  if (text.empty()) return {};
+  switch (text.back()) {
+    case 'm':
+      return fmt::format(
+          "'{}' is thousandths of a byte ('m' is milli; did you mean 'Mi' (2^20) or 'M' (10^6)?)",
+          text);
+    case 'u':
+    case 'n':
+      return fmt::format("'{}' is a fraction of a byte ('{}' is {}); use Ki, Mi, Gi, k, M or G",
+                         text, text.back(), text.back() == 'u' ? "micro" : "nano");
+    default:
+      return {};
   }
-  double v = 0;
-  if (!parse_double(text, v) || v < 0 || v * scale > 1e12) fail_expected(node, path, kExpected);
-  return static_cast<int64_t>(std::llround(v * scale));
+}
+
+}  // namespace
+
+int64_t YamlReader::mebibytes(const YAML::Node& node, std::string_view path) const {
+  constexpr const char* kExpected =
+      "a size in MiB (an integer, or a Kubernetes quantity of bytes such as 512Mi, 16Gi, 10G)";
+  if (!node.IsScalar()) fail_expected(node, path, kExpected);
+  const std::string& text = node.Scalar();
+  // A plain number keeps the meaning these keys always had: MiB.
+  if (text.find_first_not_of("+-.0123456789") == std::string::npos) {
+    double v = 0;
+    if (!parse_double(text, v) || v < 0 || v > static_cast<double>(kMaxMebibytes))
+      fail_expected(node, path, kExpected);
+    return static_cast<int64_t>(std::llround(v));
+  }
+  return memory_bytes_as_mib(node, path);
+}
+
+int64_t YamlReader::memory_bytes_as_mib(const YAML::Node& node, std::string_view path) const {
+  constexpr const char* kExpected =
+      "a memory quantity in bytes (e.g. 512Mi, 16Gi, 10G, 10e9, or a number of bytes)";
+  if (!node.IsScalar()) fail_expected(node, path, kExpected);
+  const std::string& text = node.Scalar();
+  std::string error = fractional_byte_error(text);
+  std::optional<int64_t> mib;
+  if (error.empty()) mib = parse_memory_mib(text, error);
+  if (mib && *mib > kMaxMebibytes)
+    error = fmt::format("'{}' is more than the limit of 1000000000000 MiB", text), mib.reset();
+  if (!mib) fail(node, path, fmt::format("expected {}, found '{}': {}", kExpected, text, error));
+  return *mib;
+}
+
+int64_t YamlReader::cpu_milli(const YAML::Node& node, std::string_view path) const {
+  constexpr const char* kExpected = "a CPU quantity in cores (e.g. 4, 0.5, 500m)";
+  constexpr int64_t kMaxMilli = int64_t{1} << 40;
+  if (!node.IsScalar()) fail_expected(node, path, kExpected);
+  const std::string& text = node.Scalar();
+  std::string error;
+  std::optional<int64_t> milli = parse_cpu_milli(text, error);
+  if (milli && *milli > kMaxMilli)
+    error = fmt::format("'{}' is more than the limit of {} cores", text, kMaxMilli / 1000),
+    milli.reset();
+  if (!milli) fail(node, path, fmt::format("expected {}, found '{}': {}", kExpected, text, error));
+  return *milli;
 }
 
 std::vector<std::string> YamlReader::string_list(const YAML::Node& node,
@@ -347,6 +410,21 @@ std::optional<int64_t> YamlReader::opt_mebibytes(const YAML::Node& map, std::str
   const YAML::Node v = map[key];
   if (!v.IsDefined()) return std::nullopt;
   return mebibytes(v, join_path(path, key));
+}
+
+std::optional<int64_t> YamlReader::opt_memory_bytes_as_mib(const YAML::Node& map,
+                                                           std::string_view path,
+                                                           const char* key) const {
+  const YAML::Node v = map[key];
+  if (!v.IsDefined()) return std::nullopt;
+  return memory_bytes_as_mib(v, join_path(path, key));
+}
+
+std::optional<int64_t> YamlReader::opt_cpu_milli(const YAML::Node& map, std::string_view path,
+                                                 const char* key) const {
+  const YAML::Node v = map[key];
+  if (!v.IsDefined()) return std::nullopt;
+  return cpu_milli(v, join_path(path, key));
 }
 
 }  // namespace slicelab

@@ -6,6 +6,7 @@
 
 #include "workloads/csv_trace_reader.h"
 #include "workloads/input_error.h"
+#include "workloads/rfc3339.h"
 
 namespace slicelab {
 namespace {
@@ -91,7 +92,7 @@ std::vector<PodSpec> read_csv_workload(const YamlReader& yaml, const YAML::Node&
                                        const std::string& scenario_path,
                                        const ModelCheck& check_model, std::string& source) {
   const std::string path = "workload.csv";
-  yaml.check_keys(node, path, {"file", "columns", "units", "separator"});
+  yaml.check_keys(node, path, {"file", "columns", "units", "separator", "time_origin"});
   CsvTraceMapping m;
   std::string rel;
   m.file =
@@ -99,9 +100,20 @@ std::vector<PodSpec> read_csv_workload(const YamlReader& yaml, const YAML::Node&
   const std::string cp = join_path(path, "columns");
   const YAML::Node columns = yaml.required(node, path, "columns");
   yaml.require_map(columns, cp);
-  for (const auto& kv : columns)
-    m.columns[kv.first.Scalar()] = yaml.string(kv.second, join_path(cp, kv.first.Scalar()));
+  // A column is "name" or "name:unit"; a unit check that fails points at the column's value.
+  for (const auto& kv : columns) {
+    const std::string field = kv.first.Scalar();
+    add_csv_column(m, field, yaml.string(kv.second, join_path(cp, field)));
+    if (auto u = m.units.find(field); u != m.units.end())
+      if (auto err = check_csv_unit(field, u->second))
+        yaml.fail(kv.second, join_path(cp, field), *err);
+  }
   if (auto err = check_csv_mapping(m)) yaml.fail(columns, cp, *err);
+  if (const YAML::Node o = node["time_origin"]; o.IsDefined()) {
+    std::string error;
+    m.time_origin = parse_rfc3339(yaml.string(o, join_path(path, "time_origin")), error);
+    if (!m.time_origin) yaml.fail(o, join_path(path, "time_origin"), error);
+  }
   if (const YAML::Node u = node["units"]; u.IsDefined()) {
     const std::string up = join_path(path, "units");
     yaml.check_keys(u, up, {"time", "memory", "cpu"});

@@ -28,6 +28,21 @@ namespace {
 
 constexpr size_t kMaxModels = 64;  // pods carry allowed models as a 64-bit mask
 
+// Which of a node size's two spellings `map` uses (cpu_milli or Kubernetes' cpu, memory_mib or
+// memory): exactly one is required.
+const char* one_of(const YamlReader& yaml, const YAML::Node& map, std::string_view path,
+                   const char* plain, const char* kubernetes) {
+  const bool has_plain = map[plain].IsDefined();
+  const bool has_kubernetes = map[kubernetes].IsDefined();
+  if (has_plain && has_kubernetes)
+    yaml.fail(map[kubernetes], join_path(path, kubernetes),
+              fmt::format("'{}' asks for what '{}' already gives (line {}); keep one of them",
+                          kubernetes, plain, map[plain].Mark().line + 1));
+  if (!has_plain && !has_kubernetes)
+    yaml.fail(map, path, fmt::format("missing required key '{}' (or '{}')", plain, kubernetes));
+  return has_plain ? plain : kubernetes;
+}
+
 void read_gpu_models(const YamlReader& yaml, const YAML::Node& node, GpuCatalog& catalog) {
   yaml.require_map(node, "gpu_models");
   for (const auto& kv : node) {
@@ -84,9 +99,9 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
   for (size_t i = 0; i < groups.size(); ++i) {
     const std::string path = index_path("cluster.node_groups", i);
     const YAML::Node g = groups[i];
-    yaml.check_keys(
-        g, path,
-        {"name", "count", "cpu_milli", "memory_mib", "gpu_model", "gpus_per_node", "topology"});
+    yaml.check_keys(g, path,
+                    {"name", "count", "cpu_milli", "memory_mib", "cpu", "memory", "gpu_model",
+                     "gpus_per_node", "topology"});
     NodeGroup group;
     group.name = yaml.opt_string(g, path, "name").value_or(fmt::format("group{}", i));
     if (auto [it, fresh] = names.emplace(group.name, i); !fresh)
@@ -95,12 +110,21 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
                             group.name, it->second));
     group.count = static_cast<int>(
         yaml.integer(yaml.required(g, path, "count"), join_path(path, "count"), 1, 1'000'000));
-    group.cpu_milli = yaml.integer(yaml.required(g, path, "cpu_milli"),
-                                   join_path(path, "cpu_milli"), 1, int64_t{1} << 40);
-    group.memory_mib =
-        yaml.mebibytes(yaml.required(g, path, "memory_mib"), join_path(path, "memory_mib"));
-    if (group.memory_mib <= 0)
-      yaml.fail_expected(g["memory_mib"], join_path(path, "memory_mib"), "a size above 0");
+    {
+      const char* key = one_of(yaml, g, path, "cpu_milli", "cpu");
+      const std::string p = join_path(path, key);
+      group.cpu_milli = key == std::string_view("cpu")
+                            ? yaml.cpu_milli(g[key], p)
+                            : yaml.integer(g[key], p, 1, int64_t{1} << 40);
+      if (group.cpu_milli <= 0) yaml.fail_expected(g[key], p, "a CPU quantity above 0");
+    }
+    {
+      const char* key = one_of(yaml, g, path, "memory_mib", "memory");
+      const std::string p = join_path(path, key);
+      group.memory_mib = key == std::string_view("memory") ? yaml.memory_bytes_as_mib(g[key], p)
+                                                           : yaml.mebibytes(g[key], p);
+      if (group.memory_mib <= 0) yaml.fail_expected(g[key], p, "a size above 0");
+    }
     group.gpus_per_node =
         static_cast<int>(yaml.opt_integer(g, path, "gpus_per_node", 0, 64).value_or(0));
     // A model without a GPU count is almost always a forgotten gpus_per_node, not a CPU-only

@@ -376,8 +376,9 @@ TEST_F(Cli, ValidateGoodScenario) {
 const std::string kBadDuration = kSource + "/tests/malformed/bad_duration_unit.yaml";
 const std::string kBadDurationMessage =
     kBadDuration +
-    ":9:17: workload.pods[0].duration: expected a duration of at least 0.001s (seconds, or a "
-    "number with s, m, h or d), found '90min'";
+    ":9:17: workload.pods[0].duration: expected a duration of at least 0.001s (seconds, or a Go "
+    "duration such as 90s, 1h30m, 300ms, 1.5d), found '90min': unknown unit 'min' in duration "
+    "'90min' (did you mean 'm'?)";
 
 TEST_F(Cli, ValidateMalformedScenario) {
   const Outcome r = slicelab("validate " + shell_quote(kBadDuration));

@@ -50,6 +50,7 @@ void expect_same_pods(const std::vector<PodSpec>& a, const std::vector<PodSpec>&
     EXPECT_EQ(a[i].gpu_memory_mib, b[i].gpu_memory_mib);
     EXPECT_EQ(a[i].cpu_milli, b[i].cpu_milli);
     EXPECT_EQ(a[i].memory_mib, b[i].memory_mib);
+    EXPECT_EQ(a[i].gpu_memory_percent, b[i].gpu_memory_percent);
     EXPECT_EQ(a[i].priority, b[i].priority);
     EXPECT_EQ(a[i].allowed_models, b[i].allowed_models);
     EXPECT_EQ(a[i].workload_class, b[i].workload_class);
@@ -158,6 +159,76 @@ TEST_F(Import, CommandErrors) {
   r = slicelab("import openb --pods " + csv + " -o " + (dir_ / "o.yaml").string());
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "error: " + csv + ":1: missing column 'name' (the header has: a, b)\n");
+}
+
+// A HAMi-style export: RFC 3339 times, gpucores as percent, memory as Kubernetes quantities.
+TEST_F(Import, CsvCommandWithUnitsAndRfc3339Times) {
+  const std::string csv = (dir_ / "hami.csv").string();
+  std::ofstream(csv) << "pod,created,finished,gpus,gpucores,gpumem_pct,mem,cpu\n"
+                        "a,2026-03-01T12:00:30Z,2026-03-01T12:10:30Z,1,25,50,16Gi,500m\n"
+                        "b,2026-03-01T13:00:00+01:00,2026-03-01T12:30:00Z,1,100,,1G,4\n";
+  const std::string out = (dir_ / "hami.yaml").string();
+  const Outcome r = slicelab(
+      "import csv --file " + csv +
+      " --map name=pod,start=created:rfc3339,end=finished:rfc3339,gpu_count=gpus,"
+      "gpu_milli=gpucores:percent,gpu_memory_mib=gumem_pct:percent,memory_mib=mem:quantity,"
+      "cpu_milli=cpu:quantity -o " +
+      out);
+  // A typo in a column name is named with the header; nothing is written.
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("missing column 'gumem_pct'"), std::string::npos) << r.out;
+  const Outcome ok = slicelab(
+      "import csv --file " + csv +
+      " --map name=pod,start=created:rfc3339,end=finished:rfc3339,gpu_count=gpus,"
+      "gpu_milli=gpucores:percent,gpu_memory_mib=gpumem_pct:percent,memory_mib=mem:quantity,"
+      "cpu_milli=cpu:quantity -o " +
+      out);
+  ASSERT_EQ(ok.status, 0) << ok.out;
+  const auto pods = read_trace_file(out);
+  ASSERT_EQ(pods.size(), 2U);
+  EXPECT_DOUBLE_EQ(pods[0].arrival_s, 30.0);  // b starts at 12:00:00Z, the earliest
+  EXPECT_DOUBLE_EQ(pods[1].arrival_s, 0.0);
+  EXPECT_DOUBLE_EQ(pods[0].duration_s, 600.0);
+  EXPECT_DOUBLE_EQ(pods[1].duration_s, 1800.0);
+  EXPECT_EQ(pods[0].gpu_milli, 250);
+  EXPECT_EQ(pods[1].gpu_milli, 1000);
+  EXPECT_EQ(pods[0].gpu_memory_percent, 50);
+  EXPECT_EQ(pods[0].memory_mib, 16384);
+  EXPECT_EQ(pods[1].memory_mib, 954);  // 10^9 / 2^20 = 953.67, rounded up
+  EXPECT_EQ(pods[0].cpu_milli, 500);
+  EXPECT_EQ(pods[1].cpu_milli, 4000);
+
+  const Outcome bad =
+      slicelab("import csv --file " + csv +
+               " --map name=pod,start=created:rfc3339,end=finished:RFC3339 -o " + out);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.out,
+            "error: --map: unknown unit 'RFC3339' for end (did you mean 'rfc3339'?) (units: s, "
+            "seconds, ms, min, h, duration, rfc3339)\n");
+  const Outcome origin = slicelab("import csv --file " + csv +
+                                  " --map start=created:rfc3339,end=finished:rfc3339 "
+                                  "--time-origin 2026-03-01T12:00:00 -o " +
+                                  out);
+  EXPECT_EQ(origin.status, 2);
+  EXPECT_EQ(origin.out,
+            "error: --time-origin: '2026-03-01T12:00:00' is not an RFC 3339 time (missing time "
+            "zone: add Z for UTC or an offset such as +02:00; e.g. 2026-03-01T12:00:00Z or "
+            "2026-03-01T12:00:00.5+02:00)\n");
+}
+
+TEST_F(Import, CsvCommandWarnsOfPercentLookingShares) {
+  const std::string csv = (dir_ / "p.csv").string();
+  std::ofstream(csv) << "t,g,c\n60,1,30\n60,1,50\n";
+  const std::string out = (dir_ / "p.yaml").string();
+  const Outcome r =
+      slicelab("import csv --file " + csv + " --map duration=t,gpu_count=g,gpu_milli=c -o " + out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n') + 1),
+            "warning: " + csv +
+                ": column 'c' (gpu_milli) holds no value above 50: gpu_milli is thousandths of a "
+                "GPU, so these pods ask for at most 5% of one; if the column is a percentage "
+                "(HAMi's nvidia.com/gpucores), map it as gpu_milli=c:percent, or as c:milli to "
+                "keep this reading\n");
 }
 
 // `import` wrote a duration of 1e308 hours as "inf", a trace slicelab then refused: the row

@@ -1,6 +1,7 @@
 // Fuzzes the generic CSV trace reader (workloads/csv_trace_reader). The first byte picks the
 // column mapping (separator, units, duration or start/end, which optional fields are mapped);
-// the rest is the file, whose header names columns after slicelab's fields.
+// the rest is the file, whose header names columns after slicelab's fields. Start/end mappings
+// with the CPU bit set read RFC 3339 times, percentages and Kubernetes quantities.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -34,6 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     mapping.columns["arrival"] = "arrival";
     mapping.columns["gpu_count"] = "gpu_count";
+  }
+  // Start and end with the CPU bit set: the per-column units, RFC 3339 times and quantities.
+  if ((pick & 64U) != 0 && (pick & 32U) != 0) {
+    mapping.units = {{"start", "rfc3339"},     {"end", "rfc3339"},
+                     {"gpu_milli", "percent"}, {"gpu_memory_mib", "quantity"},
+                     {"memory_mib", "bytes"},  {"cpu_milli", "quantity"}};
+    if (mapping.columns.contains("arrival")) mapping.units["arrival"] = "rfc3339";
   }
   if (slicelab::check_csv_mapping(mapping)) return 0;
   try {

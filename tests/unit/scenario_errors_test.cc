@@ -59,14 +59,16 @@ const Case kCases[] = {
      "{dir}/bad_boolean.yaml:10:18: engine.speed_scaling: expected true or false, found 'enabled'"},
     {"bad_duration_unit.yaml",
      "{dir}/bad_duration_unit.yaml:9:17: workload.pods[0].duration: expected a duration of at "
-     "least 0.001s (seconds, or a number with s, m, h or d), found '90min'"},
+     "least 0.001s (seconds, or a Go duration such as 90s, 1h30m, 300ms, 1.5d), found '90min': "
+     "unknown unit 'min' in duration '90min' (did you mean 'm'?)"},
     {"bad_engine_queue.yaml",
      "{dir}/bad_engine_queue.yaml:10:10: engine.queue: expected fifo or backfill, found "
      "'priority'"},
     // The error lies in the trace, so the trace file is named, with its own line and column.
     {"bad_trace_file.yaml",
-     "{dir}/traces/bad_trace.yaml:9:21: pods[2].gpu_memory_mib: expected a size in MiB (an "
-     "integer, or a number with Mi, Gi or Ti), found '16GB'"},
+     "{dir}/traces/bad_trace.yaml:9:21: pods[2].gpu_memory_mib: expected a memory quantity in "
+     "bytes (e.g. 512Mi, 16Gi, 10G, 10e9, or a number of bytes), found '16GB': unknown unit 'GB' "
+     "in '16GB' (did you mean 'Gi' (2^30) or 'G' (10^9)?)"},
     // Before: ran until memory was exhausted (aliases followed by the empty-value search).
     {"billion_laughs.yaml",
      "{dir}/billion_laughs.yaml:4:14: description: YAML anchors ('&a') are not supported; write "
@@ -135,8 +137,9 @@ const Case kCases[] = {
     {"list_instead_of_mapping.yaml",
      "{dir}/list_instead_of_mapping.yaml:4:3: cluster: expected a mapping, found a list"},
     {"memory_unit_lowercase.yaml",
-     "{dir}/memory_unit_lowercase.yaml:10:19: cluster.node_groups[0].memory_mib: expected a size "
-     "in MiB (an integer, or a number with Mi, Gi or Ti), found '512gi'"},
+     "{dir}/memory_unit_lowercase.yaml:10:19: cluster.node_groups[0].memory_mib: expected a "
+     "memory quantity in bytes (e.g. 512Mi, 16Gi, 10G, 10e9, or a number of bytes), found "
+     "'512gi': unknown unit 'gi' in '512gi' (did you mean 'Gi' (2^30)?)"},
     {"mig_layout_conflict.yaml",
      "{dir}/mig_layout_conflict.yaml:19:15: policies[0].sharing.mig_config.mig-configs.small[0]: "
      "node group 'h100' GPU 0: profile 1g.5gb not on H100-80GB (its profiles: 1g.10gb, "
@@ -161,7 +164,7 @@ const Case kCases[] = {
      "results folder (results/<name>): use letters, digits, '-', '_' or '.'"},
     {"negative_arrival.yaml",
      "{dir}/negative_arrival.yaml:8:31: workload.pods[0].arrival: expected a duration of at least "
-     "0s (seconds, or a number with s, m, h or d), found '-5m'"},
+     "0s (seconds, or a Go duration such as 90s, 1h30m, 300ms, 1.5d), found '-5m'"},
     {"negative_count.yaml",
      "{dir}/negative_count.yaml:6:14: cluster.node_groups[0].count: expected an integer in "
      "1..1000000, found '-2'"},

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "workloads/input_error.h"
-#include "workloads/yaml_syntax_check.h"
 #include "workloads/input_limits.h"
+#include "workloads/yaml_syntax_check.h"
 
 namespace slicelab {
 namespace {
@@ -53,34 +53,73 @@ TEST(YamlReaderDuration, AcceptsUnitsAndPlainSeconds) {
   EXPECT_DOUBLE_EQ(kYaml.duration(value("'30m'"), "v"), 1800.0);  // quoted is the same
 }
 
+TEST(YamlReaderDuration, AcceptsGoDurations) {
+  EXPECT_DOUBLE_EQ(kYaml.duration(value("1h30m"), "v"), 5400.0);
+  EXPECT_DOUBLE_EQ(kYaml.duration(value("300ms"), "v"), 0.3);
+  EXPECT_DOUBLE_EQ(kYaml.duration(value("2h45m30.5s"), "v"), 2 * 3600 + 45 * 60 + 30.5);
+  EXPECT_DOUBLE_EQ(kYaml.duration(value("1d12h"), "v"), 129600.0);
+  EXPECT_DOUBLE_EQ(kYaml.duration(value("1m30s"), "v", 90.0), 90.0);
+  EXPECT_DOUBLE_EQ(kYaml.duration(value("1500us"), "v"), 0.0015);
+}
+
+// The expected-text every duration error starts with, for a minimum of `min`.
+std::string duration_expected(const std::string& min) {
+  return "expected a duration of at least " + min +
+         "s (seconds, or a Go duration such as 90s, 1h30m, 300ms, 1.5d), found ";
+}
+
 TEST(YamlReaderDuration, MinimumIsInclusive) {
   EXPECT_DOUBLE_EQ(kYaml.duration(value("1s"), "v", 1.0), 1.0);
   EXPECT_EQ(error_of([] { kYaml.duration(value("0.5s"), "v", 1.0); }),
-            "t.yaml:1:4: v: expected a duration of at least 1s (seconds, or a number with s, m, h "
-            "or d), found '0.5s'");
+            "t.yaml:1:4: v: " + duration_expected("1") + "'0.5s'");
+  EXPECT_EQ(error_of([] { kYaml.duration(value("500ms"), "v", 1.0); }),
+            "t.yaml:1:4: v: " + duration_expected("1") + "'500ms'");
   // The minimum applies after the unit: 1m is 60 seconds.
   EXPECT_DOUBLE_EQ(kYaml.duration(value("1m"), "v", 60.0), 60.0);
 }
 
-TEST(YamlReaderDuration, RejectsWhatIsNotADuration) {
-  const std::string expected =
-      "expected a duration of at least 0.001s (seconds, or a number with s, m, h or d), found ";
-  for (const std::string bad :
-       {"90min", "1h30m", "2hr", "h", "5 m", "abc", "-5s", "2H", "nan", "inf", "1e400"}) {
+TEST(YamlReaderDuration, RejectsWhatIsNotADurationWithTheReason) {
+  const std::string start = "t.yaml:1:4: pod.duration: " + duration_expected("0.001");
+  const std::string not_duration =
+      " is not a duration (expected a number and a unit, e.g. 1h30m, "
+      "90s, 300ms)";
+  const std::pair<std::string, std::string> cases[] = {
+      {"90min", "'90min': unknown unit 'min' in duration '90min' (did you mean 'm'?)"},
+      {"2hr", "'2hr': unknown unit 'hr' in duration '2hr' (did you mean 'h'?)"},
+      {"2H", "'2H': unknown unit 'H' in duration '2H' (did you mean 'h'?)"},
+      {"3days", "'3days': unknown unit 'days' in duration '3days' (did you mean 'd'?)"},
+      {"1h30",
+       "'1h30': unknown unit '' in duration '1h30' (missing unit after 30: ns, us, ms, s, "
+       "m, h or d)"},
+      {"5 m", "'5 m': unknown unit ' m' in duration '5 m' (units: ns, us, ms, s, m, h, d)"},
+      {"h", "'h': 'h'" + not_duration},
+      {"abc", "'abc': 'abc'" + not_duration},
+      {"nan", "'nan': 'nan'" + not_duration},
+      {"-5s", "'-5s'"},
+      {"-1h30m", "'-1h30m': '-1h30m' is negative"},
+      {"1e400", "'1e400': unknown unit 'e' in duration '1e400' (units: ns, us, ms, s, m, h, d)"},
+  };
+  for (const auto& [bad, found] : cases) {
     SCOPED_TRACE(bad);
-    EXPECT_EQ(error_of([&] { kYaml.duration(value(bad), "pod.duration", 0.001); }),
-              "t.yaml:1:4: pod.duration: " + expected + "'" + bad + "'");
+    EXPECT_EQ(error_of([&] { kYaml.duration(value(bad), "pod.duration", 0.001); }), start + found);
   }
   EXPECT_EQ(error_of([] { kYaml.duration(value("[1, 2]"), "d", 0.001); }),
-            "t.yaml:1:4: d: " + expected + "a list");
+            "t.yaml:1:4: d: " + duration_expected("0.001") + "a list");
   EXPECT_EQ(error_of([] { kYaml.duration(value("{s: 1}"), "d", 0.001); }),
-            "t.yaml:1:4: d: " + expected + "a mapping");
+            "t.yaml:1:4: d: " + duration_expected("0.001") + "a mapping");
 }
 
 TEST(YamlReaderDuration, NullIsNothing) {
   EXPECT_EQ(error_of([] { kYaml.duration(value("~"), "pod.duration"); }),
-            "t.yaml:1:4: pod.duration: expected a duration of at least 0s (seconds, or a number "
-            "with s, m, h or d), found nothing");
+            "t.yaml:1:4: pod.duration: " + duration_expected("0") + "nothing");
+}
+
+TEST(YamlReaderDuration, BeyondTheHorizonIsRefused) {
+  for (const std::string bad : {"1e308h", "1000000000000h", "99999999999999d"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_NE(error_of([&] { kYaml.duration(value(bad), "v"); }).find("the simulation horizon"),
+              std::string::npos);
+  }
 }
 
 // ---- sizes in MiB --------------------------------------------------------------------------
@@ -92,19 +131,98 @@ TEST(YamlReaderMebibytes, AcceptsUnitsAndPlainIntegers) {
   EXPECT_EQ(kYaml.mebibytes(value("0.5Gi"), "v"), 512);
   EXPECT_EQ(kYaml.mebibytes(value("2048"), "v"), 2048);
   EXPECT_EQ(kYaml.mebibytes(value("0"), "v"), 0);
+  // A plain fraction is still MiB, rounded to the nearest as before.
+  EXPECT_EQ(kYaml.mebibytes(value("1.5"), "v"), 2);
 }
 
-TEST(YamlReaderMebibytes, RejectsOtherUnitsAndNegatives) {
-  const std::string expected =
-      "expected a size in MiB (an integer, or a number with Mi, Gi or Ti), found ";
-  for (const std::string bad :
-       {"16GB", "16G", "16gi", "512MB", "-1", "-1Gi", "Gi", "lots", "1Pi"}) {
+TEST(YamlReaderMebibytes, SuffixedValuesAreKubernetesQuantitiesOfBytes) {
+  // 10G = 10^10 / 2^20 = 9536.74 MiB, rounded up as Kubernetes rounds.
+  EXPECT_EQ(kYaml.mebibytes(value("10G"), "v"), 9537);
+  EXPECT_EQ(kYaml.mebibytes(value("10e9"), "v"), 9537);
+  EXPECT_EQ(kYaml.mebibytes(value("1Pi"), "v"), int64_t{1} << 30);
+  EXPECT_EQ(kYaml.mebibytes(value("1048576k"), "v"), 1000);  // 1.048576e9 / 2^20
+  EXPECT_EQ(kYaml.mebibytes(value("3M"), "v"), 3);           // 3e6 / 2^20 = 2.86
+  EXPECT_EQ(kYaml.mebibytes(value("1Ki"), "v"), 1);          // a KiB rounds up to 1 MiB
+  EXPECT_EQ(kYaml.mebibytes(value("10240Mi"), "v"), 10240);
+}
+
+std::string mib_expected() {
+  return "expected a size in MiB (an integer, or a Kubernetes quantity of bytes such as 512Mi, "
+         "16Gi, 10G)";
+}
+
+TEST(YamlReaderMebibytes, RejectsBadUnitsWithDidYouMean) {
+  const std::string start =
+      "t.yaml:1:4: gpu_memory_mib: expected a memory quantity in bytes (e.g. "
+      "512Mi, 16Gi, 10G, 10e9, or a number of bytes), found ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"16GB", "'16GB': unknown unit 'GB' in '16GB' (did you mean 'Gi' (2^30) or 'G' (10^9)?)"},
+      {"16gi", "'16gi': unknown unit 'gi' in '16gi' (did you mean 'Gi' (2^30)?)"},
+      {"512MiB", "'512MiB': unknown unit 'MiB' in '512MiB' (did you mean 'Mi' (2^20)?)"},
+      {"512m",
+       "'512m': '512m' is thousandths of a byte ('m' is milli; did you mean 'Mi' (2^20) "
+       "or 'M' (10^6)?)"},
+      {"-1Gi", "'-1Gi': '-1Gi' is negative"},
+      {"Gi", "'Gi': 'Gi' has no digits"},
+      {"lots", "'lots': 'lots' has no digits"},
+      {"2Ei", "'2Ei': '2Ei' is more than the limit of 1000000000000 MiB"},
+  };
+  for (const auto& [bad, found] : cases) {
     SCOPED_TRACE(bad);
-    EXPECT_EQ(error_of([&] { kYaml.mebibytes(value(bad), "gpu_memory_mib"); }),
-              "t.yaml:1:4: gpu_memory_mib: " + expected + "'" + bad + "'");
+    EXPECT_EQ(error_of([&] { kYaml.mebibytes(value(bad), "gpu_memory_mib"); }), start + found);
   }
+  for (const std::string bad : {"-1", "1.2.3", "2000000000000"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_NE(error_of([&] { kYaml.mebibytes(value(bad), "gpu_memory_mib"); }), "<no error>");
+  }
+  EXPECT_EQ(error_of([] { kYaml.mebibytes(value("-1"), "m"); }),
+            "t.yaml:1:4: m: " + mib_expected() + ", found '-1'");
   EXPECT_EQ(error_of([] { kYaml.mebibytes(value("{size: 1}"), "m"); }),
-            "t.yaml:1:4: m: " + expected + "a mapping");
+            "t.yaml:1:4: m: " + mib_expected() + ", found a mapping");
+}
+
+TEST(YamlReaderMemoryBytes, ABareNumberIsBytes) {
+  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("1073741824"), "memory"), 1024);
+  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("1048577"), "memory"), 2);  // rounded up
+  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("10Gi"), "memory"), 10240);
+  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("10G"), "memory"), 9537);
+  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("0"), "memory"), 0);
+  EXPECT_EQ(error_of([] { kYaml.memory_bytes_as_mib(value("10gb"), "memory"); }),
+            "t.yaml:1:4: memory: expected a memory quantity in bytes (e.g. 512Mi, 16Gi, 10G, "
+            "10e9, or a number of bytes), found '10gb': unknown unit 'gb' in '10gb' (did you "
+            "mean 'Gi' (2^30) or 'G' (10^9)?)");
+}
+
+TEST(YamlReaderCpu, QuantityOfCores) {
+  EXPECT_EQ(kYaml.cpu_milli(value("4"), "cpu"), 4000);
+  EXPECT_EQ(kYaml.cpu_milli(value("128"), "cpu"), 128000);
+  EXPECT_EQ(kYaml.cpu_milli(value("4000m"), "cpu"), 4000);
+  EXPECT_EQ(kYaml.cpu_milli(value("500m"), "cpu"), 500);
+  EXPECT_EQ(kYaml.cpu_milli(value("0.5"), "cpu"), 500);
+  EXPECT_EQ(kYaml.cpu_milli(value("'2.25'"), "cpu"), 2250);
+  const std::string start =
+      "t.yaml:1:4: pod.cpu: expected a CPU quantity in cores (e.g. 4, 0.5, "
+      "500m), found ";
+  EXPECT_EQ(error_of([] { kYaml.cpu_milli(value("2G"), "pod.cpu"); }),
+            start + "'2G': '2G' is more than the limit of 1099511627 cores");
+  EXPECT_EQ(error_of([] { kYaml.cpu_milli(value("4cores"), "pod.cpu"); }),
+            start +
+                "'4cores': unknown unit 'cores' in '4cores' (units: Ki Mi Gi Ti Pi Ei, n u m "
+                "k M G T P E, or an exponent such as e9)");
+  EXPECT_EQ(error_of([] { kYaml.cpu_milli(value("-1"), "pod.cpu"); }),
+            start + "'-1': '-1' is negative");
+  EXPECT_EQ(error_of([] { kYaml.cpu_milli(value("[1]"), "pod.cpu"); }), start + "a list");
+}
+
+TEST(YamlReaderCpu, OptionalVariantsNameTheKey) {
+  const YAML::Node root = YAML::Load("pod:\n  cpu: 2\n  memory: 3x\n");
+  EXPECT_EQ(kYaml.opt_cpu_milli(root["pod"], "pod", "cpu"), 2000);
+  EXPECT_FALSE(kYaml.opt_cpu_milli(root["pod"], "pod", "cores").has_value());
+  EXPECT_FALSE(kYaml.opt_memory_bytes_as_mib(root["pod"], "pod", "mem").has_value());
+  EXPECT_EQ(error_of([&] { kYaml.opt_memory_bytes_as_mib(root["pod"], "pod", "memory"); }),
+            "t.yaml:3:11: pod.memory: expected a memory quantity in bytes (e.g. 512Mi, 16Gi, 10G, "
+            "10e9, or a number of bytes), found '3x': unknown unit 'x' in '3x' (units: Ki Mi Gi "
+            "Ti Pi Ei, n u m k M G T P E, or an exponent such as e9)");
 }
 
 // ---- integers and numbers ------------------------------------------------------------------
@@ -267,8 +385,8 @@ TEST(YamlReaderOptional, AbsentIsNulloptPresentIsReadWithItsPath) {
   EXPECT_FALSE(kYaml.opt_mebibytes(engine, "engine", "queue").has_value());
   EXPECT_EQ(kYaml.opt_duration(engine, "engine", "until"), 7200.0);
   EXPECT_EQ(error_of([&] { kYaml.opt_duration(engine, "engine", "sample_interval"); }),
-            "t.yaml:3:20: engine.sample_interval: expected a duration of at least 0s (seconds, or "
-            "a number with s, m, h or d), found '5x'");
+            "t.yaml:3:20: engine.sample_interval: " + duration_expected("0") +
+                "'5x': unknown unit 'x' in duration '5x' (units: ns, us, ms, s, m, h, d)");
 }
 
 // ---- locations -----------------------------------------------------------------------------
@@ -276,8 +394,8 @@ TEST(YamlReaderOptional, AbsentIsNulloptPresentIsReadWithItsPath) {
 TEST(YamlReaderLocation, LineAndColumnAreOneBased) {
   const YAML::Node root = YAML::Load("a: 1\nb:\n  c: 5x\n  d: [1, 2, oops]\n");
   EXPECT_EQ(error_of([&] { kYaml.duration(root["b"]["c"], "b.c"); }),
-            "t.yaml:3:6: b.c: expected a duration of at least 0s (seconds, or a number with s, m, "
-            "h or d), found '5x'");
+            "t.yaml:3:6: b.c: " + duration_expected("0") +
+                "'5x': unknown unit 'x' in duration '5x' (units: ns, us, ms, s, m, h, d)");
   EXPECT_EQ(error_of([&] { kYaml.integer(root["b"]["d"][2], "b.d[2]", 0, 9); }),
             "t.yaml:4:13: b.d[2]: expected an integer in 0..9, found 'oops'");
   EXPECT_EQ(error_of([&] { kYaml.fail(root["a"], "a", "custom text"); }),
@@ -373,8 +491,9 @@ TEST_F(YamlFile, AnchorsAndAliasesAreRefused) {
   bomb += "k:\n";
   const std::string path = write("bomb.yaml", bomb);
   EXPECT_EQ(error_of([&] { load_yaml_file(path); }),
-            path + ":1:4: a: YAML anchors ('&a') are not supported; write the value out where it "
-                   "is needed");
+            path +
+                ":1:4: a: YAML anchors ('&a') are not supported; write the value out where it "
+                "is needed");
   const std::string merge = write("merge.yaml", "base: {x: 1}\nother:\n  <<: *base\n");
   EXPECT_EQ(error_of([&] { load_yaml_file(merge); }).rfind(merge + ":3:7: invalid YAML: ", 0), 0U);
 }
@@ -412,8 +531,9 @@ TEST_F(YamlFile, DuplicateKeysInAnyMappingAreRefused) {
 TEST_F(YamlFile, OneDocumentOnly) {
   const std::string two = write("two.yaml", "a: 1\n---\nb: 2\n");
   EXPECT_EQ(error_of([&] { load_yaml_file(two); }),
-            two + ":2:1: top level: a second YAML document ('---' after the first); a file holds "
-                  "one document");
+            two +
+                ":2:1: top level: a second YAML document ('---' after the first); a file holds "
+                "one document");
   // A leading '---' and a closing '...' mark the one document.
   EXPECT_NO_THROW(load_yaml_file(write("ok.yaml", "---\na: 1\n...\n")));
 }
