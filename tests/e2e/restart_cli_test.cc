@@ -138,7 +138,7 @@ TEST_F(RestartCli, TheLoaderReadsTheKubeletsDefaultsAndRejectsBadSettings) {
   EXPECT_EQ(load_error("  restart: {policy: OnFailure, backoff: 0s}"),
             file +
                 ":11:41: engine.restart.backoff: expected a duration of at least 1s "
-                "(seconds, or a number with s, m, h or d), found '0s'");
+                "(seconds, or a Go duration such as 90s, 1h30m, 300ms, 1.5d), found '0s'");
   EXPECT_EQ(load_error("  restart: {policy: OnFailure, backoff: 1m, max_backoff: 30s}"),
             file +
                 ":11:58: engine.restart.max_backoff: the cap (30s) is below the first "

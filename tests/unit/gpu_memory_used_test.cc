@@ -72,7 +72,7 @@ TEST_F(MemoryUsedFiles, PodYamlRejectsABadValueAtItsLine) {
             "pods:\n"
             "  - {name: a, duration: 1h, gpu_count: 1, gpu_memory_used_mib: 2048Ti}\n");
   EXPECT_EQ(message_of([&] { read_trace_file(huge); }),
-            huge + ":2:60: pods[0].gpu_memory_used_mib: at most 2147483647 MiB (2 PiB) per GPU");
+            huge + ":2:64: pods[0].gpu_memory_used_mib: at most 2147483647 MiB (2 PiB) per GPU");
 }
 
 TEST_F(MemoryUsedFiles, CsvMapsPaisMaxGpuWrkMemInTheMemoryUnit) {
