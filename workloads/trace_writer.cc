@@ -37,6 +37,8 @@ void write_trace_yaml(std::ostream& out, const std::vector<PodSpec>& pods,
       for (const auto& m : p.allowed_models) e << m;
       e << YAML::EndSeq;
     }
+    if (!p.mig_profile.empty())
+      e << YAML::Key << "mig_profile" << YAML::Value << p.mig_profile.str();
     if (p.workload_class != "default")
       e << YAML::Key << "class" << YAML::Value << p.workload_class.str();
     if (p.has_slo()) {

@@ -20,10 +20,11 @@ namespace {
 // field where something is wrong ("workload.pods[3]") the way YamlReader names it.
 class SyntaxChecker : public YAML::EventHandler {
  public:
-  explicit SyntaxChecker(const std::string& path) : path_(path) {}
+  SyntaxChecker(const std::string& path, bool many_documents)
+      : path_(path), many_documents_(many_documents) {}
 
   void OnDocumentStart(const YAML::Mark& mark) override {
-    if (++documents_ > 1)
+    if (++documents_ > 1 && !many_documents_)
       fail(mark, "top level",
            "a second YAML document ('---' after the first); a file holds one document");
   }
@@ -131,16 +132,17 @@ class SyntaxChecker : public YAML::EventHandler {
   }
 
   const std::string& path_;
+  bool many_documents_;
   std::vector<Frame> stack_;
   int documents_ = 0;
 };
 
 }  // namespace
 
-void check_yaml_syntax(const std::string& text, const std::string& path) {
+void check_yaml_syntax(const std::string& text, const std::string& path, bool many_documents) {
   std::istringstream in(text);
   YAML::Parser parser(in);
-  SyntaxChecker checker(path);
+  SyntaxChecker checker(path, many_documents);
   while (parser.HandleNextDocument(checker)) {
   }
 }
