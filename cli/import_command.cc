@@ -9,12 +9,12 @@
 #include "reports/atomic_folder.h"
 #include "reports/output_file.h"
 #include "sim/scenario/kubernetes_import.h"
-#include "workloads/kubernetes_objects.h"
-#include "workloads/plain_file_name.h"
-#include "workloads/rfc3339.h"
 #include "workloads/csv_trace_reader.h"
 #include "workloads/input_error.h"
+#include "workloads/kubernetes_objects.h"
 #include "workloads/openb_reader.h"
+#include "workloads/plain_file_name.h"
+#include "workloads/rfc3339.h"
 #include "workloads/text_file.h"
 #include "workloads/trace_summary.h"
 #include "workloads/trace_writer.h"
@@ -86,8 +86,9 @@ ImportCommand::ImportCommand(CLI::App& app) {
   csv_->add_option("--separator", separator_, "One character (default ,)");
   csv_->add_option("-o,--out", out_, "Trace YAML file to write")->required();
   kubernetes_ = cmd_->add_subcommand(
-      "kubernetes", "kubectl get nodes/pods -o json|yaml: a scenario folder (cluster, trace, "
-                    "snapshot of the running pods; docs/kubernetes-import.md)");
+      "kubernetes",
+      "kubectl get nodes/pods -o json|yaml: a scenario folder (cluster, trace, "
+      "snapshot of the running pods; docs/kubernetes-import.md)");
   kubernetes_->add_option("--nodes", kube_nodes_, "kubectl get nodes -o json (or yaml) output")
       ->required()
       ->check(CLI::ExistingFile);
@@ -102,8 +103,10 @@ ImportCommand::ImportCommand(CLI::App& app) {
                           "Time left to a running pod when its owner's finished pods do not "
                           "tell (1h)");
   kubernetes_->add_option("--name", name_, "Scenario name (default kubernetes)");
-  kubernetes_->add_option("-o,--out", out_, "Folder to write (scenario.yaml, trace.yaml, "
-                                            "snapshot.yaml)")
+  kubernetes_
+      ->add_option("-o,--out", out_,
+                   "Folder to write (scenario.yaml, trace.yaml, "
+                   "snapshot.yaml)")
       ->required();
   kubernetes_->add_flag("--force", force_,
                         "Replace the folder even if files were added to it (only a folder "
@@ -135,10 +138,10 @@ int ImportCommand::run_kubernetes() const {
   std::ostringstream trace;
   write_trace_yaml(trace, imported.pods, fmt::format("pods of {} (Kubernetes export)", source));
   if (trace.view().size() > kMaxTraceYamlBytes)
-    throw InputError(fmt::format("{}: the trace of {} pods would be {} MiB, more than the {} MiB "
-                                 "a trace file may hold",
-                                 out_, imported.pods.size(), trace.view().size() >> 20,
-                                 kMaxTraceYamlBytes >> 20));
+    throw InputError(fmt::format(
+        "{}: the trace of {} pods would be {} MiB, more than the {} MiB "
+        "a trace file may hold",
+        out_, imported.pods.size(), trace.view().size() >> 20, kMaxTraceYamlBytes >> 20));
   const std::string scenario = kubernetes_scenario_yaml(imported, catalog, name_, source);
   const std::string snapshot = kubernetes_snapshot_yaml(imported, source);
   write_folder_atomically(out_, force_, [&](const std::filesystem::path& dir) {
@@ -158,10 +161,11 @@ int ImportCommand::run_kubernetes() const {
   for (const auto& [phase, n] : imported.phases)
     phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", n, phase);
   std::printf("pods: %s\n", phases.empty() ? "none" : phases.c_str());
-  std::printf("  %zu on their nodes from time 0 (snapshot), %zu in the trace, %d finished "
-              "(durations only), %d DaemonSet (taken off their nodes)\n",
-              imported.snapshot.size(), imported.pods.size() - imported.snapshot.size(),
-              imported.finished_pods, imported.daemon_pods);
+  std::printf(
+      "  %zu on their nodes from time 0 (snapshot), %zu in the trace, %d finished "
+      "(durations only), %d DaemonSet (taken off their nodes)\n",
+      imported.snapshot.size(), imported.pods.size() - imported.snapshot.size(),
+      imported.finished_pods, imported.daemon_pods);
   std::printf("  durations: %d from finished pods of the same owner, %d defaults\n",
               imported.learned_durations, imported.default_durations);
   for (const std::string& n : imported.notes) std::printf("note: %s\n", n.c_str());

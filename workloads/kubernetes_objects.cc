@@ -21,8 +21,8 @@ constexpr std::string_view kMigPrefix = "nvidia.com/mig-";
 // The nvidia.com resources slicelab reads (the device plugin's and HAMi's); any other
 // nvidia.com name is a mistake worth naming ("nvidia.com/gpumemory").
 constexpr std::string_view kNvidiaResources[] = {
-    "nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/gpumem",
-    "nvidia.com/gpumem-percentage", "nvidia.com/gpucores"};
+    "nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/gpumem", "nvidia.com/gpumem-percentage",
+    "nvidia.com/gpucores"};
 
 // Kubernetes' own resources that do not enter the simulation.
 bool is_ignored_builtin(std::string_view name) {
@@ -100,7 +100,8 @@ class ObjectReader {
     if (!q) yaml_.fail(n, path, fmt::format("not a number: {}", error));
     const auto v = q->scaled_up(0);
     if (q->negative || !v || *v > max || q->scaled_up(3).value_or(0) != *v * 1000)
-      yaml_.fail(n, path, fmt::format("expected a whole number from 0 to {}, found '{}'", max, text));
+      yaml_.fail(n, path,
+                 fmt::format("expected a whole number from 0 to {}, found '{}'", max, text));
     return *v;
   }
   double timestamp(const YAML::Node& n, const std::string& path) const {
@@ -116,12 +117,12 @@ class ObjectReader {
     size_t best_d = SIZE_MAX;
     for (const std::string_view known : kNvidiaResources)
       if (const size_t d = edit_distance(name, known); d < best_d) best_d = d, best = known;
-    yaml_.fail(at, path,
-               fmt::format("unknown resource '{}' of {}{} (slicelab reads cpu, memory, "
-                           "nvidia.com/gpu, nvidia.com/gpumem, nvidia.com/gpumem-percentage, "
-                           "nvidia.com/gpucores and nvidia.com/mig-<profile>)",
-                           name, owner,
-                           best_d <= 3 ? fmt::format(" (did you mean '{}'?)", best) : ""));
+    yaml_.fail(
+        at, path,
+        fmt::format("unknown resource '{}' of {}{} (slicelab reads cpu, memory, "
+                    "nvidia.com/gpu, nvidia.com/gpumem, nvidia.com/gpumem-percentage, "
+                    "nvidia.com/gpucores and nvidia.com/mig-<profile>)",
+                    name, owner, best_d <= 3 ? fmt::format(" (did you mean '{}'?)", best) : ""));
   }
 
   std::string mig_profile(const YAML::Node& at, const std::string& path, const std::string& name,
@@ -180,8 +181,7 @@ class ObjectReader {
           n.replicas = std::max<int64_t>(1, count(kv.second, p, 1024));
         } else if (key == "nvidia.com/mig.strategy") {
           n.mig_strategy = scalar(kv.second, p);
-          if (n.mig_strategy != "none" && n.mig_strategy != "single" &&
-              n.mig_strategy != "mixed")
+          if (n.mig_strategy != "none" && n.mig_strategy != "single" && n.mig_strategy != "mixed")
             yaml_.fail(kv.second, p,
                        fmt::format("node '{}': expected none, single or mixed, found '{}'", n.name,
                                    n.mig_strategy));
@@ -206,7 +206,8 @@ class ObjectReader {
     const YAML::Node limits = child(res, "limits");
     // Kubernetes defaults a request that is not given to its limit.
     std::map<std::string, std::pair<YAML::Node, std::string>> merged;
-    for (const auto& [part, name] : {std::pair{limits, "limits"}, std::pair{requests, "requests"}}) {
+    for (const auto& [part, name] :
+         {std::pair{limits, "limits"}, std::pair{requests, "requests"}}) {
       if (!present(part)) continue;
       const std::string pp = join_path(rp, name);
       yaml_.require_map(part, pp);
@@ -248,9 +249,10 @@ class ObjectReader {
     const auto add_mig = [&](const Requests& r, const std::string& where) {
       if (r.mig > 0) migs.emplace_back(r.mig_profile, where);
       if (r.mig > 1)
-        throw InputError(fmt::format("{}: pod '{}' asks for {} MIG instances of {}; slicelab's "
-                                     "pods take one instance",
-                                     where, pod.name, r.mig, r.mig_profile));
+        throw InputError(
+            fmt::format("{}: pod '{}' asks for {} MIG instances of {}; slicelab's "
+                        "pods take one instance",
+                        where, pod.name, r.mig, r.mig_profile));
     };
     const YAML::Node containers = yaml_.required(spec, sp, "containers");
     const std::string cp = join_path(sp, "containers");
@@ -282,7 +284,8 @@ class ObjectReader {
     pod.gpus = std::max(sum.gpus, init.gpus);
     if (const YAML::Node oh = child(spec, "overhead"); present(oh)) {
       const std::string op = join_path(sp, "overhead");
-      if (const YAML::Node v = child(oh, "cpu"); present(v)) pod.cpu_milli += cpu(v, join_path(op, "cpu"));
+      if (const YAML::Node v = child(oh, "cpu"); present(v))
+        pod.cpu_milli += cpu(v, join_path(op, "cpu"));
       if (const YAML::Node v = child(oh, "memory"); present(v))
         pod.memory_mib += memory(v, join_path(op, "memory"));
     }
@@ -290,15 +293,16 @@ class ObjectReader {
     pod.gpumem_percent = sum.gpumem_percent;
     pod.gpucores = sum.gpucores;
     if (migs.size() > 1)
-      throw InputError(fmt::format("{}: pod '{}' asks for MIG instances in {} containers ({} and "
-                                   "{}); slicelab's pods take one instance",
-                                   migs[1].second, pod.name, migs.size(), migs[0].first,
-                                   migs[1].first));
+      throw InputError(
+          fmt::format("{}: pod '{}' asks for MIG instances in {} containers ({} and "
+                      "{}); slicelab's pods take one instance",
+                      migs[1].second, pod.name, migs.size(), migs[0].first, migs[1].first));
     if (!migs.empty()) {
       if (pod.gpus > 0)
-        throw InputError(fmt::format("{}: pod '{}' asks for both nvidia.com/gpu and a MIG "
-                                     "instance; slicelab's pods take one or the other",
-                                     migs[0].second, pod.name));
+        throw InputError(
+            fmt::format("{}: pod '{}' asks for both nvidia.com/gpu and a MIG "
+                        "instance; slicelab's pods take one or the other",
+                        migs[0].second, pod.name));
       pod.mig_profile = migs[0].first;
     }
   }
@@ -309,16 +313,16 @@ class ObjectReader {
     const YAML::Node meta = yaml_.required(obj, path, "metadata");
     const std::string name = object_name(obj, path);
     const YAML::Node ns = child(meta, "namespace");
-    pod.name = fmt::format("{}/{}", present(ns) ? scalar(ns, join_path(mp, "namespace")) : "default",
-                           name);
+    pod.name = fmt::format("{}/{}",
+                           present(ns) ? scalar(ns, join_path(mp, "namespace")) : "default", name);
     pod.where = yaml_.where(obj, path.empty() ? "top level" : path);
     pod.created_s = timestamp(yaml_.required(meta, mp, "creationTimestamp"),
                               join_path(mp, "creationTimestamp"));
     pod.owner = name;
     if (const YAML::Node g = child(meta, "generateName"); present(g))
       pod.owner = scalar(g, join_path(mp, "generateName"));
-    if (const YAML::Node refs = child(meta, "ownerReferences"); present(refs) && refs.IsSequence() &&
-                                                                refs.size() > 0) {
+    if (const YAML::Node refs = child(meta, "ownerReferences");
+        present(refs) && refs.IsSequence() && refs.size() > 0) {
       const std::string rp = index_path(join_path(mp, "ownerReferences"), 0);
       pod.owner_kind = scalar(yaml_.required(refs[0], rp, "kind"), join_path(rp, "kind"));
       pod.owner = fmt::format("{}/{}", pod.owner_kind,
@@ -330,11 +334,13 @@ class ObjectReader {
     if (const YAML::Node v = child(spec, "nodeName"); present(v))
       pod.node_name = scalar(v, join_path(sp, "nodeName"));
     if (const YAML::Node v = child(spec, "priority"); present(v))
-      pod.priority = yaml_.integer(v, join_path(sp, "priority"), std::numeric_limits<int32_t>::min(),
-                                   std::numeric_limits<int32_t>::max());
+      pod.priority =
+          yaml_.integer(v, join_path(sp, "priority"), std::numeric_limits<int32_t>::min(),
+                        std::numeric_limits<int32_t>::max());
     if (const YAML::Node sel = child(spec, "nodeSelector"); present(sel))
       if (const YAML::Node v = child(sel, "nvidia.com/gpu.product"); present(v))
-        pod.selector_product = scalar(v, join_path(join_path(sp, "nodeSelector"), "nvidia.com/gpu.product"));
+        pod.selector_product =
+            scalar(v, join_path(join_path(sp, "nodeSelector"), "nvidia.com/gpu.product"));
     const std::string stp = join_path(path, "status");
     const YAML::Node status = obj["status"];
     pod.phase = "Pending";
@@ -353,7 +359,8 @@ class ObjectReader {
         const YAML::Node running = child(state, "running");
         const YAML::Node terminated = child(state, "terminated");
         all_terminated = all_terminated && present(terminated);
-        for (const auto& [s, sname] : {std::pair{running, "running"}, std::pair{terminated, "terminated"}}) {
+        for (const auto& [s, sname] :
+             {std::pair{running, "running"}, std::pair{terminated, "terminated"}}) {
           if (!present(s)) continue;
           const std::string ps = join_path(p, sname);
           if (const YAML::Node v = child(s, "startedAt"); present(v)) {

@@ -19,10 +19,10 @@ inline constexpr uint64_t kMaxKubernetesExportBytes = 256 * kMiB;
 
 struct KubeNode {
   std::string name;
-  std::string where;  // "FILE:LINE:COL: items[3]", for messages that come later
-  int64_t cpu_milli = 0;       // status.allocatable.cpu
-  int64_t memory_mib = 0;      // status.allocatable.memory
-  int64_t gpu_resources = 0;   // status.allocatable["nvidia.com/gpu"] (replicas included)
+  std::string where;          // "FILE:LINE:COL: items[3]", for messages that come later
+  int64_t cpu_milli = 0;      // status.allocatable.cpu
+  int64_t memory_mib = 0;     // status.allocatable.memory
+  int64_t gpu_resources = 0;  // status.allocatable["nvidia.com/gpu"] (replicas included)
   std::vector<std::pair<std::string, int64_t>> mig;  // nvidia.com/mig-<profile>: count
   // GPU feature discovery's labels; `label_where` locates each for errors.
   std::optional<std::string> product;  // nvidia.com/gpu.product
@@ -38,10 +38,10 @@ struct KubePod {
   std::string where;
   std::string owner;  // "<kind>/<name>" of the first ownerReference, else generateName or name
   std::string owner_kind;
-  std::string phase;      // status.phase (Pending when absent)
-  std::string node_name;  // spec.nodeName
-  int64_t priority = 0;   // spec.priority
-  double created_s = 0;   // metadata.creationTimestamp, seconds since the epoch
+  std::string phase;                 // status.phase (Pending when absent)
+  std::string node_name;             // spec.nodeName
+  int64_t priority = 0;              // spec.priority
+  double created_s = 0;              // metadata.creationTimestamp, seconds since the epoch
   std::optional<double> started_s;   // earliest container startedAt, else status.startTime
   std::optional<double> finished_s;  // latest container finishedAt (all terminated)
   // Effective requests as kube-scheduler computes them: per resource the larger of the sum over
@@ -49,11 +49,11 @@ struct KubePod {
   // defaults to its limit.
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  int64_t gpus = 0;            // nvidia.com/gpu
-  int64_t gpumem_mib = 0;      // HAMi nvidia.com/gpumem, per GPU (largest container)
-  int64_t gpumem_percent = 0;  // HAMi nvidia.com/gpumem-percentage
-  int64_t gpucores = 0;        // HAMi nvidia.com/gpucores, percent of each GPU
-  std::string mig_profile;     // from nvidia.com/mig-<profile>: 1
+  int64_t gpus = 0;              // nvidia.com/gpu
+  int64_t gpumem_mib = 0;        // HAMi nvidia.com/gpumem, per GPU (largest container)
+  int64_t gpumem_percent = 0;    // HAMi nvidia.com/gpumem-percentage
+  int64_t gpucores = 0;          // HAMi nvidia.com/gpucores, percent of each GPU
+  std::string mig_profile;       // from nvidia.com/mig-<profile>: 1
   std::string selector_product;  // spec.nodeSelector["nvidia.com/gpu.product"]
   std::vector<std::string> ignored_resources;  // other vendors' (rdma/hca): not simulated
 };

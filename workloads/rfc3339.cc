@@ -17,7 +17,9 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
-bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool leap(int64_t y) {
+  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 int days_in_month(int64_t y, int64_t m) {
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -88,8 +90,7 @@ std::optional<double> parse_rfc3339(std::string_view s, std::string& error) {
     const int64_t sign = s[at] == '-' ? -1 : 1;
     ++at;
     int64_t oh = 0, om = 0;
-    if (!digits(s, at, 2, oh) || !expect(s, at, ':') || !digits(s, at, 2, om) || oh > 23 ||
-        om > 59)
+    if (!digits(s, at, 2, oh) || !expect(s, at, ':') || !digits(s, at, 2, om) || oh > 23 || om > 59)
       return fail("the time zone offset must be +HH:MM or -HH:MM");
     offset_s = sign * (oh * 3600 + om * 60);
   } else {
@@ -97,8 +98,8 @@ std::optional<double> parse_rfc3339(std::string_view s, std::string& error) {
   }
   if (at != s.size())
     return fail(fmt::format("unexpected text '{}' after the time zone", s.substr(at)));
-  const int64_t whole = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 +
-                        second - offset_s;
+  const int64_t whole =
+      days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_s;
   return static_cast<double>(whole) + fraction;
 }
 

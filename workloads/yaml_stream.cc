@@ -10,7 +10,9 @@
 namespace slicelab {
 namespace {
 
-bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 // Where each top-level JSON value after the first begins, when the text is a run of JSON objects
 // or arrays; empty for anything else (YAML, one JSON value). Strings are skipped whole, so

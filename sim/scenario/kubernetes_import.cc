@@ -114,8 +114,8 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
   // --- pods: the moment of the snapshot, and what each pod is in it ---
   double snapshot = -std::numeric_limits<double>::infinity();
   for (const KubePod& p : objects.pods) {
-    snapshot = std::max({snapshot, p.created_s, p.started_s.value_or(snapshot),
-                         p.finished_s.value_or(snapshot)});
+    snapshot = std::max(
+        {snapshot, p.created_s, p.started_s.value_or(snapshot), p.finished_s.value_or(snapshot)});
   }
   out.snapshot_s = options.snapshot_s.value_or(std::isfinite(snapshot) ? snapshot : 0.0);
 
@@ -128,9 +128,10 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
       throw InputError(fmt::format("{}: pod '{}' appears twice", p.where, p.name));
     ++out.phases[p.phase];
     if (!p.node_name.empty() && !node_of.contains(p.node_name))
-      throw InputError(fmt::format("{}: pod '{}' runs on node '{}' (spec.nodeName), which the "
-                                   "export's nodes lack",
-                                   p.where, p.name, p.node_name));
+      throw InputError(
+          fmt::format("{}: pod '{}' runs on node '{}' (spec.nodeName), which the "
+                      "export's nodes lack",
+                      p.where, p.name, p.node_name));
     const bool done = p.phase == "Succeeded" || p.phase == "Failed";
     const bool future = p.created_s > out.snapshot_s;
     if (p.owner_kind == "DaemonSet") {
@@ -291,15 +292,17 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
     }
     s.duration_s = std::clamp(duration, 0.001, kHorizonS);
     if (on_node) {
-      pinned.push_back({static_cast<uint32_t>(pinned_pods.size()), sim_node[node_of.at(p.node_name)]});
+      pinned.push_back(
+          {static_cast<uint32_t>(pinned_pods.size()), sim_node[node_of.at(p.node_name)]});
       out.snapshot.emplace_back(p.name, p.node_name);
       pinned_pods.push_back(std::move(s));
     } else {
       s.arrival_s = std::max(0.0, p.created_s - out.snapshot_s);
       if (s.arrival_s >= kHorizonS)
-        throw InputError(fmt::format("{}: pod '{}' is created {:g}s after the snapshot time, "
-                                     "beyond the {} horizon",
-                                     p.where, p.name, s.arrival_s, kHorizonText));
+        throw InputError(
+            fmt::format("{}: pod '{}' is created {:g}s after the snapshot time, "
+                        "beyond the {} horizon",
+                        p.where, p.name, s.arrival_s, kHorizonText));
       queued.push_back(std::move(s));
     }
   }
@@ -334,7 +337,8 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
     out.notes.push_back(fmt::format("resources not simulated: {}", list));
   }
   for (const auto& [kind, n] : objects.skipped_kinds)
-    out.notes.push_back(fmt::format("{} {} object(s) skipped (only Node and Pod are read)", n, kind));
+    out.notes.push_back(
+        fmt::format("{} {} object(s) skipped (only Node and Pod are read)", n, kind));
   return out;
 }
 

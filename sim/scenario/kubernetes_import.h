@@ -29,11 +29,11 @@ struct KubernetesImport {
   std::vector<std::pair<std::string, std::string>> snapshot;  // pod name, node name
   double snapshot_s = 0;
   std::map<std::string, int> phases;  // phase -> pods of the export
-  int daemon_pods = 0;     // DaemonSet pods: their requests are taken off their nodes
-  int finished_pods = 0;   // Succeeded and Failed before the snapshot: durations only
-  int learned_durations = 0;  // pods whose duration is the median of finished siblings
-  int default_durations = 0;  // pods whose duration is a default
-  std::vector<std::string> notes;  // what was approximated, one sentence each
+  int daemon_pods = 0;                // DaemonSet pods: their requests are taken off their nodes
+  int finished_pods = 0;              // Succeeded and Failed before the snapshot: durations only
+  int learned_durations = 0;          // pods whose duration is the median of finished siblings
+  int default_durations = 0;          // pods whose duration is a default
+  std::vector<std::string> notes;     // what was approximated, one sentence each
 };
 
 // Nodes become node groups of identical nodes (allocatable CPU and memory, GPU model and

@@ -103,10 +103,9 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
   for (size_t i = 0; i < groups.size(); ++i) {
     const std::string path = index_path("cluster.node_groups", i);
     const YAML::Node g = groups[i];
-    yaml.check_keys(
-        g, path,
-        {"name", "count", "cpu_milli", "memory_mib", "gpu_model", "gpus_per_node", "topology",
-         "node_names"});
+    yaml.check_keys(g, path,
+                    {"name", "count", "cpu_milli", "memory_mib", "gpu_model", "gpus_per_node",
+                     "topology", "node_names"});
     NodeGroup group;
     group.name = yaml.opt_string(g, path, "name").value_or(fmt::format("group{}", i));
     if (auto [it, fresh] = names.emplace(group.name, i); !fresh)

@@ -40,8 +40,7 @@ std::optional<SnapshotOvercommit> find_snapshot_overcommit(const ClusterSpec& cl
                          "it on that node leave {}; a snapshot must not over-commit a node",
                          pod.name, names[pinned[k].node], asks, what, left)};
     };
-    const int64_t gpu_milli =
-        int64_t{pod.gpu_count} * (pod.gpu_count == 1 ? pod.gpu_milli : 1000);
+    const int64_t gpu_milli = int64_t{pod.gpu_count} * (pod.gpu_count == 1 ? pod.gpu_milli : 1000);
     if (pod.cpu_milli > r.cpu_milli) return over("CPU millicores", pod.cpu_milli, r.cpu_milli);
     if (pod.memory_mib > r.memory_mib) return over("MiB of memory", pod.memory_mib, r.memory_mib);
     if (gpu_milli > r.gpu_milli) return over("thousandths of GPUs", gpu_milli, r.gpu_milli);
@@ -92,9 +91,9 @@ std::vector<PinnedPod> read_snapshot_file(const std::string& path, const Cluster
                 fmt::format("pod '{}' is pinned twice (also {})", pod,
                             index_path("snapshot", it->second)));
     if (const double at = pods[pi->second].arrival_s; at != 0)
-      yaml.fail(pn, join_path(p, "pod"),
-                fmt::format("pod '{}' arrives at {:g}s; a snapshot's running pods arrive at 0",
-                            pod, at));
+      yaml.fail(
+          pn, join_path(p, "pod"),
+          fmt::format("pod '{}' arrives at {:g}s; a snapshot's running pods arrive at 0", pod, at));
     out.push_back({pi->second, ni->second});
   }
   if (const auto over = find_snapshot_overcommit(cluster, catalog, pods, out))

@@ -77,7 +77,8 @@ TEST_F(KubeImportE2e, ShippedExportIsEveryNodeAndPodAccountedFor) {
   const fs::path out = tmp_ / "imported";
   const KubeRun r = run_in_source(
       "import kubernetes --nodes scenarios/kubernetes/nodes.json --pods "
-      "scenarios/kubernetes/pods.json --name kubernetes-imported --out '" + out.string() + "'");
+      "scenarios/kubernetes/pods.json --name kubernetes-imported --out '" +
+      out.string() + "'");
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string nodes = slurp(kExport + "/nodes.json");
   const std::string pods = slurp(kExport + "/pods.json");
@@ -116,7 +117,8 @@ TEST_F(KubeImportE2e, ShippedImportIsWhatTheImporterWrites) {
   const fs::path out = tmp_ / "imported";
   const KubeRun r = run_in_source(
       "import kubernetes --nodes scenarios/kubernetes/nodes.json --pods "
-      "scenarios/kubernetes/pods.json --name kubernetes-imported --out '" + out.string() + "'");
+      "scenarios/kubernetes/pods.json --name kubernetes-imported --out '" +
+      out.string() + "'");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* f : {"scenario.yaml", "trace.yaml", "snapshot.yaml"}) {
     SCOPED_TRACE(f);
@@ -137,7 +139,8 @@ TEST_F(KubeImportE2e, ShippedImportIsWhatTheImporterWrites) {
 
 TEST_F(KubeImportE2e, RunningPodsStartOnTheirNodesAtTimeZero) {
   const fs::path out = tmp_ / "results";
-  const KubeRun r = run_in_source("compare scenarios/kubernetes.yaml --quiet --out '" + out.string() + "'");
+  const KubeRun r =
+      run_in_source("compare scenarios/kubernetes.yaml --quiet --out '" + out.string() + "'");
   ASSERT_EQ(r.status, 0) << r.out;
   const Scenario sc = load_scenario(kSrc + "/scenarios/kubernetes.yaml");
   const std::vector<std::string> names = cluster_node_names(sc.cluster);
@@ -158,7 +161,7 @@ TEST_F(KubeImportE2e, RunningPodsStartOnTheirNodesAtTimeZero) {
   ASSERT_EQ(expected.size(), sc.snapshot.size());
   std::istringstream csv(slurp(out / "pods.csv"));
   std::string line;
-  std::getline(csv, line);  // policy,pod,class,status,arrival_s,start_s,...,node,...
+  std::getline(csv, line);               // policy,pod,class,status,arrival_s,start_s,...,node,...
   std::map<std::string, size_t> placed;  // policy -> pinned pods seen on their node at 0
   for (; std::getline(csv, line);) {
     std::vector<std::string> cols;
@@ -189,7 +192,8 @@ TEST_F(KubeImportE2e, RefusesAFolderItDidNotWrite) {
 
 TEST_F(KubeImportE2e, BadSnapshotTimeIsAUsageError) {
   const KubeRun bad = run_in_source(
-      "import kubernetes --nodes scenarios/kubernetes/nodes.json --snapshot-time 2026-11-20 --out '" +
+      "import kubernetes --nodes scenarios/kubernetes/nodes.json --snapshot-time 2026-11-20 --out "
+      "'" +
       (tmp_ / "x").string() + "'");
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.out.find("--snapshot-time"), std::string::npos) << bad.out;

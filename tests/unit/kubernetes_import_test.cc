@@ -91,7 +91,8 @@ struct PodArgs {
   std::string phase = "Pending";
   std::string node;
   std::string created = "2026-11-20T10:00:00Z";
-  std::string containers = R"([{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}])";
+  std::string containers =
+      R"([{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}])";
   std::string init;
   std::string owner;  // "Job/name"
   std::string status_extra;
@@ -107,12 +108,11 @@ std::string pod(const PodArgs& a) {
             R"(", "uid": "9f", "controller": true}])";
   }
   return R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": ")" + a.name +
-         R"(", "namespace": "ns", "uid": "77", "creationTimestamp": ")" + a.created + "\"" +
-         owner + R"(}, "spec": {"containers": )" + a.containers +
+         R"(", "namespace": "ns", "uid": "77", "creationTimestamp": ")" + a.created + "\"" + owner +
+         R"(}, "spec": {"containers": )" + a.containers +
          (a.init.empty() ? "" : R"(, "initContainers": )" + a.init) +
          (a.node.empty() ? "" : R"(, "nodeName": ")" + a.node + "\"") + a.spec_extra +
-         R"(, "tolerations": []}, "status": {"phase": ")" + a.phase + "\"" + a.status_extra +
-         "}}";
+         R"(, "tolerations": []}, "status": {"phase": ")" + a.phase + "\"" + a.status_extra + "}}";
 }
 
 std::string gpu_container(const std::string& resources) {
@@ -186,10 +186,10 @@ TEST_F(KubeImport, NodeAllocatableCpuMemoryAndGpus) {
 }
 
 TEST_F(KubeImport, IdenticalNodesShareAGroupAndKeepTheirNames) {
-  const std::string nodes =
-      list("List", kA100 + "," + node("a100-1", "64", "512Gi", kA100Labels, R"("nvidia.com/gpu": "8")") +
-                       "," + node("cpu-0", "16", "64Gi") + "," +
-                       node("a100-2", "32", "512Gi", kA100Labels, R"("nvidia.com/gpu": "8")"));
+  const std::string nodes = list(
+      "List", kA100 + "," + node("a100-1", "64", "512Gi", kA100Labels, R"("nvidia.com/gpu": "8")") +
+                  "," + node("cpu-0", "16", "64Gi") + "," +
+                  node("a100-2", "32", "512Gi", kA100Labels, R"("nvidia.com/gpu": "8")"));
   const KubernetesImport r = import(nodes, "");
   ASSERT_EQ(r.cluster.groups.size(), 3U);
   EXPECT_EQ(r.cluster.groups[0].name, "a100-80gb-x8");
@@ -208,20 +208,20 @@ TEST_F(KubeImport, GpuCountLabelIsThePhysicalCountUnderTimeSlicing) {
   const KubernetesImport r =
       import(list("List", node("l4", "48", "180Gi", labels, R"("nvidia.com/gpu": "16")")), "");
   EXPECT_EQ(r.cluster.groups[0].gpus_per_node, 4);  // 16 replicas / 4
-  const KubernetesImport c = import(
-      list("List", node("l4", "48", "180Gi", labels + R"(, "nvidia.com/gpu.count": "2")",
-                        R"("nvidia.com/gpu": "8")")),
-      "");
+  const KubernetesImport c =
+      import(list("List", node("l4", "48", "180Gi", labels + R"(, "nvidia.com/gpu.count": "2")",
+                               R"("nvidia.com/gpu": "8")")),
+             "");
   EXPECT_EQ(c.cluster.groups[0].gpus_per_node, 2);
 }
 
 TEST_F(KubeImport, MigMixedStrategyNodeIsImportedAsItsGpus) {
   const std::string labels =
       R"("nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.count": "2", "nvidia.com/mig.strategy": "mixed")";
-  const KubernetesImport r = import(
-      list("List", node("mig", "32", "256Gi", labels,
-                        R"("nvidia.com/mig-1g.5gb": "7", "nvidia.com/mig-3g.20gb": "2")")),
-      "");
+  const KubernetesImport r =
+      import(list("List", node("mig", "32", "256Gi", labels,
+                               R"("nvidia.com/mig-1g.5gb": "7", "nvidia.com/mig-3g.20gb": "2")")),
+             "");
   EXPECT_EQ(r.cluster.groups[0].gpus_per_node, 2);
   EXPECT_EQ(catalog_.models()[r.cluster.groups[0].gpu_model].name, "A100-40GB");
   ASSERT_FALSE(r.notes.empty());
@@ -229,9 +229,9 @@ TEST_F(KubeImport, MigMixedStrategyNodeIsImportedAsItsGpus) {
 }
 
 TEST_F(KubeImport, UnknownProductNamesTheLabelValueAndNode) {
-  const std::string nodes = list(
-      "List", node("gpu-7", "32", "256Gi", R"("nvidia.com/gpu.product": "NVIDIA-L40S")",
-                   R"("nvidia.com/gpu": "4")"));
+  const std::string nodes =
+      list("List", node("gpu-7", "32", "256Gi", R"("nvidia.com/gpu.product": "NVIDIA-L40S")",
+                        R"("nvidia.com/gpu": "4")"));
   const std::string e = error_of([&] { import(nodes, ""); });
   EXPECT_NE(e.find("nodes.json:"), std::string::npos) << e;
   EXPECT_NE(e.find("node 'gpu-7'"), std::string::npos) << e;
@@ -241,8 +241,8 @@ TEST_F(KubeImport, UnknownProductNamesTheLabelValueAndNode) {
 }
 
 TEST_F(KubeImport, MissingProductLabelOrAllocatableIsNamed) {
-  const std::string no_label =
-      error_of([&] { import(list("List", node("g", "8", "32Gi", "", R"("nvidia.com/gpu": "1")")), ""); });
+  const std::string no_label = error_of(
+      [&] { import(list("List", node("g", "8", "32Gi", "", R"("nvidia.com/gpu": "1")")), ""); });
   EXPECT_NE(no_label.find("no label nvidia.com/gpu.product"), std::string::npos) << no_label;
   EXPECT_NE(no_label.find("node 'g'"), std::string::npos) << no_label;
   std::string text = node("g", "8", "32Gi");
@@ -252,9 +252,8 @@ TEST_F(KubeImport, MissingProductLabelOrAllocatableIsNamed) {
   EXPECT_NE(no_cpu.find("cpu"), std::string::npos) << no_cpu;
   const std::string bad_cpu = error_of([&] { read(list("List", node("g", "8 cores", "32Gi"))); });
   EXPECT_NE(bad_cpu.find("items[0].status.allocatable.cpu"), std::string::npos) << bad_cpu;
-  const std::string typo = error_of([&] {
-    read(list("List", node("g", "8", "32Gi", "", R"("nvidia.com/gpus": "1")")));
-  });
+  const std::string typo = error_of(
+      [&] { read(list("List", node("g", "8", "32Gi", "", R"("nvidia.com/gpus": "1")"))); });
   EXPECT_NE(typo.find("unknown resource 'nvidia.com/gpus'"), std::string::npos) << typo;
   EXPECT_NE(typo.find("did you mean 'nvidia.com/gpu'"), std::string::npos) << typo;
 }
@@ -263,24 +262,27 @@ TEST_F(KubeImport, MissingProductLabelOrAllocatableIsNamed) {
 
 TEST_F(KubeImport, RequestsSumOverContainersAndDefaultToLimits) {
   PodArgs a;
-  a.containers = R"([{"name": "a", "image": "i", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"cpu": "2", "memory": "4Gi"}}},
+  a.containers =
+      R"([{"name": "a", "image": "i", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"cpu": "2", "memory": "4Gi"}}},
                      {"name": "b", "image": "i", "resources": {"limits": {"cpu": "250m", "memory": "512Mi"}}}])";
   const KubeObjects o = read(list("PodList", pod(a)));
   ASSERT_EQ(o.pods.size(), 1U);
   EXPECT_EQ(o.pods[0].name, "ns/p");
-  EXPECT_EQ(o.pods[0].cpu_milli, 750);     // 500m requested + 250m (b's limit, its request)
+  EXPECT_EQ(o.pods[0].cpu_milli, 750);    // 500m requested + 250m (b's limit, its request)
   EXPECT_EQ(o.pods[0].memory_mib, 1536);  // 1Gi + 512Mi
 }
 
 TEST_F(KubeImport, InitContainersCountAsTheLargerOfSumAndLargestInit) {
   PodArgs a;
-  a.containers = R"([{"name": "a", "image": "i", "resources": {"requests": {"cpu": "1", "memory": "8Gi"}}},
+  a.containers =
+      R"([{"name": "a", "image": "i", "resources": {"requests": {"cpu": "1", "memory": "8Gi"}}},
                      {"name": "b", "image": "i", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}])";
-  a.init = R"([{"name": "i1", "image": "i", "resources": {"requests": {"cpu": "3", "memory": "2Gi"}}},
+  a.init =
+      R"([{"name": "i1", "image": "i", "resources": {"requests": {"cpu": "3", "memory": "2Gi"}}},
                {"name": "i2", "image": "i", "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}])";
   const KubeObjects o = read(list("List", pod(a)));
-  EXPECT_EQ(o.pods[0].cpu_milli, 3000);           // max(1 + 1, 3)
-  EXPECT_EQ(o.pods[0].memory_mib, 9 * 1024);      // max(8 + 1, 4) Gi
+  EXPECT_EQ(o.pods[0].cpu_milli, 3000);       // max(1 + 1, 3)
+  EXPECT_EQ(o.pods[0].memory_mib, 9 * 1024);  // max(8 + 1, 4) Gi
 }
 
 TEST_F(KubeImport, GpusNodeNamePriorityAndTimes) {
@@ -288,9 +290,11 @@ TEST_F(KubeImport, GpusNodeNamePriorityAndTimes) {
   a.phase = "Running";
   a.node = "a100-0";
   a.created = "2026-11-20T08:00:00Z";
-  a.containers = gpu_container(R"({"limits": {"nvidia.com/gpu": "2"}, "requests": {"cpu": "4", "memory": "16Gi"}})");
+  a.containers = gpu_container(
+      R"({"limits": {"nvidia.com/gpu": "2"}, "requests": {"cpu": "4", "memory": "16Gi"}})");
   a.spec_extra = R"(, "priority": 1000, "priorityClassName": "serving")";
-  a.status_extra = R"(, "startTime": "2026-11-20T08:00:05Z", "containerStatuses": [{"name": "c", "state": {"running": {"startedAt": "2026-11-20T08:00:30Z"}}}])";
+  a.status_extra =
+      R"(, "startTime": "2026-11-20T08:00:05Z", "containerStatuses": [{"name": "c", "state": {"running": {"startedAt": "2026-11-20T08:00:30Z"}}}])";
   const KubeObjects o = read(list("List", pod(a)));
   const KubePod& p = o.pods[0];
   EXPECT_EQ(p.gpus, 2);
@@ -307,15 +311,17 @@ TEST_F(KubeImport, FinishedPodsGiveTheirOwnersDurations) {
   // Two finished pods of job/train ran 1h and 2h: the running one (30 min in) has 1.5h - 30min
   // left, the pending one runs the median 1.5h, a pod of another owner the default.
   std::string pods;
-  const auto finished = [&](const std::string& name, const std::string& start, const std::string& end) {
+  const auto finished = [&](const std::string& name, const std::string& start,
+                            const std::string& end) {
     PodArgs a;
     a.name = name;
     a.phase = "Succeeded";
     a.node = "a100-0";
     a.owner = "Job/train";
     a.created = "2026-11-20T00:00:00Z";
-    a.status_extra = R"(, "containerStatuses": [{"name": "c", "state": {"terminated": {"exitCode": 0, "startedAt": ")" +
-                     start + R"(", "finishedAt": ")" + end + R"("}}}])";
+    a.status_extra =
+        R"(, "containerStatuses": [{"name": "c", "state": {"terminated": {"exitCode": 0, "startedAt": ")" +
+        start + R"(", "finishedAt": ")" + end + R"("}}}])";
     return pod(a);
   };
   pods += finished("f1", "2026-11-20T01:00:00Z", "2026-11-20T02:00:00Z") + ",";
@@ -326,7 +332,8 @@ TEST_F(KubeImport, FinishedPodsGiveTheirOwnersDurations) {
   run.node = "a100-0";
   run.owner = "Job/train";
   run.created = "2026-11-20T09:30:00Z";
-  run.status_extra = R"(, "containerStatuses": [{"name": "c", "state": {"running": {"startedAt": "2026-11-20T09:30:00Z"}}}])";
+  run.status_extra =
+      R"(, "containerStatuses": [{"name": "c", "state": {"running": {"startedAt": "2026-11-20T09:30:00Z"}}}])";
   PodArgs pend;
   pend.name = "q";
   pend.owner = "Job/train";
@@ -371,12 +378,13 @@ TEST_F(KubeImport, HamiResourcesAndNodeSelector) {
       R"({"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem-percentage": "25", "nvidia.com/gpucores": "30"}})");
   PodArgs b;
   b.name = "b";
-  b.containers = gpu_container(R"({"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "10240"}})");
+  b.containers =
+      gpu_container(R"({"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "10240"}})");
   b.spec_extra = R"(, "nodeSelector": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"})";
   const KubernetesImport r = import(list("List", kA100), list("List", pod(a) + "," + pod(b)));
   ASSERT_EQ(r.pods.size(), 2U);
-  EXPECT_EQ(r.pods[0].gpu_milli, 300);              // 30% of the GPU's compute
-  EXPECT_EQ(r.pods[0].gpu_memory_mib, 81920 / 4);   // 25% of the A100-80GB it runs on
+  EXPECT_EQ(r.pods[0].gpu_milli, 300);             // 30% of the GPU's compute
+  EXPECT_EQ(r.pods[0].gpu_memory_mib, 81920 / 4);  // 25% of the A100-80GB it runs on
   EXPECT_EQ(r.pods[1].gpu_memory_mib, 10240);
   EXPECT_EQ(r.pods[1].gpu_milli, 1000);
   EXPECT_EQ(r.pods[1].allowed_models, (std::vector<std::string>{"A100-80GB"}));
@@ -385,7 +393,8 @@ TEST_F(KubeImport, HamiResourcesAndNodeSelector) {
     t.containers = gpu_container(R"({"limits": {"nvidia.com/gpumemory": "1000"}})");
     read(list("List", pod(t)));
   });
-  EXPECT_NE(typo.find("unknown resource 'nvidia.com/gpumemory' of pod 'ns/p'"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("unknown resource 'nvidia.com/gpumemory' of pod 'ns/p'"), std::string::npos)
+      << typo;
   EXPECT_NE(typo.find("did you mean 'nvidia.com/gpumem'"), std::string::npos) << typo;
 }
 
@@ -426,7 +435,8 @@ TEST_F(KubeImport, DaemonSetPodsAreTakenOffTheirNodes) {
   d.phase = "Running";
   d.node = "a100-0";
   d.owner = "DaemonSet/device-plugin";
-  d.containers = R"([{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}])";
+  d.containers =
+      R"([{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}])";
   const KubernetesImport r = import(list("List", kA100), list("List", pod(d)));
   EXPECT_TRUE(r.pods.empty());
   EXPECT_EQ(r.daemon_pods, 1);
@@ -471,14 +481,14 @@ metadata:
 }
 
 TEST_F(KubeImport, StreamsKeepTheSingleDocumentChecks) {
-  const std::string dup = error_of([&] {
-    read("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nkind: Pod\n", "dup.yaml");
-  });
+  const std::string dup = error_of(
+      [&] { read("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nkind: Pod\n", "dup.yaml"); });
   EXPECT_NE(dup.find("duplicate key 'kind'"), std::string::npos) << dup;
   const std::string alias =
       error_of([&] { read("kind: List\nitems: &x []\n---\nkind: List\nitems: *x\n", "a.yaml"); });
   EXPECT_NE(alias.find("anchors"), std::string::npos) << alias;
-  const std::string syntax = error_of([&] { read("{\"kind\": \"List\", \"items\": [}", "bad.json"); });
+  const std::string syntax =
+      error_of([&] { read("{\"kind\": \"List\", \"items\": [}", "bad.json"); });
   EXPECT_NE(syntax.find("bad.json:1:"), std::string::npos) << syntax;
 }
 
@@ -519,8 +529,9 @@ policies: [{placement: best-fit}]
       error_of([&] { load_scenario(scenario("  - {pod: a, node: n7}\n", "[n0, n1]")); });
   EXPECT_NE(unknown.find("snap.yaml:2:"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("no node 'n7' in the cluster"), std::string::npos) << unknown;
-  const std::string over = error_of(
-      [&] { load_scenario(scenario("  - {pod: a, node: n0}\n  - {pod: b, node: n0}\n", "[n0, n1]")); });
+  const std::string over = error_of([&] {
+    load_scenario(scenario("  - {pod: a, node: n0}\n  - {pod: b, node: n0}\n", "[n0, n1]"));
+  });
   EXPECT_NE(over.find("pod 'b' does not fit node 'n0'"), std::string::npos) << over;
   const std::string late =
       error_of([&] { load_scenario(scenario("  - {pod: c, node: n0}\n", "[n0, n1]")); });
