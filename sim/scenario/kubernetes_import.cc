@@ -127,11 +127,6 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
     if (!pod_names.emplace(p.name, i).second)
       throw InputError(fmt::format("{}: pod '{}' appears twice", p.where, p.name));
     ++out.phases[p.phase];
-    if (!p.node_name.empty() && !node_of.contains(p.node_name))
-      throw InputError(
-          fmt::format("{}: pod '{}' runs on node '{}' (spec.nodeName), which the "
-                      "export's nodes lack",
-                      p.where, p.name, p.node_name));
     const bool done = p.phase == "Succeeded" || p.phase == "Failed";
     const bool future = p.created_s > out.snapshot_s;
     if (p.owner_kind == "DaemonSet") {
@@ -143,6 +138,12 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
     } else {
       role[i] = p.node_name.empty() ? Role::kQueued : Role::kPinned;
     }
+    // A finished pod's node may be long gone (scaled down); a running pod's must be there.
+    if (role[i] == Role::kPinned && !node_of.contains(p.node_name))
+      throw InputError(
+          fmt::format("{}: pod '{}' runs on node '{}' (spec.nodeName), which the "
+                      "export's nodes lack",
+                      p.where, p.name, p.node_name));
     // Only pods that ran to success say how long the owner's pods run.
     if (p.phase == "Succeeded" && p.started_s && p.finished_s && *p.finished_s >= *p.started_s &&
         !future)
@@ -157,7 +158,7 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
     const KubePod& p = objects.pods[i];
     if (role[i] != Role::kDaemon) continue;
     ++out.daemon_pods;
-    if (p.node_name.empty() || p.phase == "Succeeded" || p.phase == "Failed") continue;
+    if (!node_of.contains(p.node_name) || p.phase == "Succeeded" || p.phase == "Failed") continue;
     NodeFacts& f = facts[node_of.at(p.node_name)];
     f.cpu_milli -= p.cpu_milli;
     f.memory_mib -= p.memory_mib;
@@ -377,6 +378,12 @@ std::string kubernetes_snapshot_yaml(const KubernetesImport& imported, const std
 
 std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const GpuCatalog& catalog,
                                      const std::string& name, const std::string& source) {
+  YAML::Emitter description;
+  description << YAML::DoubleQuoted
+              << fmt::format("What if this cluster shared its GPUs differently? (imported {})",
+                             source);
+  std::string comment = source;
+  std::replace(comment.begin(), comment.end(), '\n', ' ');
   std::string cluster;
   // The cluster section indented under `cluster:`.
   const std::string text = kubernetes_cluster_yaml(imported.cluster, catalog);
@@ -390,7 +397,7 @@ std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const Gpu
       "# The running pods hold their nodes from time 0 (snapshot.yaml); pending and later pods\n"
       "# arrive as trace.yaml says. docs/kubernetes-import.md explains every number.\n"
       "name: {name}\n"
-      "description: \"What if this cluster shared its GPUs differently? (imported {source})\"\n"
+      "description: {description}\n"
       "cluster:\n{cluster}"
       "workload:\n"
       "  trace: trace.yaml\n"
@@ -408,7 +415,8 @@ std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const Gpu
       "  - name: fgd-gpu-share\n"
       "    placement: fgd\n"
       "    sharing: gpu-share\n",
-      fmt::arg("source", source), fmt::arg("name", name), fmt::arg("cluster", cluster));
+      fmt::arg("source", comment), fmt::arg("name", name),
+      fmt::arg("description", description.c_str()), fmt::arg("cluster", cluster));
 }
 
 }  // namespace slicelab

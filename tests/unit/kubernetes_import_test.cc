@@ -418,6 +418,10 @@ TEST_F(KubeImport, PodOnAMissingNodeOrOverCommittingItIsAnError) {
   a.node = "gone";
   const std::string missing = error_of([&] { import(list("List", kA100), list("List", pod(a))); });
   EXPECT_NE(missing.find("pod 'ns/p' runs on node 'gone'"), std::string::npos) << missing;
+  // A finished pod's node may have been scaled away since: it only teaches durations.
+  PodArgs done = a;
+  done.phase = "Succeeded";
+  EXPECT_EQ(import(list("List", kA100), list("List", pod(done))).finished_pods, 1);
   PodArgs big;
   big.phase = "Running";
   big.node = "a100-0";
