@@ -328,6 +328,13 @@ class ObjectReader {
       pod.owner = fmt::format("{}/{}", pod.owner_kind,
                               scalar(yaml_.required(refs[0], rp, "name"), join_path(rp, "name")));
     }
+    if (const YAML::Node ann = child(meta, "annotations"); present(ann)) {
+      const std::string ap = join_path(mp, "annotations");
+      if (const YAML::Node v = child(ann, "nvidia.com/use-gputype"); present(v))
+        pod.use_gputype = scalar(v, join_path(ap, "nvidia.com/use-gputype"));
+      if (const YAML::Node v = child(ann, "nvidia.com/nouse-gputype"); present(v))
+        pod.nouse_gputype = scalar(v, join_path(ap, "nvidia.com/nouse-gputype"));
+    }
     const std::string sp = join_path(path, "spec");
     const YAML::Node spec = yaml_.required(obj, path, "spec");
     resources(spec, sp, pod);

@@ -55,6 +55,9 @@ struct KubePod {
   int64_t gpucores = 0;          // HAMi nvidia.com/gpucores, percent of each GPU
   std::string mig_profile;       // from nvidia.com/mig-<profile>: 1
   std::string selector_product;  // spec.nodeSelector["nvidia.com/gpu.product"]
+  // HAMi's annotations nvidia.com/use-gputype and nouse-gputype: comma-separated GPU types.
+  std::string use_gputype;
+  std::string nouse_gputype;
   std::vector<std::string> ignored_resources;  // other vendors' (rdma/hca): not simulated
 };
 

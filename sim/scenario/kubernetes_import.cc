@@ -21,6 +21,7 @@ namespace {
 constexpr int kMaxPriority = 1'000'000;  // the trace format's range (workloads/pod_yaml.cc)
 
 struct NodeFacts {
+  std::string product;  // GFD's label, upper case (HAMi matches GPU types against it)
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   size_t model = 0;
@@ -30,6 +31,46 @@ struct NodeFacts {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// HAMi's nvidia.com/use-gputype / nouse-gputype: a GPU whose type contains one of the
+// comma-separated names (case-insensitive) is in / out. The catalog models of the cluster's
+// GPU nodes that pass, by their GFD product and their catalog name; empty input: no limit.
+std::vector<std::string> gputype_models(const std::string& use, const std::string& nouse,
+                                        const std::vector<NodeFacts>& facts,
+                                        const GpuCatalog& catalog) {
+  const auto names = [](const std::string& list) {
+    std::vector<std::string> out;
+    size_t at = 0;
+    while (at <= list.size()) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      std::string t = list.substr(at, comma - at);
+      t.erase(0, t.find_first_not_of(' '));
+      t.erase(t.find_last_not_of(' ') + 1);
+      if (!t.empty()) out.push_back(upper(t));
+      at = comma + 1;
+    }
+    return out;
+  };
+  const std::vector<std::string> in = names(use), out = names(nouse);
+  std::vector<std::string> models;
+  for (const NodeFacts& f : facts) {
+    if (f.gpus == 0) continue;
+    const std::string model = catalog.models()[f.model].name;
+    const auto matches = [&](const std::string& t) {
+      return f.product.find(t) != std::string::npos || upper(model).find(t) != std::string::npos;
+    };
+    const bool ok = (in.empty() || std::any_of(in.begin(), in.end(), matches)) &&
+                    std::none_of(out.begin(), out.end(), matches);
+    if (ok && std::find(models.begin(), models.end(), model) == models.end())
+      models.push_back(model);
+  }
+  return models;
 }
 
 std::string label_where(const KubeNode& n, const std::string& label) {
@@ -74,6 +115,7 @@ NodeFacts node_facts(const KubeNode& n, const GpuCatalog& catalog) {
     throw InputError(fmt::format("{}: node '{}': label nvidia.com/gpu.product: {}",
                                  label_where(n, "nvidia.com/gpu.product"), n.name, error));
   f.model = *model;
+  f.product = upper(*n.product);
   return f;
 }
 
@@ -266,6 +308,25 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
           throw InputError(fmt::format("{}: pod '{}': spec.nodeSelector nvidia.com/gpu.product: {}",
                                        p.where, p.name, error));
         s.allowed_models = std::vector<std::string>{catalog.models()[*m].name};
+      }
+      if (!p.use_gputype.empty() || !p.nouse_gputype.empty()) {
+        std::vector<std::string> models =
+            gputype_models(p.use_gputype, p.nouse_gputype, facts, catalog);
+        if (models.empty())
+          throw InputError(fmt::format(
+              "{}: pod '{}': annotations nvidia.com/use-gputype '{}' / nouse-gputype '{}' leave "
+              "no GPU model of the cluster",
+              p.where, p.name, p.use_gputype, p.nouse_gputype));
+        if (!s.allowed_models.empty()) {
+          const std::string selected = s.allowed_models[0];
+          if (std::find(models.begin(), models.end(), selected) == models.end())
+            throw InputError(
+                fmt::format("{}: pod '{}': its nodeSelector's {} is excluded by its "
+                            "nvidia.com/use-gputype or nouse-gputype annotation",
+                            p.where, p.name, selected));
+        } else {
+          s.allowed_models = models;
+        }
       }
     }
     // How long it runs: what it did (a pod that finished after the snapshot time), else what its

@@ -398,6 +398,31 @@ TEST_F(KubeImport, HamiResourcesAndNodeSelector) {
   EXPECT_NE(typo.find("did you mean 'nvidia.com/gpumem'"), std::string::npos) << typo;
 }
 
+TEST_F(KubeImport, HamiGpuTypeAnnotationsBecomeAllowedModels) {
+  const std::string nodes =
+      list("List", kA100 + "," +
+                       node("l4-0", "48", "180Gi", R"("nvidia.com/gpu.product": "NVIDIA-L4")",
+                            R"("nvidia.com/gpu": "4")"));
+  const auto allowed = [&](const std::string& annotations) {
+    PodArgs a;
+    a.containers = gpu_container(R"({"limits": {"nvidia.com/gpu": "1"}})");
+    std::string text = pod(a);
+    text.replace(text.find(R"("uid": "77")"), 11,
+                 R"("uid": "77", "annotations": {)" + annotations + "}");
+    const KubernetesImport r = import(nodes, list("List", text));
+    std::vector<std::string> out;
+    for (const auto& m : r.pods.at(0).allowed_models) out.emplace_back(m);
+    return out;
+  };
+  EXPECT_EQ(allowed(R"("nvidia.com/use-gputype": "a100")"),
+            (std::vector<std::string>{"A100-80GB"}));
+  EXPECT_EQ(allowed(R"("nvidia.com/nouse-gputype": "A100")"), (std::vector<std::string>{"L4"}));
+  EXPECT_EQ(allowed(R"("nvidia.com/use-gputype": "L4, A100")"),
+            (std::vector<std::string>{"A100-80GB", "L4"}));
+  const std::string none = error_of([&] { allowed(R"("nvidia.com/use-gputype": "H100")"); });
+  EXPECT_NE(none.find("leave no GPU model of the cluster"), std::string::npos) << none;
+}
+
 TEST_F(KubeImport, MigResourceBecomesTheProfile) {
   PodArgs a;
   a.containers = gpu_container(R"({"limits": {"nvidia.com/mig-1g.10gb": "1"}})");
