@@ -56,7 +56,8 @@ std::vector<std::string> tokens(const std::string& s) {
 // The memory a product name states ("80GB" in NVIDIA-A100-SXM4-80GB), in MiB; 0 if none.
 int64_t stated_memory_mib(const std::vector<std::string>& toks) {
   for (const std::string& t : toks) {
-    if (t.size() < 3 || !t.ends_with("GB")) continue;
+    // At most 5 digits: no GPU has 100 TB, and longer digit runs would overflow stoll.
+    if (t.size() < 3 || t.size() > 7 || !t.ends_with("GB")) continue;
     const std::string digits = t.substr(0, t.size() - 2);
     if (!std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(c) != 0; }))
       continue;
