@@ -126,7 +126,8 @@ GeneratorSpec read_generator_spec(const YamlReader& yaml, const YAML::Node& node
     const YAML::Node s = shapes[i];
     yaml.check_keys(s, p,
                     {"name", "weight", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
-                     "cpu_milli", "memory_mib", "priority", "allowed_models", "class", "slo"});
+                     "gpu_memory_used_mib", "gpu_memory_percent", "cpu_milli", "memory_mib",
+                     "priority", "allowed_models", "class", "slo"});
     PodShape shape;
     shape.name = yaml.opt_string(s, p, "name").value_or(fmt::format("shape-{}", i));
     shape.weight = yaml.opt_number(s, p, "weight", 0.0, 1e9).value_or(1.0);

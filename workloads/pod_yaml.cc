@@ -38,6 +38,19 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
     if (pod.gpu_count == 0 && pod.gpu_memory_mib > 0)
       yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
   }
+  // HAMi (docs/hami.md): what the pod really uses of each GPU, and gpumem-percentage.
+  if (const YAML::Node m = node["gpu_memory_used_mib"]; m.IsDefined()) {
+    const std::string p = join_path(path, "gpu_memory_used_mib");
+    const int64_t used = yaml.mebibytes(m, p);
+    if (pod.gpu_count == 0) yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
+    if (used > INT32_MAX) yaml.fail(m, p, fmt::format("at most {} MiB", INT32_MAX));
+    pod.gpu_memory_used_mib = static_cast<int32_t>(used);
+  }
+  if (const YAML::Node m = node["gpu_memory_percent"]; m.IsDefined()) {
+    const std::string p = join_path(path, "gpu_memory_percent");
+    pod.gpu_memory_percent = static_cast<int32_t>(yaml.integer(m, p, 1, 100));
+    if (pod.gpu_count == 0) yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
+  }
   pod.cpu_milli = yaml.opt_integer(node, path, "cpu_milli", 0, int64_t{1} << 40).value_or(0);
   pod.memory_mib = yaml.opt_mebibytes(node, path, "memory_mib").value_or(0);
   pod.priority =
@@ -61,10 +74,10 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
 
 PodSpec read_pod(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
                  size_t index, const ModelCheck& check_model) {
-  yaml.check_keys(
-      node, path,
-      {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib", "cpu_milli",
-       "memory_mib", "priority", "allowed_models", "class", "slo", "mig_profile"});
+  yaml.check_keys(node, path,
+                  {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
+                   "gpu_memory_used_mib", "gpu_memory_percent", "cpu_milli", "memory_mib",
+                   "priority", "allowed_models", "class", "slo", "mig_profile"});
   PodSpec pod;
   pod.name = yaml.opt_string(node, path, "name").value_or(fmt::format("pod-{}", index));
   pod.arrival_s = yaml.opt_duration(node, path, "arrival").value_or(0.0);

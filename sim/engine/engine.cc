@@ -219,7 +219,7 @@ bool Simulation::try_place(uint32_t p) {
   // A copy: the table's record is shared by the pods with equal requests, and placement may
   // change the claim (MIG).
   PodRequest r = req_[p];
-  SchedulingCycle cycle{cluster_, r, p, now_, rng_};
+  SchedulingCycle cycle{cluster_, r, p, now_, rng_, 0, sharing_.get()};
   const auto node = placement_.schedule(cycle, pick_);
   if (!node) {
     retry_.attempt_failed(p);
@@ -245,7 +245,7 @@ bool Simulation::try_place(uint32_t p) {
   o.solo_s = in_.pods[p].duration_s / speed;
   const double claim_share =
       static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
-  const int64_t peak_mib = wc != nullptr && wc->memory_mib > 0 ? wc->memory_mib : r.gpu_memory_mib;
+  const int64_t peak_mib = peak_memory_mib(in_.pods[p], wc, r);
   const bool own = failures_.fails_own_limit(peak_mib, r, gpus, o);
   if (own || failures_.fails_for_memory(p, r, gpus, *sharing_, o)) {
     // Bound but cannot run: unbind it, then let the reserve plugins give back what they took

@@ -40,6 +40,21 @@ bool FailureModel::fails_for_memory(uint32_t pod, const PodRequest& r, std::span
     o.failure = FailureCause::kInstanceMemory;
     return true;
   }
+  // Overcommitted memory (HAMi's deviceMemoryScaling > 1): admission counted requests against
+  // more than the GPU holds; what the tenants really use must still fit in it.
+  for (const GpuId g : gpus) {
+    const auto use = sharing.overcommitted_memory(g, pod);
+    const NodeId node = cluster_.node_of(g);
+    const int64_t cap = cluster_.gpu_memory_capacity(node);
+    if (!use || use->tenants_mib <= cap) continue;
+    o.reason = reasons_.add(fmt::format(
+        "out of memory on {} GPU {}: its tenants use {} MiB (this pod {} MiB) of the GPU's {} "
+        "MiB; {} admitted requests up to {} MiB",
+        cluster_.node_name(node), g - cluster_.first_gpu(node), use->tenants_mib, use->own_mib, cap,
+        mode_.kind(), use->admitted_mib));
+    o.failure = FailureCause::kOvercommittedMemory;
+    return true;
+  }
   if (mode_.isolates_memory()) return false;
   for (const GpuId g : gpus) {
     const NodeId node = cluster_.node_of(g);

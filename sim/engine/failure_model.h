@@ -8,14 +8,23 @@
 #include <vector>
 
 #include "sim/cluster_state.h"
+#include "sim/interference/workload_class.h"
 #include "sim/metrics/reason_table.h"
 #include "sim/metrics/run_result.h"
 #include "sim/sharing/sharing_mode.h"
 #include "sim/sharing/sharing_run.h"
 #include "workloads/input_limits.h"
+#include "workloads/pod_spec.h"
 #include "workloads/rng.h"
 
 namespace slicelab {
+
+// The device memory a pod really uses at its peak: the trace's (gpu_memory_used_mib), else its
+// workload class's, else its request.
+inline int64_t peak_memory_mib(const PodSpec& spec, const WorkloadClass* wc, const PodRequest& r) {
+  if (spec.gpu_memory_used_mib > 0) return spec.gpu_memory_used_mib;
+  return wc != nullptr && wc->memory_mib > 0 ? wc->memory_mib : r.gpu_memory_mib;
+}
 
 // Contract: checks run as a pod starts, after it was bound to `gpus` (so the cluster's memory
 // counts include it) and before it becomes a tenant. A failing check writes the reason and
@@ -33,8 +42,9 @@ class FailureModel {
   // request's) over its hard memory limit, or a modelled client fault.
   bool fails_own_limit(int64_t peak_mib, const PodRequest& r, std::span<const GpuId> gpus,
                        PodOutcome& o);
-  // Its partition (MIG instance) too small for it, or, without memory isolation, the GPU's
-  // memory over-committed by its neighbours.
+  // Its partition (MIG instance) too small for it, its GPU's tenants really using more than
+  // the GPU holds where the mode overcommits memory (HAMi), or, without memory isolation, the
+  // GPU's memory over-committed by its neighbours.
   bool fails_for_memory(uint32_t pod, const PodRequest& r, std::span<const GpuId> gpus,
                         const SharingRun& sharing, PodOutcome& o) const;
 

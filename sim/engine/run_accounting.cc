@@ -194,6 +194,10 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
         case FailureCause::kInstanceMemory:
           ++s.not_placed_reasons["out of memory (more than its MIG instance holds)"];
           break;
+        case FailureCause::kOvercommittedMemory:
+          ++s.not_placed_reasons
+                ["out of memory (overcommitted GPU: tenants use more than it holds)"];
+          break;
         case FailureCause::kOverMemoryCap:
           ++s.not_placed_reasons["out of memory (peak over its own memory limit)"];
           break;

@@ -19,11 +19,12 @@ const char* to_string(PodStatus s);
 // Why a pod failed (status kFailed); the summary counts failures caused by a neighbour.
 enum class FailureCause : uint8_t {
   kNone,
-  kNeighboursMemory,  // no memory isolation: its neighbours held the GPU's memory
-  kOverMemoryCap,     // its own peak exceeded its hard limit (interposer cap, MPS pinned limit)
-  kClientFault,       // MPS: a modelled fatal fault of its own
-  kNeighbourFault,    // MPS: a neighbour's failure took it down
-  kInstanceMemory,    // MIG: its instance holds less memory than it needs
+  kNeighboursMemory,     // no memory isolation: its neighbours held the GPU's memory
+  kOverMemoryCap,        // its own peak exceeded its hard limit (interposer cap, MPS pinned limit)
+  kClientFault,          // MPS: a modelled fatal fault of its own
+  kNeighbourFault,       // MPS: a neighbour's failure took it down
+  kInstanceMemory,       // MIG: its instance holds less memory than it needs
+  kOvercommittedMemory,  // HAMi memory overcommit: its GPU's tenants use more than it holds
 };
 
 // One per pod of a run, so kept small (48 bytes; a million-pod replay holds a million): the

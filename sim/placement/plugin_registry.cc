@@ -8,6 +8,7 @@
 #include "sim/placement/device_pickers.h"
 #include "sim/placement/fgd_plugins.h"
 #include "sim/placement/filters.h"
+#include "sim/placement/hami_plugins.h"
 #include "sim/placement/paper_scorers.h"
 #include "sim/placement/scorers.h"
 #include "sim/placement/topology_picker.h"
@@ -54,6 +55,26 @@ std::shared_ptr<const FgdModel> shared_fgd_model(PlacementBuildContext& ctx) {
 
 using PickOrder = OrderedDevicePicker::Order;
 
+// HAMi's scheduler: its filter is the run's (sharing mode hami), so the presets keep only the
+// free-capacity and resource filters (gpu-model would hold memory to the unscaled GPU's).
+PlacementConfig hami_preset(std::string_view plugins) {
+  PlacementConfig c = preset_with(plugins, plugins);
+  c.filters = {"gpu-capacity", "resources"};
+  return c;
+}
+template <int policy>  // -1: the scheduler's own; else a HamiPolicy
+std::unique_ptr<Scorer> new_hami_scorer(PlacementBuildContext&) {
+  return std::make_unique<HamiNodeScorer>(
+      policy < 0 ? std::nullopt : std::optional(static_cast<HamiPolicy>(policy)));
+}
+template <int policy>
+std::unique_ptr<DevicePicker> new_hami_picker(PlacementBuildContext&) {
+  return std::make_unique<HamiDevicePicker>(
+      policy < 0 ? std::nullopt : std::optional(static_cast<HamiPolicy>(policy)));
+}
+constexpr int kHamiBinpack = static_cast<int>(HamiPolicy::kBinpack);
+constexpr int kHamiSpread = static_cast<int>(HamiPolicy::kSpread);
+
 const PlacementPlugin kPlugins[] = {
     // --- presets: what `placement: NAME` means ---
     {"first-fit", "the first node (lowest index) that passes the filters, its lowest-index GPUs",
@@ -80,6 +101,12 @@ const PlacementPlugin kPlugins[] = {
      PresetFactory{[] { return preset_with("fgd", "fgd"); }}},
     {"topology-aware", "binpack scorer, topology device picker (best-connected GPU sets)",
      PresetFactory{[] { return preset_with("binpack", "topology"); }}},
+    {"hami", "HAMi's scheduler with the sharing settings' node and GPU policies (sharing hami)",
+     PresetFactory{[] { return hami_preset("hami"); }}},
+    {"hami-binpack", "HAMi's scheduler, node and GPU policy binpack (sharing mode hami)",
+     PresetFactory{[] { return hami_preset("hami-binpack"); }}},
+    {"hami-spread", "HAMi's scheduler, node and GPU policy spread (sharing mode hami)",
+     PresetFactory{[] { return hami_preset("hami-spread"); }}},
 
     // --- filters ---
     {"gpu-capacity", "enough GPUs with room for the pod's share under the sharing mode",
@@ -106,6 +133,12 @@ const PlacementPlugin kPlugins[] = {
      ScorerFactory{[](PlacementBuildContext& ctx) -> std::unique_ptr<Scorer> {
        return std::make_unique<FgdScorer>(shared_fgd_model(ctx));
      }}},
+    {"hami", "HAMi's node score under the sharing settings' node_policy (sharing mode hami)",
+     ScorerFactory{new_hami_scorer<-1>}},
+    {"hami-binpack", "HAMi's node score, the highest wins (binpack; sharing mode hami)",
+     ScorerFactory{new_hami_scorer<kHamiBinpack>}},
+    {"hami-spread", "HAMi's node score, the lowest wins (spread; sharing mode hami)",
+     ScorerFactory{new_hami_scorer<kHamiSpread>}},
 
     // --- device pickers: the Reserve step that chooses the GPUs on the chosen node ---
     {"binpack", "a share: the fullest GPU that fits; whole GPUs: the lowest-index idle ones",
@@ -124,6 +157,12 @@ const PlacementPlugin kPlugins[] = {
      DevicePickerFactory{[](PlacementBuildContext& ctx) -> std::unique_ptr<DevicePicker> {
        return std::make_unique<FgdDevicePicker>(shared_fgd_model(ctx));
      }}},
+    {"hami", "HAMi's device order under the sharing settings' gpu_policy (sharing mode hami)",
+     DevicePickerFactory{new_hami_picker<-1>}},
+    {"hami-binpack", "HAMi's device order, the highest GPU score first (sharing mode hami)",
+     DevicePickerFactory{new_hami_picker<kHamiBinpack>}},
+    {"hami-spread", "HAMi's device order, the lowest GPU score first (sharing mode hami)",
+     DevicePickerFactory{new_hami_picker<kHamiSpread>}},
 
     // --- tie-break rules (selectHost among the nodes with the highest weighted score) ---
     {"random", "uniform seeded choice among the maxima, drawn per pod (kube-scheduler)",

@@ -12,6 +12,8 @@
 
 namespace slicelab {
 
+class SharingRun;  // sim/sharing/sharing_run.h
+
 // Scores are integers in [kMinNodeScore, kMaxNodeScore], as kube-scheduler's framework.NodeScore:
 // the truncation makes near-equal nodes tie, and the tie rule (selectHost) then decides, which is
 // what the FGD paper's results depend on.
@@ -29,6 +31,9 @@ struct SchedulingCycle {
   // 0 on the first pass; a PostFilter that asks for another pass (MIG: allow re-partitioning)
   // makes it 1, and so on.
   int pass = 0;
+  // The sharing mode's state for this run, for plugins that score or pick by it (HAMi's);
+  // null outside an engine run.
+  const SharingRun* sharing = nullptr;
 };
 
 // PreFilter: runs once per pass before any Filter and may narrow the node set (the engine's

@@ -11,6 +11,7 @@
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/snapshot_reader.h"
+#include "sim/sharing/hami_scenario.h"
 #include "sim/sharing/sharing_registry.h"
 #include "sim/topology/topology_yaml.h"
 #include "sim/vm/vm_scenario.h"
@@ -289,6 +290,12 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
     read_vm_sharing(yaml, node, path, m.Scalar(), c);
     return c;
   }
+  // --- HAMi: its own keys and reader (sim/sharing/hami_scenario.cc) ---
+  if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
+      m.IsDefined() && m.IsScalar() && m.Scalar() == "hami") {
+    read_hami_sharing(yaml, node, path, c);
+    return c;
+  }
   if (node.IsMap())
     yaml.check_keys(
         node, path,
@@ -358,6 +365,8 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
     const YAML::Node placement = yaml.required(p, path, "placement");
     spec.placement = read_placement(yaml, placement, join_path(path, "placement"));
     spec.sharing = read_sharing(yaml, p["sharing"], join_path(path, "sharing"));
+    check_hami_placement(yaml, placement, join_path(path, "placement"), spec.placement,
+                         spec.sharing);
     spec.name = yaml.opt_string(p, path, "name")
                     .value_or(spec.placement.preset.empty() ? fmt::format("policy{}", i)
                                                             : spec.placement.preset);

@@ -8,13 +8,14 @@
 
 #include "sim/interference/interference_model.h"
 #include "sim/mig/mig_settings.h"
+#include "sim/sharing/hami_settings.h"
 #include "sim/sharing/sharing_mode.h"
 #include "sim/vm/vm_settings.h"
 
 namespace slicelab {
 
 struct SharingConfig {
-  // whole-card | time-slice | gpu-share | mig | mps | interposer | passthrough | vgpu
+  // whole-card | time-slice | gpu-share | mig | mps | interposer | passthrough | vgpu | hami
   std::string kind = "whole-card";
   int replicas = 4;
   double context_switch_overhead = 0.05;
@@ -23,6 +24,9 @@ struct SharingConfig {
   // --- VMs (kinds "passthrough" and "vgpu"): boot delay, vGPU scheduler; docs/vm-sharing.md.
   // Null: the defaults of VmSettings. ---
   std::shared_ptr<const VmSettings> vm{};
+  // --- HAMi (kind "hami"): split count, memory and core scaling, policies; docs/hami.md.
+  // Null: HAMi's defaults. ---
+  std::shared_ptr<const HamiSettings> hami{};
 
   // --- MPS, interposer and the interference model (issue 4; docs/sharing-models.md) ---
   int mps_replicas = 0;  // mps: > 0: N equal clients (100/N % threads, 1/N memory); 0: per pod

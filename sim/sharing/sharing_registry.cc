@@ -8,6 +8,7 @@
 
 #include "sim/mig/mig_sharing.h"
 #include "sim/sharing/gpu_share.h"
+#include "sim/sharing/hami_share.h"
 #include "sim/sharing/interposer_share.h"
 #include "sim/sharing/mps.h"
 #include "sim/sharing/time_slice.h"
@@ -56,6 +57,11 @@ const SharingModeEntry kModes[] = {
      [](const SharingConfig& c) -> std::unique_ptr<SharingMode> {
        return std::make_unique<VgpuSharing>(c.vm ? c.vm : std::make_shared<const VmSettings>(),
                                             c.interference);
+     }},
+    {"hami", "HAMi vGPUs: slots, memory and cores per GPU, its filter and scores (docs/hami.md)",
+     [](const SharingConfig& c) -> std::unique_ptr<SharingMode> {
+       return std::make_unique<HamiShare>(c.hami ? c.hami : std::make_shared<const HamiSettings>(),
+                                          c.interference);
      }},
 };
 

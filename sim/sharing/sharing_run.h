@@ -54,6 +54,17 @@ class SharingRun {
   virtual int64_t partition_memory_mib(GpuId /*g*/, uint32_t /*pod*/) const { return -1; }
   // How messages name that partition, e.g. "MIG instance 1g.10gb@2".
   virtual std::string partition_name(GpuId /*g*/, uint32_t /*pod*/) const { return "GPU"; }
+  // Where admission lets requests exceed a GPU's memory (HAMi's deviceMemoryScaling above 1):
+  // what GPU g's tenants really use, the starting pod included, and what it uses itself;
+  // nullopt where the mode does not overcommit memory.
+  struct MemoryInUse {
+    int64_t tenants_mib = 0;
+    int64_t own_mib = 0;
+    int64_t admitted_mib = 0;  // what admission counts the GPU as holding
+  };
+  virtual std::optional<MemoryInUse> overcommitted_memory(GpuId /*g*/, uint32_t /*pod*/) const {
+    return std::nullopt;
+  }
 
   // GPU capacity (in GPUs) left free where no waiting or future pod can use it; the engine
   // integrates it over time.

@@ -1,6 +1,7 @@
 // Pins down the plugin registries: unique names, one-line descriptions, factories that make what
 // their line names, presets built only from registered plugins, sorted name lists for errors, one
 // shared object per policy build, and docs/placement.md listing every entry as registered.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -65,7 +66,7 @@ TEST(PluginRegistry, FactoriesMakeThePluginTheirLineNames) {
       ++made;
     }
   }
-  EXPECT_EQ(made, 3U + 7U + 6U);  // filters, scorers, device pickers
+  EXPECT_EQ(made, 3U + 10U + 9U);  // filters, scorers, device pickers
 }
 
 TEST(PluginRegistry, EveryPresetIsBuiltFromRegisteredPlugins) {
@@ -86,7 +87,7 @@ TEST(PluginRegistry, EveryPresetIsBuiltFromRegisteredPlugins) {
     EXPECT_NE(find_placement_plugin(PluginKind::kDevicePicker, c->picker), nullptr) << c->picker;
     EXPECT_NE(build_placement(*c).describe().find("picker=" + c->picker), std::string::npos);
   }
-  EXPECT_EQ(presets, 11U);
+  EXPECT_EQ(presets, 14U);
   EXPECT_FALSE(placement_preset("worst-fit").has_value());
   EXPECT_EQ(make_scorer("least-allocated"), nullptr);
   EXPECT_EQ(make_filter("binpack"), nullptr);  // a scorer's name is not a filter's
@@ -110,20 +111,28 @@ TEST(PluginRegistry, PresetsBuildTheirPoliciesAsBefore) {
   };
   for (const auto& [name, rest] : expected)
     EXPECT_EQ(build_placement(*placement_preset(name)).describe(), filters + rest) << name;
+  // HAMi's filter is the run's; gpu-model would hold memory to the unscaled GPU's.
+  for (const char* hami : {"hami", "hami-binpack", "hami-spread"})
+    EXPECT_EQ(build_placement(*placement_preset(hami)).describe(),
+              fmt::format("filters=[gpu-capacity,resources] scorers=[{0}:1] picker={0} "
+                          "ties=random",
+                          hami));
 }
 
 TEST(PluginRegistry, NameListsComeSortedFromTheTables) {
   EXPECT_EQ(placement_plugin_names(PluginKind::kFilter), "gpu-capacity, gpu-model, resources");
   EXPECT_EQ(filter_names(), placement_plugin_names(PluginKind::kFilter));
   EXPECT_EQ(scorer_names(),
-            "binpack, dot-product, fgd, gpu-clustering, gpu-packing, random, spread");
-  EXPECT_EQ(picker_names(), "binpack, fgd, first, random, spread, topology");
+            "binpack, dot-product, fgd, gpu-clustering, gpu-packing, hami, hami-binpack, "
+            "hami-spread, random, spread");
+  EXPECT_EQ(picker_names(),
+            "binpack, fgd, first, hami, hami-binpack, hami-spread, random, spread, topology");
   EXPECT_EQ(placement_preset_names(),
-            "best-fit, binpack, dot-product, fgd, first-fit, gpu-clustering, gpu-packing, "
-            "random, random-fit, spread, topology-aware");
+            "best-fit, binpack, dot-product, fgd, first-fit, gpu-clustering, gpu-packing, hami, "
+            "hami-binpack, hami-spread, random, random-fit, spread, topology-aware");
   EXPECT_EQ(placement_plugin_names(PluginKind::kTieBreak), "first, node-order, random");
   EXPECT_EQ(sharing_mode_names(),
-            "gpu-share, interposer, mig, mps, passthrough, time-slice, vgpu, whole-card");
+            "gpu-share, hami, interposer, mig, mps, passthrough, time-slice, vgpu, whole-card");
 }
 
 TEST(PluginRegistry, TieBreakEntriesAgreeWithTheRuleNames) {
