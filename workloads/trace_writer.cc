@@ -29,6 +29,10 @@ void write_trace_yaml(std::ostream& out, const std::vector<PodSpec>& pods,
       e << YAML::Key << "gpu_milli" << YAML::Value << p.gpu_milli;
     if (p.gpu_memory_mib != 0)
       e << YAML::Key << "gpu_memory_mib" << YAML::Value << p.gpu_memory_mib;
+    if (p.gpu_memory_used_mib != 0)
+      e << YAML::Key << "gpu_memory_used_mib" << YAML::Value << p.gpu_memory_used_mib;
+    if (p.gpu_memory_percent != 0)
+      e << YAML::Key << "gpu_memory_percent" << YAML::Value << p.gpu_memory_percent;
     if (p.cpu_milli != 0) e << YAML::Key << "cpu_milli" << YAML::Value << p.cpu_milli;
     if (p.memory_mib != 0) e << YAML::Key << "memory_mib" << YAML::Value << p.memory_mib;
     if (p.priority != 0) e << YAML::Key << "priority" << YAML::Value << p.priority;

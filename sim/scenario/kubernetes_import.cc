@@ -251,18 +251,9 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
       sim_node[k] = first[group_of[k]] + used[group_of[k]]++;
   }
 
-  // The smallest GPU memory of the cluster's models: a HAMi memory percentage of a pod whose
-  // GPU is not known yet is taken of it (the request can only be larger elsewhere).
-  int64_t smallest_gpu_mib = 0;
-  for (const NodeGroup& g : out.cluster.groups)
-    if (g.gpus_per_node > 0) {
-      const int64_t m = catalog.models()[g.gpu_model].memory_mib;
-      smallest_gpu_mib = smallest_gpu_mib == 0 ? m : std::min(smallest_gpu_mib, m);
-    }
-
   std::vector<PodSpec> pinned_pods, queued;
   std::vector<PinnedPod> pinned;
-  bool percent_guessed = false, cores_multi = false, priority_clamped = false;
+  bool cores_multi = false, priority_clamped = false;
   std::vector<std::string> ignored;
   for (size_t i = 0; i < objects.pods.size(); ++i) {
     const KubePod& p = objects.pods[i];
@@ -283,7 +274,6 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
     for (const std::string& r : p.ignored_resources)
       if (std::find(ignored.begin(), ignored.end(), r) == ignored.end()) ignored.push_back(r);
     const bool on_node = role[i] == Role::kPinned;
-    const NodeFacts* node = on_node ? &facts[node_of.at(p.node_name)] : nullptr;
     if (s.gpu_count > 0) {
       if (p.gpucores > 0 && p.gpucores < 100) {
         if (s.gpu_count == 1)
@@ -292,15 +282,9 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
           cores_multi = true;
       }
       s.gpu_memory_mib = p.gpumem_mib;
-      if (p.gpumem_percent > 0 && p.gpumem_mib == 0) {
-        int64_t of = smallest_gpu_mib;
-        if (node && node->gpus > 0) {
-          of = catalog.models()[node->model].memory_mib;
-        } else {
-          percent_guessed = true;
-        }
-        s.gpu_memory_mib = (of * p.gpumem_percent + 99) / 100;
-      }
+      // HAMi resolves the percentage on the GPU it picks (its `hami` sharing mode does too);
+      // nvidia.com/gpumem wins when both are given, as in HAMi.
+      if (p.gpumem_mib == 0) s.gpu_memory_percent = static_cast<int32_t>(p.gpumem_percent);
       if (!p.selector_product.empty()) {
         std::string error;
         const auto m = gfd_product_model(p.selector_product, 0, catalog, error);
@@ -380,11 +364,6 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
     throw InputError(fmt::format("the export has {} pods to simulate, more than the limit of {}",
                                  out.pods.size(), kMaxPods));
 
-  if (percent_guessed)
-    out.notes.push_back(fmt::format(
-        "nvidia.com/gpumem-percentage of pods not yet on a node is taken of the cluster's "
-        "smallest GPU ({} MiB)",
-        smallest_gpu_mib));
   if (cores_multi)
     out.notes.push_back(
         "nvidia.com/gpucores of multi-GPU pods is not imported: slicelab's GPU shares are for "
@@ -473,6 +452,9 @@ std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const Gpu
       "  - name: time-slice-x4\n"
       "    placement: best-fit\n"
       "    sharing: {{mode: time-slice, replicas: 4}}\n"
+      "  - name: hami-binpack\n"
+      "    placement: hami-binpack\n"
+      "    sharing: {{mode: hami}}\n"
       "  - name: fgd-gpu-share\n"
       "    placement: fgd\n"
       "    sharing: gpu-share\n",

@@ -44,7 +44,8 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
                                    const KubernetesImportOptions& options);
 
 // The files `import kubernetes` writes: the cluster as a scenario's `cluster:` section, the
-// snapshot file, and a scenario comparing whole-card, time-slicing ×4 and FGD's gpu-share.
+// snapshot file, and a scenario comparing whole-card, time-slicing ×4, HAMi binpack and FGD's
+// gpu-share.
 std::string kubernetes_cluster_yaml(const ClusterSpec& cluster, const GpuCatalog& catalog);
 std::string kubernetes_snapshot_yaml(const KubernetesImport& imported, const std::string& source);
 std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const GpuCatalog& catalog,

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 
 #include "sim/gpu_catalog.h"
@@ -14,7 +15,9 @@
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
 #include "workloads/kubernetes_objects.h"
+#include "workloads/pod_yaml.h"
 #include "workloads/rfc3339.h"
+#include "workloads/trace_writer.h"
 
 namespace slicelab {
 namespace {
@@ -383,8 +386,17 @@ TEST_F(KubeImport, HamiResourcesAndNodeSelector) {
   b.spec_extra = R"(, "nodeSelector": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"})";
   const KubernetesImport r = import(list("List", kA100), list("List", pod(a) + "," + pod(b)));
   ASSERT_EQ(r.pods.size(), 2U);
-  EXPECT_EQ(r.pods[0].gpu_milli, 300);             // 30% of the GPU's compute
-  EXPECT_EQ(r.pods[0].gpu_memory_mib, 81920 / 4);  // 25% of the A100-80GB it runs on
+  EXPECT_EQ(r.pods[0].gpu_milli, 300);          // 30% of the GPU's compute
+  EXPECT_EQ(r.pods[0].gpu_memory_percent, 25);  // resolved on its GPU, as HAMi does
+  EXPECT_EQ(r.pods[0].gpu_memory_mib, 0);
+  {  // the trace the import writes keeps it
+    std::ostringstream text;
+    write_trace_yaml(text, r.pods, "t");
+    const std::vector<PodSpec> back = read_trace_file(write("t.yaml", text.str()));
+    EXPECT_EQ(back.at(0).gpu_memory_percent, 25);
+    EXPECT_EQ(back.at(0).gpu_milli, 300);
+    EXPECT_EQ(back.at(1).gpu_memory_mib, 10240);
+  }
   EXPECT_EQ(r.pods[1].gpu_memory_mib, 10240);
   EXPECT_EQ(r.pods[1].gpu_milli, 1000);
   EXPECT_EQ(r.pods[1].allowed_models, (std::vector<std::string>{"A100-80GB"}));
