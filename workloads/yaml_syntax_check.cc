@@ -24,6 +24,11 @@ class SyntaxChecker : public YAML::EventHandler {
       : path_(path), many_documents_(many_documents) {}
 
   void OnDocumentStart(const YAML::Mark& mark) override {
+    // yaml-cpp can restart an empty document at the same place forever on some malformed text
+    // (a fuzz finding: ",ind: Node\nm\"x\"R}"); a stream must move on.
+    if (documents_ > 0 && mark.pos == last_document_pos_)
+      fail(mark, "top level", "invalid YAML: the parser cannot get past this point");
+    last_document_pos_ = mark.pos;
     if (++documents_ > 1 && !many_documents_)
       fail(mark, "top level",
            "a second YAML document ('---' after the first); a file holds one document");
@@ -133,6 +138,7 @@ class SyntaxChecker : public YAML::EventHandler {
 
   const std::string& path_;
   bool many_documents_;
+  int last_document_pos_ = -1;
   std::vector<Frame> stack_;
   int documents_ = 0;
 };
