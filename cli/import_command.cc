@@ -6,10 +6,14 @@
 #include <sstream>
 
 #include "cli/usage_error.h"
+#include "reports/atomic_folder.h"
 #include "reports/output_file.h"
+#include "sim/scenario/kubernetes_import.h"
 #include "workloads/csv_trace_reader.h"
 #include "workloads/input_error.h"
+#include "workloads/kubernetes_objects.h"
 #include "workloads/openb_reader.h"
+#include "workloads/plain_file_name.h"
 #include "workloads/rfc3339.h"
 #include "workloads/text_file.h"
 #include "workloads/trace_summary.h"
@@ -88,9 +92,96 @@ ImportCommand::ImportCommand(CLI::App& app) {
   csv_->add_option("--time-origin", time_origin_,
                    "RFC 3339 time that rfc3339 columns count from (default: the earliest arrival)");
   csv_->add_option("-o,--out", out_, "Trace YAML file to write")->required();
+  kubernetes_ = cmd_->add_subcommand(
+      "kubernetes",
+      "kubectl get nodes/pods -o json|yaml: a scenario folder (cluster, trace, "
+      "snapshot of the running pods; docs/kubernetes-import.md)");
+  kubernetes_->add_option("--nodes", kube_nodes_, "kubectl get nodes -o json (or yaml) output")
+      ->required()
+      ->check(CLI::ExistingFile);
+  kubernetes_->add_option("--pods", kube_pods_, "kubectl get pods -A -o json (or yaml) output")
+      ->check(CLI::ExistingFile);
+  kubernetes_->add_option("--snapshot-time", snapshot_time_,
+                          "RFC 3339 time the export shows (default: its latest timestamp); "
+                          "pods created later arrive later");
+  kubernetes_->add_option("--duration", duration_,
+                          "Run time of a pending pod whose owner has no finished pods (1h)");
+  kubernetes_->add_option("--running-duration", running_duration_,
+                          "Time left to a running pod when its owner's finished pods do not "
+                          "tell (1h)");
+  kubernetes_->add_option("--name", name_, "Scenario name (default kubernetes)");
+  kubernetes_
+      ->add_option("-o,--out", out_,
+                   "Folder to write (scenario.yaml, trace.yaml, "
+                   "snapshot.yaml)")
+      ->required();
+  kubernetes_->add_flag("--force", force_,
+                        "Replace the folder even if files were added to it (only a folder "
+                        "slicelab wrote)");
+}
+
+int ImportCommand::run_kubernetes() const {
+  KubernetesImportOptions options;
+  const YamlReader args("import kubernetes");
+  options.pending_duration_s = args.duration(YAML::Node(duration_), "--duration", 0.001);
+  options.running_duration_s =
+      args.duration(YAML::Node(running_duration_), "--running-duration", 0.001);
+  if (!snapshot_time_.empty()) {
+    std::string error;
+    options.snapshot_s = parse_rfc3339_seconds(snapshot_time_, error);
+    if (!options.snapshot_s) throw UsageError(fmt::format("--snapshot-time: {}", error));
+  }
+  if (const auto problem = plain_file_name_problem(name_))
+    throw UsageError(fmt::format("--name: {}", *problem));
+  prepare_output_folder(out_, force_);  // a refusal before the reading, not after it
+  KubeObjects objects;
+  for (const std::string& f : kube_nodes_) read_kube_objects(f, objects);
+  for (const std::string& f : kube_pods_) read_kube_objects(f, objects);
+  const GpuCatalog catalog = GpuCatalog::builtin();
+  const KubernetesImport imported = import_kubernetes(objects, catalog, options);
+  std::string source;
+  for (const auto& f : kube_nodes_) source += (source.empty() ? "" : ", ") + f;
+  for (const auto& f : kube_pods_) source += ", " + f;
+  std::ostringstream trace;
+  write_trace_yaml(trace, imported.pods, fmt::format("pods of {} (Kubernetes export)", source));
+  if (trace.view().size() > kMaxTraceYamlBytes)
+    throw InputError(fmt::format(
+        "{}: the trace of {} pods would be {} MiB, more than the {} MiB "
+        "a trace file may hold",
+        out_, imported.pods.size(), trace.view().size() >> 20, kMaxTraceYamlBytes >> 20));
+  const std::string scenario = kubernetes_scenario_yaml(imported, catalog, name_, source);
+  const std::string snapshot = kubernetes_snapshot_yaml(imported, source);
+  write_folder_atomically(out_, force_, [&](const std::filesystem::path& dir) {
+    write_text_file(dir / "scenario.yaml", scenario);
+    write_text_file(dir / "trace.yaml", trace.str());
+    write_text_file(dir / "snapshot.yaml", snapshot);
+  });
+
+  std::printf("nodes: %zu in %zu groups\n", imported.cluster.node_count(),
+              imported.cluster.groups.size());
+  for (const NodeGroup& g : imported.cluster.groups)
+    std::printf("  %s: %d node(s), %d GPU(s) each%s\n", g.name.c_str(), g.count, g.gpus_per_node,
+                g.gpus_per_node > 0
+                    ? fmt::format(" ({})", catalog.models()[g.gpu_model].name).c_str()
+                    : "");
+  std::string phases;
+  for (const auto& [phase, n] : imported.phases)
+    phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", n, phase);
+  std::printf("pods: %s\n", phases.empty() ? "none" : phases.c_str());
+  std::printf(
+      "  %zu on their nodes from time 0 (snapshot), %zu in the trace, %d finished "
+      "(durations only), %d DaemonSet (taken off their nodes)\n",
+      imported.snapshot.size(), imported.pods.size() - imported.snapshot.size(),
+      imported.finished_pods, imported.daemon_pods);
+  std::printf("  durations: %d from finished pods of the same owner, %d defaults\n",
+              imported.learned_durations, imported.default_durations);
+  for (const std::string& n : imported.notes) std::printf("note: %s\n", n.c_str());
+  std::printf("wrote %s (scenario.yaml, trace.yaml, snapshot.yaml)\n", out_.c_str());
+  return 0;
 }
 
 int ImportCommand::run() const {
+  if (kubernetes_->parsed()) return run_kubernetes();
   TraceSummary summary;
   std::vector<PodSpec> pods;
   std::string description;

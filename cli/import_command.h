@@ -1,25 +1,36 @@
-// `slicelab import`: converts an openb or mapped CSV trace into a native trace YAML file and
-// says what it read, so that a trace can be checked, edited and versioned before it is run.
+// `slicelab import`: converts an openb or mapped CSV trace into a native trace YAML file, or a
+// Kubernetes export into a scenario folder, and says what it read, so that the result can be
+// checked, edited and versioned before it is run.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 namespace slicelab {
 
 class ImportCommand {
  public:
-  // Registers `import openb` and `import csv` on `app`.
+  // Registers `import openb`, `import csv` and `import kubernetes` on `app`.
   explicit ImportCommand(CLI::App& app);
   bool chosen() const { return cmd_->parsed(); }
   // Reads, writes the trace and prints the summary; bad input throws InputError.
   int run() const;
 
  private:
+  int run_kubernetes() const;
+
   CLI::App* cmd_;
   CLI::App* openb_;
   CLI::App* csv_;
+  CLI::App* kubernetes_;
+  std::vector<std::string> kube_nodes_;
+  std::vector<std::string> kube_pods_;
+  std::string snapshot_time_;
+  std::string running_duration_ = "1h";
+  std::string name_ = "kubernetes";
+  bool force_ = false;
   std::string pods_;
   std::string nodes_;
   std::string duration_ = "1h";

@@ -20,6 +20,8 @@ struct NodeGroup {
   int gpus_per_node = 0;
   // How the GPUs of each node connect (NVLink, PCIe); null when the scenario gives none.
   std::shared_ptr<const GpuTopology> topology;
+  // The nodes' own names (a Kubernetes import's), `count` of them; empty: "<name>-<i>".
+  std::vector<std::string> node_names;
 };
 
 struct ClusterSpec {

@@ -21,7 +21,8 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog,
       model_.push_back(static_cast<uint16_t>(group.gpu_model));
       gpu_mem_cap_.push_back(group.gpus_per_node > 0 ? catalog.models()[group.gpu_model].memory_mib
                                                      : 0);
-      names_.push_back(fmt::format("{}-{}", group.name, i));
+      names_.push_back(group.node_names.empty() ? fmt::format("{}-{}", group.name, i)
+                                                : group.node_names[static_cast<size_t>(i)]);
       topology_.push_back(group.topology);
       gpu_begin_.push_back(next_gpu);
       for (int g = 0; g < group.gpus_per_node; ++g)

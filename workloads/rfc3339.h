@@ -29,4 +29,12 @@ struct Rfc3339Time {
 // Kubernetes do), a missing zone. On failure sets `error` to a sentence naming the problem.
 std::optional<Rfc3339Time> parse_rfc3339(std::string_view text, std::string& error);
 
+// The same, as seconds since the Unix epoch (fractions kept to about a microsecond for today's
+// dates): what a kubectl export's times are compared in.
+inline std::optional<double> parse_rfc3339_seconds(std::string_view text, std::string& error) {
+  const std::optional<Rfc3339Time> t = parse_rfc3339(text, error);
+  if (!t) return std::nullopt;
+  return t->seconds_since(Rfc3339Time{});
+}
+
 }  // namespace slicelab

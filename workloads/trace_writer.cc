@@ -31,10 +31,8 @@ void write_trace_yaml(std::ostream& out, const std::vector<PodSpec>& pods,
       e << YAML::Key << "gpu_memory_mib" << YAML::Value << p.gpu_memory_mib;
     if (p.gpu_memory_used_mib != 0)
       e << YAML::Key << "gpu_memory_used_mib" << YAML::Value << p.gpu_memory_used_mib;
-    // HAMi's percentage has no key of its own: its Kubernetes name reads back the same.
     if (p.gpu_memory_percent != 0)
-      e << YAML::Key << "resources" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-        << "nvidia.com/gpumem-percentage" << YAML::Value << p.gpu_memory_percent << YAML::EndMap;
+      e << YAML::Key << "gpu_memory_percent" << YAML::Value << p.gpu_memory_percent;
     if (p.cpu_milli != 0) e << YAML::Key << "cpu_milli" << YAML::Value << p.cpu_milli;
     if (p.memory_mib != 0) e << YAML::Key << "memory_mib" << YAML::Value << p.memory_mib;
     if (p.priority != 0) e << YAML::Key << "priority" << YAML::Value << p.priority;
@@ -43,6 +41,8 @@ void write_trace_yaml(std::ostream& out, const std::vector<PodSpec>& pods,
       for (const auto& m : p.allowed_models) e << m;
       e << YAML::EndSeq;
     }
+    if (!p.mig_profile.empty())
+      e << YAML::Key << "mig_profile" << YAML::Value << p.mig_profile.str();
     if (p.workload_class != "default")
       e << YAML::Key << "class" << YAML::Value << p.workload_class.str();
     if (p.has_slo()) {

@@ -20,10 +20,16 @@ namespace {
 // field where something is wrong ("workload.pods[3]") the way YamlReader names it.
 class SyntaxChecker : public YAML::EventHandler {
  public:
-  explicit SyntaxChecker(const std::string& path) : path_(path) {}
+  SyntaxChecker(const std::string& path, bool many_documents)
+      : path_(path), many_documents_(many_documents) {}
 
   void OnDocumentStart(const YAML::Mark& mark) override {
-    if (++documents_ > 1)
+    // yaml-cpp can restart an empty document at the same place forever on some malformed text
+    // (a fuzz finding: ",ind: Node\nm\"x\"R}"); a stream must move on.
+    if (documents_ > 0 && mark.pos == last_document_pos_)
+      fail(mark, "top level", "invalid YAML: the parser cannot get past this point");
+    last_document_pos_ = mark.pos;
+    if (++documents_ > 1 && !many_documents_)
       fail(mark, "top level",
            "a second YAML document ('---' after the first); a file holds one document");
   }
@@ -131,16 +137,18 @@ class SyntaxChecker : public YAML::EventHandler {
   }
 
   const std::string& path_;
+  bool many_documents_;
+  int last_document_pos_ = -1;
   std::vector<Frame> stack_;
   int documents_ = 0;
 };
 
 }  // namespace
 
-void check_yaml_syntax(const std::string& text, const std::string& path) {
+void check_yaml_syntax(const std::string& text, const std::string& path, bool many_documents) {
   std::istringstream in(text);
   YAML::Parser parser(in);
-  SyntaxChecker checker(path);
+  SyntaxChecker checker(path, many_documents);
   while (parser.HandleNextDocument(checker)) {
   }
 }

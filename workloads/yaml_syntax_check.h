@@ -13,6 +13,8 @@ inline constexpr int kMaxYamlDepth = 64;
 // parser, which builds no nodes, so that an alias bomb or a deeply nested file is refused
 // before anything expands it: aliases are refused outright, and with them every node of the
 // document has its own text, so its node count is bounded by the file size.
-void check_yaml_syntax(const std::string& text, const std::string& path);
+// `many_documents` allows a stream of documents ('---' between them), each checked alike.
+void check_yaml_syntax(const std::string& text, const std::string& path,
+                       bool many_documents = false);
 
 }  // namespace slicelab

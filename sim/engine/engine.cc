@@ -109,6 +109,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   RetryShortcut retry_;
   // The sharing mode's own state for this run (MIG: its instances).
   std::unique_ptr<SharingRun> sharing_;
+  std::optional<NodeNameFilter> pinned_;  // a snapshot's running pods stay on their nodes
   bool skip_failed_shapes_ = true;
 
   // Per pod (index into in_.pods): its request, its outcome, its GPUs for the result.
@@ -146,10 +147,13 @@ void Simulation::prepare() {
   cluster_.track_shape_tags(2 * static_cast<size_t>(max_gpus + 1));
 
   sharing_ = mode_.start_run(RunSetup{cluster_, in_.catalog, pods, req_.view()});
-  skip_failed_shapes_ = sharing_->equal_requests_fit_alike();
+  // Pinned pods of one shape do not fit alike: each has its own node.
+  skip_failed_shapes_ = sharing_->equal_requests_fit_alike() && in_.pinned.empty();
   // The retry shortcut first: it narrows the node set at no cost.
   RunPlugins plugins = sharing_->plugins();
   plugins.pre_filters.insert(plugins.pre_filters.begin(), &retry_);
+  if (!in_.pinned.empty())
+    plugins.filters.insert(plugins.filters.begin(), &pinned_.emplace(in_.pinned, n));
   placement_.attach(plugins);
 }
 

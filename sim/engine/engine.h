@@ -13,6 +13,7 @@
 #include "sim/gpu_catalog.h"
 #include "sim/interference/workload_class.h"
 #include "sim/metrics/run_result.h"
+#include "sim/placement/node_name_filter.h"
 #include "sim/placement/placement_policy.h"
 #include "sim/sharing/sharing_mode.h"
 #include "workloads/pod_spec.h"
@@ -50,6 +51,9 @@ struct RunInputs {
   // The pods FGD's target workload (its popular pod shapes) is built from; empty = `pods`. The
   // fill experiment passes the trace it samples from, as the paper's simulator does.
   std::span<const PodSpec> target_pods = {};
+  // Running pods of a cluster snapshot (docs/kubernetes-import.md): each may go only to its
+  // node. Empty for every other workload, which then runs without the node-name filter.
+  std::span<const PinnedPod> pinned = {};
 };
 
 RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,

@@ -15,6 +15,7 @@ RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
                *sharing,         scenario.engine,  derive_seed(scenario.seed, policy.name)};
   in.classes = &scenario.classes;         // workload classes' demand vectors (issue 4)
   in.target_pods = scenario.target_pods;  // FGD's target: the trace, for a fill workload
+  in.pinned = scenario.snapshot;          // a Kubernetes snapshot's running pods
   RunResult r = run_simulation(in, placement, progress);
   r.policy = policy.name;
   return r;

@@ -40,6 +40,8 @@ struct Scenario {
   // the trace it was sampled from, as in the paper's simulator (its target comes from the
   // original trace pods, before the workload is tuned to the fill target).
   std::vector<PodSpec> target_pods;
+  // workload.snapshot: the pods that run on a named node from time 0 (docs/kubernetes-import.md).
+  std::vector<PinnedPod> snapshot;
   EngineConfig engine;
   std::vector<PolicySpec> policies;
   // --- interference model (issue 4): the calibration's classes plus `workload_classes:` ---

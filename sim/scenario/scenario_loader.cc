@@ -10,6 +10,7 @@
 #include "sim/placement/plugin_registry.h"
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
+#include "sim/scenario/snapshot_reader.h"
 #include "sim/sharing/device_plugin_config.h"
 #include "sim/sharing/hami_scenario.h"
 #include "sim/sharing/sharing_registry.h"
@@ -80,6 +81,25 @@ void read_gpu_models(const YamlReader& yaml, const YAML::Node& node, GpuCatalog&
   }
 }
 
+// node_names: one distinct name per node of the group (a Kubernetes import keeps the cluster's
+// own names, which a snapshot's pods refer to).
+void read_node_names(const YamlReader& yaml, const YAML::Node& node, const std::string& path,
+                     NodeGroup& group, std::unordered_map<std::string, std::string>& seen) {
+  group.node_names = yaml.string_list(node, path);
+  if (group.node_names.size() != static_cast<size_t>(group.count))
+    yaml.fail(node, path,
+              fmt::format("lists {} names for a group of count {}; give one name per node",
+                          group.node_names.size(), group.count));
+  for (size_t k = 0; k < group.node_names.size(); ++k) {
+    const std::string& n = group.node_names[k];
+    const YAML::Node at = node.IsSequence() ? node[k] : node;
+    if (n.empty()) yaml.fail(at, index_path(path, k), "a node name cannot be empty");
+    if (auto [it, fresh] = seen.emplace(n, index_path(path, k)); !fresh)
+      yaml.fail(at, index_path(path, k),
+                fmt::format("duplicate node name '{}' (also {})", n, it->second));
+  }
+}
+
 ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
                          const GpuCatalog& catalog) {
   yaml.check_keys(node, "cluster", {"node_groups", "openb_nodes"});
@@ -94,6 +114,7 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
   if (groups.size() == 0) yaml.fail(groups, "cluster.node_groups", "needs at least one node group");
   ClusterSpec spec;
   std::unordered_map<std::string, size_t> names;
+  std::unordered_map<std::string, std::string> node_names;  // node name -> where it was given
   int64_t nodes = 0;
   int64_t gpus = 0;
   for (size_t i = 0; i < groups.size(); ++i) {
@@ -101,7 +122,7 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
     const YAML::Node g = groups[i];
     yaml.check_keys(g, path,
                     {"name", "count", "cpu_milli", "memory_mib", "cpu", "memory", "gpu_model",
-                     "gpus_per_node", "topology"});
+                     "gpus_per_node", "topology", "node_names"});
     NodeGroup group;
     group.name = yaml.opt_string(g, path, "name").value_or(fmt::format("group{}", i));
     if (auto [it, fresh] = names.emplace(group.name, i); !fresh)
@@ -110,6 +131,8 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
                             group.name, it->second));
     group.count = static_cast<int>(
         yaml.integer(yaml.required(g, path, "count"), join_path(path, "count"), 1, 1'000'000));
+    if (const YAML::Node nn = g["node_names"]; nn.IsDefined())
+      read_node_names(yaml, nn, join_path(path, "node_names"), group, node_names);
     {
       const char* key = one_of(yaml, g, path, "cpu_milli", "cpu");
       const std::string p = join_path(path, key);
@@ -518,7 +541,8 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     return fmt::format("unknown GPU model '{}' (known: {})", m, sc.catalog.names());
   };
   const YAML::Node w = yaml.required(root, "", "workload");
-  yaml.check_keys(w, "workload", {"pods", "trace", "generator", "openb", "csv", "fill"});
+  yaml.check_keys(w, "workload",
+                  {"pods", "trace", "generator", "openb", "csv", "fill", "snapshot"});
   int sources = 0;
   for (const char* key : {"pods", "trace", "generator", "openb", "csv"})
     sources += w[key].IsDefined() ? 1 : 0;
@@ -548,6 +572,12 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   if (sc.pods.size() > static_cast<size_t>(kMaxPods))
     yaml.fail(w, "workload",
               fmt::format("has {} pods, more than the limit of {}", sc.pods.size(), kMaxPods));
+  if (const YAML::Node snap = w["snapshot"]; snap.IsDefined()) {
+    // Fill sampling draws new pods: the snapshot's indices would name others.
+    if (w["fill"].IsDefined())
+      yaml.fail(snap, "workload.snapshot", "cannot be combined with workload.fill");
+    sc.snapshot = read_snapshot_key(yaml, snap, path, sc.cluster, sc.catalog, sc.pods);
+  }
   if (const YAML::Node fill = w["fill"]; fill.IsDefined()) {
     yaml.check_keys(fill, "workload.fill", {"target"});
     const double target = yaml.number(yaml.required(fill, "workload.fill", "target"),

@@ -1,0 +1,21 @@
+#include "sim/placement/node_name_filter.h"
+
+#include <algorithm>
+
+namespace slicelab {
+
+NodeNameFilter::NodeNameFilter(std::span<const PinnedPod> pinned, size_t pod_count)
+    : node_of_(pod_count, kAnyNode) {
+  for (const PinnedPod& p : pinned) node_of_[p.pod] = p.node;
+}
+
+void NodeNameFilter::filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const {
+  if (cycle.pod >= node_of_.size()) return;
+  const NodeId want = node_of_[cycle.pod];
+  if (want == kAnyNode) return;
+  const bool there = std::find(candidates.begin(), candidates.end(), want) != candidates.end();
+  candidates.clear();
+  if (there) candidates.push_back(want);
+}
+
+}  // namespace slicelab

@@ -1,0 +1,32 @@
+// Pods pinned to a named node, as kube-scheduler's NodeName plugin keeps a pod whose
+// spec.nodeName is set: the snapshot of a running cluster (docs/kubernetes-import.md).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/placement/plugins.h"
+
+namespace slicelab {
+
+// One running pod of a snapshot: the index of the pod in the run's workload and its node.
+struct PinnedPod {
+  uint32_t pod = 0;
+  NodeId node = 0;
+};
+
+// A run plugin (added only when the run has pinned pods): a pinned pod passes on its own node
+// only, every other pod is left alone. Static per pod, so monotone as a Filter must be.
+class NodeNameFilter final : public Filter {
+ public:
+  NodeNameFilter(std::span<const PinnedPod> pinned, size_t pod_count);
+  std::string_view name() const override { return "node-name"; }
+  void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
+
+ private:
+  static constexpr NodeId kAnyNode = UINT32_MAX;
+  std::vector<NodeId> node_of_;  // per pod of the run; kAnyNode when not pinned
+};
+
+}  // namespace slicelab

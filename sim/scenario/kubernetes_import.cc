@@ -1,0 +1,465 @@
+#include "sim/scenario/kubernetes_import.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+#include <tuple>
+#include <unordered_map>
+
+#include "sim/scenario/gfd_products.h"
+#include "sim/scenario/snapshot_reader.h"
+#include "workloads/input_error.h"
+#include "workloads/input_limits.h"
+
+namespace slicelab {
+namespace {
+
+constexpr int kMaxPriority = 1'000'000;  // the trace format's range (workloads/pod_yaml.cc)
+
+struct NodeFacts {
+  std::string product;  // GFD's label, upper case (HAMi matches GPU types against it)
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  size_t model = 0;
+  int gpus = 0;
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// HAMi's nvidia.com/use-gputype / nouse-gputype: a GPU whose type contains one of the
+// comma-separated names (case-insensitive) is in / out. The catalog models of the cluster's
+// GPU nodes that pass, by their GFD product and their catalog name; empty input: no limit.
+std::vector<std::string> gputype_models(const std::string& use, const std::string& nouse,
+                                        const std::vector<NodeFacts>& facts,
+                                        const GpuCatalog& catalog) {
+  const auto names = [](const std::string& list) {
+    std::vector<std::string> out;
+    size_t at = 0;
+    while (at <= list.size()) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      std::string t = list.substr(at, comma - at);
+      t.erase(0, t.find_first_not_of(' '));
+      t.erase(t.find_last_not_of(' ') + 1);
+      if (!t.empty()) out.push_back(upper(t));
+      at = comma + 1;
+    }
+    return out;
+  };
+  const std::vector<std::string> in = names(use), out = names(nouse);
+  std::vector<std::string> models;
+  for (const NodeFacts& f : facts) {
+    if (f.gpus == 0) continue;
+    const std::string model = catalog.models()[f.model].name;
+    const auto matches = [&](const std::string& t) {
+      return f.product.find(t) != std::string::npos || upper(model).find(t) != std::string::npos;
+    };
+    const bool ok = (in.empty() || std::any_of(in.begin(), in.end(), matches)) &&
+                    std::none_of(out.begin(), out.end(), matches);
+    if (ok && std::find(models.begin(), models.end(), model) == models.end())
+      models.push_back(model);
+  }
+  return models;
+}
+
+std::string label_where(const KubeNode& n, const std::string& label) {
+  const auto it = n.label_where.find(label);
+  return it != n.label_where.end() ? it->second : n.where;
+}
+
+// The node's physical GPUs and their model. GFD's nvidia.com/gpu.count is the physical count;
+// without it, allocatable nvidia.com/gpu divided by GFD's replicas label (time-slicing).
+NodeFacts node_facts(const KubeNode& n, const GpuCatalog& catalog) {
+  NodeFacts f;
+  f.cpu_milli = n.cpu_milli;
+  f.memory_mib = n.memory_mib;
+  int64_t gpus = 0;
+  if (n.gpu_count) {
+    gpus = *n.gpu_count;
+  } else if (!n.mig.empty()) {
+    throw InputError(fmt::format(
+        "{}: node '{}' exposes MIG instances ({}) but has no nvidia.com/gpu.count label (GPU "
+        "feature discovery's) to say how many physical GPUs hold them",
+        n.where, n.name, fmt::format("nvidia.com/mig-{}", n.mig.front().first)));
+  } else {
+    gpus = n.gpu_resources / n.replicas;
+  }
+  if (gpus > kMaxGpusPerNode)
+    throw InputError(fmt::format(
+        "{}: node '{}' has {} GPUs (allocatable nvidia.com/gpu{}), more than {} per node; a "
+        "device plugin that shares GPUs (HAMi's split count) needs the nvidia.com/gpu.count "
+        "label for the physical count",
+        n.where, n.name, gpus, n.replicas > 1 ? " / nvidia.com/gpu.replicas" : "",
+        kMaxGpusPerNode));
+  f.gpus = static_cast<int>(gpus);
+  if (f.gpus == 0) return f;
+  if (!n.product)
+    throw InputError(fmt::format(
+        "{}: node '{}' has {} GPUs but no label nvidia.com/gpu.product (GPU feature discovery's) "
+        "to tell their model; label it, e.g. nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB",
+        n.where, n.name, f.gpus));
+  std::string error;
+  const auto model = gfd_product_model(*n.product, n.gpu_memory_mib, catalog, error);
+  if (!model)
+    throw InputError(fmt::format("{}: node '{}': label nvidia.com/gpu.product: {}",
+                                 label_where(n, "nvidia.com/gpu.product"), n.name, error));
+  f.model = *model;
+  f.product = upper(*n.product);
+  return f;
+}
+
+// The node group's name: the model and GPU count ("a100-80gb-x8"), or "cpu".
+std::string group_base_name(const NodeFacts& f, const GpuCatalog& catalog) {
+  if (f.gpus == 0) return "cpu";
+  return fmt::format("{}-x{}", lower(catalog.models()[f.model].name), f.gpus);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+enum class Role { kDaemon, kPinned, kQueued, kFinished };
+
+}  // namespace
+
+KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog& catalog,
+                                   const KubernetesImportOptions& options) {
+  KubernetesImport out;
+  // --- nodes: groups of identical nodes, in the export's order ---
+  std::unordered_map<std::string, size_t> node_of;  // node name -> index into `facts`
+  std::vector<NodeFacts> facts;
+  for (const KubeNode& n : objects.nodes) {
+    if (!node_of.emplace(n.name, facts.size()).second)
+      throw InputError(fmt::format("{}: node '{}' appears twice", n.where, n.name));
+    facts.push_back(node_facts(n, catalog));
+    if (!n.mig.empty())
+      out.notes.push_back(fmt::format(
+          "node '{}' exposes MIG instances (strategy {}): imported as {} whole GPUs; a mig policy "
+          "models the partitions",
+          n.name, n.mig_strategy.empty() ? "unknown" : n.mig_strategy, facts.back().gpus));
+  }
+  if (facts.empty()) throw InputError("the export has no Node objects: give --nodes");
+
+  // --- pods: the moment of the snapshot, and what each pod is in it ---
+  double snapshot = -std::numeric_limits<double>::infinity();
+  for (const KubePod& p : objects.pods) {
+    snapshot = std::max(
+        {snapshot, p.created_s, p.started_s.value_or(snapshot), p.finished_s.value_or(snapshot)});
+  }
+  out.snapshot_s = options.snapshot_s.value_or(std::isfinite(snapshot) ? snapshot : 0.0);
+
+  std::vector<Role> role(objects.pods.size());
+  std::unordered_map<std::string, std::vector<double>> finished_by_owner;
+  std::unordered_map<std::string, size_t> pod_names;
+  for (size_t i = 0; i < objects.pods.size(); ++i) {
+    const KubePod& p = objects.pods[i];
+    if (!pod_names.emplace(p.name, i).second)
+      throw InputError(fmt::format("{}: pod '{}' appears twice", p.where, p.name));
+    ++out.phases[p.phase];
+    const bool done = p.phase == "Succeeded" || p.phase == "Failed";
+    const bool future = p.created_s > out.snapshot_s;
+    if (p.owner_kind == "DaemonSet") {
+      role[i] = Role::kDaemon;
+    } else if (future) {
+      role[i] = Role::kQueued;
+    } else if (done) {
+      role[i] = Role::kFinished;
+    } else {
+      role[i] = p.node_name.empty() ? Role::kQueued : Role::kPinned;
+    }
+    // A finished pod's node may be long gone (scaled down); a running pod's must be there.
+    if (role[i] == Role::kPinned && !node_of.contains(p.node_name))
+      throw InputError(
+          fmt::format("{}: pod '{}' runs on node '{}' (spec.nodeName), which the "
+                      "export's nodes lack",
+                      p.where, p.name, p.node_name));
+    // Only pods that ran to success say how long the owner's pods run.
+    if (p.phase == "Succeeded" && p.started_s && p.finished_s && *p.finished_s >= *p.started_s &&
+        !future)
+      finished_by_owner[p.owner].push_back(*p.finished_s - *p.started_s);
+  }
+  std::unordered_map<std::string, double> owner_median;
+  for (auto& [owner, durations] : finished_by_owner) owner_median[owner] = median(durations);
+
+  // DaemonSet pods run on every node for as long as it exists: their requests are the node's,
+  // taken off its allocatable, not pods of the trace.
+  for (size_t i = 0; i < objects.pods.size(); ++i) {
+    const KubePod& p = objects.pods[i];
+    if (role[i] != Role::kDaemon) continue;
+    ++out.daemon_pods;
+    if (!node_of.contains(p.node_name) || p.phase == "Succeeded" || p.phase == "Failed") continue;
+    NodeFacts& f = facts[node_of.at(p.node_name)];
+    f.cpu_milli -= p.cpu_milli;
+    f.memory_mib -= p.memory_mib;
+    if (f.cpu_milli <= 0 || f.memory_mib <= 0)
+      throw InputError(fmt::format("{}: DaemonSet pod '{}' leaves node '{}' no CPU or memory",
+                                   p.where, p.name, p.node_name));
+  }
+
+  // Groups: identical nodes share one, which keeps their names in node_names.
+  std::vector<std::tuple<int64_t, int64_t, size_t, int>> keys;
+  std::vector<size_t> group_of(facts.size());
+  std::unordered_map<std::string, int> name_uses;
+  for (size_t k = 0; k < facts.size(); ++k) {
+    const NodeFacts& f = facts[k];
+    const auto key = std::make_tuple(f.cpu_milli, f.memory_mib, f.gpus > 0 ? f.model : 0, f.gpus);
+    const auto it = std::find(keys.begin(), keys.end(), key);
+    if (it != keys.end()) {
+      group_of[k] = static_cast<size_t>(it - keys.begin());
+    } else {
+      group_of[k] = keys.size();
+      keys.push_back(key);
+      NodeGroup g;
+      const std::string base = group_base_name(f, catalog);
+      const int uses = ++name_uses[base];
+      g.name = uses == 1 ? base : fmt::format("{}-{}", base, uses);
+      g.count = 0;
+      g.cpu_milli = f.cpu_milli;
+      g.memory_mib = f.memory_mib;
+      g.gpus_per_node = f.gpus;
+      g.gpu_model = f.gpus > 0 ? f.model : 0;
+      out.cluster.groups.push_back(std::move(g));
+    }
+    NodeGroup& g = out.cluster.groups[group_of[k]];
+    ++g.count;
+    g.node_names.push_back(objects.nodes[k].name);
+  }
+  // The simulator's node index of each export node (groups in order, nodes in group order).
+  std::vector<NodeId> sim_node(facts.size());
+  {
+    std::vector<NodeId> first(out.cluster.groups.size());
+    NodeId at = 0;
+    for (size_t g = 0; g < first.size(); ++g) {
+      first[g] = at;
+      at += static_cast<NodeId>(out.cluster.groups[g].count);
+    }
+    std::vector<NodeId> used(first.size(), 0);
+    for (size_t k = 0; k < facts.size(); ++k)
+      sim_node[k] = first[group_of[k]] + used[group_of[k]]++;
+  }
+
+  std::vector<PodSpec> pinned_pods, queued;
+  std::vector<PinnedPod> pinned;
+  bool cores_multi = false, priority_clamped = false;
+  std::vector<std::string> ignored;
+  for (size_t i = 0; i < objects.pods.size(); ++i) {
+    const KubePod& p = objects.pods[i];
+    if (role[i] == Role::kDaemon) continue;
+    if (role[i] == Role::kFinished) {
+      ++out.finished_pods;
+      continue;
+    }
+    PodSpec s;
+    s.name = p.name;
+    s.workload_class = "default";
+    s.cpu_milli = p.cpu_milli;
+    s.memory_mib = p.memory_mib;
+    if (p.priority > kMaxPriority || p.priority < -kMaxPriority) priority_clamped = true;
+    s.priority = static_cast<int>(std::clamp<int64_t>(p.priority, -kMaxPriority, kMaxPriority));
+    s.gpu_count = p.mig_profile.empty() ? static_cast<int>(p.gpus) : 1;
+    s.mig_profile = p.mig_profile;
+    for (const std::string& r : p.ignored_resources)
+      if (std::find(ignored.begin(), ignored.end(), r) == ignored.end()) ignored.push_back(r);
+    const bool on_node = role[i] == Role::kPinned;
+    if (s.gpu_count > 0) {
+      if (p.gpucores > 0 && p.gpucores < 100) {
+        if (s.gpu_count == 1)
+          s.gpu_milli = static_cast<int>(p.gpucores * 10);
+        else
+          cores_multi = true;
+      }
+      s.gpu_memory_mib = p.gpumem_mib;
+      // HAMi resolves the percentage on the GPU it picks (its `hami` sharing mode does too);
+      // nvidia.com/gpumem wins when both are given, as in HAMi.
+      if (p.gpumem_mib == 0) s.gpu_memory_percent = static_cast<int32_t>(p.gpumem_percent);
+      if (!p.selector_product.empty()) {
+        std::string error;
+        const auto m = gfd_product_model(p.selector_product, 0, catalog, error);
+        if (!m)
+          throw InputError(fmt::format("{}: pod '{}': spec.nodeSelector nvidia.com/gpu.product: {}",
+                                       p.where, p.name, error));
+        s.allowed_models = std::vector<std::string>{catalog.models()[*m].name};
+      }
+      if (!p.use_gputype.empty() || !p.nouse_gputype.empty()) {
+        std::vector<std::string> models =
+            gputype_models(p.use_gputype, p.nouse_gputype, facts, catalog);
+        if (models.empty())
+          throw InputError(fmt::format(
+              "{}: pod '{}': annotations nvidia.com/use-gputype '{}' / nouse-gputype '{}' leave "
+              "no GPU model of the cluster",
+              p.where, p.name, p.use_gputype, p.nouse_gputype));
+        if (!s.allowed_models.empty()) {
+          const std::string selected = s.allowed_models[0];
+          if (std::find(models.begin(), models.end(), selected) == models.end())
+            throw InputError(
+                fmt::format("{}: pod '{}': its nodeSelector's {} is excluded by its "
+                            "nvidia.com/use-gputype or nouse-gputype annotation",
+                            p.where, p.name, selected));
+        } else {
+          s.allowed_models = models;
+        }
+      }
+    }
+    // How long it runs: what it did (a pod that finished after the snapshot time), else what its
+    // owner's finished pods did, else the default.
+    std::optional<double> learned;
+    if (const auto it = owner_median.find(p.owner); it != owner_median.end()) learned = it->second;
+    double duration = 0;
+    if (role[i] == Role::kPinned) {
+      const double elapsed = p.started_s ? std::max(0.0, out.snapshot_s - *p.started_s) : 0.0;
+      if (learned && *learned > elapsed) {
+        duration = *learned - elapsed;
+        ++out.learned_durations;
+      } else {
+        duration = options.running_duration_s;
+        ++out.default_durations;
+      }
+    } else if (p.started_s && p.finished_s && *p.finished_s >= *p.started_s) {
+      duration = *p.finished_s - *p.started_s;
+    } else if (learned) {
+      duration = *learned;
+      ++out.learned_durations;
+    } else {
+      duration = options.pending_duration_s;
+      ++out.default_durations;
+    }
+    s.duration_s = std::clamp(duration, 0.001, kHorizonS);
+    if (on_node) {
+      pinned.push_back(
+          {static_cast<uint32_t>(pinned_pods.size()), sim_node[node_of.at(p.node_name)]});
+      out.snapshot.emplace_back(p.name, p.node_name);
+      pinned_pods.push_back(std::move(s));
+    } else {
+      s.arrival_s = std::max(0.0, p.created_s - out.snapshot_s);
+      if (s.arrival_s >= kHorizonS)
+        throw InputError(
+            fmt::format("{}: pod '{}' is created {:g}s after the snapshot time, "
+                        "beyond the {} horizon",
+                        p.where, p.name, s.arrival_s, kHorizonText));
+      queued.push_back(std::move(s));
+    }
+  }
+  if (const auto over = find_snapshot_overcommit(out.cluster, catalog, pinned_pods, pinned)) {
+    const std::string& name = out.snapshot[over->entry].first;
+    throw InputError(fmt::format("{}: {}", objects.pods[pod_names.at(name)].where, over->message));
+  }
+  std::stable_sort(queued.begin(), queued.end(),
+                   [](const PodSpec& a, const PodSpec& b) { return a.arrival_s < b.arrival_s; });
+  out.pods = std::move(pinned_pods);
+  for (PodSpec& s : queued) out.pods.push_back(std::move(s));
+  if (out.pods.size() > static_cast<size_t>(kMaxPods))
+    throw InputError(fmt::format("the export has {} pods to simulate, more than the limit of {}",
+                                 out.pods.size(), kMaxPods));
+
+  if (cores_multi)
+    out.notes.push_back(
+        "nvidia.com/gpucores of multi-GPU pods is not imported: slicelab's GPU shares are for "
+        "one-GPU pods");
+  if (priority_clamped)
+    out.notes.push_back(fmt::format(
+        "priorities beyond ±{} (system-node-critical, system-cluster-critical) are clamped to it",
+        kMaxPriority));
+  if (!ignored.empty()) {
+    std::string list;
+    for (const std::string& r : ignored) list += (list.empty() ? "" : ", ") + r;
+    out.notes.push_back(fmt::format("resources not simulated: {}", list));
+  }
+  for (const auto& [kind, n] : objects.skipped_kinds)
+    out.notes.push_back(
+        fmt::format("{} {} object(s) skipped (only Node and Pod are read)", n, kind));
+  return out;
+}
+
+std::string kubernetes_cluster_yaml(const ClusterSpec& cluster, const GpuCatalog& catalog) {
+  YAML::Emitter e;
+  e << YAML::BeginMap << YAML::Key << "node_groups" << YAML::Value << YAML::BeginSeq;
+  for (const NodeGroup& g : cluster.groups) {
+    e << YAML::BeginMap;
+    e << YAML::Key << "name" << YAML::Value << g.name;
+    e << YAML::Key << "count" << YAML::Value << g.count;
+    e << YAML::Key << "cpu_milli" << YAML::Value << g.cpu_milli;
+    e << YAML::Key << "memory_mib" << YAML::Value << g.memory_mib;
+    if (g.gpus_per_node > 0) {
+      e << YAML::Key << "gpu_model" << YAML::Value << catalog.models()[g.gpu_model].name;
+      e << YAML::Key << "gpus_per_node" << YAML::Value << g.gpus_per_node;
+    }
+    e << YAML::Key << "node_names" << YAML::Value << YAML::Flow << g.node_names;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+std::string kubernetes_snapshot_yaml(const KubernetesImport& imported, const std::string& source) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  e << YAML::Key << "description" << YAML::Value
+    << fmt::format("running pods of {} and their nodes at the snapshot", source);
+  e << YAML::Key << "snapshot" << YAML::Value << YAML::BeginSeq;
+  for (const auto& [pod, node] : imported.snapshot)
+    e << YAML::Flow << YAML::BeginMap << YAML::Key << "pod" << YAML::Value << pod << YAML::Key
+      << "node" << YAML::Value << node << YAML::EndMap;
+  e << YAML::EndSeq << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const GpuCatalog& catalog,
+                                     const std::string& name, const std::string& source) {
+  YAML::Emitter description;
+  description << YAML::DoubleQuoted
+              << fmt::format("What if this cluster shared its GPUs differently? (imported {})",
+                             source);
+  std::string comment = source;
+  std::replace(comment.begin(), comment.end(), '\n', ' ');
+  std::string cluster;
+  // The cluster section indented under `cluster:`.
+  const std::string text = kubernetes_cluster_yaml(imported.cluster, catalog);
+  for (size_t at = 0; at < text.size();) {
+    const size_t nl = std::min(text.find('\n', at), text.size());
+    if (nl > at) cluster += "  " + text.substr(at, nl - at) + "\n";
+    at = nl + 1;
+  }
+  return fmt::format(
+      "# Written by `slicelab import kubernetes` from {source}.\n"
+      "# The running pods hold their nodes from time 0 (snapshot.yaml); pending and later pods\n"
+      "# arrive as trace.yaml says. docs/kubernetes-import.md explains every number.\n"
+      "name: {name}\n"
+      "description: {description}\n"
+      "cluster:\n{cluster}"
+      "workload:\n"
+      "  trace: trace.yaml\n"
+      "  snapshot: snapshot.yaml\n"
+      "engine:\n"
+      "  queue: backfill\n"
+      "  sample_interval: 60s\n"
+      "policies:\n"
+      "  - name: as-is\n"
+      "    placement: best-fit\n"
+      "    sharing: whole-card\n"
+      "  - name: time-slice-x4\n"
+      "    placement: best-fit\n"
+      "    sharing: {{mode: time-slice, replicas: 4}}\n"
+      "  - name: hami-binpack\n"
+      "    placement: hami-binpack\n"
+      "    sharing: {{mode: hami}}\n"
+      "  - name: fgd-gpu-share\n"
+      "    placement: fgd\n"
+      "    sharing: gpu-share\n",
+      fmt::arg("source", comment), fmt::arg("name", name),
+      fmt::arg("description", description.c_str()), fmt::arg("cluster", cluster));
+}
+
+}  // namespace slicelab

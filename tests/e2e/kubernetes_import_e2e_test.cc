@@ -1,0 +1,203 @@
+// `slicelab import kubernetes` on the shipped export (scenarios/kubernetes/): every node and pod
+// accounted for, the shipped import reproduced byte for byte, and the running pods placed on
+// their own nodes at time 0 by every policy of scenarios/kubernetes.yaml.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/snapshot_reader.h"
+
+namespace slicelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSrc = SLICELAB_SOURCE_DIR;
+const std::string kExport = kSrc + "/scenarios/kubernetes";
+
+struct KubeRun {
+  int status = -1;
+  std::string out;
+};
+
+KubeRun run_in_source(const std::string& args) {
+  KubeRun r;
+  const std::string cmd =
+      "cd '" + kSrc + "' && " + std::string(SLICELAB_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Occurrences of `needle` in `text`: counted on the export's text, independently of the reader.
+size_t count_of(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+class KubeImportE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tmp_ = fs::temp_directory_path() /
+           ("slicelab-kube-e2e-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(tmp_);
+    fs::create_directories(tmp_);
+  }
+  void TearDown() override { fs::remove_all(tmp_); }
+  fs::path tmp_;
+};
+
+TEST_F(KubeImportE2e, ShippedExportIsEveryNodeAndPodAccountedFor) {
+  const fs::path out = tmp_ / "imported";
+  const KubeRun r = run_in_source(
+      "import kubernetes --nodes scenarios/kubernetes/nodes.json --pods "
+      "scenarios/kubernetes/pods.json --name kubernetes-imported --out '" +
+      out.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string nodes = slurp(kExport + "/nodes.json");
+  const std::string pods = slurp(kExport + "/pods.json");
+  const size_t node_count = count_of(nodes, "\"kind\": \"Node\"");
+  EXPECT_EQ(node_count, 6U);
+  EXPECT_NE(r.out.find("nodes: 6 in 3 groups"), std::string::npos) << r.out;
+  // Phases as the export states them, counted on its text.
+  const size_t running = count_of(pods, "\"phase\": \"Running\"");
+  const size_t pending = count_of(pods, "\"phase\": \"Pending\"");
+  const size_t succeeded = count_of(pods, "\"phase\": \"Succeeded\"");
+  const size_t failed = count_of(pods, "\"phase\": \"Failed\"");
+  const size_t daemon = count_of(pods, "\"kind\": \"DaemonSet\"");
+  const size_t total = count_of(pods, "\"kind\": \"Pod\"");
+  EXPECT_EQ(running + pending + succeeded + failed, total);
+  EXPECT_NE(r.out.find(fmt::format("pods: {} Failed, {} Pending, {} Running, {} Succeeded", failed,
+                                   pending, running, succeeded)),
+            std::string::npos)
+      << r.out;
+  // Every pod is in exactly one place: snapshot, trace, finished (durations) or DaemonSet.
+  const Scenario sc = load_scenario((out / "scenario.yaml").string());
+  const std::string trace = slurp(out / "trace.yaml");
+  const size_t in_trace = count_of(trace, "- {name: ");
+  EXPECT_EQ(in_trace, sc.pods.size());
+  EXPECT_EQ(in_trace + succeeded + failed + daemon, total);
+  EXPECT_EQ(sc.cluster.node_count(), node_count);
+  // Running pods of the export (DaemonSets aside) and the pending one bound to a node are the
+  // snapshot; no pod of the snapshot is missing from the trace.
+  const size_t bound_pending = 1;  // team-vision/embed-batch-0-v5b6n: ContainerCreating
+  EXPECT_EQ(sc.snapshot.size(), running - daemon + bound_pending);
+  EXPECT_NE(r.out.find(fmt::format("{} on their nodes from time 0", sc.snapshot.size())),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(KubeImportE2e, ShippedImportIsWhatTheImporterWrites) {
+  const fs::path out = tmp_ / "imported";
+  const KubeRun r = run_in_source(
+      "import kubernetes --nodes scenarios/kubernetes/nodes.json --pods "
+      "scenarios/kubernetes/pods.json --name kubernetes-imported --out '" +
+      out.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* f : {"scenario.yaml", "trace.yaml", "snapshot.yaml"}) {
+    SCOPED_TRACE(f);
+    EXPECT_EQ(slurp(out / f), slurp(fs::path(kExport) / "imported" / f));
+  }
+  // scenarios/kubernetes.yaml holds the same cluster, trace and snapshot.
+  const Scenario shipped = load_scenario(kSrc + "/scenarios/kubernetes.yaml");
+  const Scenario fresh = load_scenario((out / "scenario.yaml").string());
+  ASSERT_EQ(shipped.cluster.groups.size(), fresh.cluster.groups.size());
+  for (size_t g = 0; g < fresh.cluster.groups.size(); ++g) {
+    EXPECT_EQ(shipped.cluster.groups[g].node_names, fresh.cluster.groups[g].node_names);
+    EXPECT_EQ(shipped.cluster.groups[g].cpu_milli, fresh.cluster.groups[g].cpu_milli);
+    EXPECT_EQ(shipped.cluster.groups[g].memory_mib, fresh.cluster.groups[g].memory_mib);
+    EXPECT_EQ(shipped.cluster.groups[g].gpus_per_node, fresh.cluster.groups[g].gpus_per_node);
+  }
+  EXPECT_EQ(shipped.snapshot.size(), fresh.snapshot.size());
+}
+
+TEST_F(KubeImportE2e, RunningPodsStartOnTheirNodesAtTimeZero) {
+  const fs::path out = tmp_ / "results";
+  const KubeRun r =
+      run_in_source("compare scenarios/kubernetes.yaml --quiet --out '" + out.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Scenario sc = load_scenario(kSrc + "/scenarios/kubernetes.yaml");
+  const std::vector<std::string> names = cluster_node_names(sc.cluster);
+  // pod name -> its node's index, from the snapshot file's own text.
+  std::map<std::string, std::string> expected;
+  {
+    std::istringstream in(slurp(kExport + "/imported/snapshot.yaml"));
+    for (std::string line; std::getline(in, line);) {
+      const size_t pod = line.find("{pod: ");
+      const size_t node = line.find(", node: ");
+      if (pod == std::string::npos || node == std::string::npos) continue;
+      const std::string node_name = line.substr(node + 8, line.rfind('}') - node - 8);
+      const auto idx = std::find(names.begin(), names.end(), node_name) - names.begin();
+      ASSERT_LT(static_cast<size_t>(idx), names.size()) << node_name;
+      expected[line.substr(pod + 6, node - pod - 6)] = std::to_string(idx);
+    }
+  }
+  ASSERT_EQ(expected.size(), sc.snapshot.size());
+  std::istringstream csv(slurp(out / "pods.csv"));
+  std::string line;
+  std::getline(csv, line);               // policy,pod,class,status,arrival_s,start_s,...,node,...
+  std::map<std::string, size_t> placed;  // policy -> pinned pods seen on their node at 0
+  for (; std::getline(csv, line);) {
+    std::vector<std::string> cols;
+    std::stringstream row(line);
+    for (std::string c; std::getline(row, c, ',');) cols.push_back(c);
+    ASSERT_GE(cols.size(), 11U) << line;
+    const auto it = expected.find(cols[1]);
+    if (it == expected.end()) continue;
+    SCOPED_TRACE(line);
+    EXPECT_EQ(cols[5], "0");          // start_s
+    EXPECT_EQ(cols[10], it->second);  // node
+    ++placed[cols[0]];
+  }
+  ASSERT_EQ(placed.size(), sc.policies.size());
+  for (const auto& [policy, n] : placed) EXPECT_EQ(n, expected.size()) << policy;
+}
+
+TEST_F(KubeImportE2e, RefusesAFolderItDidNotWrite) {
+  const fs::path out = tmp_ / "mine";
+  fs::create_directories(out);
+  std::ofstream(out / "notes.txt") << "keep me";
+  const KubeRun r = run_in_source(
+      "import kubernetes --nodes scenarios/kubernetes/nodes.json --out '" + out.string() + "'");
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::exists(out / "notes.txt"));
+  EXPECT_FALSE(fs::exists(out / "trace.yaml"));
+}
+
+TEST_F(KubeImportE2e, BadSnapshotTimeIsAUsageError) {
+  const KubeRun bad = run_in_source(
+      "import kubernetes --nodes scenarios/kubernetes/nodes.json --snapshot-time 2026-11-20 --out "
+      "'" +
+      (tmp_ / "x").string() + "'");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.out.find("--snapshot-time"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace slicelab
