@@ -74,6 +74,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
   if (restarts_.in_place(o)) {
     --running_;
     stop_work(p);
+    failures_.set_idle(p, live_[tenants_.slot(p)].bound, tenants_.gpus_of(p), *sharing_, 1);
   } else {
     release(p);
   }

@@ -53,7 +53,7 @@ bool Simulation::try_place(uint32_t p) {
       placement_.unreserve(cycle, *node, gpus);
       accounting_.node_changed(*node);
     }
-    failed_to_start(p, hold ? slot : 0, gpus);
+    failed_to_start(p, r, gpus);
     return true;
   }
   o.status = PodStatus::kRunning;
@@ -77,13 +77,15 @@ bool Simulation::fails_to_start(uint32_t p, const PodRequest& r, std::span<const
          failures_.fails_for_memory(p, r, gpus, *sharing_, out_[p]);
 }
 
-// It failed its start checks: its restart, if any, is scheduled (in place: in `slot`), and a
-// fault of its own (fails_own_limit's causes) may spread to its neighbours.
-void Simulation::failed_to_start(uint32_t p, uint32_t slot, std::span<const GpuId> gpus) {
+// It failed its start checks: its restart, if any, is scheduled (in place: its memory idle in its
+// back-off), and a fault of its own (fails_own_limit's causes) may spread to its neighbours.
+void Simulation::failed_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus) {
   PodOutcome& o = out_[p];
   o.status = PodStatus::kFailed;
   o.finish_s = now_;
-  restarts_.failed(p, o, slot, events_);
+  const bool hold = restarts_.in_place(o);
+  if (hold) failures_.set_idle(p, r, gpus, *sharing_, 1);
+  restarts_.failed(p, o, hold ? tenants_.slot(p) : 0, events_);
   // It never became a tenant, so only its neighbours are drawn.
   if (o.failure == FailureCause::kOverMemoryCap || o.failure == FailureCause::kClientFault)
     failures_.propagate_fault(
@@ -102,9 +104,10 @@ void Simulation::restart_in_place(uint32_t p) {
   o.start_s = now_;
   const uint32_t slot = tenants_.slot(p);
   const PodRequest r = live_[slot].bound;
+  const auto gpus = tenants_.gpus_of(p);
+  failures_.set_idle(p, r, gpus, *sharing_, -1);
   // Only a curable failure can recur: its own limit and its partition are as they were.
-  if (fails_to_start(p, r, tenants_.gpus_of(p)))
-    return failed_to_start(p, slot, tenants_.gpus_of(p));
+  if (fails_to_start(p, r, gpus)) return failed_to_start(p, r, gpus);
   o.status = PodStatus::kRunning;
   o.reason = ReasonTable::kNone;
   o.finish_s = -1;

@@ -57,7 +57,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   bool try_place(uint32_t p) override;
   void start_work(uint32_t p);
   bool fails_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus);
-  void failed_to_start(uint32_t p, uint32_t slot, std::span<const GpuId> gpus);
+  void failed_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus);
   void restart_in_place(uint32_t p);
   void stop_work(uint32_t p);
   void start_after_reconfiguration(uint32_t p);

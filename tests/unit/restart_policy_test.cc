@@ -338,6 +338,26 @@ TEST(RestartInPlace, AnOutOfMemoryPodKeepsItsGpuAndItsRequestThroughItsBackoff) 
   EXPECT_EQ(testing::gpus_of(re, 2), std::vector<int>{0});
 }
 
+TEST(RestartInPlace, APodInItsBackoffUsesNoneOfItsGpusMemory) {
+  // One A100-80GB under gpu-share: a (60000 MiB) runs 0..20; b and c (50000 MiB each) arrive at
+  // 1 and 2 and fail. Both stay bound, but a crashed container holds no memory: b, back at 11
+  // (a still there) and 31, runs 31..41 beside c in its back-off (50000 in use, not 100000);
+  // c fails at 12 and 32 (b runs) and runs 72..82.
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  const std::vector<PodSpec> pods = {pod("a", 0, 20).milli(500).gpu_mem(60000),
+                                     pod("b", 1, 10).milli(250).gpu_mem(50000),
+                                     pod("c", 2, 10).milli(250).gpu_mem(50000)};
+  const RunResult r =
+      testing::run(testing::one_gpu(), pods, "first-fit", testing::gpu_share(), config);
+  EXPECT_EQ(r.pods[1].restarts, 2);
+  EXPECT_DOUBLE_EQ(r.pods[1].start_s, 31.0);
+  EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 41.0);
+  EXPECT_EQ(r.pods[2].restarts, 3);
+  EXPECT_DOUBLE_EQ(r.pods[2].start_s, 72.0);
+  EXPECT_DOUBLE_EQ(r.pods[2].finish_s, 82.0);
+}
+
 TEST(RestartInPlace, HamisOvercommitCountsTheBoundPodOnce) {
   // L4 (23034 MiB) at deviceMemoryScaling 2 (46068 MiB admitted): both 12 GiB requests are
   // admitted, and each uses all of its 12 GiB. a runs 0..100; b arrives at 1 and fails (24576 >
