@@ -59,12 +59,13 @@ bool FailureModel::fails_for_memory(uint32_t pod, const PodRequest& r, std::span
     const auto use = sharing.overcommitted_memory(g, pod);
     const NodeId node = cluster_.node_of(g);
     const int64_t cap = cluster_.gpu_memory_capacity(node);
-    if (!use || use->tenants_mib <= cap) continue;
+    if (!use || use->tenants_mib - idle(idle_use_mib_, g) <= cap) continue;
     o.reason = reasons_.add(fmt::format(
         "out of memory on {} GPU {}: its tenants use {} MiB (this pod {} MiB) of the GPU's {} "
         "MiB; {} admitted requests up to {} MiB",
-        cluster_.node_name(node), g - cluster_.first_gpu(node), use->tenants_mib, use->own_mib, cap,
-        mode_.kind(), use->admitted_mib));
+        cluster_.node_name(node), g - cluster_.first_gpu(node),
+        use->tenants_mib - idle(idle_use_mib_, g), use->own_mib, cap, mode_.kind(),
+        use->admitted_mib));
     o.failure = FailureCause::kOvercommittedMemory;
     return true;
   }
@@ -72,7 +73,7 @@ bool FailureModel::fails_for_memory(uint32_t pod, const PodRequest& r, std::span
   for (const GpuId g : gpus) {
     const NodeId node = cluster_.node_of(g);
     const int64_t cap = cluster_.gpu_memory_capacity(node);
-    const int64_t used = cluster_.gpu_memory_used(g);  // includes this pod
+    const int64_t used = cluster_.gpu_memory_used(g) - idle(idle_mib_, g);  // includes this pod
     if (used <= cap) continue;
     o.reason = reasons_.add(
         fmt::format("out of memory on {} GPU {}: needs {} MiB, neighbours hold {} of {} MiB",
@@ -82,6 +83,19 @@ bool FailureModel::fails_for_memory(uint32_t pod, const PodRequest& r, std::span
     return true;
   }
   return false;
+}
+
+void FailureModel::set_idle(uint32_t pod, const PodRequest& r, std::span<const GpuId> gpus,
+                            const SharingRun& sharing, int sign) {
+  if (idle_mib_.empty()) {
+    idle_mib_.assign(cluster_.gpu_count(), 0);
+    idle_use_mib_.assign(cluster_.gpu_count(), 0);
+  }
+  for (const GpuId g : gpus) {
+    idle_mib_[g] += sign * r.gpu_memory_mib;
+    if (const auto use = sharing.overcommitted_memory(g, pod))
+      idle_use_mib_[g] += sign * use->own_mib;
+  }
 }
 
 }  // namespace slicelab

@@ -56,6 +56,12 @@ class FailureModel {
   bool fails_for_memory(uint32_t pod, const PodRequest& r, std::span<const GpuId> gpus,
                         const SharingRun& sharing, PodOutcome& o) const;
 
+  // A pod bound in its back-off (restarting in place) runs no process: what it would use of its
+  // GPUs' memory is not in use there until it restarts. `sign`: +1 as it fails, -1 as it
+  // restarts (before its checks, which count its own memory as bound pods' is).
+  void set_idle(uint32_t pod, const PodRequest& r, std::span<const GpuId> gpus,
+                const SharingRun& sharing, int sign);
+
   // The pod failed with a fault of its own: each neighbour on its GPUs (`tenants_of(g)`) fails
   // with the mode's propagation probability, one draw per neighbour in tenant (arrival) order;
   // after the draws of one GPU, `fail(victim)` is called for each one drawn there (the caller
@@ -80,6 +86,10 @@ class FailureModel {
   Rng& rng_;
   ReasonTable& reasons_;
   std::vector<uint32_t> victims_;  // scratch; a GPU holds at most kMaxTenantsPerGpu
+  // Per GPU, once a pod restarts in place: the requests and the real use (overcommitting modes)
+  // of the pods bound there in their back-off.
+  std::vector<int64_t> idle_mib_, idle_use_mib_;
+  int64_t idle(const std::vector<int64_t>& v, GpuId g) const { return v.empty() ? 0 : v[g]; }
 };
 
 }  // namespace slicelab

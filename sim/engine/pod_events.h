@@ -1,5 +1,6 @@
-// The run's timed events, earliest first: running pods' finishes and delayed starts, by tenant
-// slot (a version per slot voids a rescheduled or cancelled one); failed pods' re-queues, by pod.
+// The run's timed events, earliest first: running pods' finishes, delayed starts and restarts in
+// place, by tenant slot (a version per slot voids a rescheduled or cancelled one); failed pods'
+// re-queues, by pod.
 #pragma once
 
 #include <cstddef>
@@ -14,8 +15,13 @@ struct PodEvent {
   uint64_t seq;   // equal times go in scheduling order
   uint32_t slot;  // a re-queue's: the pod's index in the run
   uint32_t version;
-  bool starts;   // it starts after its start delay (MIG: re-partitioning), not a finish
-  bool requeue;  // a failed pod goes back to the queue after its back-off (restart_policy.h)
+  enum Kind : uint8_t {
+    kFinish,
+    kStart,    // it starts after its start delay (MIG: re-partitioning)
+    kRestart,  // a failed pod, still bound, restarts in place after its back-off
+    kRequeue,  // a failed pod goes back to the queue after its back-off (restart_policy.h)
+  };
+  Kind kind;
   // std::priority_queue is a max-heap: "greater" means later.
   bool operator<(const PodEvent& o) const {
     return time > o.time || (time == o.time && seq > o.seq);
@@ -30,17 +36,19 @@ struct PodEvent {
 // that pod's event was popped or cancelled before it left.
 class PodEvents {
  public:
-  void schedule(uint32_t slot, double time, bool starts = false) {
+  void schedule(uint32_t slot, double time, PodEvent::Kind kind = PodEvent::kFinish) {
     if (slot >= version_.size()) version_.resize(slot + size_t{1}, 0);
-    events_.push({time, seq_++, slot, ++version_[slot], starts, false});
+    events_.push({time, seq_++, slot, ++version_[slot], kind});
   }
-  void requeue(uint32_t pod, double time) { events_.push({time, seq_++, pod, 0, false, true}); }
+  void requeue(uint32_t pod, double time) {
+    events_.push({time, seq_++, pod, 0, PodEvent::kRequeue});
+  }
   void cancel(uint32_t slot) {
     if (slot < version_.size()) ++version_[slot];
   }
   // The earliest live event, or nullptr when none is left.
   const PodEvent* next() {
-    while (!events_.empty() && !events_.top().requeue &&
+    while (!events_.empty() && events_.top().kind != PodEvent::kRequeue &&
            events_.top().version != version_[events_.top().slot])
       events_.pop();
     return events_.empty() ? nullptr : &events_.top();

@@ -51,8 +51,13 @@ bool restart_can_cure(FailureCause cause) {
   return false;
 }
 
-void RestartPolicy::failed(uint32_t p, const PodOutcome& o, PodEvents& events) {
-  if (enabled() && restart_can_cure(o.failure)) events.requeue(p, next_restart_s(p, o.finish_s));
+void RestartPolicy::failed(uint32_t p, const PodOutcome& o, uint32_t slot, PodEvents& events) {
+  if (!enabled() || !restart_can_cure(o.failure)) return;
+  const double at = next_restart_s(p, o.finish_s);
+  if (config_.reschedule)
+    events.requeue(p, at);
+  else
+    events.schedule(slot, at, PodEvent::kRestart);
 }
 
 double RestartPolicy::next_restart_s(uint32_t p, double now) {
@@ -64,11 +69,15 @@ double RestartPolicy::next_restart_s(uint32_t p, double now) {
   return now + restart_delay_s(config_, streak_[p]);
 }
 
-uint64_t RestartPolicy::restarted(uint32_t p, PodOutcome& o) {
+void RestartPolicy::restarted_in_place(PodOutcome& o) {
   if (o.restarts == 0) ++counts_.pods;
   ++counts_.total;
-  const uint8_t restarts =
-      o.restarts == UINT8_MAX ? o.restarts : static_cast<uint8_t>(o.restarts + 1);
+  if (o.restarts < UINT8_MAX) ++o.restarts;
+}
+
+uint64_t RestartPolicy::restarted(uint32_t p, PodOutcome& o) {
+  restarted_in_place(o);
+  const uint8_t restarts = o.restarts;
   // Its GPU room (gpu_begin) stays: the next bind writes there.
   const uint32_t room = o.gpu_begin;
   o = PodOutcome{};

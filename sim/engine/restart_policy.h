@@ -1,5 +1,6 @@
 // Kubernetes' restart policy for pods that fail (out of memory, a client fault, a neighbour's
-// fault): whether and when a failed pod goes back to the queue, with the kubelet's back-off.
+// fault): whether and when a failed pod restarts (in place, or re-queued), with the kubelet's
+// back-off.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +26,9 @@ struct RestartConfig {
   RestartKind policy = RestartKind::kNever;
   double backoff_s = 10.0;       // the first delay; > 0, so no pod restarts in zero time
   double max_backoff_s = 300.0;  // the cap; >= backoff_s
+  // false: the kubelet restarts the container in place (the pod keeps its node and devices);
+  // true: a failed pod is scheduled anew, as a Job controller's replacement pod would be.
+  bool reschedule = false;
   bool enabled() const { return policy != RestartKind::kNever; }
 };
 
@@ -44,9 +48,12 @@ double restart_delay_s(const RestartConfig& c, uint32_t streak);
 // the same limit, so it would crash-loop until the run ends; it stays failed at once.
 bool restart_can_cure(FailureCause cause);
 
-// Contract: with a policy other than Never, every failed pod whose failure a restart can cure is
-// re-queued: failed(p, o, events) schedules its re-queue at its failure + its delay (never 0),
-// and restarted(p, o) at that time resets
+// Contract: with a policy other than Never, every failed pod whose failure a restart can cure
+// restarts after its delay (never 0). In place (the default): it stays bound to its node and
+// devices but is no tenant; failed(p, o, slot, events) schedules its restart event in its tenant
+// slot, and restarted_in_place(p, o) at that time counts it (the engine re-runs the start
+// checks on the same GPUs). Rescheduled (reschedule: true): the engine unbinds it;
+// failed(...) schedules its re-queue, and restarted(p, o) at that time resets
 // its outcome to pending (keeping nothing of the failed attempt but the restart count) and gives
 // its place in the queue: its first arrival's rank, so it waits where it first arrived (queue
 // delay and JCT count from its first arrival). The back-off follows client-go's
@@ -61,14 +68,22 @@ class RestartPolicy {
   // Per pod (only when enabled): its arrival rank (none when the workload is in arrival order),
   // its failure streak and when it last failed.
   void prepare(size_t pods, const ArrivalOrder& order);
+  // Whether failed pod p (outcome `o`) stays bound to restart in place; the engine asks before
+  // it would unbind it.
+  bool in_place(const PodOutcome& o) const {
+    return enabled() && !config_.reschedule && restart_can_cure(o.failure);
+  }
   // Pod p failed (outcome `o`: its cause, and its finish as the failure's time): with a policy,
-  // and where a restart can cure it, its re-queue after its back-off goes into `events`.
-  void failed(uint32_t p, const PodOutcome& o, PodEvents& events);
+  // and where a restart can cure it, its restart in tenant slot `slot` (in place) or its
+  // re-queue after its back-off goes into `events`.
+  void failed(uint32_t p, const PodOutcome& o, uint32_t slot, PodEvents& events);
   // When pod p, failing at `now`, goes back to the queue (a policy other than Never).
   double next_restart_s(uint32_t p, double now);
   // Pod p goes back to the queue now: its outcome `o` becomes pending with one more restart;
   // returns its queue order (the rank of its first arrival).
   uint64_t restarted(uint32_t p, PodOutcome& o);
+  // Pod p's container starts again in place now: one more restart in `o` and the counts.
+  void restarted_in_place(PodOutcome& o);
   // The run's restart figures for the summary; none without a policy.
   std::optional<RestartCounts> counts() const;
   // Frees the per-pod state once no pod fails any more.

@@ -46,8 +46,8 @@ struct PodOutcome {
   uint8_t gpu_count = 0;                 // its GPUs: pod_gpus[gpu_begin, gpu_end())
   PodStatus status = PodStatus::kPending;
   FailureCause failure = FailureCause::kNone;
-  // Times it went back to the queue after failing (engine.restart), saturating at 255; the
-  // summary's restarts.total counts them all.
+  // Times it was restarted after failing (in place or re-queued) (engine.restart), saturating at
+  // 255; the summary's restarts.total counts them all.
   uint8_t restarts = 0;
 
   uint32_t gpu_end() const { return gpu_begin + gpu_count; }

@@ -190,7 +190,7 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
 RestartConfig read_restart(const YamlReader& yaml, const YAML::Node& node) {
   const std::string path = "engine.restart";
   yaml.require_map(node, path);
-  yaml.check_keys(node, path, {"policy", "backoff", "max_backoff"});
+  yaml.check_keys(node, path, {"policy", "backoff", "max_backoff", "reschedule"});
   RestartConfig c;
   const YAML::Node policy = yaml.required(node, path, "policy");
   const std::string name = yaml.string(policy, join_path(path, "policy"));
@@ -201,6 +201,8 @@ RestartConfig read_restart(const YamlReader& yaml, const YAML::Node& node) {
       known = true;
     }
   if (!known) yaml.fail_expected(policy, join_path(path, "policy"), "Never, OnFailure or Always");
+  if (const YAML::Node v = node["reschedule"])
+    c.reschedule = yaml.boolean(v, join_path(path, "reschedule"));
   // At least a second, as the kubelet's cap: a pod that keeps failing must not restart in zero
   // (or next to no) simulated time. A cap below the default first delay lowers that delay to
   // it, as the kubelet does; both given, the cap must not be below the first.

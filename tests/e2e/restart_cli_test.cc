@@ -97,6 +97,28 @@ TEST_F(RestartCli, TheBinaryReportsRestartsInEveryOutput) {
   EXPECT_NE(pods.find("\nshare,late,default,completed,5,155,205,150,200,4,0,0,,,4\n"),
             std::string::npos)
       << pods;
+
+  // Until 60: late, in place, is still bound to n's GPU 0 in its back-off (failed at 35, its
+  // restart due at 75): failed at its last attempt (35), on its node, with 2 restarts.
+  const auto until60 = [&](const std::string& restart, const std::string& dir) {
+    std::string text = kScenario;
+    text.replace(text.find("RESTART"), 7, restart + "\n  until: 60s");
+    const std::string path = (tmp_ / (dir + ".yaml")).string();
+    std::ofstream(path, std::ios::binary) << text;
+    const testing::CliRun run =
+        slicelab("compare " + shell_quote(path) + " --out " + shell_quote((tmp_ / dir).string()));
+    EXPECT_EQ(run.status, 0) << run.err << run.out;
+    const std::string csv = read_file(tmp_ / dir / "pods.csv");
+    const size_t at = csv.find("\nshare,late,");
+    return at == std::string::npos ? csv : csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);
+  };
+  const std::string held = until60("  restart: {policy: OnFailure}", "held");
+  EXPECT_EQ(held.rfind("share,late,default,failed,5,35,35,,,,0,,\"out of memory on n-0 GPU 0: "
+                       "needs 30000 MiB, neighbours hold 60000 of 81920 MiB\",",
+                       0),
+            0U)
+      << held;
+  EXPECT_EQ(held.substr(held.size() - 2), ",2") << held;
 }
 
 TEST_F(RestartCli, WithoutAPolicyNothingAboutRestartsIsWritten) {
@@ -122,6 +144,9 @@ TEST_F(RestartCli, TheLoaderReadsTheKubeletsDefaultsAndRejectsBadSettings) {
   EXPECT_EQ(sc.engine.restart.policy, RestartKind::kOnFailure);
   EXPECT_DOUBLE_EQ(sc.engine.restart.backoff_s, 10.0);
   EXPECT_DOUBLE_EQ(sc.engine.restart.max_backoff_s, 300.0);
+  EXPECT_FALSE(sc.engine.restart.reschedule);  // the kubelet's restart in place
+  const Scenario job = load_scenario(scenario("  restart: {policy: OnFailure, reschedule: true}"));
+  EXPECT_TRUE(job.engine.restart.reschedule);
   // A cap below the default first delay lowers it, as the kubelet does.
   const Scenario low = load_scenario(scenario("  restart: {policy: Always, max_backoff: 4s}"));
   EXPECT_EQ(low.engine.restart.policy, RestartKind::kAlways);

@@ -36,10 +36,10 @@ TEST(SimPodEvents, RescheduledAndCancelledEventsAreVoid) {
   events.schedule(1, 15.0);
   events.schedule(0, 30.0);  // replaces slot 0's event at 10
   events.cancel(1);
-  events.schedule(2, 5.0, true);
+  events.schedule(2, 5.0, PodEvent::kStart);
   const PodEvent* first = events.next();
   ASSERT_NE(first, nullptr);
-  EXPECT_TRUE(first->starts);
+  EXPECT_EQ(first->kind, PodEvent::kStart);
   const std::vector<std::pair<uint32_t, double>> want{{2, 5.0}, {0, 30.0}};
   EXPECT_EQ(drain(events), want);
 }

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
+#include "sim/sharing/hami_settings.h"
 #include "tests/support/sim_fixtures.h"
 
 namespace slicelab {
@@ -19,6 +21,13 @@ RestartConfig on_failure(double backoff_s = 10, double max_s = 300) {
   c.policy = RestartKind::kOnFailure;
   c.backoff_s = backoff_s;
   c.max_backoff_s = max_s;
+  return c;
+}
+
+// A Job controller's replacement pod instead of the kubelet's restart in place.
+RestartConfig rescheduled() {
+  RestartConfig c = on_failure();
+  c.reschedule = true;
   return c;
 }
 
@@ -56,7 +65,9 @@ TEST(RestartBackoff, EachFailureOfAPodWaitsLongerAndAFailureAfterTenQuietMinutes
 }
 
 TEST(RestartBackoff, FailedPutsTheRequeueAmongThePodEvents) {
-  RestartPolicy policy(on_failure(5, 300));
+  RestartConfig config = on_failure(5, 300);
+  config.reschedule = true;
+  RestartPolicy policy(config);
   ArrivalOrder order;
   const std::vector<PodSpec> pods = {pod("a", 0, 1), pod("b", 0, 1), pod("c", 0, 1),
                                      pod("d", 0, 1)};
@@ -68,24 +79,26 @@ TEST(RestartBackoff, FailedPutsTheRequeueAmongThePodEvents) {
   o.status = PodStatus::kFailed;
   o.finish_s = 1.0;
   o.failure = FailureCause::kNeighboursMemory;
-  policy.failed(3, o, events);
+  EXPECT_FALSE(policy.in_place(o));
+  policy.failed(3, o, 9, events);
   const PodEvent* e = events.next();
   ASSERT_NE(e, nullptr);
-  EXPECT_TRUE(e->requeue);
+  EXPECT_EQ(e->kind, PodEvent::kRequeue);
   EXPECT_EQ(e->slot, 3U);  // the pod, not a slot
   EXPECT_DOUBLE_EQ(e->time, 6.0);
   events.cancel(3);  // a slot's cancel never voids a re-queue
   EXPECT_EQ(events.next(), e);
   events.pop();
   ASSERT_NE(events.next(), nullptr);
-  EXPECT_FALSE(events.next()->requeue);
+  EXPECT_EQ(events.next()->kind, PodEvent::kFinish);
   EXPECT_DOUBLE_EQ(events.next()->time, 7.0);
 
   // Never: nothing is scheduled and nothing is counted.
   RestartPolicy never(RestartConfig{});
   never.prepare(pods.size(), order);
   PodEvents none;
-  never.failed(0, o, none);
+  EXPECT_FALSE(never.in_place(o));
+  never.failed(0, o, 0, none);
   EXPECT_EQ(none.next(), nullptr);
   EXPECT_FALSE(never.counts().has_value());
 }
@@ -106,12 +119,41 @@ TEST(RestartBackoff, OnlyFailuresARestartCanCureAreRestarted) {
   o.status = PodStatus::kFailed;
   o.finish_s = 3.0;
   o.failure = FailureCause::kOverMemoryCap;
-  policy.failed(0, o, events);
+  EXPECT_FALSE(policy.in_place(o));
+  policy.failed(0, o, 0, events);
   EXPECT_EQ(events.next(), nullptr);
   o.failure = FailureCause::kClientFault;
-  policy.failed(0, o, events);
+  EXPECT_TRUE(policy.in_place(o));
+  policy.failed(0, o, 0, events);
   ASSERT_NE(events.next(), nullptr);
   EXPECT_DOUBLE_EQ(events.next()->time, 13.0);
+}
+
+TEST(RestartBackoff, InPlaceTheRestartIsTheSlotsEvent) {
+  RestartPolicy policy(on_failure(5, 300));
+  ArrivalOrder order;
+  const std::vector<PodSpec> pods = {pod("a", 0, 1), pod("b", 0, 1)};
+  order.prepare(pods);
+  policy.prepare(pods.size(), order);
+  PodEvents events;
+  PodOutcome o;
+  o.status = PodStatus::kFailed;
+  o.finish_s = 2.0;
+  o.failure = FailureCause::kNeighboursMemory;
+  EXPECT_TRUE(policy.in_place(o));
+  policy.failed(1, o, 4, events);  // pod 1 in tenant slot 4
+  ASSERT_NE(events.next(), nullptr);
+  EXPECT_EQ(events.next()->kind, PodEvent::kRestart);
+  EXPECT_EQ(events.next()->slot, 4U);
+  EXPECT_DOUBLE_EQ(events.next()->time, 7.0);
+  // Counted, the outcome otherwise kept (the engine re-runs the checks).
+  policy.restarted_in_place(o);
+  EXPECT_EQ(o.restarts, 1);
+  EXPECT_EQ(o.status, PodStatus::kFailed);
+  EXPECT_EQ(policy.counts()->total, 1U);
+  EXPECT_EQ(policy.counts()->pods, 1U);
+  events.cancel(4);  // a slot's restart is void once cancelled
+  EXPECT_EQ(events.next(), nullptr);
 }
 
 TEST(RestartBackoff, RestartedResetsTheOutcomeAndKeepsTheFirstArrivalsRank) {
@@ -167,28 +209,32 @@ TEST(RestartRun, WithoutAPolicyTheOutOfMemoryPodStaysFailed) {
 }
 
 TEST(RestartRun, AnOutOfMemoryPodRestartsWithBackoffUntilItsNeighbourHasLeft) {
-  EngineConfig config = testing::quiet_config();
-  config.restart = on_failure();
-  const RunResult r = testing::run(testing::one_gpu(), memory_contention(), "first-fit",
-                                   testing::gpu_share(), config);
-  // b fails at 5, 15, 35 and 75 (a holds the memory until 100) and is back at 15, 35, 75 and
-  // 5 + 10 + 20 + 40 + 80 = 155, when a has left: it runs 155..205.
-  const PodOutcome& b = r.pods[1];
-  EXPECT_EQ(b.status, PodStatus::kCompleted);
-  EXPECT_EQ(b.restarts, 4);
-  EXPECT_DOUBLE_EQ(b.start_s, 155.0);
-  EXPECT_DOUBLE_EQ(b.finish_s, 205.0);
-  EXPECT_EQ(r.reason_of(1), "");  // its last attempt did not fail
-  EXPECT_EQ(testing::gpus_of(r, 1), std::vector<int>{0});
-  EXPECT_EQ(r.pods[0].restarts, 0);
-  ASSERT_TRUE(r.summary.restarts.has_value());
-  EXPECT_EQ(r.summary.restarts->total, 4U);
-  EXPECT_EQ(r.summary.restarts->pods, 1U);
-  EXPECT_EQ(r.summary.completed, 2U);
-  EXPECT_EQ(r.summary.failed, 0U);
-  // Queue delay and JCT from its first arrival: 155 - 5 and 205 - 5.
-  EXPECT_DOUBLE_EQ(r.summary.queue_delay_s.max, 150.0);
-  EXPECT_DOUBLE_EQ(r.summary.jct_s.max, 200.0);
+  // In place and rescheduled alike: b's only GPU is the one it failed on.
+  for (const RestartConfig& restart : {on_failure(), rescheduled()}) {
+    SCOPED_TRACE(restart.reschedule ? "rescheduled" : "in place");
+    EngineConfig config = testing::quiet_config();
+    config.restart = restart;
+    const RunResult r = testing::run(testing::one_gpu(), memory_contention(), "first-fit",
+                                     testing::gpu_share(), config);
+    // b fails at 5, 15, 35 and 75 (a holds the memory until 100) and is back at 15, 35, 75 and
+    // 5 + 10 + 20 + 40 + 80 = 155, when a has left: it runs 155..205.
+    const PodOutcome& b = r.pods[1];
+    EXPECT_EQ(b.status, PodStatus::kCompleted);
+    EXPECT_EQ(b.restarts, 4);
+    EXPECT_DOUBLE_EQ(b.start_s, 155.0);
+    EXPECT_DOUBLE_EQ(b.finish_s, 205.0);
+    EXPECT_EQ(r.reason_of(1), "");  // its last attempt did not fail
+    EXPECT_EQ(testing::gpus_of(r, 1), std::vector<int>{0});
+    EXPECT_EQ(r.pods[0].restarts, 0);
+    ASSERT_TRUE(r.summary.restarts.has_value());
+    EXPECT_EQ(r.summary.restarts->total, 4U);
+    EXPECT_EQ(r.summary.restarts->pods, 1U);
+    EXPECT_EQ(r.summary.completed, 2U);
+    EXPECT_EQ(r.summary.failed, 0U);
+    // Queue delay and JCT from its first arrival: 155 - 5 and 205 - 5.
+    EXPECT_DOUBLE_EQ(r.summary.queue_delay_s.max, 150.0);
+    EXPECT_DOUBLE_EQ(r.summary.jct_s.max, 200.0);
+  }
 }
 
 // Interposer holds each tenant to its request: a pod that really uses more would fail at every
@@ -241,7 +287,7 @@ TEST(RestartRun, ARestartedPodQueuesWhereItFirstArrived) {
   // d (500, 1000) arrives at 10 and takes the other half of the units, so b, back at 15, waits;
   // c (500, 1000) arrives at 20 and waits too. The workload is out of arrival order (c before d).
   EngineConfig config = testing::quiet_config();
-  config.restart = on_failure();
+  config.restart = rescheduled();
   const std::vector<PodSpec> pods = {
       pod("a", 0, 100).milli(500).gpu_mem(60000), pod("b", 5, 50).milli(500).gpu_mem(30000),
       pod("c", 20, 10).milli(500).gpu_mem(1000), pod("d", 10, 190).milli(500).gpu_mem(1000)};
@@ -254,6 +300,85 @@ TEST(RestartRun, ARestartedPodQueuesWhereItFirstArrived) {
   EXPECT_DOUBLE_EQ(r.pods[2].start_s, 150.0);
   EXPECT_DOUBLE_EQ(r.pods[2].finish_s, 160.0);
   EXPECT_DOUBLE_EQ(r.pods[3].start_s, 10.0);
+}
+
+// Two A100-80GB on one node under gpu-share, first-fit: a (500 milli, 60000 MiB) runs 0..100 on
+// GPU 0; b (500, 30000) arrives at 0, goes to GPU 0 too and fails out of memory (90000 > 81920);
+// c (500, 1000) arrives at 20 for 10 s.
+std::vector<PodSpec> held_through_backoff() {
+  return {pod("a", 0, 100).milli(500).gpu_mem(60000), pod("b", 0, 50).milli(500).gpu_mem(30000),
+          pod("c", 20, 10).milli(500).gpu_mem(1000)};
+}
+
+TEST(RestartInPlace, AnOutOfMemoryPodKeepsItsGpuAndItsRequestThroughItsBackoff) {
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  const auto two = testing::cluster_of({testing::node_group("n", 1, "A100-80GB", 2)});
+  const RunResult r =
+      testing::run(two, held_through_backoff(), "first-fit", testing::gpu_share(), config);
+  // b stays bound to GPU 0 (its 500 milli held): it restarts there at 10, 30 and 70 (a still
+  // holds 60000 MiB) and at 70 + 80 = 150, after a left at 100: it runs 150..200.
+  const PodOutcome& b = r.pods[1];
+  EXPECT_EQ(b.status, PodStatus::kCompleted);
+  EXPECT_EQ(b.restarts, 4);
+  EXPECT_DOUBLE_EQ(b.start_s, 150.0);
+  EXPECT_DOUBLE_EQ(b.finish_s, 200.0);
+  EXPECT_EQ(b.node, 0);
+  EXPECT_EQ(testing::gpus_of(r, 1), std::vector<int>{0});
+  // GPU 0's units are a's and b's all along, so c goes to GPU 1 and runs alone 20..30.
+  EXPECT_EQ(testing::gpus_of(r, 2), std::vector<int>{1});
+  EXPECT_DOUBLE_EQ(r.pods[2].start_s, 20.0);
+  EXPECT_DOUBLE_EQ(r.pods[2].finish_s, 30.0);
+  EXPECT_EQ(r.summary.restarts->total, 4U);
+
+  // Rescheduled, b holds nothing in its back-off: c, at 20, takes GPU 0's free half.
+  config.restart = rescheduled();
+  const RunResult re =
+      testing::run(two, held_through_backoff(), "first-fit", testing::gpu_share(), config);
+  EXPECT_EQ(testing::gpus_of(re, 2), std::vector<int>{0});
+}
+
+TEST(RestartInPlace, APodInItsBackoffUsesNoneOfItsGpusMemory) {
+  // One A100-80GB under gpu-share: a (60000 MiB) runs 0..20; b and c (50000 MiB each) arrive at
+  // 1 and 2 and fail. Both stay bound, but a crashed container holds no memory: b, back at 11
+  // (a still there) and 31, runs 31..41 beside c in its back-off (50000 in use, not 100000);
+  // c fails at 12 and 32 (b runs) and runs 72..82.
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  const std::vector<PodSpec> pods = {pod("a", 0, 20).milli(500).gpu_mem(60000),
+                                     pod("b", 1, 10).milli(250).gpu_mem(50000),
+                                     pod("c", 2, 10).milli(250).gpu_mem(50000)};
+  const RunResult r =
+      testing::run(testing::one_gpu(), pods, "first-fit", testing::gpu_share(), config);
+  EXPECT_EQ(r.pods[1].restarts, 2);
+  EXPECT_DOUBLE_EQ(r.pods[1].start_s, 31.0);
+  EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 41.0);
+  EXPECT_EQ(r.pods[2].restarts, 3);
+  EXPECT_DOUBLE_EQ(r.pods[2].start_s, 72.0);
+  EXPECT_DOUBLE_EQ(r.pods[2].finish_s, 82.0);
+}
+
+TEST(RestartInPlace, HamisOvercommitCountsTheBoundPodOnce) {
+  // L4 (23034 MiB) at deviceMemoryScaling 2 (46068 MiB admitted): both 12 GiB requests are
+  // admitted, and each uses all of its 12 GiB. a runs 0..100; b arrives at 1 and fails (24576 >
+  // 23034), stays bound and restarts at 11, 31, 71 and 151: then it alone uses 12288 MiB (were it
+  // counted twice, 24576, it would fail again) and runs 151..201.
+  auto s = std::make_shared<HamiSettings>();
+  s->device_memory_scaling = 2.0;
+  SharingConfig hami;
+  hami.kind = "hami";
+  hami.hami = s;
+  const std::vector<PodSpec> pods = {pod("a", 0, 100).milli(100).gpu_mem(12288),
+                                     pod("b", 1, 50).milli(100).gpu_mem(12288)};
+  EngineConfig config = testing::quiet_config();
+  config.restart = on_failure();
+  const RunResult r = testing::run(testing::cluster_of({testing::node_group("n", 1, "L4", 1)}),
+                                   pods, "hami-binpack", hami, config);
+  const PodOutcome& b = r.pods[1];
+  EXPECT_EQ(b.status, PodStatus::kCompleted) << r.reason_of(1);
+  EXPECT_EQ(b.restarts, 4);
+  EXPECT_DOUBLE_EQ(b.start_s, 151.0);
+  EXPECT_DOUBLE_EQ(b.finish_s, 201.0);
 }
 
 }  // namespace

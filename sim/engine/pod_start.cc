@@ -1,0 +1,141 @@
+// One pod's start: placement and bind, the start checks, its start on its GPUs (after a
+// start delay), and its restarts in place.
+#include <algorithm>
+
+#include "sim/engine/simulation.h"
+
+namespace slicelab {
+
+// Schedule (the placement plugins), bind, then the failure checks; a pod that passes them runs
+// now or after its GPUs are prepared.
+bool Simulation::try_place(uint32_t p) {
+  if (!retry_.worth_trying(p)) return false;  // nothing freed since it last failed
+  accounting_.placement_attempted();
+  // A copy: the table's record is shared by the pods with equal requests, and placement may
+  // change the claim (MIG).
+  PodRequest r = req_[p];
+  SchedulingCycle cycle{cluster_, r, p, now_, rng_, 0, sharing_.get()};
+  const auto node = placement_.schedule(cycle, pick_);
+  if (!node) {
+    retry_.attempt_failed(p);
+    accounting_.placement_failed();
+    return false;
+  }
+  const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(r.gpu_count));
+  sharing_->pod_left_queue(p);
+  cluster_.bind(*node, gpus, r);
+  accounting_.pod_bound(*node, gpus);
+  PodOutcome& o = out_[p];
+  o.node = static_cast<int32_t>(*node);
+  o.start_s = now_;
+  bound_gpus_.bind(o, cluster_.first_gpu(*node), gpus);
+  const uint16_t model = cluster_.model(*node);
+  const double speed = in_.config.speed_scaling && r.gpu_count > 0
+                           ? in_.catalog.models()[model].relative_speed
+                           : 1.0;
+  const WorkloadClass* wc = workload_class(p);
+  const uint32_t slot = tenants_.start(p, gpus, tenant_load(r, wc, mode_.capacity_units()),
+                                       static_cast<double>(r.gpu_milli) / 1000.0, speed);
+  live_.start(slot, r);
+  o.solo_s = in_.pods[p].duration_s / speed;
+  const double claim_share =
+      static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
+  if (failures_.fails_allocation(r, o) || fails_to_start(p, r, gpus)) {
+    // Bound but cannot run. Restarting in place, it holds its devices; else unbind it, then let
+    // the reserve plugins give back what they took (they may restore the request's claim, which
+    // unbinding still needs).
+    const bool hold = restarts_.in_place(o);
+    if (hold) {
+      accounting_.allocation_changed(model, claim_share * static_cast<double>(r.gpu_count));
+    } else {
+      tenants_.retire(p);
+      cluster_.unbind(*node, gpus, r);
+      placement_.unreserve(cycle, *node, gpus);
+      accounting_.node_changed(*node);
+    }
+    failed_to_start(p, r, gpus);
+    return true;
+  }
+  o.status = PodStatus::kRunning;
+  ++running_;
+  accounting_.allocation_changed(model, claim_share * static_cast<double>(r.gpu_count));
+  if (const double delay = sharing_->start_delay_s(p); delay > 0) {
+    // Its GPUs are being prepared (MIG: re-partitioned): it holds them now and starts when that
+    // is done.
+    o.start_s = now_ + delay;
+    events_.schedule(slot, o.start_s, PodEvent::kStart);
+    return true;
+  }
+  start_work(p);
+  return true;
+}
+
+// The start checks on its GPUs, bound (its memory counted once) and not a tenant yet.
+bool Simulation::fails_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus) {
+  const int64_t peak_mib = peak_memory_mib(in_.pods[p], workload_class(p), r);
+  return failures_.fails_own_limit(peak_mib, r, gpus, out_[p]) ||
+         failures_.fails_for_memory(p, r, gpus, *sharing_, out_[p]);
+}
+
+// It failed its start checks: its restart, if any, is scheduled (in place: its memory idle in its
+// back-off), and a fault of its own (fails_own_limit's causes) may spread to its neighbours.
+void Simulation::failed_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus) {
+  PodOutcome& o = out_[p];
+  o.status = PodStatus::kFailed;
+  o.finish_s = now_;
+  const bool hold = restarts_.in_place(o);
+  if (hold) failures_.set_idle(p, r, gpus, *sharing_, 1);
+  restarts_.failed(p, o, hold ? tenants_.slot(p) : 0, events_);
+  // It never became a tenant, so only its neighbours are drawn.
+  if (o.failure == FailureCause::kOverMemoryCap || o.failure == FailureCause::kClientFault)
+    failures_.propagate_fault(
+        gpus, [&](GpuId g) { return tenants_.tenants(g); },
+        [&](uint32_t victim) {
+          if (out_[victim].status == PodStatus::kRunning)
+            fail_running(victim, FailureCause::kNeighbourFault, "MPS neighbour fault");
+        });
+}
+
+// Its back-off is over: its container starts again on the same GPUs, its work from zero.
+void Simulation::restart_in_place(uint32_t p) {
+  PodOutcome& o = out_[p];
+  restarts_.restarted_in_place(o);
+  o.failure = FailureCause::kNone;
+  o.start_s = now_;
+  const uint32_t slot = tenants_.slot(p);
+  const PodRequest r = live_[slot].bound;
+  const auto gpus = tenants_.gpus_of(p);
+  failures_.set_idle(p, r, gpus, *sharing_, -1);
+  // Only a curable failure can recur: its own limit and its partition are as they were.
+  if (fails_to_start(p, r, gpus)) return failed_to_start(p, r, gpus);
+  o.status = PodStatus::kRunning;
+  o.reason = ReasonTable::kNone;
+  o.finish_s = -1;
+  ++running_;
+  live_.start(slot, r);
+  start_work(p);
+}
+
+void Simulation::start_after_reconfiguration(uint32_t p) {
+  start_work(p);
+  // The re-partitioned GPUs take new pods again.
+  retry_.node_freed(static_cast<NodeId>(out_[p].node));
+  schedule_pending();
+}
+
+// The pod becomes a tenant of its GPUs and the rates of those GPUs are solved anew.
+void Simulation::start_work(uint32_t p) {
+  // In a fill experiment nothing departs: the finish is never reached.
+  LiveProgress& prog = live_[tenants_.slot(p)].progress;
+  prog.remaining = in_.config.fill ? kInf : in_.pods[p].duration_s;
+  prog.last_update = now_;
+  if (req_[p].gpu_count == 0) {
+    tenants_.run_alone(p);
+    schedule_finish(p);
+    return;
+  }
+  const auto gpus = tenants_.gpus_of(p);
+  for (const GpuId g : gpus) tenants_.add(g, p);
+  recompute(gpus);
+}
+}  // namespace slicelab

@@ -1,0 +1,131 @@
+// The simulation of one run: the event loop's state and the steps of one pod's life, defined in
+// engine.cc (the loop, finishes, failures) and pod_start.cc (placement, start, restarts).
+#pragma once
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "sim/cluster_state.h"
+#include "sim/engine/arrival_order.h"
+#include "sim/engine/bound_gpus.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/failure_model.h"
+#include "sim/engine/gpu_tenant_table.h"
+#include "sim/engine/pod_events.h"
+#include "sim/engine/pod_request_table.h"
+#include "sim/engine/queue_scheduler.h"
+#include "sim/engine/retry_shortcut.h"
+#include "sim/engine/run_accounting.h"
+#include "sim/engine/running_pods.h"
+#include "sim/engine/static_feasibility.h"
+#include "sim/metrics/reason_table.h"
+#include "sim/placement/paper_scorers.h"
+#include "sim/placement/pod_request.h"
+#include "sim/sharing/sharing_run.h"
+#include "workloads/input_limits.h"
+
+namespace slicelab {
+
+// One run of run_simulation(); not used elsewhere.
+class Simulation final : private PlacementAttempt, private RateChangeListener {
+ public:
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  Simulation(const RunInputs& in, PlacementPolicy& placement)
+      : in_(in),
+        placement_(placement),
+        mode_(in.sharing),
+        cluster_(in.cluster, in.catalog, in.sharing.capacity_units()),
+        rng_(in.seed),
+        tenants_(in.sharing, cluster_),
+        failures_(in.sharing, cluster_, rng_, reasons_),
+        queue_(in.config.backfill),
+        restarts_(in.config.fill ? RestartConfig{} : in.config.restart),
+        accounting_(cluster_, in.catalog, in.target_pods.empty() ? in.pods : in.target_pods,
+                    in.pods.size(), in.config.fill),
+        retry_(in.pods.size(), cluster_.node_count()) {}
+
+  RunResult run(const ProgressFn& progress);
+
+ private:
+  void prepare();
+  void advance(double t);
+  void arrive(uint32_t p, uint64_t seq);
+  void finish(uint32_t p);
+  bool try_place(uint32_t p) override;
+  void start_work(uint32_t p);
+  bool fails_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus);
+  void failed_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus);
+  void restart_in_place(uint32_t p);
+  void stop_work(uint32_t p);
+  void start_after_reconfiguration(uint32_t p);
+  std::optional<std::string> never_fits(uint32_t p);
+  void fail_running(uint32_t p, FailureCause cause, const char* reason);
+  void release(uint32_t p);
+  void schedule_pending() { queue_.schedule(*this, skip_failed_shapes_); }
+  void recompute(std::span<const GpuId> gpus);
+  // The tenant table changes a pod's rate or error: progress so far accrues at the old values.
+  void before_rate_change(uint32_t p) override { settle(p); }
+  void rate_changed(uint32_t p) override { schedule_finish(p); }
+  void settle(uint32_t p);
+  void schedule_finish(uint32_t p);
+  void take_sample(double t) {
+    accounting_.take_sample(t, running_, static_cast<uint32_t>(queue_.pending().size()));
+  }
+  RunResult assemble_result(size_t next_arrival);
+  // The pod's workload class (issue 4), whose demands make its load as the rate solver sees it
+  // when it starts, and its peak device memory; looked up as it starts (a few classes), not
+  // held per pod.
+  const WorkloadClass* workload_class(uint32_t p) const {
+    if (in_.classes == nullptr) return nullptr;
+    const auto c = in_.classes->index_of(in_.pods[p].workload_class);
+    return c ? &(*in_.classes)[*c] : nullptr;
+  }
+  // The per-pod state that only the event loop reads (requests, arrival order, tenant slots,
+  // retry marks), given back before the summary: a million-pod run's peak is otherwise the
+  // summary's value arrays on top of all of it. The sharing run keeps a span of the requests
+  // that it no longer reads then.
+  void free_event_loop_state() {
+    req_ = PodRequestTable{};
+    arrival_order_.clear();
+    events_ = PodEvents{};
+    tenants_.forget_pods();
+    retry_.forget_pods();
+    restarts_.forget_pods();
+  }
+
+  const RunInputs& in_;
+  PlacementPolicy& placement_;
+  const SharingMode& mode_;
+  ClusterState cluster_;
+  Rng rng_;
+  GpuTenantTable tenants_;
+  ReasonTable reasons_;  // the texts out_[p].reason names
+  FailureModel failures_;
+  QueueScheduler queue_;
+  RestartPolicy restarts_;
+  RunAccounting accounting_;
+  // A retry only needs the nodes freed since the pod last failed; all others still fail.
+  RetryShortcut retry_;
+  // The sharing mode's own state for this run (MIG: its instances).
+  std::unique_ptr<SharingRun> sharing_;
+  std::optional<NodeNameFilter> pinned_;  // a snapshot's running pods stay on their nodes
+  bool skip_failed_shapes_ = true;
+
+  // Per pod (index into in_.pods): its request, its outcome, its GPUs for the result.
+  PodRequestTable req_;
+  std::vector<PodOutcome> out_;
+  BoundGpus bound_gpus_;
+  RunningPods live_;  // per running pod, by its slot in the tenant table
+  ArrivalOrder arrival_order_;
+
+  PodEvents events_;
+  std::vector<GpuId> pick_;  // the GPUs placement picks for one pod
+  double now_ = 0;
+  uint32_t running_ = 0;
+};
+
+}  // namespace slicelab
