@@ -303,7 +303,7 @@ std::string load_error(const std::string& path) {
   return "<loaded without error>";
 }
 
-class MalformedScenario : public testing::TestWithParam<Case> {};
+class MalformedScenario : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MalformedScenario, FailsWithItsExactMessage) {
   const std::string path = kMalformed + "/" + GetParam().file;
@@ -311,11 +311,11 @@ TEST_P(MalformedScenario, FailsWithItsExactMessage) {
   EXPECT_EQ(load_error(path), expand(GetParam().message));
 }
 
-std::string case_name(const testing::TestParamInfo<Case>& info) {
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return fs::path(info.param.file).stem().string();
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, MalformedScenario, testing::ValuesIn(kCases), case_name);
+INSTANTIATE_TEST_SUITE_P(Files, MalformedScenario, ::testing::ValuesIn(kCases), case_name);
 
 TEST(MalformedScenarios, EveryFileHasACase) {
   std::set<std::string> listed;
@@ -377,7 +377,7 @@ TEST(ScenarioErrors, MissingFileAndFolder) {
 
 // ---- what the loader must accept -----------------------------------------------------------
 
-class ScenarioFile : public testing::Test {
+class ScenarioFile : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string pattern = (fs::temp_directory_path() / "slicelab-scenario-XXXXXX").string();

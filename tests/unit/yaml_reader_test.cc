@@ -417,7 +417,7 @@ TEST(YamlReaderPaths, JoinAndIndex) {
 
 // ---- files ---------------------------------------------------------------------------------
 
-class YamlFile : public testing::Test {
+class YamlFile : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string pattern = (fs::temp_directory_path() / "slicelab-yaml-XXXXXX").string();
