@@ -2,10 +2,8 @@
 // accounted for, the shipped import reproduced byte for byte, and the running pods placed on
 // their own nodes at time 0 by every policy of scenarios/kubernetes.yaml.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,6 +17,8 @@
 
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/snapshot_reader.h"
+#include "tests/support/cli_run.h"
+#include "tests/support/temp_files.h"
 
 namespace slicelab {
 namespace {
@@ -28,31 +28,6 @@ namespace fs = std::filesystem;
 const std::string kSrc = SLICELAB_SOURCE_DIR;
 const std::string kExport = kSrc + "/scenarios/kubernetes";
 
-struct KubeRun {
-  int status = -1;
-  std::string out;
-};
-
-KubeRun run_in_source(const std::string& args) {
-  KubeRun r;
-  const std::string cmd =
-      "cd '" + kSrc + "' && " + std::string(SLICELAB_BINARY) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  const int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Occurrences of `needle` in `text`: counted on the export's text, independently of the reader.
 size_t count_of(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -60,17 +35,20 @@ size_t count_of(const std::string& text, const std::string& needle) {
   return n;
 }
 
-class KubeImportE2e : public ::testing::Test {
+// The shared per-test folder (tests/support/temp_files.h); commands run from the source tree,
+// their stdout and stderr read back together.
+class KubeImportE2e : public testing::TempFilesTest {
  protected:
-  void SetUp() override {
-    tmp_ = fs::temp_directory_path() /
-           ("slicelab-kube-e2e-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(tmp_);
-    fs::create_directories(tmp_);
+  struct KubeRun {
+    int status = -1;
+    std::string out;
+  };
+  KubeRun run_in_source(const std::string& args) {
+    const testing::CliRun r =
+        testing::run_program(SLICELAB_BINARY, args, dir_, "slicelab", "", kSrc);
+    return {r.status, r.out + r.err};
   }
-  void TearDown() override { fs::remove_all(tmp_); }
-  fs::path tmp_;
+  const fs::path& tmp_ = dir_;
 };
 
 TEST_F(KubeImportE2e, ShippedExportIsEveryNodeAndPodAccountedFor) {
@@ -80,8 +58,8 @@ TEST_F(KubeImportE2e, ShippedExportIsEveryNodeAndPodAccountedFor) {
       "scenarios/kubernetes/pods.json --name kubernetes-imported --out '" +
       out.string() + "'");
   ASSERT_EQ(r.status, 0) << r.out;
-  const std::string nodes = slurp(kExport + "/nodes.json");
-  const std::string pods = slurp(kExport + "/pods.json");
+  const std::string nodes = testing::read_file(kExport + "/nodes.json");
+  const std::string pods = testing::read_file(kExport + "/pods.json");
   const size_t node_count = count_of(nodes, "\"kind\": \"Node\"");
   EXPECT_EQ(node_count, 6U);
   EXPECT_NE(r.out.find("nodes: 6 in 3 groups"), std::string::npos) << r.out;
@@ -99,7 +77,7 @@ TEST_F(KubeImportE2e, ShippedExportIsEveryNodeAndPodAccountedFor) {
       << r.out;
   // Every pod is in exactly one place: snapshot, trace, finished (durations) or DaemonSet.
   const Scenario sc = load_scenario((out / "scenario.yaml").string());
-  const std::string trace = slurp(out / "trace.yaml");
+  const std::string trace = testing::read_file(out / "trace.yaml");
   const size_t in_trace = count_of(trace, "- {name: ");
   EXPECT_EQ(in_trace, sc.pods.size());
   EXPECT_EQ(in_trace + succeeded + failed + daemon, total);
@@ -122,7 +100,7 @@ TEST_F(KubeImportE2e, ShippedImportIsWhatTheImporterWrites) {
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* f : {"scenario.yaml", "trace.yaml", "snapshot.yaml"}) {
     SCOPED_TRACE(f);
-    EXPECT_EQ(slurp(out / f), slurp(fs::path(kExport) / "imported" / f));
+    EXPECT_EQ(testing::read_file(out / f), testing::read_file(fs::path(kExport) / "imported" / f));
   }
   // scenarios/kubernetes.yaml holds the same cluster, trace and snapshot.
   const Scenario shipped = load_scenario(kSrc + "/scenarios/kubernetes.yaml");
@@ -147,7 +125,7 @@ TEST_F(KubeImportE2e, RunningPodsStartOnTheirNodesAtTimeZero) {
   // pod name -> its node's index, from the snapshot file's own text.
   std::map<std::string, std::string> expected;
   {
-    std::istringstream in(slurp(kExport + "/imported/snapshot.yaml"));
+    std::istringstream in(testing::read_file(kExport + "/imported/snapshot.yaml"));
     for (std::string line; std::getline(in, line);) {
       const size_t pod = line.find("{pod: ");
       const size_t node = line.find(", node: ");
@@ -159,7 +137,7 @@ TEST_F(KubeImportE2e, RunningPodsStartOnTheirNodesAtTimeZero) {
     }
   }
   ASSERT_EQ(expected.size(), sc.snapshot.size());
-  std::istringstream csv(slurp(out / "pods.csv"));
+  std::istringstream csv(testing::read_file(out / "pods.csv"));
   std::string line;
   std::getline(csv, line);               // policy,pod,class,status,arrival_s,start_s,...,node,...
   std::map<std::string, size_t> placed;  // policy -> pinned pods seen on their node at 0
