@@ -11,6 +11,7 @@
 
 #include "sim/scenario/scenario.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/temp_files.h"
 #include "workloads/input_error.h"
 
 namespace slicelab {
@@ -57,12 +58,7 @@ class RestartCli : public ::testing::Test {
     return testing::run_program(SLICELAB_BINARY, args, tmp_, "run" + std::to_string(calls_++));
   }
   std::string load_error(const std::string& restart) {
-    try {
-      load_scenario(scenario(restart));
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no error";
+    return testing::message_of([&] { load_scenario(scenario(restart)); });
   }
   fs::path tmp_;
   int calls_ = 0;
