@@ -80,7 +80,10 @@ struct MetricColumn {
   // narrowed to kTerminalColumns (the lowest goes first).
   int8_t keep = 0;
   bool report = false;             // also in the report's table
-  SummaryTest shown_if = nullptr;  // terminal: only when some run passes (nullptr: always)
+  // Terminal: only when some run passes (nullptr: always); the report leaves such a column out
+  // when no policy has a value other than 0.
+  SummaryTest shown_if = nullptr;
+  std::string_view label{};  // the report's head, for people ("" = head)
 };
 constexpr int8_t kNeverInTerminal = -1;
 
