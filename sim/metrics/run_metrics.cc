@@ -416,9 +416,9 @@ constexpr RunMetric kRows[] = {
     {.json = "gpu_hours.per_completed",
      .unit = kGpuHours,
      .access = {gpu_hours_per_completed, nullptr},
+     .mean = kOfTheMeans,
      .column = {"GPU-h/done", 155, kFixed2, 24, true, nullptr, "GPU-h per completed pod"},
-     .meaning = "GPU-hours allocated / completed pods (seed means: of the means); null when none "
-                "completed"},
+     .meaning = "GPU-hours allocated / completed pods; null when none completed"},
     {.json = "cost_usd",
      .unit = kUsd,
      .access = field<&S::cost_usd>,
@@ -429,8 +429,9 @@ constexpr RunMetric kRows[] = {
     {.json = "cost_per_completed_usd",
      .unit = kUsd,
      .access = {cost_per_completed, nullptr},
+     .mean = kOfTheMeans,
      .column = {"$/done", 165, kFixed2, 52, true, nullptr, "cost per completed pod $"},
-     .meaning = "cost_usd / completed pods (seed means: of the means); null when none completed"},
+     .meaning = "cost_usd / completed pods; null when none completed"},
     {.json = "mig.reconfigurations",
      .unit = kCount,
      .access = in<&S::mig, &MigMetrics::reconfigurations>,
@@ -620,6 +621,8 @@ std::string_view seed_mean_name(SeedMean m) {
       return "last seed's";
     case kNotAveraged:
       return "not averaged";
+    case kOfTheMeans:
+      return "computed from the means";
   }
   return "?";
 }

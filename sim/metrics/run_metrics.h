@@ -37,6 +37,7 @@ enum class SeedMean : uint8_t {
   kMeanOfHolders,  // sum / (seeds holding one); none when none does (percentiles, SLO)
   kLast,           // the last value held: a setting, not a figure (fill capacity)
   kNotAveraged,    // not averaged: the means leave it unset (0, null or empty)
+  kOfTheMeans,     // computed (no setter) from other rows: the means give it from their means
 };
 std::string_view seed_mean_name(SeedMean m);
 
