@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/calibrate_command.h"
+#include "cli/diff_command.h"
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
@@ -244,6 +245,7 @@ int run_cli(int argc, char** argv) {
   const CalibrateCommand calibrate_cmd(app);
   const ReportCommand report_cmd(app);
   const PluginsCommand plugins_cmd(app);
+  const DiffCommand diff_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -264,6 +266,7 @@ int run_cli(int argc, char** argv) {
     if (calibrate_cmd.chosen()) return calibrate_cmd.run();
     if (report_cmd.chosen()) return report_cmd.run();
     if (plugins_cmd.chosen()) return plugins_cmd.run();
+    if (diff_cmd.chosen()) return diff_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

@@ -79,7 +79,7 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
   root["cluster"] = {{"nodes", scenario.cluster.node_count()},
                      {"gpus", scenario.cluster.gpu_count()}};
   // A compare's recommendation (one policy's run has nothing to choose between).
-  if (runs.size() > 1) root["decision"] = choose_policy(scenario.decide, runs).json(runs);
+  if (runs.size() > 1 && !scenario.engine.fill) root["decision"] = choose_policy(scenario.decide, runs).json(runs);
   ojson policies = ojson::array();
   for (const RunResult& r : runs) {
     const RunSummary& s = r.summary;
