@@ -64,10 +64,9 @@ void summary_table(const ojson& s, Report& r) {
   std::vector<const RunMetric*> shown;
   for (const RunMetric* m : column_metrics()) {
     if (!m->column.report) continue;
-    if (m->column.shown_if && std::none_of(policies_of(s).begin(), policies_of(s).end(),
-                                           [&](const ojson& p) {
-                                             return json_metric(p, *m).value_or(0) != 0;
-                                           }))
+    if (m->column.shown_if &&
+        std::none_of(policies_of(s).begin(), policies_of(s).end(),
+                     [&](const ojson& p) { return json_metric(p, *m).value_or(0) != 0; }))
       continue;
     shown.push_back(m);
     t.head.emplace_back(m->column.label.empty() ? m->column.head : m->column.label);
@@ -144,8 +143,14 @@ void failure_tables(const ReportData& d, const ojson& s, Report& r) {
   counts.note =
       "failed = started and then failed (e.g. out of memory next to a neighbour); unschedulable "
       "= no node could ever take it; first failure = first time a pod could not be placed.";
-  counts.head = {"policy",          "failed",         "failed: own memory", "failed: neighbours",
-                 "failed: faults",  "unschedulable",  "pending at end",     "first failure at",
+  counts.head = {"policy",
+                 "failed",
+                 "failed: own memory",
+                 "failed: neighbours",
+                 "failed: faults",
+                 "unschedulable",
+                 "pending at end",
+                 "first failure at",
                  "alloc at first failure"};
   bool any = false;
   for (const ojson& p : policies_of(s)) {
@@ -154,13 +159,11 @@ void failure_tables(const ReportData& d, const ojson& s, Report& r) {
     const double pending = number_at(p, {"pods", "pending_at_end"}).value_or(0);
     const auto first = number_at(p, {"allocation_ratio", "first_failure_s"});
     any = any || failed + unsched + pending > 0 || first;
-    counts.rows.push_back({policy_name(p), count(failed),
-                           count(number_at(p, {"pods", "failed_own_memory"})),
-                           count(number_at(p, {"neighbour_failures"})),
-                           count(number_at(p, {"pods", "failed_faults"})), count(unsched),
-                           count(pending),
-                           duration(first),
-                           percent(number_at(p, {"allocation_ratio", "at_first_failure"}))});
+    counts.rows.push_back(
+        {policy_name(p), count(failed), count(number_at(p, {"pods", "failed_own_memory"})),
+         count(number_at(p, {"neighbour_failures"})),
+         count(number_at(p, {"pods", "failed_faults"})), count(unsched), count(pending),
+         duration(first), percent(number_at(p, {"allocation_ratio", "at_first_failure"}))});
   }
   if (!any) return;
   ReportSection& sec = section(r, "Failures");

@@ -34,12 +34,12 @@ struct Folder {
 
 Folder read_folder(const fs::path& dir) {
   if (!fs::is_directory(dir))
-    throw std::runtime_error(fmt::format("{}: not a results folder (no such folder)", dir.string()));
+    throw std::runtime_error(
+        fmt::format("{}: not a results folder (no such folder)", dir.string()));
   const fs::path file = dir / "summary.json";
   if (!fs::is_regular_file(file))
     throw std::runtime_error(fmt::format(
-        "{}: no summary.json (diff compares the results folders of run or compare)",
-        dir.string()));
+        "{}: no summary.json (diff compares the results folders of run or compare)", dir.string()));
   Folder f;
   f.summary = read_json_file(file.string());
   if (const auto it = f.summary.find("seeds"); it != f.summary.end() && it->is_array())
@@ -104,11 +104,10 @@ ReportTable table_of(const ResultsDiff& d, bool all) {
   for (const DiffRow& r : d.rows) {
     if (!all && !changed(r)) continue;
     const auto c = r.change();
-    t.rows.push_back({r.policy, std::string(r.metric->json.empty() ? r.metric->column.head
-                                                                   : r.metric->json),
-                      metric_phrase_value(*r.metric, r.a), metric_phrase_value(*r.metric, r.b),
-                      c ? signed_value(*r.metric, *c) : "-", percent_text(r.change_percent()),
-                      noise_text(r)});
+    t.rows.push_back(
+        {r.policy, std::string(r.metric->json.empty() ? r.metric->column.head : r.metric->json),
+         metric_phrase_value(*r.metric, r.a), metric_phrase_value(*r.metric, r.b),
+         c ? signed_value(*r.metric, *c) : "-", percent_text(r.change_percent()), noise_text(r)});
   }
   return t;
 }
@@ -162,10 +161,10 @@ ResultsDiff diff_results(const fs::path& a, const fs::path& b) {
 }
 
 std::string diff_table(const ResultsDiff& d, bool wide) {
-  std::string out = fmt::format("A: {} ({})\nB: {} ({})\n", d.a_dir,
-                                d.a_seeds > 1 ? fmt::format("{} seeds", d.a_seeds) : "one seed",
-                                d.b_dir,
-                                d.b_seeds > 1 ? fmt::format("{} seeds", d.b_seeds) : "one seed");
+  std::string out =
+      fmt::format("A: {} ({})\nB: {} ({})\n", d.a_dir,
+                  d.a_seeds > 1 ? fmt::format("{} seeds", d.a_seeds) : "one seed", d.b_dir,
+                  d.b_seeds > 1 ? fmt::format("{} seeds", d.b_seeds) : "one seed");
   if (!d.noise_known())
     out += "one seed on each side: noise unknown (a compare with seeds: gives it)\n";
   for (const std::string& p : d.only_in_a) out += fmt::format("only in A: {}\n", p);
@@ -213,8 +212,8 @@ ojson diff_json(const ResultsDiff& d) {
   j["format"] = "slicelab.diff/1";
   j["a"] = {{"folder", d.a_dir}, {"seeds", d.a_seeds}};
   j["b"] = {{"folder", d.b_dir}, {"seeds", d.b_seeds}};
-  j["noise"] = d.noise_known() ? "beyond_noise: |change| > two standard errors over the seeds"
-                               : kOneSeed;
+  j["noise"] =
+      d.noise_known() ? "beyond_noise: |change| > two standard errors over the seeds" : kOneSeed;
   j["only_in_a"] = d.only_in_a;
   j["only_in_b"] = d.only_in_b;
   ojson policies = ojson::array();
@@ -244,10 +243,10 @@ ojson diff_json(const ResultsDiff& d) {
 Report diff_report(const ResultsDiff& d) {
   Report r;
   r.title = "slicelab diff";
-  r.intro.push_back(fmt::format("A (before): {} ({} seed{}).", d.a_dir, d.a_seeds,
-                                d.a_seeds > 1 ? "s" : ""));
-  r.intro.push_back(fmt::format("B (after): {} ({} seed{}).", d.b_dir, d.b_seeds,
-                                d.b_seeds > 1 ? "s" : ""));
+  r.intro.push_back(
+      fmt::format("A (before): {} ({} seed{}).", d.a_dir, d.a_seeds, d.a_seeds > 1 ? "s" : ""));
+  r.intro.push_back(
+      fmt::format("B (after): {} ({} seed{}).", d.b_dir, d.b_seeds, d.b_seeds > 1 ? "s" : ""));
   r.intro.push_back(d.noise_known()
                         ? "Beyond noise: the change is larger than two standard errors of the "
                           "difference of the seed means."
@@ -258,14 +257,17 @@ Report diff_report(const ResultsDiff& d) {
   ReportTable t = table_of(d, false);
   t.title = "Figures that changed";
   t.note = "change = B - A; change % = change / |A|.";
-  if (!t.rows.empty()) changes.tables.push_back(std::move(t));
-  else changes.paragraphs.push_back("No figure changed.");
+  if (!t.rows.empty())
+    changes.tables.push_back(std::move(t));
+  else
+    changes.paragraphs.push_back("No figure changed.");
   // The headline figures' change in percent, one bar per policy and figure.
   std::vector<BarRow> bars;
   for (const DiffRow& row : d.rows)
     if (!row.metric->column.head.empty() && row.metric->column.report)
       if (const auto p = row.change_percent(); p && changed(row))
-        bars.push_back({fmt::format("{} · {}", row.metric->column.head, row.policy), row.policy, *p});
+        bars.push_back(
+            {fmt::format("{} · {}", row.metric->column.head, row.policy), row.policy, *p});
   if (!bars.empty())
     changes.charts.push_back(
         {"Change of the headline figures (B vs A)",
