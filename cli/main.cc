@@ -85,12 +85,31 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
   }
 }
 
+// `text` broken at spaces into lines of at most `width` characters (a longer word stays whole).
+std::string wrapped(const std::string& text, size_t width) {
+  std::string out, line;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out + line;
+}
+
 // The recommendation heads a compare's output; the policies that lost pods are named under the
 // table. A fill experiment (no departures) and a single policy have nothing to decide.
 void print_decision_head(const Scenario& sc, std::span<const RunResult> runs) {
   if (runs.size() < 2 || sc.engine.fill) return;
   const PolicyChoice choice = choose_policy(sc.decide, runs);
-  std::printf("%s\n%s.\n\n", choice.text.c_str(), choice.basis.c_str());
+  std::printf("%s\n%s\n\n", wrapped(choice.text, kTerminalColumns).c_str(),
+              wrapped(choice.basis + ".", kTerminalColumns).c_str());
 }
 
 void print_decision_warnings(const Scenario& sc, std::span<const RunResult> runs) {
