@@ -215,7 +215,13 @@ TEST_F(Cli, CompareQuickstartPrintsTableAndWritesResults) {
   const std::string out = out_dir("out");
   const Outcome r = slicelab("compare " + shell_quote(kQuickstart) + " --out " + shell_quote(out));
   ASSERT_EQ(r.status, 0) << r.err;
-  const std::vector<std::string> lines = lines_of(r.out);
+  // The recommendation first (wrapped at 120 columns), then an empty line and the table.
+  std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0].rfind("Recommended: ", 0), 0U) << lines[0];
+  const auto blank = std::find(lines.begin(), lines.end(), "");
+  ASSERT_NE(blank, lines.end()) << r.out;
+  lines.erase(lines.begin(), blank + 1);
   ASSERT_GE(lines.size(), 2 + sc.policies.size());
   EXPECT_EQ(lines[0].rfind("policy ", 0), 0U) << lines[0];
   EXPECT_NE(lines[0].find("alloc"), std::string::npos) << lines[0];
@@ -501,7 +507,13 @@ TEST_F(Cli, TableFits120ColumnsAndWideShowsEveryColumn) {
     }
     for (const std::string& l : lines_of(wide.out)) widest = std::max(widest, l.size());
     EXPECT_GT(widest, 120U) << wide.out;
-    const std::string header = lines_of(narrow.out).at(0), wide_header = lines_of(wide.out).at(0);
+    // The table's head: the first line after the recommendation.
+    const auto head_of = [](const std::string& out) {
+      for (const std::string& l : lines_of(out))
+        if (l.rfind("policy ", 0) == 0) return l;
+      return std::string();
+    };
+    const std::string header = head_of(narrow.out), wide_header = head_of(wide.out);
     EXPECT_LT(header.size(), wide_header.size());
     EXPECT_NE(narrow.out.find("more columns with --wide"), std::string::npos) << narrow.out;
     EXPECT_EQ(wide.out.find("more columns with --wide"), std::string::npos) << wide.out;
