@@ -251,7 +251,7 @@ json x_scale_of(const LineOptions& o, json domain, json range) {
   return x_scale;
 }
 
-// Small multiples: a panel per series, two columns, shared scales.
+// Small multiples: a panel per series, three columns, shared scales.
 json faceted_line_chart(std::span<const XYRow> rows, const LineOptions& o) {
   json y_scale = value_scale("y", o.y_scale, {{"data", "table"}, {"field", "y"}},
                              json::array({{{"signal", "cellHeight"}}, 0}));
@@ -267,10 +267,10 @@ json faceted_line_chart(std::span<const XYRow> rows, const LineOptions& o) {
       {"marks", json::array({line_mark("panel", o.step, false)})}};
   return {{"padding", 5},
           {"title", title_of(o.title)},
-          {"signals", json::array({{{"name", "cellWidth"}, {"value", 250}},
-                                   {{"name", "cellHeight"}, {"value", 110}}})},
+          {"signals", json::array({{{"name", "cellWidth"}, {"value", 230}},
+                                   {{"name", "cellHeight"}, {"value", 90}}})},
           {"layout",
-           {{"columns", 2},
+           {{"columns", 3},
             {"padding", {{"row", 18}, {"column", 24}}},
             {"bounds", "full"},
             {"align", "all"}}},

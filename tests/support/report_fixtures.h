@@ -96,17 +96,24 @@ inline const char* const kFixturePlan = R"json({
   "policies": [
     {"policy": "alpha", "feasible": true, "gpus": 48, "nodes": 6, "cost_per_hour": 123.4,
      "metrics": {"queue_delay_p99_s": 250, "failures": 0},
-     "curve": [{"gpus": 16, "nodes": 2, "value": 812.0, "meets": false},
-               {"gpus": 32, "nodes": 4, "value": 410.0, "meets": false},
-               {"gpus": 48, "nodes": 6, "value": 250.0, "meets": true},
-               {"gpus": 64, "nodes": 8, "value": 180.0, "meets": true}],
+     "curve": [{"gpus": 16, "nodes": 2, "value": 812.0, "meets": false,
+                "values": {"queue_delay_p99_s": 812.0, "failures": 3}},
+               {"gpus": 32, "nodes": 4, "value": 410.0, "meets": false,
+                "values": {"queue_delay_p99_s": 410.0, "failures": 1}},
+               {"gpus": 48, "nodes": 6, "value": 250.0, "meets": true,
+                "values": {"queue_delay_p99_s": 250.0, "failures": 0}},
+               {"gpus": 64, "nodes": 8, "value": 180.0, "meets": true,
+                "values": {"queue_delay_p99_s": 180.0, "failures": 0}}],
      "fit": {"model": "value = a + b / gpus", "coefficients": [-20.5, 13300], "r2": 0.97,
              "points": [{"gpus": 16, "value": 810.7}, {"gpus": 32, "value": 395.1},
                         {"gpus": 48, "value": 256.6}, {"gpus": 64, "value": 187.3}]}},
     {"policy": "beta, ts", "feasible": false, "gpus": null, "nodes": null, "cost_per_hour": null,
+     "reason": "at 64 GPUs (8 nodes in the group, the most tried): queue_delay_p99_s = 15.0m (target <= 5.0m)",
      "metrics": {},
-     "curve": [{"gpus": 16, "nodes": 2, "value": 2000.0, "meets": false},
-               {"gpus": 64, "nodes": 8, "value": 900.0, "meets": false}]}
+     "curve": [{"gpus": 16, "nodes": 2, "value": 2000.0, "meets": false,
+                "values": {"queue_delay_p99_s": 2000.0, "failures": 5}},
+               {"gpus": 64, "nodes": 8, "value": 900.0, "meets": false,
+                "values": {"queue_delay_p99_s": 900.0, "failures": 2}}]}
   ],
   "recommendation": "Use alpha with 48 GPUs (6 nodes, $123.40/h): the smallest cluster that meets every target."
 }
