@@ -48,7 +48,9 @@ json value_scale(const std::string& name, const AxisScale& kind, json domain, js
 void label_axis(json& axis, bool durations, const AxisScale& kind, double lo, double hi) {
   if (!durations) return;
   json ticks = json::array();
-  for (const double t : duration_ticks(kind.type == "log" ? lo : 0, hi)) ticks.push_back(tidy(t));
+  for (const double t : duration_ticks(kind.type == "log" ? lo : 0, hi))
+    // Symlog squeezes everything below its constant next to zero: ticks there would overlap.
+    if (kind.type != "symlog" || t == 0 || t >= kind.constant) ticks.push_back(tidy(t));
   axis["values"] = ticks;
   axis.erase("format");
   axis["encode"] = {{"labels", {{"update", {{"text", {{"signal", duration_label_expr()}}}}}}}};
