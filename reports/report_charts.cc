@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "reports/downsample.h"
 #include "reports/report_content.h"
@@ -170,6 +171,12 @@ void timeseries_chart(const std::vector<PolicyTimeseries>& ts, Report& r, const 
 }
 
 void per_model_bars(const ojson& s, Report& r) {
+  // One model throughout: these bars would repeat the headline ones.
+  std::set<std::string> models;
+  for (const ojson& p : policies_of(s))
+    if (const auto it = p.find("per_model"); it != p.end() && it->is_array())
+      for (const ojson& m : *it) models.insert(text_at(m, {"model"}));
+  if (models.size() < 2) return;
   for (const auto& [key, title] :
        {std::pair{"sm_utilization", "SM utilization per GPU model"},
         std::pair{"allocation_ratio", "GPU allocation ratio per GPU model"}}) {

@@ -50,7 +50,7 @@ inline const char* const kFixtureSummary = R"json({
      "jct_s": {"count": 2, "mean": 500, "p50": 500, "p95": 600, "p99": 600, "max": 600},
      "slowdown": {"count": 2, "mean": 1.0, "p50": 1.0, "p95": 1.0, "p99": 1.0, "max": 1.0},
      "utilization": {"sm": 0.2, "memory": 0.1},
-     "per_model": [{"model": "A100", "gpus": 8, "sm_utilization": 0.2, "memory_utilization": 0.1,
+     "per_model": [{"model": "T4", "gpus": 8, "sm_utilization": 0.2, "memory_utilization": 0.1,
                     "allocation_ratio": 0.25, "gpu_hours_provisioned": 8, "gpu_hours_allocated": 2,
                     "cost_usd": 10}],
      "slo": {"pods": 0, "met": 0, "undecided": 0, "attainment": null},

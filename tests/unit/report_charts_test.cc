@@ -110,6 +110,23 @@ TEST_F(ReportCharts, IsolationSectionOnlyWhenSomePodIsCapped) {
   EXPECT_NE(chart_titled(capped, "CDF of isolation error"), nullptr);
 }
 
+TEST_F(ReportCharts, PerModelBarsOnlyWithMoreThanOneModel) {
+  const auto model = [](const char* name, double sm) {
+    return std::string(R"(, "per_model": [{"model": ")") + name +
+           R"(", "gpus": 8, "sm_utilization": )" + std::to_string(sm) + "}]";
+  };
+  // One model throughout: the bars would repeat the headline SM utilization.
+  testing::write_text(dir_ / "summary.json",
+                      summary_of({1, 2}, model("A100", 0.4), model("A100", 0.2)));
+  const Report one = build_report(load_report_data(dir_));
+  EXPECT_EQ(chart_titled(one, "SM utilization per GPU model"), nullptr);
+  EXPECT_NE(table_titled(one, "Utilization per GPU model"), nullptr);  // the table stays
+  testing::write_text(dir_ / "summary.json",
+                      summary_of({1, 2}, model("A100", 0.4), model("T4", 0.2)));
+  const Report two = build_report(load_report_data(dir_));
+  EXPECT_NE(chart_titled(two, "SM utilization per GPU model"), nullptr);
+}
+
 TEST_F(ReportCharts, MoreThanFourPoliciesGetOnePanelEach) {
   const auto write_series = [&](size_t policies) {
     std::vector<double> q(policies, 1.0);
