@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "cli/calibrate_command.h"
+#include "cli/diff_command.h"
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
@@ -25,6 +27,7 @@
 #include "cli/sweep_command.h"
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
+#include "reports/policy_choice.h"
 #include "reports/results_writer.h"
 #include "sim/parallel/cpu_limit.h"
 #include "sim/scenario/run_policies.h"
@@ -79,6 +82,21 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
   }
 }
 
+// The recommendation heads a compare's output; the policies that lost pods are named under the
+// table. A fill experiment (no departures) and a single policy have nothing to decide.
+void print_decision_head(const Scenario& sc, std::span<const RunResult> runs) {
+  if (runs.size() < 2 || sc.engine.fill) return;
+  const PolicyChoice choice = choose_policy(sc.decide, runs);
+  std::printf("%s\n%s.\n\n", choice.text.c_str(), choice.basis.c_str());
+}
+
+void print_decision_warnings(const Scenario& sc, std::span<const RunResult> runs) {
+  if (sc.engine.fill) return;
+  for (const RunResult& r : runs)
+    if (const std::string w = lost_pods_warning(r.policy, r.summary); !w.empty())
+      std::printf("warning: %s\n", w.c_str());
+}
+
 int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int jobs,
                    const Common& c) {
   const std::string out =
@@ -92,10 +110,12 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
   }
   write_results(out, sc, results, c.force);
   if (!c.quiet) {
+    print_decision_head(sc, results);
     // A fill experiment has no departures, so JCT and queueing say nothing: show its curve's
     // figures instead.
     std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results, c.wide)).c_str(),
                stdout);
+    print_decision_warnings(sc, results);
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s}\n", out.c_str(),
                 sc.engine.fill ? ",fill.csv" : "");
   }
@@ -129,9 +149,11 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
   write_seed_results(out, seeds, c.force);
   if (!c.quiet) {
     const std::vector<RunResult> mean = mean_over_seeds(seeds);
+    print_decision_head(first, mean);
     std::printf("mean over seeds %s\n", fmt::format("{}", fmt::join(first.seeds, ", ")).c_str());
     std::fputs((first.engine.fill ? fill_table(mean) : comparison_table(mean, c.wide)).c_str(),
                stdout);
+    print_decision_warnings(first, mean);
     std::printf("\nwrote %s/summary.json (means) and %s/seed-<n>/ (each seed's results)\n",
                 out.c_str(), out.c_str());
   }
@@ -223,6 +245,7 @@ int run_cli(int argc, char** argv) {
   const CalibrateCommand calibrate_cmd(app);
   const ReportCommand report_cmd(app);
   const PluginsCommand plugins_cmd(app);
+  const DiffCommand diff_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -243,6 +266,7 @@ int run_cli(int argc, char** argv) {
     if (calibrate_cmd.chosen()) return calibrate_cmd.run();
     if (report_cmd.chosen()) return report_cmd.run();
     if (plugins_cmd.chosen()) return plugins_cmd.run();
+    if (diff_cmd.chosen()) return diff_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

@@ -26,6 +26,11 @@ std::string metric_cell(const RunMetric& m, std::optional<double> v, std::option
   return "-";
 }
 
+bool of_pods_that_ran(const RunMetric& m) {
+  return m.json.starts_with("queue_delay_s.") || m.json.starts_with("jct_s.") ||
+         m.json.starts_with("slowdown.");
+}
+
 const RunMetric* companion_max(const RunMetric& m) {
   const size_t dot = m.json.rfind('.');
   if (dot == std::string_view::npos) return nullptr;

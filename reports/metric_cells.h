@@ -16,6 +16,12 @@ template <typename ValueOf>
 std::string metric_cell(const RunMetric& m, const ValueOf& value_of);
 std::string metric_cell(const RunMetric& m, std::optional<double> v, std::optional<double> max);
 
+// Queueing and JCT figures leave out failed pods: where a policy lost pods its cells carry a "*"
+// and the table this note.
+bool of_pods_that_ran(const RunMetric& m);
+inline constexpr const char* kOfPodsThatRan =
+    "of completed pods only (queueing: pods that started and did not fail); this policy lost pods";
+
 // The row kPointsMeanMax pairs with `m` (`<group>.max`); nullptr when none.
 const RunMetric* companion_max(const RunMetric& m);
 

@@ -26,6 +26,16 @@ void intro(const ReportData& d, Report& r) {
         count(number_at(s, {"workload", "pods"})), text_at(s, {"workload", "source"}),
         count(number_at(s, {"cluster", "nodes"})), count(number_at(s, {"cluster", "gpus"})),
         policies_of(s).size(), seed ? fmt::format(", seed {}", count(seed)) : ""));
+    // The recommendation first (summary.json's decision block, written by every compare).
+    if (const auto dec = s.find("decision"); dec != s.end() && dec->is_object()) {
+      const std::string text = text_at(*dec, {"text"});
+      if (!text.empty()) r.intro.push_back(text);
+      const std::string basis = text_at(*dec, {"basis"});
+      if (!basis.empty()) r.intro.push_back(basis + ".");
+      if (const auto w = dec->find("warnings"); w != dec->end() && w->is_array())
+        for (const auto& line : *w)
+          if (line.is_string()) r.intro.push_back("Warning: " + line.get<std::string>() + ".");
+    }
     if (s.contains("seeds") && s["seeds"].is_array()) {
       std::vector<std::string> seeds;
       for (const auto& v : s["seeds"]) seeds.push_back(v.dump());
@@ -51,22 +61,36 @@ void summary_table(const ojson& s, Report& r) {
       "alloc = time-weighted share of GPU capacity allocated; frag = time-weighted share "
       "fragmented; unplaced = never placed or still pending at the end.";
   t.head = {"policy", "sharing"};
-  for (const RunMetric* m : column_metrics())
-    if (m->column.report) t.head.emplace_back(m->column.head);
+  // Columns of a kind of run (failure causes) only when some policy has a figure other than 0.
+  std::vector<const RunMetric*> shown;
+  for (const RunMetric* m : column_metrics()) {
+    if (!m->column.report) continue;
+    if (m->column.shown_if &&
+        std::none_of(policies_of(s).begin(), policies_of(s).end(),
+                     [&](const ojson& p) { return json_metric(p, *m).value_or(0) != 0; }))
+      continue;
+    shown.push_back(m);
+    t.head.emplace_back(m->column.label.empty() ? m->column.head : m->column.label);
+  }
+  // Figures without a column that tell the policies apart (reports/differing_metrics.h).
   const ojson& policies = policies_of(s);
   const std::vector<const RunMetric*> differing = differing_metrics(
       policies.size(), [&](size_t i, const RunMetric& x) { return json_metric(policies[i], x); },
       MetricTable::kReport);
   for (const RunMetric* m : differing) t.head.push_back(differing_head(*m));
+  bool lost = false;
   for (const ojson& p : policies_of(s)) {
     const std::string sharing = text_at(p, {"sharing"});
     std::vector<std::string> row = {policy_name(p), sharing.substr(0, sharing.find(' '))};
-    for (const RunMetric* m : column_metrics())
-      if (m->column.report)
-        row.push_back(metric_cell(*m, [&](const RunMetric& x) { return json_metric(p, x); }));
+    const bool failed = number_at(p, {"pods", "failed"}).value_or(0) > 0;
+    lost = lost || failed;
+    for (const RunMetric* m : shown)
+      row.push_back(metric_cell(*m, [&](const RunMetric& x) { return json_metric(p, x); }) +
+                    (failed && of_pods_that_ran(*m) ? "*" : ""));
     for (const RunMetric* m : differing) row.push_back(differing_cell(*m, json_metric(p, *m)));
     t.rows.push_back(std::move(row));
   }
+  if (lost) t.note += fmt::format(" * {}.", kOfPodsThatRan);
   section(r, "Summary").tables.push_back(std::move(t));
 }
 
@@ -74,13 +98,14 @@ void distribution_table(const ojson& s, Report& r) {
   ReportTable t;
   t.title = "Queueing delay, JCT and slowdown";
   t.note =
-      "Queueing delay = start - arrival (pods that started); JCT = finish - arrival (pods that "
-      "completed); slowdown = JCT / run time alone.";
+      "Queueing delay = start - arrival (pods that started and did not fail); JCT = finish - "
+      "arrival (completed pods only); slowdown = JCT / run time alone.";
   t.head = {"policy",    "queue mean",   "queue p50",   "queue p95", "queue p99",
             "queue max", "JCT mean",     "JCT p50",     "JCT p95",   "JCT p99",
             "JCT max",   "slowdown p50", "slowdown p99"};
   for (const ojson& p : policies_of(s)) {
-    std::vector<std::string> row = {policy_name(p)};
+    const bool failed = number_at(p, {"pods", "failed"}).value_or(0) > 0;
+    std::vector<std::string> row = {policy_name(p) + (failed ? " (of completed pods only)" : "")};
     for (const char* d : {"queue_delay_s", "jct_s"})
       for (const char* k : {"mean", "p50", "p95", "p99", "max"})
         row.push_back(duration(number_at(p, {d, k})));
@@ -126,8 +151,15 @@ void failure_tables(const ReportData& d, const ojson& s, Report& r) {
   counts.note =
       "failed = started and then failed (e.g. out of memory next to a neighbour); unschedulable "
       "= no node could ever take it; first failure = first time a pod could not be placed.";
-  counts.head = {"policy",         "failed",           "unschedulable",
-                 "pending at end", "first failure at", "alloc at first failure"};
+  counts.head = {"policy",
+                 "failed",
+                 "failed: own memory",
+                 "failed: neighbours",
+                 "failed: faults",
+                 "unschedulable",
+                 "pending at end",
+                 "first failure at",
+                 "alloc at first failure"};
   bool any = false;
   for (const ojson& p : policies_of(s)) {
     const double failed = number_at(p, {"pods", "failed"}).value_or(0);
@@ -135,9 +167,11 @@ void failure_tables(const ReportData& d, const ojson& s, Report& r) {
     const double pending = number_at(p, {"pods", "pending_at_end"}).value_or(0);
     const auto first = number_at(p, {"allocation_ratio", "first_failure_s"});
     any = any || failed + unsched + pending > 0 || first;
-    counts.rows.push_back({policy_name(p), count(failed), count(unsched), count(pending),
-                           duration(first),
-                           percent(number_at(p, {"allocation_ratio", "at_first_failure"}))});
+    counts.rows.push_back(
+        {policy_name(p), count(failed), count(number_at(p, {"pods", "failed_own_memory"})),
+         count(number_at(p, {"neighbour_failures"})),
+         count(number_at(p, {"pods", "failed_faults"})), count(unsched), count(pending),
+         duration(first), percent(number_at(p, {"allocation_ratio", "at_first_failure"}))});
   }
   if (!any) return;
   ReportSection& sec = section(r, "Failures");

@@ -14,6 +14,7 @@
 #include "reports/differing_metrics.h"
 #include "reports/metric_cells.h"
 #include "reports/output_values.h"
+#include "reports/policy_choice.h"
 #include "sim/metrics/run_metrics.h"
 #include "sim/metrics/seed_mean.h"
 
@@ -78,6 +79,8 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
   root["workload"] = {{"source", scenario.workload_source}, {"pods", scenario.pods.size()}};
   root["cluster"] = {{"nodes", scenario.cluster.node_count()},
                      {"gpus", scenario.cluster.gpu_count()}};
+  // A compare's recommendation (one policy's run has nothing to choose between).
+  if (runs.size() > 1 && !scenario.engine.fill) root["decision"] = choose_policy(scenario.decide, runs).json(runs);
   ojson policies = ojson::array();
   for (const RunResult& r : runs) {
     const RunSummary& s = r.summary;
@@ -240,7 +243,8 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide) {
     Column c{std::string(m->column.head), m->column.keep, {}};
     for (const RunResult& r : runs)
       c.cells.push_back(
-          metric_cell(*m, [&](const RunMetric& x) { return metric_value(x, r.summary); }));
+          metric_cell(*m, [&](const RunMetric& x) { return metric_value(x, r.summary); }) +
+          (of_pods_that_ran(*m) && r.summary.failed > 0 ? "*" : ""));
     cols.push_back(std::move(c));
   }
   // Figures without a column that still tell the policies apart (reports/differing_metrics.h).
@@ -295,6 +299,8 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide) {
   line([&](size_t c) { return std::string(width(cols[c]), '-'); });
   for (size_t r = 0; r < runs.size(); ++r) line([&](size_t c) { return cols[c].cells[r]; });
   if (cols.size() < all) out += fmt::format("({} more columns with --wide)\n", all - cols.size());
+  if (std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.summary.failed > 0; }))
+    out += fmt::format("* {}\n", kOfPodsThatRan);
   return out;
 }
 

@@ -193,20 +193,25 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
           break;
         case FailureCause::kInstanceMemory:
           ++s.not_placed_reasons["out of memory (more than its MIG instance holds)"];
+          ++s.failed_own_memory;
           break;
         case FailureCause::kOvercommittedMemory:
           ++s.not_placed_reasons
                 ["out of memory (overcommitted GPU: tenants use more than it holds)"];
+          ++s.failed_own_memory;
           break;
         case FailureCause::kOverMemoryCap:
           ++s.not_placed_reasons["out of memory (peak over its own memory limit)"];
+          ++s.failed_own_memory;
           break;
         case FailureCause::kClientFault:
           ++s.not_placed_reasons["client fault (modelled)"];
+          ++s.failed_faults;
           break;
         case FailureCause::kAllocationRefused:
           ++s.not_placed_reasons
                 ["allocation refused by the device plugin (more than 1 shared GPU)"];
+          ++s.failed_faults;
           break;
         case FailureCause::kNeighbourFault:
           ++s.not_placed_reasons["MPS neighbour fault"];

@@ -84,6 +84,20 @@ bool has_values(const S& s) {
 bool restarted(const S& s) {
   return s.restarts && s.restarts->total > 0;
 }
+bool any_failed(const S& s) {
+  return s.failed > 0;
+}
+// Per completed pod: none when no pod completed.
+std::optional<double> per_completed(double total, const S& s) {
+  if (s.completed == 0) return std::nullopt;
+  return total / static_cast<double>(s.completed);
+}
+std::optional<double> cost_per_completed(const S& s) {
+  return per_completed(s.cost_usd, s);
+}
+std::optional<double> gpu_hours_per_completed(const S& s) {
+  return per_completed(s.gpu_hours_allocated, s);
+}
 bool isolation_shown(const S& s) {
   return s.isolation_error.count > 0 || s.neighbour_failures > 0;
 }
@@ -108,15 +122,27 @@ constexpr RunMetric kRows[] = {
      .access = field<&S::completed>,
      .mean = kRoundedMean,
      .target = {"completed", 9},
-     .column = {"done", 1, kInteger, 80, true},
+     .column = {"done", 10, kInteger, 80, true},
      .meaning = "pods that ran to completion"},
     {.json = "pods.failed",
      .unit = kPods,
      .access = field<&S::failed>,
      .mean = kRoundedMean,
      .target = {"failed", 10, true},
-     .column = {"failed", 2, kInteger, 80, true},
+     .column = {"failed", 20, kInteger, 80, true},
      .meaning = "pods that started and then failed"},
+    {.json = "pods.failed_own_memory",
+     .unit = kPods,
+     .access = field<&S::failed_own_memory>,
+     .mean = kRoundedMean,
+     .column = {"own OOM", 21, kInteger, 28, true, any_failed, "failed: own memory"},
+     .meaning = "... of them: out of their own memory (limit, MIG instance, overcommitted GPU)"},
+    {.json = "pods.failed_faults",
+     .unit = kPods,
+     .access = field<&S::failed_faults>,
+     .mean = kRoundedMean,
+     .column = {"faults", 23, kInteger, 28, true, any_failed, "failed: faults"},
+     .meaning = "... of them: a fault of their own (modelled client fault, allocation refused)"},
     {.json = "pods.unschedulable",
      .unit = kPods,
      .access = field<&S::unschedulable>,
@@ -151,7 +177,7 @@ constexpr RunMetric kRows[] = {
      .access = field<&S::allocation_ratio>,
      .mean = kMean,
      .target = {"allocation_ratio", 13, true},
-     .column = {"alloc", 5, kPercent, 85, true},
+     .column = {"alloc", 50, kPercent, 85, true},
      .meaning = "allocated GPU capacity / total, time-weighted"},
     {.json = "allocation_ratio.at_first_failure",
      .unit = kShare,
@@ -166,7 +192,7 @@ constexpr RunMetric kRows[] = {
      .access = field<&S::fragmentation_ratio>,
      .mean = kMean,
      .target = {"fragmentation_ratio", 14},
-     .column = {"frag", 6, kPercent, kNeverInTerminal, true},
+     .column = {"frag", 60, kPercent, kNeverInTerminal, true},
      .meaning = "free GPU capacity the workload cannot use, time-weighted"},
     {.json = "communication_quality.count",
      .unit = kPods,
@@ -269,7 +295,7 @@ constexpr RunMetric kRows[] = {
      .access = dist<&S::queue_delay_s, &Distribution::p50>,
      .mean = kMeanOfHolders,
      .target = {"queue_delay_p50_s", 1, true},
-     .column = {"queue p50", 9, kDuration, 30, true}},
+     .column = {"queue p50", 90, kDuration, 30, true}},
     {.json = "queue_delay_s.p95",
      .unit = kSeconds,
      .access = dist<&S::queue_delay_s, &Distribution::p95>,
@@ -280,7 +306,7 @@ constexpr RunMetric kRows[] = {
      .access = dist<&S::queue_delay_s, &Distribution::p99>,
      .mean = kMeanOfHolders,
      .target = {"queue_delay_p99_s", 3, true},
-     .column = {"queue p99", 10, kDuration, 75, true}},
+     .column = {"queue p99", 100, kDuration, 75, true}},
     {.json = "queue_delay_s.max",
      .unit = kSeconds,
      .access = dist<&S::queue_delay_s, &Distribution::max>,
@@ -301,7 +327,7 @@ constexpr RunMetric kRows[] = {
      .access = dist<&S::jct_s, &Distribution::p50>,
      .mean = kMeanOfHolders,
      .target = {"jct_p50_s", 5},
-     .column = {"JCT p50", 11, kDuration, 35, true}},
+     .column = {"JCT p50", 110, kDuration, 35, true}},
     {.json = "jct_s.p95",
      .unit = kSeconds,
      .access = dist<&S::jct_s, &Distribution::p95>,
@@ -311,7 +337,7 @@ constexpr RunMetric kRows[] = {
      .access = dist<&S::jct_s, &Distribution::p99>,
      .mean = kMeanOfHolders,
      .target = {"jct_p99_s", 6, true},
-     .column = {"JCT p99", 12, kDuration, 65, true}},
+     .column = {"JCT p99", 120, kDuration, 65, true}},
     {.json = "jct_s.max",
      .unit = kSeconds,
      .access = dist<&S::jct_s, &Distribution::max>,
@@ -339,7 +365,7 @@ constexpr RunMetric kRows[] = {
      .access = dist<&S::slowdown, &Distribution::p99>,
      .mean = kMeanOfHolders,
      .target = {"slowdown_p99", 7},
-     .column = {"slowdn p99", 13, kFixed2, 20, false}},
+     .column = {"slowdn p99", 130, kFixed2, 20, false}},
     {.json = "slowdown.max",
      .unit = kFactor,
      .access = dist<&S::slowdown, &Distribution::max>,
@@ -349,7 +375,7 @@ constexpr RunMetric kRows[] = {
      .access = field<&S::sm_utilization>,
      .mean = kMean,
      .target = {"sm_utilization", 15},
-     .column = {"SM util", 7, kPercent, 60, true},
+     .column = {"SM util", 70, kPercent, 60, true},
      .meaning = "SM utilization over all GPUs, time-weighted"},
     {.json = "utilization.memory",
      .unit = kShare,
@@ -373,7 +399,7 @@ constexpr RunMetric kRows[] = {
      .access = field<&S::slo_attainment>,
      .mean = kMeanOfHolders,
      .target = {"slo_attainment", 8, true},
-     .column = {"SLO", 14, kPercent, 55, true},
+     .column = {"SLO", 140, kPercent, 55, true},
      .meaning = "met / (pods - undecided)"},
     {.json = "gpu_hours.provisioned",
      .unit = kGpuHours,
@@ -385,21 +411,33 @@ constexpr RunMetric kRows[] = {
      .unit = kGpuHours,
      .access = field<&S::gpu_hours_allocated>,
      .mean = kMean,
-     .column = {"GPU-h used", 15, kFixed1, 25, true},
+     .column = {"GPU-h used", 150, kFixed1, 25, true},
      .meaning = "GPU-hours allocated"},
+    {.json = "gpu_hours.per_completed",
+     .unit = kGpuHours,
+     .access = {gpu_hours_per_completed, nullptr},
+     .mean = kOfTheMeans,
+     .column = {"GPU-h/done", 155, kFixed2, 24, true, nullptr, "GPU-h per completed pod"},
+     .meaning = "GPU-hours allocated / completed pods; null when none completed"},
     {.json = "cost_usd",
      .unit = kUsd,
      .access = field<&S::cost_usd>,
      .mean = kMean,
      .target = {"cost_usd", 17, true},
-     .column = {"cost $", 16, kFixed2, 50, true},
+     .column = {"cost $", 160, kFixed2, 50, true},
      .meaning = "GPU-hours provisioned x catalog price"},
+    {.json = "cost_per_completed_usd",
+     .unit = kUsd,
+     .access = {cost_per_completed, nullptr},
+     .mean = kOfTheMeans,
+     .column = {"$/done", 165, kFixed2, 52, true, nullptr, "cost per completed pod $"},
+     .meaning = "cost_usd / completed pods; null when none completed"},
     {.json = "mig.reconfigurations",
      .unit = kCount,
      .access = in<&S::mig, &MigMetrics::reconfigurations>,
      .mean = kRoundedMean,
      .written_if = has<&S::mig>,
-     .column = {"MIG reconf", 17, kInteger, 0, false, has<&S::mig>},
+     .column = {"MIG reconf", 170, kInteger, 0, false, has<&S::mig>},
      .report = kFlat,
      .meaning = "MIG: GPUs re-partitioned"},
     {.json = "mig.reconfiguration_gpu_s",
@@ -414,7 +452,7 @@ constexpr RunMetric kRows[] = {
      .access = in<&S::mig, &MigMetrics::stranded_ratio>,
      .mean = kMean,
      .written_if = has<&S::mig>,
-     .column = {"stranded", 18, kPercent, 57, false, has<&S::mig>},
+     .column = {"stranded", 180, kPercent, 57, false, has<&S::mig>},
      .report = kFlat,
      .meaning = "MIG: capacity stranded in unusable free instances"},
     {.json = "engine.events",
@@ -439,7 +477,7 @@ constexpr RunMetric kRows[] = {
      .access = dist<&S::isolation_error, &Distribution::mean>,
      .mean = kMeanOfHolders,
      .written_if = has_values<&S::isolation_error>,
-     .column = {"iso err mean/max", 8, kPointsMeanMax, 58, false, isolation_shown},
+     .column = {"iso err mean/max", 80, kPointsMeanMax, 58, false, isolation_shown},
      .report = kFlat,
      .meaning = "difference of promised and delivered GPU share"},
     {.json = "isolation_error.p50",
@@ -470,15 +508,14 @@ constexpr RunMetric kRows[] = {
      .unit = kPods,
      .access = field<&S::neighbour_failures>,
      .mean = kRoundedMean,
-     .column = {"nbr fail", 3, kInteger, 0, false, isolation_shown},
-     .report = kFlat,
+     .column = {"nbr fail", 22, kInteger, 28, true, any_failed, "failed: neighbours"},
      .meaning = "pods failed because of a neighbour"},
     {.json = "restarts.total",
      .unit = kCount,
      .access = in<&S::restarts, &RestartCounts::total>,
      .mean = kRoundedMean,
      .written_if = has<&S::restarts>,
-     .column = {"restarts", 19, kInteger, 56, false, restarted},
+     .column = {"restarts", 190, kInteger, 56, false, restarted},
      .report = kFlat,
      .meaning = "runs with engine.restart: failed pods restarted (in place or re-queued)"},
     {.json = "restarts.pods",
@@ -489,7 +526,7 @@ constexpr RunMetric kRows[] = {
      .report = kFlat,
      .meaning = "... pods restarted at least once"},
     {.unit = kPods,
-     .column = {"unplaced", 4, kInteger, 70, true},
+     .column = {"unplaced", 40, kInteger, 70, true},
      .sum_of = {"pods.unschedulable", "pods.pending_at_end"},
      .meaning = "never placed or still pending at the end"},
 };
@@ -584,6 +621,8 @@ std::string_view seed_mean_name(SeedMean m) {
       return "last seed's";
     case kNotAveraged:
       return "not averaged";
+    case kOfTheMeans:
+      return "computed from the means";
   }
   return "?";
 }

@@ -37,6 +37,7 @@ enum class SeedMean : uint8_t {
   kMeanOfHolders,  // sum / (seeds holding one); none when none does (percentiles, SLO)
   kLast,           // the last value held: a setting, not a figure (fill capacity)
   kNotAveraged,    // not averaged: the means leave it unset (0, null or empty)
+  kOfTheMeans,     // computed (no setter) from other rows: the means give it from their means
 };
 std::string_view seed_mean_name(SeedMean m);
 
@@ -80,7 +81,10 @@ struct MetricColumn {
   // narrowed to kTerminalColumns (the lowest goes first).
   int8_t keep = 0;
   bool report = false;             // also in the report's table
-  SummaryTest shown_if = nullptr;  // terminal: only when some run passes (nullptr: always)
+  // Terminal: only when some run passes (nullptr: always); the report leaves such a column out
+  // when no policy has a value other than 0.
+  SummaryTest shown_if = nullptr;
+  std::string_view label{};  // the report's head, for people ("" = head)
 };
 constexpr int8_t kNeverInTerminal = -1;
 

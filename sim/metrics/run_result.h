@@ -130,6 +130,10 @@ struct RunSummary {
   // --- capped modes (MPS, interposer; issue 4) ---
   Distribution isolation_error;   // over capped pods that ran (docs/sharing-models.md)
   size_t neighbour_failures = 0;  // failed because of a neighbour (memory held, MPS fault)
+  // The other causes of `failed` (docs/results-format.md): its own memory (over its limit, its
+  // MIG instance, an overcommitted GPU) and faults (modelled client faults, refused allocations).
+  // failed = neighbour_failures + failed_own_memory + failed_faults.
+  size_t failed_own_memory = 0, failed_faults = 0;
 
   // --- restart policy (engine.restart; issue 14) ---
   std::optional<RestartCounts> restarts;

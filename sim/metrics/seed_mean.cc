@@ -36,6 +36,7 @@ void combine(const RunMetric& m, std::span<const RunSummary* const> seeds, RunSu
         acc = *v;
         break;
       case SeedMean::kNotAveraged:
+      case SeedMean::kOfTheMeans:
         break;
     }
   }

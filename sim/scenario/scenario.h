@@ -11,6 +11,7 @@
 #include "sim/engine/engine.h"
 #include "sim/gpu_catalog.h"
 #include "sim/interference/workload_class.h"
+#include "sim/metrics/decide_spec.h"
 #include "sim/placement/placement_config.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/generator.h"
@@ -44,6 +45,8 @@ struct Scenario {
   std::vector<PinnedPod> snapshot;
   EngineConfig engine;
   std::vector<PolicySpec> policies;
+  // `decide:`: what a compare recommends by (default_decide_spec() when the block is absent).
+  DecideSpec decide = default_decide_spec();
   // --- interference model (issue 4): the calibration's classes plus `workload_classes:` ---
   WorkloadClasses classes;
   std::string calibration;  // "<file>: <source>" of the calibration used, or empty

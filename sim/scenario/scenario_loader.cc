@@ -491,6 +491,38 @@ void check_sample_count(const YamlReader& yaml, const YAML::Node& engine, const 
                         interval, samples, kMaxSamples, span / static_cast<double>(kMaxSamples)));
 }
 
+// `decide:` (docs/scenario-format.md): objective and constraints as short texts, each checked
+// where it is written.
+DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node) {
+  yaml.require_map(node, "decide");
+  yaml.check_keys(node, "decide", {"objective", "constraints"});
+  DecideSpec d;
+  d.stated = true;
+  std::string why;
+  if (const YAML::Node o = node["objective"]; o.IsDefined()) {
+    yaml.require_seq(o, "decide.objective");
+    if (o.size() == 0) yaml.fail(o, "decide.objective", "needs at least one 'max/min METRIC'");
+    for (size_t i = 0; i < o.size(); ++i) {
+      const std::string path = index_path("decide.objective", i);
+      auto goal = parse_decide_goal(yaml.string(o[i], path), why);
+      if (!goal) yaml.fail(o[i], path, why);
+      d.objective.push_back(std::move(*goal));
+    }
+  } else {
+    d.objective = default_decide_spec().objective;
+  }
+  if (const YAML::Node c = node["constraints"]; c.IsDefined()) {
+    yaml.require_seq(c, "decide.constraints");
+    for (size_t i = 0; i < c.size(); ++i) {
+      const std::string path = index_path("decide.constraints", i);
+      auto constraint = parse_decide_constraint(yaml.string(c[i], path), why);
+      if (!constraint) yaml.fail(c[i], path, why);
+      d.constraints.push_back(std::move(*constraint));
+    }
+  }
+  return d;
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) try {
@@ -499,7 +531,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   yaml.check_keys(
       root, "",
       {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload", "engine",
-       "policies", "calibration", "workload_classes", "plan"});  // plan: read by sim/planning
+       "policies", "calibration", "workload_classes", "plan", "decide"});  // plan: sim/planning
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());
@@ -619,6 +651,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
           fmt::format("{}: {}", path, index_path("policies", i) + ".sharing.profile"));
   }
   read_interference(yaml, root, path, sc);
+  if (const YAML::Node d = root["decide"]; d.IsDefined()) sc.decide = read_decide(yaml, d);
   return sc;
 } catch (const YAML::Exception& e) {
   // A yaml-cpp exception that a check above missed still names the file.

@@ -185,6 +185,20 @@ TEST_F(ReportBrowser, SweepReportRendersEveryHeatmap) {
   EXPECT_NE(r.dom.find("Where each policy meets the targets"), std::string::npos);
 }
 
+TEST_F(ReportBrowser, DiffReportRendersEveryChart) {
+  // Before and after: the same scenario under two seeds, so that the figures change.
+  for (const char* seed : {"1", "2"})
+    ASSERT_EQ(run_shell(quote(kBinary) + " compare " +
+                        quote(kSource + "/scenarios/quickstart.yaml") + " -q --seed " + seed +
+                        " --out " + quote((dir_ / (std::string("seed-") + seed)).string())),
+              0);
+  ASSERT_EQ(
+      run_shell(quote(kBinary) + " diff -q " + quote((dir_ / "seed-1").string()) + " " +
+                quote((dir_ / "seed-2").string()) + " --out " + quote((dir_ / "diff").string())),
+      0);
+  expect_all_charts_drawn(render(dir_ / "diff" / "diff.html"));
+}
+
 TEST_F(ReportBrowser, ABrokenChartIsCaught) {
   // The checks above can fail: a chart whose spec refers to a scale that does not exist must
   // show up as an error and as a chart that did not render.

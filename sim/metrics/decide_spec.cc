@@ -1,0 +1,150 @@
+#include "sim/metrics/decide_spec.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+namespace slicelab {
+namespace {
+
+// Short names for the figures a decision is usually about.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kShortNames = {{
+    {"completed", "pods.completed"},
+    {"failed", "pods.failed"},
+    {"unschedulable", "pods.unschedulable"},
+    {"queue_p50", "queue_delay_s.p50"},
+    {"queue_p95", "queue_delay_s.p95"},
+    {"queue_p99", "queue_delay_s.p99"},
+    {"jct_p50", "jct_s.p50"},
+    {"jct_p99", "jct_s.p99"},
+    {"slo", "slo.attainment"},
+    {"allocation", "allocation_ratio.time_weighted"},
+    {"cost", "cost_usd"},
+    {"cost_per_completed", "cost_per_completed_usd"},
+    {"gpu_hours_per_completed", "gpu_hours.per_completed"},
+    {"neighbour_failures", "neighbour_failures"},
+}};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+const RunMetric* named(std::string_view name, std::string& why) {
+  const RunMetric* m = decide_metric(name);
+  if (!m)
+    why = fmt::format(
+        "unknown metric '{}' (a summary.json key such as queue_delay_s.p99, a plan target name, "
+        "or one of: {})",
+        name, decide_metric_names());
+  return m;
+}
+
+}  // namespace
+
+std::string DecideGoal::text() const {
+  return fmt::format("{} {}", maximize ? "max" : "min", name);
+}
+
+bool DecideConstraint::met_by(std::optional<double> value) const {
+  if (!value) return false;
+  switch (op) {
+    case Op::kLe:
+      return *value <= bound;
+    case Op::kLt:
+      return *value < bound;
+    case Op::kGe:
+      return *value >= bound;
+    case Op::kGt:
+      return *value > bound;
+    case Op::kEq:
+      return *value == bound;
+  }
+  return false;
+}
+
+std::string DecideConstraint::text() const {
+  constexpr std::array<std::string_view, 5> kOps = {"<=", "<", ">=", ">", "=="};
+  return fmt::format("{} {} {:g}", name, kOps[static_cast<size_t>(op)], bound);
+}
+
+DecideSpec default_decide_spec() {
+  DecideSpec d;
+  for (const auto& [name, max] : {std::pair<std::string_view, bool>{"completed", true},
+                                  {"queue_p99", false},
+                                  {"cost_per_completed", false}})
+    d.objective.push_back({decide_metric(name), max, std::string(name)});
+  return d;
+}
+
+const RunMetric* decide_metric(std::string_view name) {
+  if (name.empty()) return nullptr;
+  const auto usable = [](const RunMetric* m) {
+    return m && m->block == MetricBlock::kNumber ? m : nullptr;
+  };
+  if (const RunMetric* m = usable(find_run_metric(name))) return m;
+  for (const auto& [short_name, json] : kShortNames)
+    if (short_name == name) return find_run_metric(json);
+  for (const RunMetric* m : target_metrics())
+    if (m->target.name == name) return m;
+  for (const RunMetric* m : column_metrics())
+    if (m->column.head == name) return m;
+  return nullptr;
+}
+
+std::string decide_metric_names() {
+  std::string out;
+  for (const auto& [short_name, json] : kShortNames)
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", short_name);
+  return out + ", unplaced";
+}
+
+std::optional<DecideGoal> parse_decide_goal(std::string_view text, std::string& why) {
+  text = trim(text);
+  const size_t space = text.find_first_of(" \t");
+  const std::string_view dir = text.substr(0, space);
+  if (space == std::string_view::npos || (dir != "max" && dir != "min")) {
+    why = fmt::format("expected 'max METRIC' or 'min METRIC', found '{}'", text);
+    return std::nullopt;
+  }
+  const std::string_view name = trim(text.substr(space));
+  const RunMetric* m = named(name, why);
+  if (!m) return std::nullopt;
+  return DecideGoal{m, dir == "max", std::string(name)};
+}
+
+std::optional<DecideConstraint> parse_decide_constraint(std::string_view text, std::string& why) {
+  text = trim(text);
+  constexpr std::array<std::pair<std::string_view, DecideConstraint::Op>, 5> kOps = {{
+      {"<=", DecideConstraint::Op::kLe},
+      {">=", DecideConstraint::Op::kGe},
+      {"==", DecideConstraint::Op::kEq},
+      {"<", DecideConstraint::Op::kLt},
+      {">", DecideConstraint::Op::kGt},
+  }};
+  for (const auto& [spelling, op] : kOps) {
+    const size_t at = text.find(spelling);
+    if (at == std::string_view::npos) continue;
+    const std::string_view name = trim(text.substr(0, at));
+    const std::string_view value = trim(text.substr(at + spelling.size()));
+    const RunMetric* m = named(name, why);
+    if (!m) return std::nullopt;
+    double bound = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bound);
+    if (value.empty() || ec != std::errc{} || end != value.data() + value.size() ||
+        !std::isfinite(bound)) {
+      why = fmt::format("'{}' is not a number (in '{}')", value, text);
+      return std::nullopt;
+    }
+    return DecideConstraint{m, op, bound, std::string(name)};
+  }
+  why = fmt::format("expected 'METRIC OP NUMBER' with OP one of <=, <, >=, >, ==, found '{}'",
+                    text);
+  return std::nullopt;
+}
+
+}  // namespace slicelab
