@@ -19,6 +19,7 @@
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
 #include "cli/measured_comparison.h"
+#include "cli/output_format.h"
 #include "cli/plan_command.h"
 #include "cli/plugins_command.h"
 #include "cli/progress_line.h"
@@ -47,6 +48,7 @@ struct Common {
   bool report = false;  // --report: write report.md/report.html after the results
   bool force = false;   // --force: replace a results folder even with files added to it
   bool wide = false;    // --wide: every column of the table, not only those that fit 120
+  OutputFormat format;  // --format json: summary.json's document instead of the table
 };
 
 std::optional<uint64_t> seed_of(const Common& c) {
@@ -74,6 +76,7 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
     cmd.add_option("--out", c.out, "Results folder (default: results/<scenario name>)");
     cmd.add_flag("-q,--quiet", c.quiet, "Print no table and no progress, only errors");
     cmd.add_flag("--wide", c.wide, "Print every column of the table (default: 120 columns)");
+    add_format_option(cmd, c.format);
     cmd.add_flag("--report", c.report,
                  "Also write report.md and report.html into the results folder");
     cmd.add_flag("--force", c.force,
@@ -82,12 +85,31 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
   }
 }
 
+// `text` broken at spaces into lines of at most `width` characters (a longer word stays whole).
+std::string wrapped(const std::string& text, size_t width) {
+  std::string out, line;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out + line;
+}
+
 // The recommendation heads a compare's output; the policies that lost pods are named under the
 // table. A fill experiment (no departures) and a single policy have nothing to decide.
 void print_decision_head(const Scenario& sc, std::span<const RunResult> runs) {
   if (runs.size() < 2 || sc.engine.fill) return;
   const PolicyChoice choice = choose_policy(sc.decide, runs);
-  std::printf("%s\n%s.\n\n", choice.text.c_str(), choice.basis.c_str());
+  std::printf("%s\n%s\n\n", wrapped(choice.text, kTerminalColumns).c_str(),
+              wrapped(choice.basis + ".", kTerminalColumns).c_str());
 }
 
 void print_decision_warnings(const Scenario& sc, std::span<const RunResult> runs) {
@@ -109,7 +131,9 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     results = run_policies(sc, which, jobs, [&](size_t k, double f) { progress.update(k, f); });
   }
   write_results(out, sc, results, c.force);
-  if (!c.quiet) {
+  if (!c.quiet && c.format.json()) {
+    std::printf("%s\n", summary_json(sc, results).dump(2).c_str());
+  } else if (!c.quiet) {
     print_decision_head(sc, results);
     // A fill experiment has no departures, so JCT and queueing say nothing: show its curve's
     // figures instead.
@@ -119,7 +143,7 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s}\n", out.c_str(),
                 sc.engine.fill ? ",fill.csv" : "");
   }
-  if (c.report) write_report_and_say(out, c.quiet);
+  if (c.report) write_report_and_say(out, c.quiet || c.format.json());
   return 0;
 }
 
@@ -147,7 +171,9 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
     }
   }
   write_seed_results(out, seeds, c.force);
-  if (!c.quiet) {
+  if (!c.quiet && c.format.json()) {
+    std::printf("%s\n", seeds_summary_json(seeds).dump(2).c_str());
+  } else if (!c.quiet) {
     const std::vector<RunResult> mean = mean_over_seeds(seeds);
     print_decision_head(first, mean);
     std::printf("mean over seeds %s\n", fmt::format("{}", fmt::join(first.seeds, ", ")).c_str());
@@ -157,7 +183,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
     std::printf("\nwrote %s/summary.json (means) and %s/seed-<n>/ (each seed's results)\n",
                 out.c_str(), out.c_str());
   }
-  if (c.report) write_report_and_say(out, c.quiet);
+  if (c.report) write_report_and_say(out, c.quiet || c.format.json());
   return 0;
 }
 

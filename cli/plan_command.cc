@@ -43,6 +43,7 @@ PlanCommand::PlanCommand(CLI::App& app)
                    "Simulations run in parallel (default: the CPUs this process may use)")
       ->check(CLI::Range(1, 1024));
   cmd_->add_flag("-q,--quiet", quiet_, "Print no table and no progress, only errors");
+  add_format_option(*cmd_, format_);
   cmd_->add_flag("--force", force_,
                  "Replace the output folder even if files were added to it (only a folder slicelab "
                  "wrote; docs/results-format.md)");
@@ -77,7 +78,9 @@ int PlanCommand::run() const {
     plan = plan_capacity(sc, spec, jobs_, [&](size_t k, double f) { progress.update(k, f); });
   }
   write_plan(out, plan, force_);
-  if (!quiet_) {
+  if (!quiet_ && format_.json()) {
+    std::printf("%s\n", plan_json(plan).dump(2).c_str());
+  } else if (!quiet_) {
     std::fputs(plan_table(plan).c_str(), stdout);
     std::printf("\nwrote %s/{plan.json,plan.md,capacity.csv}\n", out.c_str());
   }

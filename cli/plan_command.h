@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/output_format.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,6 +30,7 @@ class PlanCommand {
   int jobs_ = 1;
   bool quiet_ = false;
   bool force_ = false;
+  OutputFormat format_;
 };
 
 }  // namespace slicelab

@@ -46,11 +46,40 @@ PluginsCommand::PluginsCommand(CLI::App& app) {
   cmd_ = app.add_subcommand("plugins",
                             "List the placement presets, filters, scorers, device pickers, "
                             "tie-break rules and sharing modes a scenario may name");
+  add_format_option(*cmd_, format_);
 }
 
 int PluginsCommand::run() const {
-  std::fputs(plugins_listing().c_str(), stdout);
+  if (format_.json())
+    std::printf("%s\n", plugins_json().dump(2).c_str());
+  else
+    std::fputs(plugins_listing().c_str(), stdout);
   return 0;
+}
+
+nlohmann::ordered_json plugins_json() {
+  nlohmann::ordered_json j;
+  j["format"] = "slicelab.plugins/1";
+  nlohmann::ordered_json placement = nlohmann::ordered_json::array();
+  for (const PluginKind kind : {PluginKind::kPreset, PluginKind::kFilter, PluginKind::kScorer,
+                                PluginKind::kDevicePicker, PluginKind::kTieBreak}) {
+    std::vector<Row> of_kind;
+    for (const auto& p : placement_plugins())
+      if (p.kind() == kind) of_kind.emplace_back(p.name, p.description);
+    std::sort(of_kind.begin(), of_kind.end());
+    for (const auto& [name, description] : of_kind)
+      placement.push_back(
+          {{"name", name}, {"kind", plugin_kind_name(kind)}, {"description", description}});
+  }
+  j["placement"] = std::move(placement);
+  std::vector<Row> modes;
+  for (const auto& m : sharing_modes()) modes.emplace_back(m.name, m.description);
+  std::sort(modes.begin(), modes.end());
+  nlohmann::ordered_json sharing = nlohmann::ordered_json::array();
+  for (const auto& [name, description] : modes)
+    sharing.push_back({{"name", name}, {"description", description}});
+  j["sharing"] = std::move(sharing);
+  return j;
 }
 
 std::string plugins_listing() {

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <string>
+
+#include "cli/output_format.h"
 
 namespace slicelab {
 
@@ -17,9 +20,12 @@ class PluginsCommand {
 
  private:
   CLI::App* cmd_;
+  OutputFormat format_;
 };
 
 // The text `slicelab plugins` prints.
 std::string plugins_listing();
+// What `slicelab plugins --format json` prints (slicelab.plugins/1).
+nlohmann::ordered_json plugins_json();
 
 }  // namespace slicelab

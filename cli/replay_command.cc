@@ -65,6 +65,7 @@ ReplayCommand::ReplayCommand(CLI::App& app) {
                  "Replace the output folder even if files were added to it (only a folder slicelab "
                  "wrote; docs/results-format.md)");
   cmd_->add_flag("--wide", wide_, "Print every column of the table (default: 120 columns)");
+  add_format_option(*cmd_, format_);
 }
 
 int ReplayCommand::run() const {
@@ -127,7 +128,9 @@ int ReplayCommand::run() const {
   }();
   write_results_marker(pods_dir, folder_entries(pods_dir));
   write_results(out, r.local_scenario, {&r.result, 1}, force_);
-  if (!quiet_) {
+  if (!quiet_ && format_.json()) {
+    std::printf("%s\n", summary_json(r.local_scenario, {&r.result, 1}).dump(2).c_str());
+  } else if (!quiet_) {
     std::fputs(comparison_table({&r.result, 1}, wide_).c_str(), stdout);
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv}; pod logs in %s/\n", out.c_str(),
                 o.work_dir.c_str());

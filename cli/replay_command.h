@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/output_format.h"
+
 #include <string>
 
 namespace slicelab {
@@ -21,6 +23,7 @@ class ReplayCommand {
                          nvidia_smi_;
   double time_scale_ = 1.0, timeout_factor_ = 2.0, timeout_grace_s_ = 10.0;
   bool allow_mig_reconfigure_ = false, quiet_ = false, force_ = false, wide_ = false;
+  OutputFormat format_;
 };
 
 }  // namespace slicelab

@@ -20,7 +20,7 @@ std::string metric_cell(const RunMetric& m, std::optional<double> v, std::option
 // and the table this note.
 bool of_pods_that_ran(const RunMetric& m);
 inline constexpr const char* kOfPodsThatRan =
-    "of completed pods only (queueing: pods that started and did not fail); this policy lost pods";
+    "of completed pods only (queueing: pods that started and did not fail): the policy lost pods";
 
 // The row kPointsMeanMax pairs with `m` (`<group>.max`); nullptr when none.
 const RunMetric* companion_max(const RunMetric& m);

@@ -80,9 +80,10 @@ PolicyChoice choose_policy(const DecideSpec& spec, std::span<const RunResult> ru
   std::vector<std::string> goals, limits;
   for (const DecideGoal& g : spec.objective) goals.push_back(g.text());
   for (const DecideConstraint& k : spec.constraints) limits.push_back(k.text());
-  c.basis = fmt::format("{} by {}{}", spec.stated ? "Decided" : "Decided (default objective)",
-                        fmt::join(goals, ", then "),
-                        limits.empty() ? "" : fmt::format("; constraints {}", fmt::join(limits, ", ")));
+  c.basis =
+      fmt::format("{} by {}{}", spec.stated ? "Decided" : "Decided (default objective)",
+                  fmt::join(goals, ", then "),
+                  limits.empty() ? "" : fmt::format("; constraints {}", fmt::join(limits, ", ")));
   c.broken.resize(runs.size());
   std::vector<size_t> ok;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -149,8 +150,9 @@ PolicyChoice choose_policy(const DecideSpec& spec, std::span<const RunResult> ru
     if (d > 0 && loss.empty()) loss = difference(g, second, best);
   }
   if (loss.empty())
-    c.text += fmt::format(" Runner-up: {}, equal on every objective (the scenario's order decides).",
-                          runs[ok[1]].policy);
+    c.text +=
+        fmt::format(" Runner-up: {}, equal on every objective (the scenario's order decides).",
+                    runs[ok[1]].policy);
   else if (gains.empty())
     c.text += fmt::format(" Runner-up: {}, with {}.", runs[ok[1]].policy, loss);
   else

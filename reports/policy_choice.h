@@ -15,7 +15,7 @@
 namespace slicelab {
 
 struct PolicyChoice {
-  std::optional<size_t> chosen, runner_up;  // indexes into the runs; none when none qualifies
+  std::optional<size_t> chosen, runner_up;       // indexes into the runs; none when none qualifies
   std::vector<std::vector<std::string>> broken;  // per run: the constraints it breaks
   std::string basis;                             // "Decided by max completed, ..."
   std::string text;                              // one or two sentences

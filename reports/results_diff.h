@@ -29,7 +29,7 @@ struct DiffRow {
 
 struct ResultsDiff {
   std::string a_dir, b_dir;
-  size_t a_seeds = 1, b_seeds = 1;  // seed-<n>/ folders read (1: a single run)
+  size_t a_seeds = 1, b_seeds = 1;                // seed-<n>/ folders read (1: a single run)
   std::vector<std::string> only_in_a, only_in_b;  // policies the other folder lacks
   std::vector<DiffRow> rows;                      // A's policy order, the metrics' table order
 

@@ -80,7 +80,8 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
   root["cluster"] = {{"nodes", scenario.cluster.node_count()},
                      {"gpus", scenario.cluster.gpu_count()}};
   // A compare's recommendation (one policy's run has nothing to choose between).
-  if (runs.size() > 1 && !scenario.engine.fill) root["decision"] = choose_policy(scenario.decide, runs).json(runs);
+  if (runs.size() > 1 && !scenario.engine.fill)
+    root["decision"] = choose_policy(scenario.decide, runs).json(runs);
   ojson policies = ojson::array();
   for (const RunResult& r : runs) {
     const RunSummary& s = r.summary;
@@ -299,7 +300,8 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide) {
   line([&](size_t c) { return std::string(width(cols[c]), '-'); });
   for (size_t r = 0; r < runs.size(); ++r) line([&](size_t c) { return cols[c].cells[r]; });
   if (cols.size() < all) out += fmt::format("({} more columns with --wide)\n", all - cols.size());
-  if (std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.summary.failed > 0; }))
+  if (std::any_of(runs.begin(), runs.end(),
+                  [](const RunResult& r) { return r.summary.failed > 0; }))
     out += fmt::format("* {}\n", kOfPodsThatRan);
   return out;
 }
@@ -349,19 +351,23 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
 
 void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds, bool force) {
   write_folder_atomically(dir, force, [&](const std::filesystem::path& tmp) {
-    std::vector<uint64_t> seed_list;
     for (const SeedRuns& sr : seeds) {
-      seed_list.push_back(sr.scenario->seed);
       write_run_files(tmp / fmt::format("seed-{}", sr.scenario->seed), *sr.scenario, sr.runs);
     }
-    const std::vector<RunResult> mean = mean_over_seeds(seeds);
-    nlohmann::ordered_json j = summary_json(*seeds.front().scenario, mean);
-    j["format"] = "slicelab.seeds/1";
-    j.erase("seed");
-    j["seeds"] = seed_list;
-    j["note"] = "per policy, the mean over seeds; each seed's full results are in seed-<n>/";
-    write_text_file(tmp / "summary.json", j.dump(2) + "\n");
+    write_text_file(tmp / "summary.json", seeds_summary_json(seeds).dump(2) + "\n");
   });
+}
+
+nlohmann::ordered_json seeds_summary_json(std::span<const SeedRuns> seeds) {
+  std::vector<uint64_t> seed_list;
+  for (const SeedRuns& sr : seeds) seed_list.push_back(sr.scenario->seed);
+  const std::vector<RunResult> mean = mean_over_seeds(seeds);
+  nlohmann::ordered_json j = summary_json(*seeds.front().scenario, mean);
+  j["format"] = "slicelab.seeds/1";
+  j.erase("seed");
+  j["seeds"] = seed_list;
+  j["note"] = "per policy, the mean over seeds; each seed's full results are in seed-<n>/";
+  return j;
 }
 
 }  // namespace slicelab

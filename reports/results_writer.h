@@ -43,6 +43,8 @@ struct SeedRuns {
 // Per policy, the mean over seeds of every figure, combined as its row of the run-metrics table
 // says (sim/metrics/run_metrics.h, seed_mean.h).
 std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds);
+// The summary.json of a multi-seed folder (slicelab.seeds/1): per policy the means.
+nlohmann::ordered_json seeds_summary_json(std::span<const SeedRuns> seeds);
 // dir/seed-<n>/ holds each seed's full results; dir/summary.json the means. Atomic as above.
 void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds,
                         bool force = false);

@@ -142,8 +142,8 @@ std::optional<DecideConstraint> parse_decide_constraint(std::string_view text, s
     }
     return DecideConstraint{m, op, bound, std::string(name)};
   }
-  why = fmt::format("expected 'METRIC OP NUMBER' with OP one of <=, <, >=, >, ==, found '{}'",
-                    text);
+  why =
+      fmt::format("expected 'METRIC OP NUMBER' with OP one of <=, <, >=, >, ==, found '{}'", text);
   return std::nullopt;
 }
 

@@ -80,7 +80,7 @@ struct MetricColumn {
   // Terminal: kNeverInTerminal, 0 = only with --wide, else how long it stays when the table is
   // narrowed to kTerminalColumns (the lowest goes first).
   int8_t keep = 0;
-  bool report = false;             // also in the report's table
+  bool report = false;  // also in the report's table
   // Terminal: only when some run passes (nullptr: always); the report leaves such a column out
   // when no policy has a value other than 0.
   SummaryTest shown_if = nullptr;

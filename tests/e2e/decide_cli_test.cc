@@ -98,9 +98,9 @@ TEST_F(DecideCli, CheapestPolicyLosingPodsIsNotRecommended) {
 
 TEST_F(DecideCli, PerCompletedPodFiguresAndFailureCauses) {
   const std::string file = scenario("");
-  ASSERT_EQ(slicelab("compare " + shell_quote(file) + " -q --out " +
-                     shell_quote((dir_ / "r").string())),
-            0)
+  ASSERT_EQ(
+      slicelab("compare " + shell_quote(file) + " -q --out " + shell_quote((dir_ / "r").string())),
+      0)
       << err_;
   const nlohmann::json s = summary("r");
   EXPECT_EQ(s["decision"]["recommended"], "whole");  // the default: most completed pods first
@@ -125,12 +125,39 @@ TEST_F(DecideCli, DecideErrorsNameFileLineAndColumn) {
   };
   const std::string file = (dir_ / "cheap.yaml").string();
   EXPECT_EQ(error_of("decide:\n  objective: [min cost, fastest jct]"),
-            file + ":14:25: decide.objective[1]: expected 'max METRIC' or 'min METRIC', found "
-                   "'fastest jct'");
+            file +
+                ":14:25: decide.objective[1]: expected 'max METRIC' or 'min METRIC', found "
+                "'fastest jct'");
   EXPECT_EQ(error_of("decide:\n  constraints: [\"failed <= lots\"]"),
             file + ":14:17: decide.constraints[0]: 'lots' is not a number (in 'failed <= lots')");
   EXPECT_EQ(error_of("decide:\n  objectives: [min cost]"),
             file + ":14:3: decide: unknown key 'objectives' (did you mean 'objective'?)");
+}
+
+// Every command that prints a table prints one JSON document instead with --format json.
+TEST_F(DecideCli, FormatJsonPrintsOneDocumentPerCommand) {
+  const std::string file = scenario("");
+  const std::string out = shell_quote((dir_ / "r").string());
+  const auto format_of = [&](const std::string& args) {
+    EXPECT_EQ(slicelab(args + " --format json"), 0) << args << ": " << err_;
+    const nlohmann::json doc = nlohmann::json::parse(out_, nullptr, false);
+    EXPECT_FALSE(doc.is_discarded()) << args << ": " << out_;
+    // plan.json names itself by "kind" (its format predates the others').
+    return doc.is_discarded() ? std::string("not JSON")
+                              : doc.value("format", doc.value("kind", std::string()));
+  };
+  EXPECT_EQ(format_of("compare " + shell_quote(file) + " --force --out " + out),
+            "slicelab.summary/1");
+  EXPECT_EQ(summary("r")["decision"]["recommended"], "whole");
+  EXPECT_EQ(format_of("run " + shell_quote(file) + " --force --out " + out), "slicelab.summary/1");
+  EXPECT_EQ(format_of("plugins"), "slicelab.plugins/1");
+  EXPECT_EQ(
+      format_of("plan " +
+                shell_quote(std::string(SLICELAB_SOURCE_DIR) + "/scenarios/capacity-plan.yaml") +
+                " --force --out " + shell_quote((dir_ / "plan").string())),
+      "plan");
+  EXPECT_EQ(format_of("diff " + out + " " + out), "slicelab.diff/1");
+  EXPECT_NE(slicelab("plugins --format yaml"), 0);
 }
 
 }  // namespace

@@ -34,10 +34,10 @@ class DiffCli : public testing::TempFilesTest {
     write(name + "/summary.json",
           "{\"format\": \"slicelab.seeds/1\", \"seeds\": [1, 2], \"policies\": [" +
               policy_json((p99_1 + p99_2) / 2, (cost_1 + cost_2) / 2) + "]}");
-    write(name + "/seed-1/summary.json",
-          "{\"format\": \"slicelab.summary/1\", \"policies\": [" + policy_json(p99_1, cost_1) + "]}");
-    write(name + "/seed-2/summary.json",
-          "{\"format\": \"slicelab.summary/1\", \"policies\": [" + policy_json(p99_2, cost_2) + "]}");
+    write(name + "/seed-1/summary.json", "{\"format\": \"slicelab.summary/1\", \"policies\": [" +
+                                             policy_json(p99_1, cost_1) + "]}");
+    write(name + "/seed-2/summary.json", "{\"format\": \"slicelab.summary/1\", \"policies\": [" +
+                                             policy_json(p99_2, cost_2) + "]}");
   }
   void single(const std::string& name, double p99, double cost) {
     fs::create_directories(dir_ / name);
@@ -108,8 +108,7 @@ TEST_F(DiffCli, OneSeedSaysNoiseUnknownAndWritesAReport) {
   EXPECT_DOUBLE_EQ((*p99)["change_percent"].get<double>(), 50);
   EXPECT_TRUE((*p99)["beyond_noise"].is_null());
 
-  ASSERT_EQ(slicelab("diff " + folders("a", "b") + " --out " +
-                     shell_quote((dir_ / "d").string())),
+  ASSERT_EQ(slicelab("diff " + folders("a", "b") + " --out " + shell_quote((dir_ / "d").string())),
             0)
       << err_;
   EXPECT_NE(out_.find("noise unknown"), std::string::npos) << out_;
@@ -125,9 +124,9 @@ TEST_F(DiffCli, OneSeedSaysNoiseUnknownAndWritesAReport) {
   // A folder slicelab did not write is never replaced, and what it holds stays.
   fs::create_directories(dir_ / "mine");
   write("mine/notes.txt", "mine");
-  EXPECT_EQ(slicelab("diff " + folders("a", "b") + " -q --out " +
-                     shell_quote((dir_ / "mine").string())),
-            1);
+  EXPECT_EQ(
+      slicelab("diff " + folders("a", "b") + " -q --out " + shell_quote((dir_ / "mine").string())),
+      1);
   EXPECT_EQ(read_file(dir_ / "mine" / "notes.txt"), "mine");
   EXPECT_FALSE(fs::exists(dir_ / "mine" / "diff.md"));
 }

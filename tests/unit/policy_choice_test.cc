@@ -74,8 +74,8 @@ TEST(PolicyChoice, CheapestPolicyThatLostPodsIsNeverRecommendedUnderAConstraint)
 
 TEST(PolicyChoice, LaterGoalsBreakTiesAndTheRunnerUpSaysWhatItTrades) {
   const auto runs = choice_runs();
-  const PolicyChoice c = choose_policy(spec_of({"max completed", "min queue_p99", "min cost"}, {}),
-                                       runs);
+  const PolicyChoice c =
+      choose_policy(spec_of({"max completed", "min queue_p99", "min cost"}, {}), runs);
   ASSERT_TRUE(c.chosen && c.runner_up);
   EXPECT_EQ(runs[*c.chosen].policy, "dear");  // 10 completed, queue p99 50 s < 100 s
   EXPECT_EQ(runs[*c.runner_up].policy, "mid");
