@@ -7,6 +7,7 @@
 
 #include "reports/atomic_folder.h"
 #include "reports/output_values.h"
+#include "reports/report_format.h"
 #include "sim/metrics/run_metrics.h"
 #include "sim/planning/plan_metrics.h"
 
@@ -34,11 +35,37 @@ std::vector<std::string> shown_metrics(const CapacityPlan& plan) {
 std::string targets_md(const CapacityPlan& plan) {
   std::string out;
   for (const auto& t : plan.spec.targets)
-    out += fmt::format("- `{}` {} {:g}\n", t.metric, t.op(), t.bound);
+    out += fmt::format("- `{}` {} {}\n", t.metric, t.op(), plan_value_text(t.metric, t.bound));
   return out;
 }
 
 }  // namespace
+
+std::string plan_value_text(const std::string& metric, std::optional<double> v) {
+  if (!v) return "—";
+  if (metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0) return duration(v);
+  // Large figures (dollars, GPU-hours) in full rather than as 2.176e+04.
+  return std::abs(*v) >= 1e4 ? fmt::format("{:.0f}", *v) : fmt::format("{:.4g}", *v);
+}
+
+std::string infeasible_reason(const CapacityPlan& plan, const PolicyPlan& p) {
+  if (p.chosen) return "";
+  if (p.curve.empty()) return "no size was evaluated";
+  const PlanPoint& last = p.curve.back();  // ascending: the largest size tried
+  std::vector<std::string> missed;
+  for (const auto& t : plan.spec.targets) {
+    const auto v = metric_value(last.summary, t.metric);
+    if (!t.met_by(v))
+      missed.push_back(v ? fmt::format("{} = {} (target {} {})", t.metric,
+                                       plan_value_text(t.metric, v), t.op(),
+                                       plan_value_text(t.metric, t.bound))
+                         : fmt::format("{} has no value", t.metric));
+  }
+  return fmt::format("at {} GPUs ({} nodes in the group, the most tried): {}", last.gpus,
+                     last.group_nodes,
+                     missed.empty() ? std::string("targets met only at sizes not kept")
+                                    : fmt::format("{}", fmt::join(missed, "; ")));
+}
 
 ojson plan_json(const CapacityPlan& plan) {
   ojson j;
@@ -59,16 +86,23 @@ ojson plan_json(const CapacityPlan& plan) {
     e["gpus"] = p.chosen ? ojson(p.chosen->gpus) : ojson(nullptr);
     e["nodes"] = p.chosen ? ojson(p.chosen->nodes) : ojson(nullptr);
     e["cost_per_hour"] = p.chosen ? ojson(tidy_value(p.chosen->cost_per_hour)) : ojson(nullptr);
+    if (!p.chosen) e["reason"] = infeasible_reason(plan, p);
     ojson metrics = ojson::object();
     if (p.chosen)
       for (const auto& m : shown) metrics[m] = json_value(metric_value(p.chosen->summary, m));
     e["metrics"] = metrics;
     ojson curve = ojson::array();
-    for (const auto& c : p.curve)
+    for (const auto& c : p.curve) {
+      // Every target's metric, so the report can draw each target's crossing.
+      ojson values = ojson::object();
+      for (const auto& t : plan.spec.targets)
+        values[t.metric] = json_value(metric_value(c.summary, t.metric));
       curve.push_back({{"gpus", c.gpus},
                        {"nodes", c.nodes},
                        {"value", json_value(c.value)},
-                       {"meets", c.meets}});
+                       {"meets", c.meets},
+                       {"values", values}});
+    }
     e["curve"] = curve;
     if (p.fit) {
       ojson pts = ojson::array();
@@ -108,7 +142,7 @@ std::string plan_table(const CapacityPlan& plan) {
                          p.chosen->nodes, p.chosen->gpus, p.chosen->cost_per_hour);
       for (const auto& t : plan.spec.targets) {
         const auto v = metric_value(p.chosen->summary, t.metric);
-        out += fmt::format(" {:>18}", v ? fmt::format("{:.4g}", *v) : "-");
+        out += fmt::format(" {:>18}", v ? plan_value_text(t.metric, v) : "-");
       }
     } else {
       out += fmt::format("{:<18} {:>8} {:>6} {:>6} {:>10}", p.policy, "-", "-", "-", "infeasible");
@@ -116,6 +150,9 @@ std::string plan_table(const CapacityPlan& plan) {
     }
     out += fmt::format(" {:>6}\n", p.fit ? fmt::format("{:.3f}", p.fit->r2) : "-");
   }
+  for (const auto& p : plan.policies)
+    if (!p.chosen)
+      out += fmt::format("{} is infeasible: {}\n", p.policy, infeasible_reason(plan, p));
   out += "\n" + plan.recommendation + "\n";
   return out;
 }
@@ -133,7 +170,8 @@ std::string plan_markdown(const CapacityPlan& plan) {
   out += "\n";
   for (const auto& p : plan.policies) {
     if (!p.chosen) {
-      out += fmt::format("| {} | infeasible up to {} | | | |", p.policy, plan.spec.max_nodes);
+      out +=
+          fmt::format("| {} | infeasible up to {} (below) | | | |", p.policy, plan.spec.max_nodes);
       for (size_t i = 0; i < shown.size(); ++i) out += " |";
       out += "\n";
       continue;
@@ -142,10 +180,13 @@ std::string plan_markdown(const CapacityPlan& plan) {
                        p.chosen->nodes, p.chosen->gpus, p.chosen->cost_per_hour);
     for (const auto& m : shown) {
       const auto v = metric_value(p.chosen->summary, m);
-      out += fmt::format(" {} |", v ? fmt::format("{:.4g}", *v) : "—");
+      out += fmt::format(" {} |", plan_value_text(m, v));
     }
     out += "\n";
   }
+  for (const auto& p : plan.policies)
+    if (!p.chosen)
+      out += fmt::format("\n{} is infeasible: {}.\n", p.policy, infeasible_reason(plan, p));
   out +=
       fmt::format("\n## Capacity curves ({} against GPUs)\n\n", plan.spec.targets.front().metric);
   for (const auto& p : plan.policies) {
@@ -162,7 +203,8 @@ std::string plan_markdown(const CapacityPlan& plan) {
     out += "| GPUs | nodes | value | meets targets |\n|---|---|---|---|\n";
     for (const auto& c : p.curve)
       out += fmt::format("| {} | {} | {} | {} |\n", c.gpus, c.nodes,
-                         c.value ? fmt::format("{:.4g}", *c.value) : "—", c.meets ? "yes" : "no");
+                         plan_value_text(plan.spec.targets.front().metric, c.value),
+                         c.meets ? "yes" : "no");
     out += "\n";
   }
   return out;

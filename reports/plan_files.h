@@ -4,11 +4,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 #include "sim/planning/capacity_planner.h"
 
 namespace slicelab {
+
+// A value of plan metric `metric` for people: durations for "_s" metrics ("3.1h"), else four
+// significant digits; "—" for none.
+std::string plan_value_text(const std::string& metric, std::optional<double> v);
+// Why `p` has no size: the targets it still missed at the largest size tried, with the values.
+// "" when it has one.
+std::string infeasible_reason(const CapacityPlan& plan, const PolicyPlan& p);
 
 nlohmann::ordered_json plan_json(const CapacityPlan& plan);
 std::string plan_markdown(const CapacityPlan& plan);

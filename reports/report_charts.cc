@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "reports/downsample.h"
 #include "reports/report_content.h"
@@ -15,6 +16,10 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+// More lines than this in one chart cannot be told apart: small multiples instead.
+constexpr size_t kMaxSeriesInOneChart = 4;
+constexpr double kMinDrawnR2 = 0.9;
+
 void add(Report& r, const std::string& sec, const std::string& title, nlohmann::json spec) {
   section(r, sec).charts.push_back({title, std::move(spec)});
 }
@@ -23,12 +28,11 @@ void add(Report& r, const std::string& sec, const std::string& title, nlohmann::
 // chart when none has it.
 void bar(const ojson& s, Report& r, const std::string& title, const std::string& x_title,
          const std::string& format, double scale,
-         const std::function<std::optional<double>(const ojson&)>& get) {
+         const std::function<std::optional<double>(const ojson&)>& get, BarOptions o = {}) {
   std::vector<BarRow> rows;
   for (const ojson& p : policies_of(s))
     if (const auto v = get(p)) rows.push_back({policy_name(p), policy_name(p), *v / scale});
   if (rows.empty()) return;
-  BarOptions o;
   o.title = title;
   o.x_title = x_title;
   o.format = format;
@@ -46,13 +50,21 @@ void headline_bars(const ojson& s, Report& r) {
   for (const auto& [key, what] : {std::pair{"queue_delay_s", "p99 queueing delay"},
                                   std::pair{"jct_s", "p99 job completion time"}}) {
     double most = 0;
-    for (const ojson& p : policies_of(s))
+    std::vector<double> values;
+    for (const ojson& p : policies_of(s)) {
       most = std::max(most, number_at(p, {key, "p99"}).value_or(0));
-    const TimeUnit u = time_unit_for(most);
-    bar(s, r, fmt::format("{} ({})", what, u.name), u.name, ",.2~f", u.seconds,
-        [k = std::string(key)](const ojson& p) {
-          return number_at(p, {k, "p99"});
-        });
+      if (const auto v = number_at(p, {key, "p99"})) values.push_back(*v);
+    }
+    const auto get = [k = std::string(key)](const ojson& p) { return number_at(p, {k, "p99"}); };
+    BarOptions o;
+    o.scale = axis_scale_for(values);
+    if (o.scale.type == "linear") {
+      const TimeUnit u = time_unit_for(most);
+      bar(s, r, fmt::format("{} ({})", what, u.name), u.name, ",.2~f", u.seconds, get);
+    } else {  // over 100x apart: seconds on a log axis labelled as durations
+      o.durations = true;
+      bar(s, r, fmt::format("{} (log scale)", what), "duration (logarithmic)", ",.2~f", 1, get, o);
+    }
   }
   bar(s, r, "SLO attainment", "share of pods with an SLO that met it", ".1%", 1,
       [](const ojson& p) {
@@ -150,6 +162,7 @@ void timeseries_chart(const std::vector<PolicyTimeseries>& ts, Report& r, const 
       rows.push_back({p.policy, p.time_s[i] / u.seconds, (p.*field)[i], true});
   LineOptions o;
   o.title = title;
+  o.facet = ts.size() > kMaxSeriesInOneChart;  // small multiples: one panel per policy
   o.x_title = "simulated time (" + u.name + ")";
   o.y_title = y_title;
   o.y_format = ".0%";
@@ -158,6 +171,12 @@ void timeseries_chart(const std::vector<PolicyTimeseries>& ts, Report& r, const 
 }
 
 void per_model_bars(const ojson& s, Report& r) {
+  // One model throughout: these bars would repeat the headline ones.
+  std::set<std::string> models;
+  for (const ojson& p : policies_of(s))
+    if (const auto it = p.find("per_model"); it != p.end() && it->is_array())
+      for (const ojson& m : *it) models.insert(text_at(m, {"model"}));
+  if (models.size() < 2) return;
   for (const auto& [key, title] :
        {std::pair{"sm_utilization", "SM utilization per GPU model"},
         std::pair{"allocation_ratio", "GPU allocation ratio per GPU model"}}) {
@@ -202,41 +221,84 @@ void fill_charts(const std::vector<PolicyFill>& fill, Report& r) {
   }
 }
 
+bool ends_with_s(const std::string& metric) {
+  return metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0;
+}
+
+std::string plan_value(const std::string& metric, double v) {
+  return ends_with_s(metric) ? duration(v) : figure(v);
+}
+
+// One chart per target: its metric against GPUs per policy, the target line, and each policy's
+// crossing (the smallest size from which every larger size evaluated meets the target) marked
+// and labelled. The first target's chart also draws the fitted curves, dashed.
 void capacity_charts(const ojson& plan, Report& r) {
-  const ojson* first_target = nullptr;
-  if (plan.contains("targets") && plan["targets"].is_array() && !plan["targets"].empty())
-    first_target = &plan["targets"][0];
-  const std::string metric = first_target ? text_at(*first_target, {"metric"}) : "value";
-  for (const ojson& p : policies_of(plan)) {
+  if (!plan.contains("targets") || !plan["targets"].is_array()) return;
+  bool first = true;
+  for (const ojson& target : plan["targets"]) {
+    const std::string metric = text_at(target, {"metric"});
+    const auto bound = number_at(target, {"value"});
+    const bool at_most = text_at(target, {"op"}) != ">=";
+    if (metric.empty() || !bound) continue;
+    const auto meets = [&](double v) { return at_most ? v <= *bound : v >= *bound; };
     LineOptions o;
-    const std::string name = policy_name(p);
-    o.title = fmt::format("Capacity curve: {}", name);
-    o.x_title = "GPUs";
-    o.y_title = metric;
-    o.x_format = ",d";
-    o.legend_title = "";
-    if (p.contains("curve") && p["curve"].is_array())
-      for (const ojson& c : p["curve"]) {
-        const auto g = number_at(c, {"gpus"});
-        const auto v = number_at(c, {"value"});
-        if (g && v) o.points.push_back({"evaluated", *g, *v, c.value("meets", false)});
-      }
     std::vector<XYRow> rows;
-    if (p.contains("fit") && p["fit"].is_object() && p["fit"].contains("points") &&
-        p["fit"]["points"].is_array())
-      for (const ojson& f : p["fit"]["points"]) {
-        const auto g = number_at(f, {"gpus"});
-        const auto v = number_at(f, {"value"});
-        if (g && v) rows.push_back({"fitted", *g, *v, true});
+    std::vector<double> ys = {*bound};
+    std::vector<std::string> never;
+    for (const ojson& p : policies_of(plan)) {
+      const std::string name = policy_name(p);
+      std::vector<std::pair<double, double>> curve;
+      if (p.contains("curve") && p["curve"].is_array())
+        for (const ojson& c : p["curve"]) {
+          const auto g = number_at(c, {"gpus"});
+          // plan.json of older versions has only the first target's "value".
+          std::optional<double> v = number_at(c, {"values", metric});
+          if (!v && first) v = number_at(c, {"value"});
+          if (g && v) curve.emplace_back(*g, *v);
+        }
+      std::sort(curve.begin(), curve.end());
+      std::optional<size_t> crossing;
+      for (size_t i = curve.size(); i-- > 0;) {
+        if (!meets(curve[i].second)) break;
+        crossing = i;
       }
-    if (rows.empty() && o.points.empty()) continue;
-    if (first_target)
-      if (const auto t = number_at(*first_target, {"value"})) {
-        o.y_rule = *t;
-        o.rule_label = fmt::format("target {} {}", text_at(*first_target, {"op"}), figure(*t));
+      for (const auto& [g, v] : curve) {
+        rows.push_back({name, g, v, true});
+        o.points.push_back({name, g, v, meets(v)});
+        ys.push_back(v);
       }
-    o.legend_title = "filled = meets every target";
+      if (crossing)
+        o.labels.push_back({name, curve[*crossing].first, curve[*crossing].second,
+                            fmt::format("{}: {} GPUs", name, count(curve[*crossing].first))});
+      else if (!curve.empty())
+        never.push_back(name);
+      // A fit that explains little of the curve would mislead more than it shows.
+      if (first && p.contains("fit") && p["fit"].is_object() && p["fit"].contains("points") &&
+          p["fit"]["points"].is_array() && number_at(p["fit"], {"r2"}).value_or(0) >= kMinDrawnR2)
+        for (const ojson& f : p["fit"]["points"]) {
+          const auto g = number_at(f, {"gpus"});
+          const auto v = number_at(f, {"value"});
+          if (g && v) {
+            o.dashed.push_back({name, *g, *v, true});
+            ys.push_back(*v);
+          }
+        }
+    }
+    if (rows.empty()) continue;
+    o.title = fmt::format("{} against cluster size (target {} {})", metric, text_at(target, {"op"}),
+                          plan_value(metric, *bound));
+    if (!never.empty()) o.title += fmt::format("; never met by {}", fmt::join(never, ", "));
+    o.x_title = "GPUs in the cluster";
+    o.x_format = ",d";
+    // Shares (SLO attainment) read best on a linear axis whatever their spread.
+    if (*std::max_element(ys.begin(), ys.end()) > 1) o.y_scale = axis_scale_for(ys);
+    o.y_durations = ends_with_s(metric);
+    o.y_title = metric + (o.y_scale.type == "linear" ? "" : " (logarithmic)");
+    o.y_rule = *bound;
+    o.rule_label = fmt::format("target {} {}", text_at(target, {"op"}), plan_value(metric, *bound));
+    o.legend_title = first ? "policy (dashed: fit, R² ≥ 0.9)" : "policy";
     add(r, "Capacity plan", o.title, line_chart_spec(rows, o));
+    first = false;
   }
 }
 
@@ -258,7 +320,7 @@ void add_charts(const ReportData& data, Report& report) {
                      "share of GPU capacity fragmented", &PolicyTimeseries::fragmentation_ratio);
   }
   if (data.summary) per_model_bars(*data.summary, report);
-  if (data.has_isolation_column)
+  if (any_capped_pod(data))
     cdf_chart(
         data.pods, report, "Isolation", "CDF of isolation error per capped pod",
         [](const PolicyPods& p) -> const std::vector<double>& { return p.isolation_error; }, false,

@@ -23,8 +23,8 @@ Report build_report(const ReportData& data) {
   Report report;
   // Reading order: what was compared, the plan's answer, then the detail behind it.
   for (const char* title :
-       {"Summary", "Capacity plan", "Headline metrics", "Queueing delay and JCT", "Over time",
-        "Per GPU model", "Failures", "Isolation", "Fill experiment", "Other figures"})
+       {"Summary", "Capacity plan", "Sizes evaluated", "Headline metrics", "Queueing delay and JCT",
+        "Over time", "Per GPU model", "Failures", "Isolation", "Fill experiment", "Other figures"})
     section(report, title);
   add_tables(data, report);
   add_charts(data, report);

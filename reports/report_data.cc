@@ -162,6 +162,12 @@ std::string detail_folder(const fs::path& dir, const std::optional<ojson>& summa
 
 }  // namespace
 
+bool any_capped_pod(const ReportData& data) {
+  return data.has_isolation_column &&
+         std::any_of(data.pods.begin(), data.pods.end(),
+                     [](const PolicyPods& p) { return !p.isolation_error.empty(); });
+}
+
 std::vector<std::string> summary_policies(const ReportData& data) {
   std::vector<std::string> out;
   if (!data.summary || !data.summary->contains("policies")) return out;

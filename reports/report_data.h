@@ -56,6 +56,10 @@ ReportData load_report_data(const std::filesystem::path& dir);
 // memory"), so that pods failing for the same cause are counted together.
 std::string reason_kind(std::string_view reason);
 
+// Whether some pod of pods.csv had an isolation error (a capped pod): the isolation section is
+// drawn only then.
+bool any_capped_pod(const ReportData& data);
+
 // The policy names of summary.json, in order (empty without a summary).
 std::vector<std::string> summary_policies(const ReportData& data);
 

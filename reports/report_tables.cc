@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "reports/differing_metrics.h"
 #include "reports/downsample.h"
 #include "reports/metric_cells.h"
 #include "reports/report_content.h"
@@ -71,6 +72,12 @@ void summary_table(const ojson& s, Report& r) {
     shown.push_back(m);
     t.head.emplace_back(m->column.label.empty() ? m->column.head : m->column.label);
   }
+  // Figures without a column that tell the policies apart (reports/differing_metrics.h).
+  const ojson& policies = policies_of(s);
+  const std::vector<const RunMetric*> differing = differing_metrics(
+      policies.size(), [&](size_t i, const RunMetric& x) { return json_metric(policies[i], x); },
+      MetricTable::kReport);
+  for (const RunMetric* m : differing) t.head.push_back(differing_head(*m));
   bool lost = false;
   for (const ojson& p : policies_of(s)) {
     const std::string sharing = text_at(p, {"sharing"});
@@ -80,6 +87,7 @@ void summary_table(const ojson& s, Report& r) {
     for (const RunMetric* m : shown)
       row.push_back(metric_cell(*m, [&](const RunMetric& x) { return json_metric(p, x); }) +
                     (failed && of_pods_that_ran(*m) ? "*" : ""));
+    for (const RunMetric* m : differing) row.push_back(differing_cell(*m, json_metric(p, *m)));
     t.rows.push_back(std::move(row));
   }
   if (lost) t.note += fmt::format(" * {}.", kOfPodsThatRan);
@@ -237,7 +245,7 @@ double quantile(std::vector<double> v, double q) {
 }
 
 void isolation_table(const ReportData& d, Report& r) {
-  if (!d.has_isolation_column) return;
+  if (!any_capped_pod(d)) return;
   ReportTable t;
   t.title = "Isolation error per capped pod";
   t.note =
@@ -345,10 +353,17 @@ void extra_tables(const ojson& s, Report& r) {
   }
 }
 
+// Durations for the planner's "_s" metrics, else a generic figure.
+std::string plan_figure(const std::string& metric, double v) {
+  const bool seconds = metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0;
+  return seconds ? duration(v) : figure(v);
+}
+
 std::string target_text(const ojson& t) {
   const auto v = number_at(t, {"value"});
-  return fmt::format("{} {} {}", text_at(t, {"metric"}), text_at(t, {"op"}),
-                     v ? figure(*v) : std::string("?"));
+  const std::string metric = text_at(t, {"metric"});
+  return fmt::format("{} {} {}", metric, text_at(t, {"op"}),
+                     v ? plan_figure(metric, *v) : std::string("?"));
 }
 
 void plan_tables(const ojson& plan, Report& r) {
@@ -377,6 +392,13 @@ void plan_tables(const ojson& plan, Report& r) {
     if (p.contains("metrics") && p["metrics"].is_object())
       for (const auto& [k, v] : p["metrics"].items())
         if (listed.insert(k).second) metrics.push_back(k);
+  // The targets' metrics come first; the headline ones only while the table stays narrow
+  // enough for the page.
+  constexpr size_t kMaxPlanColumns = 10;
+  const size_t n_targets =
+      plan.contains("targets") && plan["targets"].is_array() ? plan["targets"].size() : 0;
+  metrics.resize(
+      std::min(metrics.size(), std::max(n_targets, kMaxPlanColumns - t.head.size() - 1)));
   t.head.insert(t.head.end(), metrics.begin(), metrics.end());
   t.head.push_back("fit");
   ReportTable curve;
@@ -387,6 +409,11 @@ void plan_tables(const ojson& plan, Report& r) {
                       ? text_at(plan["targets"][0], {"metric"})
                       : std::string("the first target's metric"));
   curve.head = {"policy", "GPUs", "nodes", "value", "meets"};
+  const std::string first_metric =
+      plan.contains("targets") && plan["targets"].is_array() && !plan["targets"].empty()
+          ? text_at(plan["targets"][0], {"metric"})
+          : std::string();
+  std::vector<std::string> reasons;
   for (const ojson& p : policies_of(plan)) {
     const bool feasible = p.value("feasible", false);
     std::vector<std::string> row = {policy_name(p), feasible ? "yes" : "no",
@@ -395,30 +422,31 @@ void plan_tables(const ojson& plan, Report& r) {
                                     feasible ? decimal(number_at(p, {"cost_per_hour"}), 2) : "-"};
     for (const std::string& m : metrics) {
       const auto v = p.contains("metrics") ? number_at(p["metrics"], {m}) : std::nullopt;
-      row.push_back(v ? figure(*v) : "-");
+      row.push_back(v ? plan_figure(m, *v) : "-");
     }
+    // The coefficients are in plan.json and plan.md; the table keeps to how well it fits.
     std::string fit = "-";
-    if (p.contains("fit") && p["fit"].is_object()) {
-      const ojson& f = p["fit"];
-      std::vector<std::string> coef;
-      if (f.contains("coefficients") && f["coefficients"].is_array())
-        for (const auto& c : f["coefficients"])
-          if (c.is_number()) coef.push_back(figure(c.get<double>()));
-      fit = fmt::format("{} [{}]", text_at(f, {"model"}), fmt::join(coef, ", "));
-      if (const auto r2 = number_at(f, {"r2"})) fit += fmt::format(", R2 {:.3f}", *r2);
+    if (p.contains("fit") && p["fit"].is_object())
+      if (const auto r2 = number_at(p["fit"], {"r2"})) fit = fmt::format("R2 {:.2f}", *r2);
+    if (!feasible) {
+      const std::string why = text_at(p, {"reason"});
+      reasons.push_back(fmt::format("{} is infeasible{}", policy_name(p),
+                                    why.empty() ? std::string(".") : ": " + why + "."));
     }
     row.push_back(fit);
     t.rows.push_back(std::move(row));
     if (p.contains("curve") && p["curve"].is_array())
       for (const ojson& c : p["curve"]) {
         const auto v = number_at(c, {"value"});
-        curve.rows.push_back({policy_name(p), count(number_at(c, {"gpus"})),
-                              count(number_at(c, {"nodes"})), v ? figure(*v) : "-",
-                              c.value("meets", false) ? "yes" : "no"});
+        curve.rows.push_back(
+            {policy_name(p), count(number_at(c, {"gpus"})), count(number_at(c, {"nodes"})),
+             v ? plan_figure(first_metric, *v) : "-", c.value("meets", false) ? "yes" : "no"});
       }
   }
   sec.tables.push_back(std::move(t));
-  if (!curve.rows.empty()) sec.tables.push_back(std::move(curve));
+  sec.paragraphs.insert(sec.paragraphs.end(), reasons.begin(), reasons.end());
+  // After the charts (its own section): the long list of every size evaluated.
+  if (!curve.rows.empty()) section(r, "Sizes evaluated").tables.push_back(std::move(curve));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "reports/report_data.h"
 #include "reports/report_html.h"
 #include "reports/report_markdown.h"
+#include "reports/sweep_report.h"
 #include "reports/vega_bundle.h"
 
 namespace slicelab {
@@ -38,6 +39,7 @@ ReportFiles write_report(const std::filesystem::path& dir) {
   check_results_folder_to_add_to(dir.string());
   const Report report = [&] {
     try {
+      if (is_sweep_folder(dir)) return build_sweep_report(dir);
       return build_report(load_report_data(dir));
     } catch (const nlohmann::json::exception& e) {
       // A summary.json or plan.json of the right shape but with a value of the wrong type.

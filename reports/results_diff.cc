@@ -268,13 +268,14 @@ Report diff_report(const ResultsDiff& d) {
       if (const auto p = row.change_percent(); p && changed(row))
         bars.push_back(
             {fmt::format("{} · {}", row.metric->column.head, row.policy), row.policy, *p});
-  if (!bars.empty())
-    changes.charts.push_back(
-        {"Change of the headline figures (B vs A)",
-         bar_chart_spec(bars, {.title = "Change of the headline figures (B vs A)",
-                               .x_title = "change (%)",
-                               .format = "+,.1f",
-                               .legend_title = "policy"})});
+  if (!bars.empty()) {
+    BarOptions o;
+    o.title = "Change of the headline figures (B vs A)";
+    o.x_title = "change (%)";
+    o.format = "+,.1f";
+    o.legend_title = "policy";
+    changes.charts.push_back({o.title, bar_chart_spec(bars, o)});
+  }
   ReportTable all = table_of(d, true);
   all.title = "Every figure";
   all.note = "Every metric of summary.json both folders hold, per policy.";

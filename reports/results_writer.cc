@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "reports/atomic_folder.h"
+#include "reports/differing_metrics.h"
 #include "reports/metric_cells.h"
 #include "reports/output_values.h"
 #include "reports/policy_choice.h"
@@ -245,6 +246,16 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide) {
       c.cells.push_back(
           metric_cell(*m, [&](const RunMetric& x) { return metric_value(x, r.summary); }) +
           (of_pods_that_ran(*m) && r.summary.failed > 0 ? "*" : ""));
+    cols.push_back(std::move(c));
+  }
+  // Figures without a column that still tell the policies apart (reports/differing_metrics.h).
+  for (const RunMetric* m : differing_metrics(
+           runs.size(),
+           [&](size_t i, const RunMetric&x) { return metric_value(x, runs[i].summary); },
+           MetricTable::kTerminal)) {
+    Column c{differing_head(*m), 86, {}};
+    for (const RunResult& r : runs)
+      c.cells.push_back(differing_cell(*m, metric_value(*m, r.summary)));
     cols.push_back(std::move(c));
   }
   for (const RunResult& r : runs) {

@@ -27,7 +27,76 @@ std::string format_signal(const std::string& field, const std::string& format) {
   return fmt::format("format(datum.{}, '{}')", field, format);
 }
 
+// The scale of `kind` over `domain` for a value axis named `name` spanning `range`.
+json value_scale(const std::string& name, const AxisScale& kind, json domain, json range) {
+  json scale = {{"name", name},
+                {"type", kind.type},
+                {"domain", std::move(domain)},
+                {"range", std::move(range)}};
+  if (kind.type == "linear") {
+    scale["nice"] = true;
+    scale["zero"] = true;
+  } else {
+    scale["zero"] = false;
+    scale["nice"] = false;
+  }
+  if (kind.type == "symlog") scale["constant"] = tidy(kind.constant);
+  return scale;
+}
+
+// Ticks and labels of a value axis: durations where the values are seconds.
+void label_axis(json& axis, bool durations, const AxisScale& kind, double lo, double hi) {
+  if (!durations) return;
+  json ticks = json::array();
+  for (const double t : duration_ticks(kind.type == "log" ? lo : 0, hi))
+    // Symlog squeezes everything below its constant next to zero: ticks there would overlap.
+    if (kind.type != "symlog" || t == 0 || t >= kind.constant) ticks.push_back(tidy(t));
+  axis["values"] = ticks;
+  axis.erase("format");
+  axis["encode"] = {{"labels", {{"update", {{"text", {{"signal", duration_label_expr()}}}}}}}};
+}
+
 }  // namespace
+
+AxisScale axis_scale_for(std::span<const double> values) {
+  double lo = 0, hi = 0;
+  bool positive = false, nonpositive = false;
+  for (const double v : values) {
+    if (!std::isfinite(v)) continue;
+    if (v <= 0) {
+      nonpositive = true;
+      continue;
+    }
+    lo = positive ? std::min(lo, v) : v;
+    hi = positive ? std::max(hi, v) : v;
+    positive = true;
+  }
+  AxisScale out;
+  if (!positive || hi <= 100 * lo) return out;
+  out.type = nonpositive ? "symlog" : "log";
+  out.constant = lo;
+  return out;
+}
+
+std::string duration_label_expr(const std::string& field) {
+  const std::string v = "datum." + field;
+  return fmt::format(
+      "{0} < 60 ? format({0}, '.2~r') + 's' : {0} < 3600 ? format({0} / 60, '.2~r') + 'm' : "
+      "{0} < 86400 ? format({0} / 3600, '.2~r') + 'h' : format({0} / 86400, '.2~r') + 'd'",
+      v);
+}
+
+std::vector<double> duration_ticks(double lo, double hi) {
+  std::vector<double> out;
+  for (const double t : {0.0, 1.0, 10.0, 60.0, 300.0, 900.0, 3600.0, 4 * 3600.0, 12 * 3600.0,
+                         86400.0, 4 * 86400.0, 14 * 86400.0, 60 * 86400.0, 365 * 86400.0})
+    if (t >= lo * 0.999 && (t <= hi * 1.05 || out.empty())) out.push_back(t);
+  // Few ticks on a narrow range: add its ends.
+  if (out.size() < 3 && hi > 0) out.push_back(hi);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& o) {
   json values = json::array();
@@ -52,39 +121,39 @@ json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& o) {
     table["transform"] =
         json::array({{{"type", "formula"}, {"expr", "0"}, {"as", "v0"}},
                      {{"type", "formula"}, {"expr", "datum.value"}, {"as", "v1"}}});
-  json x_scale = {
-      {"name", "x"},      {"type", "linear"}, {"domain", {0, max_end > 0 ? max_end : 1}},
-      {"range", "width"}, {"nice", true},     {"zero", true}};
-  json spec = {{"width", kWidth},
-               {"height", std::max<size_t>(labels.size(), 1) * 24},
-               {"padding", 5},
-               {"title", title_of(o.title)},
-               {"data", json::array({table})},
-               {"scales", json::array({{{"name", "y"},
-                                        {"type", "band"},
-                                        {"domain", labels},
-                                        {"range", "height"},
-                                        {"padding", 0.2}},
-                                       x_scale,
-                                       {{"name", "color"},
-                                        {"type", "ordinal"},
-                                        {"domain", {{"data", "table"}, {"field", "color"}}},
-                                        {"range", "category"}}})},
-               {"axes", json::array({{{"orient", "bottom"},
-                                      {"scale", "x"},
-                                      {"title", o.x_title},
-                                      {"format", o.format},
-                                      {"grid", true},
-                                      {"tickCount", 5}},
-                                     {{"orient", "left"}, {"scale", "y"}, {"labelLimit", 160}}})}};
-  json encode = {{"y", {{"scale", "y"}, {"field", "label"}}},
-                 {"height", {{"scale", "y"}, {"band", 1}}},
-                 {"x", {{"scale", "x"}, {"field", "v0"}}},
-                 {"x2", {{"scale", "x"}, {"field", "v1"}}},
-                 {"fill", {{"scale", "color"}, {"field", "color"}}},
-                 {"tooltip",
-                  {{"signal", "datum.label + ' ' + datum.color + ': ' +" +
-                                  format_signal("value", o.format)}}}};
+  // Bars start at zero, so a spread of values is drawn on symlog (log above the constant).
+  AxisScale kind = o.scale;
+  if (kind.type == "log") kind.type = "symlog";
+  json x_scale = value_scale("x", kind, json::array({0, max_end > 0 ? max_end : 1}), json("width"));
+  json x_axis = {{"orient", "bottom"}, {"scale", "x"}, {"title", o.x_title},
+                 {"format", o.format}, {"grid", true}, {"tickCount", 5}};
+  label_axis(x_axis, o.durations, kind, 0, max_end);
+  const std::string value_text =
+      o.durations ? duration_label_expr() : format_signal("value", o.format);
+  json spec = {
+      {"width", kWidth},
+      {"height", std::max<size_t>(labels.size(), 1) * 24},
+      {"padding", 5},
+      {"title", title_of(o.title)},
+      {"data", json::array({table})},
+      {"scales", json::array({{{"name", "y"},
+                               {"type", "band"},
+                               {"domain", labels},
+                               {"range", "height"},
+                               {"padding", 0.2}},
+                              x_scale,
+                              {{"name", "color"},
+                               {"type", "ordinal"},
+                               {"domain", {{"data", "table"}, {"field", "color"}}},
+                               {"range", "category"}}})},
+      {"axes", json::array({x_axis, {{"orient", "left"}, {"scale", "y"}, {"labelLimit", 160}}})}};
+  json encode = {
+      {"y", {{"scale", "y"}, {"field", "label"}}},
+      {"height", {{"scale", "y"}, {"band", 1}}},
+      {"x", {{"scale", "x"}, {"field", "v0"}}},
+      {"x2", {{"scale", "x"}, {"field", "v1"}}},
+      {"fill", {{"scale", "color"}, {"field", "color"}}},
+      {"tooltip", {{"signal", "datum.label + ' ' + datum.color + ': ' + (" + value_text + ")"}}}};
   json marks = json::array({{{"type", "rect"},
                              {"name", "bars"},
                              {"from", {{"data", "table"}}},
@@ -99,7 +168,7 @@ json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& o) {
                          {"baseline", {{"value", "middle"}}},
                          {"fontSize", {{"value", 10}}},
                          {"fill", {{"value", "#333"}}},
-                         {"text", {{"signal", format_signal("value", o.format)}}}}}}}});
+                         {"text", {{"signal", value_text}}}}}}}});
   spec["marks"] = marks;
   if (!o.legend_title.empty())
     // Offset past the value labels that stick out right of the longest bar.
@@ -108,19 +177,141 @@ json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& o) {
   return spec;
 }
 
-json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
+namespace {
+
+json line_mark(const std::string& from, bool step, bool dashed) {
+  json enter = {{"x", {{"scale", "x"}, {"field", "x"}}},
+                {"y", {{"scale", "y"}, {"field", "y"}}},
+                {"stroke", {{"scale", "color"}, {"field", "series"}}},
+                {"strokeWidth", {{"value", dashed ? 1.5 : 2}}},
+                {"interpolate", {{"value", step ? "step-after" : "linear"}}}};
+  if (dashed) enter["strokeDash"] = {{"value", {5, 3}}};
+  return {{"type", "line"}, {"from", {{"data", from}}}, {"encode", {{"enter", enter}}}};
+}
+
+// One line per series: a group faceted by series around a line mark.
+json lines_by_series(const std::string& data, bool step, bool dashed) {
+  const std::string name = data + "_by_series";
+  return {{"type", "group"},
+          {"from", {{"facet", {{"name", name}, {"data", data}, {"groupby", "series"}}}}},
+          {"marks", json::array({line_mark(name, step, dashed)})}};
+}
+
+json value_rows(std::span<const XYRow> rows) {
   json values = json::array();
   for (const XYRow& r : rows)
     values.push_back({{"series", r.series}, {"x", tidy(r.x)}, {"y", tidy(r.y)}});
+  return values;
+}
+
+std::pair<double, double> y_extent(std::span<const XYRow> rows, const LineOptions& o) {
+  std::vector<double> ys;
+  for (const XYRow& r : rows) ys.push_back(r.y);
+  for (const XYRow& r : o.points) ys.push_back(r.y);
+  for (const XYRow& r : o.dashed) ys.push_back(r.y);
+  if (o.y_rule) ys.push_back(*o.y_rule);
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const double y : ys)
+    if (y > 0) {
+      lo = any ? std::min(lo, y) : y;
+      hi = any ? std::max(hi, y) : y;
+      any = true;
+    }
+  return {lo, hi};
+}
+
+json y_axis_of(const LineOptions& o, std::span<const XYRow> rows) {
+  json axis = {{"orient", "left"},     {"scale", "y"},   {"title", o.y_title},
+               {"format", o.y_format}, {"tickCount", 5}, {"grid", true}};
+  const auto [lo, hi] = y_extent(rows, o);
+  label_axis(axis, o.y_durations, o.y_scale, lo, hi);
+  return axis;
+}
+
+json x_axis_of(const LineOptions& o) {
+  json x_axis = {{"orient", "bottom"},   {"scale", "x"},   {"title", o.x_title},
+                 {"format", o.x_format}, {"tickCount", 6}, {"grid", true}};
+  if (!o.x_ticks.empty()) {
+    json ticks = json::array();
+    for (const double t : o.x_ticks) ticks.push_back(tidy(t));
+    x_axis["values"] = ticks;
+  }
+  if (!o.x_label_expr.empty())  // Vega (unlike Vega-Lite) sets label text through encode
+    x_axis["encode"] = {{"labels", {{"update", {{"text", {{"signal", o.x_label_expr}}}}}}}};
+  return x_axis;
+}
+
+json x_scale_of(const LineOptions& o, json domain, json range) {
+  json x_scale = {{"name", "x"},
+                  {"type", o.x_scale},
+                  {"domain", std::move(domain)},
+                  {"range", std::move(range)},
+                  {"zero", false}};
+  if (o.x_scale == "linear") x_scale["nice"] = true;
+  if (o.x_scale == "symlog") x_scale["constant"] = tidy(o.symlog_constant);
+  return x_scale;
+}
+
+// Small multiples: a panel per series, three columns, shared scales.
+json faceted_line_chart(std::span<const XYRow> rows, const LineOptions& o) {
+  json y_scale = value_scale("y", o.y_scale, {{"data", "table"}, {"field", "y"}},
+                             json::array({{{"signal", "cellHeight"}}, 0}));
+  if (o.y_max) y_scale["domainMax"] = *o.y_max;
+  json panel = {
+      {"type", "group"},
+      {"from", {{"facet", {{"name", "panel"}, {"data", "table"}, {"groupby", "series"}}}}},
+      {"title", {{"text", {{"signal", "parent.series"}}}, {"fontSize", 11}, {"anchor", "start"}}},
+      {"encode",
+       {{"update",
+         {{"width", {{"signal", "cellWidth"}}}, {"height", {{"signal", "cellHeight"}}}}}}},
+      {"axes", json::array({x_axis_of(o), y_axis_of(o, rows)})},
+      {"marks", json::array({line_mark("panel", o.step, false)})}};
+  return {{"padding", 5},
+          {"title", title_of(o.title)},
+          {"signals", json::array({{{"name", "cellWidth"}, {"value", 230}},
+                                   {{"name", "cellHeight"}, {"value", 90}}})},
+          {"layout",
+           {{"columns", 3},
+            {"padding", {{"row", 18}, {"column", 24}}},
+            {"bounds", "full"},
+            {"align", "all"}}},
+          {"data", json::array({{{"name", "table"}, {"values", value_rows(rows)}}})},
+          {"scales", json::array({x_scale_of(o, {{"data", "table"}, {"field", "x"}},
+                                             json::array({0, {{"signal", "cellWidth"}}})),
+                                  y_scale,
+                                  {{"name", "color"},
+                                   {"type", "ordinal"},
+                                   {"domain", {{"data", "table"}, {"field", "series"}}},
+                                   {"range", "category"}}})},
+          {"marks", json::array({panel})}};
+}
+
+}  // namespace
+
+json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
+  if (o.facet) return faceted_line_chart(rows, o);
   json points = json::array();
   for (const XYRow& r : o.points)
     points.push_back(
         {{"series", r.series}, {"x", tidy(r.x)}, {"y", tidy(r.y)}, {"meets", r.filled}});
+  json labels = json::array();
+  for (size_t i = 0; i < o.labels.size(); ++i) {
+    const auto& l = o.labels[i];
+    // Stacked upward so that labels of nearby points do not overlap.
+    labels.push_back({{"series", l.series},
+                      {"x", tidy(l.x)},
+                      {"y", tidy(l.y)},
+                      {"text", l.text},
+                      {"dy", -10 - 12 * static_cast<int>(i)}});
+  }
   // Only data sets with rows take part in the domains: an empty one makes Vega warn about an
   // infinite extent. Domains span lines, points and the target line, so nothing is cut off.
   json data = json::array();
   json x_fields = json::array(), y_fields = json::array(), series_fields = json::array();
-  for (const auto& [name, rows_of] : {std::pair{"table", &values}, std::pair{"points", &points}}) {
+  json values = value_rows(rows), dashed = value_rows(o.dashed);
+  for (const auto& [name, rows_of] : {std::pair{"table", &values}, std::pair{"points", &points},
+                                      std::pair{"dashed", &dashed}, std::pair{"labels", &labels}}) {
     data.push_back({{"name", name}, {"values", *rows_of}});
     if (rows_of->empty()) continue;
     x_fields.push_back({{"data", name}, {"field", "x"}});
@@ -131,30 +322,13 @@ json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
     data.push_back({{"name", "rule"}, {"values", json::array({{{"y", tidy(*o.y_rule)}}})}});
     y_fields.push_back({{"data", "rule"}, {"field", "y"}});
   }
-  json x_scale = {{"name", "x"},
-                  {"type", o.x_scale},
-                  {"domain", {{"fields", x_fields}}},
-                  {"range", "width"},
-                  {"zero", false}};
-  if (o.x_scale == "linear") x_scale["nice"] = true;
-  if (o.x_scale == "symlog") x_scale["constant"] = tidy(o.symlog_constant);
-  json y_scale = {{"name", "y"},       {"type", "linear"}, {"domain", {{"fields", y_fields}}},
-                  {"range", "height"}, {"nice", true},     {"zero", true}};
+  json y_scale = value_scale("y", o.y_scale, {{"fields", y_fields}}, "height");
   if (o.y_max) y_scale["domainMax"] = *o.y_max;
   json series_domain = {{"fields", series_fields}};
-  json line = {{"type", "line"},
-               {"from", {{"data", "faceted"}}},
-               {"encode",
-                {{"enter",
-                  {{"x", {{"scale", "x"}, {"field", "x"}}},
-                   {"y", {{"scale", "y"}, {"field", "y"}}},
-                   {"stroke", {{"scale", "color"}, {"field", "series"}}},
-                   {"strokeWidth", {{"value", 2}}},
-                   {"interpolate", {{"value", o.step ? "step-after" : "linear"}}}}}}}};
-  json marks = json::array(
-      {{{"type", "group"},
-        {"from", {{"facet", {{"name", "faceted"}, {"data", "table"}, {"groupby", "series"}}}}},
-        {"marks", json::array({line})}}});
+  json marks = json::array({lines_by_series("table", o.step, false)});
+  if (!o.dashed.empty()) marks.push_back(lines_by_series("dashed", false, true));
+  const std::string y_text =
+      o.y_durations ? "(" + duration_label_expr("y") + ")" : format_signal("y", o.y_format);
   if (!o.points.empty())
     marks.push_back(
         {{"type", "symbol"},
@@ -168,8 +342,7 @@ json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
              {"strokeWidth", {{"value", 2}}},
              {"fill", {{"signal", "datum.meets ? scale('color', datum.series) : 'white'"}}},
              {"tooltip",
-              {{"signal", "datum.series + ': ' + format(datum.x, ',') + ' GPUs -> ' + " +
-                              format_signal("y", o.y_format) +
+              {{"signal", "datum.series + ': ' + format(datum.x, ',') + ' GPUs -> ' + " + y_text +
                               " + (datum.meets ? ' (meets)' : ' (misses)')"}}}}}}}});
   if (o.y_rule) {
     marks.push_back({{"type", "rule"},
@@ -192,36 +365,133 @@ json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
                          {"fill", {{"value", "#c0392b"}}},
                          {"text", {{"value", o.rule_label}}}}}}}});
   }
-  json x_axis = {{"orient", "bottom"},   {"scale", "x"},   {"title", o.x_title},
-                 {"format", o.x_format}, {"tickCount", 6}, {"grid", true}};
-  if (!o.x_ticks.empty()) {
-    json ticks = json::array();
-    for (const double t : o.x_ticks) ticks.push_back(tidy(t));
-    x_axis["values"] = ticks;
+  if (!o.labels.empty()) {
+    marks.push_back({{"type", "symbol"},
+                     {"name", "crossings"},
+                     {"from", {{"data", "labels"}}},
+                     {"encode",
+                      {{"enter",
+                        {{"x", {{"scale", "x"}, {"field", "x"}}},
+                         {"y", {{"scale", "y"}, {"field", "y"}}},
+                         {"shape", {{"value", "diamond"}}},
+                         {"size", {{"value", 110}}},
+                         {"fill", {{"scale", "color"}, {"field", "series"}}},
+                         {"stroke", {{"value", "#222"}}},
+                         {"strokeWidth", {{"value", 1}}},
+                         {"tooltip", {{"field", "text"}}}}}}}});
+    marks.push_back({{"type", "text"},
+                     {"from", {{"data", "labels"}}},
+                     {"encode",
+                      {{"enter",
+                        {{"x", {{"scale", "x"}, {"field", "x"}, {"offset", 7}}},
+                         {"y", {{"scale", "y"}, {"field", "y"}}},
+                         {"dy", {{"field", "dy"}}},
+                         {"align", {{"value", "left"}}},
+                         {"fontSize", {{"value", 10}}},
+                         {"fontWeight", {{"value", "bold"}}},
+                         {"fill", {{"scale", "color"}, {"field", "series"}}},
+                         {"text", {{"field", "text"}}}}}}}});
   }
-  if (!o.x_label_expr.empty())  // Vega (unlike Vega-Lite) sets label text through encode
-    x_axis["encode"] = {{"labels", {{"update", {{"text", {{"signal", o.x_label_expr}}}}}}}};
   json spec = {{"width", kWidth},
                {"height", 220},
                {"padding", 5},
                {"title", title_of(o.title)},
                {"data", data},
-               {"scales", json::array({x_scale,
+               {"scales", json::array({x_scale_of(o, {{"fields", x_fields}}, "width"),
                                        y_scale,
                                        {{"name", "color"},
                                         {"type", "ordinal"},
                                         {"domain", series_domain},
                                         {"range", "category"}}})},
-               {"axes", json::array({x_axis,
-                                     {{"orient", "left"},
-                                      {"scale", "y"},
-                                      {"title", o.y_title},
-                                      {"format", o.y_format},
-                                      {"tickCount", 5},
-                                      {"grid", true}}})},
+               {"axes", json::array({x_axis_of(o), y_axis_of(o, rows)})},
                {"legends", json::array({{{"stroke", "color"}, {"title", o.legend_title}}})},
                {"marks", marks}};
   return spec;
+}
+
+json heatmap_spec(std::span<const HeatCell> cells, const HeatmapOptions& o) {
+  json values = json::array();
+  std::vector<std::string> panels;
+  for (const HeatCell& c : cells) {
+    values.push_back({{"panel", c.panel},
+                      {"x", c.x},
+                      {"y", c.y},
+                      {"value", tidy(c.value)},
+                      {"text", c.text},
+                      {"meets", c.meets}});
+    if (std::find(panels.begin(), panels.end(), c.panel) == panels.end()) panels.push_back(c.panel);
+  }
+  const int cell = 34;
+  const auto w = static_cast<int>(std::max<size_t>(o.x_order.size(), 1)) * cell * 2;
+  const auto h = static_cast<int>(std::max<size_t>(o.y_order.size(), 1)) * cell;
+  json color = {{"name", "color"},
+                {"type", o.scale.type == "linear" ? "linear" : o.scale.type},
+                {"domain", {{"data", "table"}, {"field", "value"}}},
+                {"scheme", "blues"},
+                {"reverse", o.high_is_good},
+                {"zero", false}};
+  if (o.scale.type == "symlog") color["constant"] = tidy(o.scale.constant);
+  json rect = {{"type", "rect"},
+               {"from", {{"data", "cells"}}},
+               {"encode",
+                {{"enter",
+                  {{"x", {{"scale", "x"}, {"field", "x"}}},
+                   {"width", {{"scale", "x"}, {"band", 1}}},
+                   {"y", {{"scale", "y"}, {"field", "y"}}},
+                   {"height", {{"scale", "y"}, {"band", 1}}},
+                   {"fill", {{"scale", "color"}, {"field", "value"}}},
+                   {"stroke", {{"signal", "datum.meets ? '#1e8449' : '#ffffff'"}}},
+                   {"strokeWidth", {{"signal", "datum.meets ? 2.5 : 1"}}},
+                   {"tooltip",
+                    {{"signal",
+                      "datum.panel + ' ' + datum.x + ', ' + datum.y + ': ' + "
+                      "datum.text + (datum.meets ? ' (meets)' : '')"}}}}}}}};
+  json text = {{"type", "text"},
+               {"from", {{"data", "cells"}}},
+               {"encode",
+                {{"enter",
+                  {{"x", {{"scale", "x"}, {"field", "x"}, {"band", 0.5}}},
+                   {"y", {{"scale", "y"}, {"field", "y"}, {"band", 0.5}}},
+                   {"align", {{"value", "center"}}},
+                   {"baseline", {{"value", "middle"}}},
+                   {"fontSize", {{"value", 10}}},
+                   {"fill",
+                    {{"signal",
+                      "luminance(scale('color', datum.value)) > 0.45 ? "
+                      "'#222' : '#fff'"}}},
+                   {"text", {{"field", "text"}}}}}}}};
+  json panel = {
+      {"type", "group"},
+      {"from", {{"facet", {{"name", "cells"}, {"data", "table"}, {"groupby", "panel"}}}}},
+      {"title", {{"text", {{"signal", "parent.panel"}}}, {"fontSize", 11}, {"anchor", "start"}}},
+      {"encode", {{"update", {{"width", {{"value", w}}}, {"height", {{"value", h}}}}}}},
+      {"axes", json::array({{{"orient", "bottom"}, {"scale", "x"}, {"title", o.x_title}},
+                            {{"orient", "left"}, {"scale", "y"}, {"title", o.y_title}}})},
+      {"marks", json::array({rect, text})}};
+  return {{"padding", 5},
+          {"title", title_of(o.title)},
+          {"layout",
+           {{"columns", std::min<size_t>(std::max<size_t>(panels.size(), 1), 4)},
+            {"padding", {{"row", 16}, {"column", 20}}},
+            {"bounds", "full"},
+            {"align", "all"}}},
+          {"data", json::array({{{"name", "table"}, {"values", values}}})},
+          {"scales", json::array({{{"name", "x"},
+                                   {"type", "band"},
+                                   {"domain", o.x_order},
+                                   {"range", json::array({0, w})},
+                                   {"padding", 0.04}},
+                                  {{"name", "y"},
+                                   {"type", "band"},
+                                   {"domain", o.y_order},
+                                   {"range", json::array({h, 0})},
+                                   {"padding", 0.04}},
+                                  color})},
+          {"legends", json::array({{{"fill", "color"},
+                                    {"title", o.legend_title},
+                                    {"type", "gradient"},
+                                    {"gradientLength", 120}}})},
+          {"marks", json::array({panel})}};
 }
 
 }  // namespace slicelab

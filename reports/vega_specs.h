@@ -11,6 +11,19 @@
 
 namespace slicelab {
 
+// How an axis spreads its values: linear, or logarithmic where the positive values span more
+// than 100x (symlog, linear below `constant`, when some are zero).
+struct AxisScale {
+  std::string type = "linear";  // "linear", "log" or "symlog"
+  double constant = 1;          // symlog: where the scale turns from linear to logarithmic
+};
+AxisScale axis_scale_for(std::span<const double> values);
+
+// Vega expression writing datum.<field> (seconds) as a duration: 45s, 7m, 3.1h, 2d.
+std::string duration_label_expr(const std::string& field = "value");
+// Tick values (seconds) people read as durations, from 0 or 1 s up to just past `hi`.
+std::vector<double> duration_ticks(double lo, double hi);
+
 struct BarRow {
   std::string label;  // one bar (stacked rows share a label)
   std::string color;  // colour key: the policy, a GPU model or a stack part
@@ -23,6 +36,8 @@ struct BarOptions {
   std::string format = ",.3~f";  // d3-format of values on the axis and the bar labels
   bool stacked = false;          // rows with the same label stack left to right
   std::string legend_title;      // shown when non-empty
+  AxisScale scale;               // of the value axis (log: bars start at the smallest tick)
+  bool durations = false;        // values are seconds; axis ticks and labels read as durations
 };
 
 nlohmann::json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& options);
@@ -47,8 +62,39 @@ struct LineOptions {
   std::optional<double> y_rule;    // a horizontal target line
   std::string rule_label;
   std::string legend_title = "policy";
+  AxisScale y_scale;          // of the y axis
+  bool y_durations = false;   // y values are seconds; ticks and labels read as durations
+  std::vector<XYRow> dashed;  // more lines, dashed, in their series' colour (fitted curves)
+  struct Label {
+    std::string series;
+    double x = 0, y = 0;
+    std::string text;
+  };
+  std::vector<Label> labels;  // marked points with their text (a target's crossing)
+  // Small multiples: one panel per series with shared axes, for more than four series (lines
+  // only; points, dashed lines and labels are not drawn then).
+  bool facet = false;
 };
 
 nlohmann::json line_chart_spec(std::span<const XYRow> rows, const LineOptions& options);
+
+// A cell of a heatmap: panel (one per policy), column and row labels, the value and whether it
+// meets the targets (outlined).
+struct HeatCell {
+  std::string panel, x, y;
+  double value = 0;
+  std::string text;  // printed in the cell
+  bool meets = false;
+};
+
+struct HeatmapOptions {
+  std::string title, x_title, y_title, legend_title;
+  std::vector<std::string> x_order, y_order;  // the columns and rows, in reading order
+  AxisScale scale;                            // of the colour
+  bool high_is_good = false;                  // colour scheme direction
+};
+
+// Small multiples of heatmaps, one panel per distinct `panel`, with a shared colour scale.
+nlohmann::json heatmap_spec(std::span<const HeatCell> cells, const HeatmapOptions& options);
 
 }  // namespace slicelab

@@ -25,25 +25,43 @@ std::optional<CapacityFit> fit_capacity_curve(std::span<const CurvePoint> points
     y(i) = p.value;
   }
   // QR rather than normal equations: better conditioned when 1/gpus values are close together.
-  const Eigen::Vector2d c = x.colPivHouseholderQr().solve(y);
+  Eigen::Vector2d c = x.colPivHouseholderQr().solve(y);
+  const double lo = *distinct.begin();
+  const double hi = *distinct.rbegin();
+  const auto residual = [&](const Eigen::Vector2d& k) { return (y - x * k).squaredNorm(); };
+  // Delays, shares and counts cannot go below zero. a + b / gpus is monotone, so it stays
+  // non-negative over the data's range when it does at both ends: where the free fit dips
+  // below, the least-squares fit under that constraint has the failing end at exactly zero
+  // (a = -b / end, one coefficient left), or is zero throughout.
+  const bool nonnegative =
+      std::all_of(pts.begin(), pts.end(), [](const CurvePoint& p) { return p.value >= 0; });
+  const auto at = [](const Eigen::Vector2d& k, double g) { return k(0) + k(1) / g; };
+  if (nonnegative && (at(c, lo) < 0 || at(c, hi) < 0)) {
+    Eigen::Vector2d best = Eigen::Vector2d::Zero();
+    for (const double end : {lo, hi}) {
+      Eigen::VectorXd u = x.col(1).array() - 1.0 / end;
+      const double uu = u.squaredNorm();
+      if (uu <= 0) continue;
+      const double b = u.dot(y) / uu;
+      const Eigen::Vector2d k(-b / end, b);
+      if (at(k, lo) >= -1e-9 && at(k, hi) >= -1e-9 && residual(k) < residual(best)) best = k;
+    }
+    c = best;
+  }
   CapacityFit fit;
   fit.a = c(0);
   fit.b = c(1);
   const double mean = y.mean();
   const double ss_tot = (y.array() - mean).square().sum();
-  const double ss_res = (y - x * c).squaredNorm();
+  const double ss_res = residual(c);
   fit.r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : (ss_res <= 1e-12 ? 1.0 : 0.0);
-  const double lo = *distinct.begin();
-  const double hi = *distinct.rbegin();
   samples = std::max(samples, 2);
-  // Delays, shares and counts cannot go below zero; where the fitted curve would, the drawing
-  // shows zero rather than a value no run can produce.
-  const bool nonnegative =
-      std::all_of(pts.begin(), pts.end(), [](const CurvePoint& p) { return p.value >= 0; });
+  // The drawing stays within the observed values (a fit's end may overshoot the extreme
+  // point); clamping keeps the curve monotone.
+  const double y_lo = y.minCoeff(), y_hi = y.maxCoeff();
   for (int i = 0; i < samples; ++i) {
     const double g = lo + (hi - lo) * i / (samples - 1);
-    const double v = fit.a + fit.b / g;
-    fit.samples.push_back({g, nonnegative ? std::max(v, 0.0) : v});
+    fit.samples.push_back({g, std::clamp(at(c, g), y_lo, y_hi)});
   }
   return fit;
 }

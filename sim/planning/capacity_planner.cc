@@ -37,10 +37,19 @@ class RunSlots {
   std::counting_semaphore<1024> sem_;
 };
 
+// A target's bound as people write it: seconds of the "_s" metrics as a duration ("5m").
+std::string bound_text(const PlanTarget& t) {
+  const bool seconds = t.metric.size() > 2 && t.metric.ends_with("_s");
+  if (!seconds || t.bound < 60) return fmt::format("{:g}{}", t.bound, seconds ? "s" : "");
+  if (t.bound < 3600) return fmt::format("{:.3g}m", t.bound / 60);
+  if (t.bound < 86400) return fmt::format("{:.3g}h", t.bound / 3600);
+  return fmt::format("{:.3g}d", t.bound / 86400);
+}
+
 std::string targets_text(const PlanSpec& spec) {
   std::vector<std::string> t;
   for (const auto& x : spec.targets)
-    t.push_back(fmt::format("{} {} {:g}", x.metric, x.op(), x.bound));
+    t.push_back(fmt::format("{} {} {}", x.metric, x.op(), bound_text(x)));
   return fmt::format("{}", fmt::join(t, ", "));
 }
 

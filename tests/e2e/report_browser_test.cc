@@ -100,6 +100,11 @@ class ReportBrowser : public testing::TempFilesTest {
     EXPECT_EQ(r.errors(), "");
     const int n = std::stoi(expected);
     EXPECT_GT(n, 0);
+    // One SVG per chart spec, counted in the DOM rather than by the page's own counter.
+    const std::regex svg("<svg[\\s>]");
+    EXPECT_EQ(std::distance(std::sregex_iterator(r.dom.begin(), r.dom.end(), svg),
+                            std::sregex_iterator()),
+              n);
     for (int i = 1; i <= n; ++i) {
       const std::string open = "id=\"chart-" + std::to_string(i) + "\"";
       const size_t at = r.dom.find(open);
@@ -132,6 +137,66 @@ TEST_F(ReportBrowser, ReportWithEveryOptionalPartRenders) {
   const Rendered r = render(dir_ / "full" / "report.html");
   expect_all_charts_drawn(r);
   EXPECT_EQ(r.attr("data-charts-expected"), "18");
+}
+
+TEST_F(ReportBrowser, SevenPoliciesDrawSmallMultiplesWithoutErrors) {
+  // Seven policies: the time series are drawn as one panel per policy (a Vega layout of
+  // faceted groups), which must render as completely as a single chart.
+  const fs::path out = dir_ / "sharing-modes";
+  ASSERT_EQ(
+      run_shell(quote(kBinary) + " compare " + quote(kSource + "/scenarios/sharing-modes.yaml") +
+                " -q --report --out " + quote(out.string())),
+      0);
+  const Rendered r = render(out / "report.html");
+  expect_all_charts_drawn(r);
+  // Every chart has a title; beyond those, each of the two time-series charts titles one
+  // panel per policy (the scenario has seven).
+  const std::regex title("aria-label=\"Title text '");
+  const auto titles = std::distance(std::sregex_iterator(r.dom.begin(), r.dom.end(), title),
+                                    std::sregex_iterator());
+  EXPECT_EQ(titles - std::stoi(r.attr("data-charts-expected")), 2 * 7);
+}
+
+TEST_F(ReportBrowser, PlanReportDrawsEachTargetWithItsCrossings) {
+  const fs::path out = dir_ / "plan";
+  ASSERT_EQ(run_shell(quote(kBinary) + " plan " + quote(kSource + "/scenarios/capacity-plan.yaml") +
+                      " -q --out " + quote(out.string())),
+            0);
+  ASSERT_EQ(run_shell(quote(kBinary) + " report -q " + quote(out.string())), 0);
+  const Rendered r = render(out / "report.html");
+  expect_all_charts_drawn(r);
+  // One chart per target of the plan block (three), each with its crossing diamonds drawn.
+  EXPECT_EQ(r.attr("data-charts-expected"), "3");
+  const std::regex crossings("class=\"mark-symbol role-mark crossings\"[^>]*><path");
+  const auto drawn = std::distance(std::sregex_iterator(r.dom.begin(), r.dom.end(), crossings),
+                                   std::sregex_iterator());
+  EXPECT_EQ(drawn, 3);
+}
+
+TEST_F(ReportBrowser, SweepReportRendersEveryHeatmap) {
+  const fs::path out = dir_ / "sweep";
+  ASSERT_EQ(run_shell(quote(kBinary) + " sweep " +
+                      quote(kSource + "/scenarios/sweeps/example-sweep.yaml") + " -q --out " +
+                      quote(out.string())),
+            0);
+  ASSERT_EQ(run_shell(quote(kBinary) + " report -q " + quote(out.string())), 0);
+  const Rendered r = render(out / "report.html");
+  expect_all_charts_drawn(r);
+  EXPECT_NE(r.dom.find("Where each policy meets the targets"), std::string::npos);
+}
+
+TEST_F(ReportBrowser, DiffReportRendersEveryChart) {
+  // Before and after: the same scenario under two seeds, so that the figures change.
+  for (const char* seed : {"1", "2"})
+    ASSERT_EQ(run_shell(quote(kBinary) + " compare " +
+                        quote(kSource + "/scenarios/quickstart.yaml") + " -q --seed " + seed +
+                        " --out " + quote((dir_ / (std::string("seed-") + seed)).string())),
+              0);
+  ASSERT_EQ(
+      run_shell(quote(kBinary) + " diff -q " + quote((dir_ / "seed-1").string()) + " " +
+                quote((dir_ / "seed-2").string()) + " --out " + quote((dir_ / "diff").string())),
+      0);
+  expect_all_charts_drawn(render(dir_ / "diff" / "diff.html"));
 }
 
 TEST_F(ReportBrowser, ABrokenChartIsCaught) {

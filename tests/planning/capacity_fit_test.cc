@@ -1,5 +1,8 @@
-// The Eigen least-squares fit of the capacity curve, value = a + b / gpus.
+// The Eigen least-squares fit of the capacity curve, value = a + b / gpus, kept >= 0.
 #include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
 
 #include "sim/planning/capacity_fit.h"
 
@@ -48,20 +51,68 @@ TEST(CapacityFit, FlatCurveFitsWithR2One) {
   EXPECT_DOUBLE_EQ(fit->r2, 1.0);
 }
 
-// A queueing delay that falls to zero well before the largest size: the least-squares curve
-// dips below zero there, but no run can produce a negative delay, so the drawn samples stop at 0.
-TEST(CapacityFit, DrawnCurveOfNonNegativeValuesStaysAtOrAboveZero) {
+// The unconstrained least-squares coefficients (a, b), by the normal equations on (1, 1/g).
+std::pair<double, double> free_fit(const std::vector<CurvePoint>& pts) {
+  double n = 0, su = 0, suu = 0, sy = 0, suy = 0;
+  for (const CurvePoint& p : pts) {
+    const double u = 1 / p.gpus;
+    n += 1, su += u, suu += u * u, sy += p.value, suy += u * p.value;
+  }
+  const double b = (n * suy - su * sy) / (n * suu - su * su);
+  return {(sy - b * su) / n, b};
+}
+
+// A queueing delay that falls to zero well before the largest size: the free least-squares
+// curve dips below zero there (a + b / 272 < 0 for the unconstrained coefficients, computed by
+// hand below), but no run can produce a negative delay: the fit is constrained to stay >= 0,
+// falls monotonically and stays within the observed values.
+TEST(CapacityFit, FitOfNonNegativeValuesIsNonNegativeMonotoneAndWithinTheData) {
   const std::vector<CurvePoint> pts = {{24, 390000}, {48, 54000}, {96, 2500}, {144, 0}, {272, 0}};
+  const auto [free_a, free_b] = free_fit(pts);
+  ASSERT_LT(free_a + free_b / 272.0, 0.0);  // the old fit went negative
   const auto fit = fit_capacity_curve(pts);
   ASSERT_TRUE(fit);
-  ASSERT_LT(fit->a + fit->b / 272.0, 0.0);  // the fitted model itself goes negative
-  for (const CurvePoint& p : fit->samples) EXPECT_GE(p.value, 0.0) << p.gpus;
-  EXPECT_DOUBLE_EQ(fit->samples.front().value, fit->a + fit->b / 24.0);
-  // With a negative observation the values are not floored.
+  EXPECT_GE(fit->a + fit->b / 272.0, -1e-6);
+  EXPECT_GE(fit->a + fit->b / 24.0, 0.0);
+  EXPECT_GT(fit->b, 0.0);
+  ASSERT_EQ(fit->samples.size(), 32U);
+  for (size_t i = 0; i < fit->samples.size(); ++i) {
+    const CurvePoint& p = fit->samples[i];
+    EXPECT_GE(p.value, 0.0) << p.gpus;
+    EXPECT_LE(p.value, 390000.0) << p.gpus;
+    EXPECT_GE(p.gpus, 24.0);
+    EXPECT_LE(p.gpus, 272.0);
+    if (i > 0) {
+      EXPECT_LE(p.value, fit->samples[i - 1].value) << p.gpus;
+    }
+  }
+  // The constrained fit is the best curve with a zero at 272 GPUs: b (1/g - 1/272).
+  double num = 0, den = 0;
+  for (const CurvePoint& p : pts) {
+    const double u = 1 / p.gpus - 1 / 272.0;
+    num += u * p.value, den += u * u;
+  }
+  EXPECT_NEAR(fit->b, num / den, 1e-6 * num / den);
+  // With a negative observation nothing is constrained.
   const auto signed_fit =
       fit_capacity_curve(std::vector<CurvePoint>{{8, 5.0}, {16, -1.0}, {32, -4.0}});
   ASSERT_TRUE(signed_fit);
   EXPECT_LT(signed_fit->samples.back().value, 0.0);
+}
+
+// A rising metric (SLO attainment) whose free fit would dip below zero at the small end.
+TEST(CapacityFit, RisingCurveIsConstrainedAtTheSmallEnd) {
+  const std::vector<CurvePoint> pts = {{8, 0.0}, {16, 0.0}, {24, 0.0}, {32, 0.95}, {64, 0.99}};
+  const auto [free_a, free_b] = free_fit(pts);
+  ASSERT_LT(free_a + free_b / 8.0, 0.0);
+  const auto fit = fit_capacity_curve(pts);
+  ASSERT_TRUE(fit);
+  EXPECT_LT(fit->b, 0.0);
+  EXPECT_GE(fit->a + fit->b / 8.0, -1e-9);
+  for (size_t i = 1; i < fit->samples.size(); ++i) {
+    EXPECT_GE(fit->samples[i].value, fit->samples[i - 1].value);
+    EXPECT_LE(fit->samples[i].value, 0.99);
+  }
 }
 
 }  // namespace

@@ -185,10 +185,10 @@ TEST_F(ReportFolder, BuildsTablesAndChartsFromEverything) {
   EXPECT_EQ(r.title, "slicelab report: fixture");
   std::vector<std::string> sections;
   for (const auto& s : r.sections) sections.push_back(s.title);
-  EXPECT_EQ(sections, (std::vector<std::string>{"Summary", "Capacity plan", "Headline metrics",
-                                                "Queueing delay and JCT", "Over time",
-                                                "Per GPU model", "Failures", "Isolation",
-                                                "Fill experiment", "Other figures"}));
+  EXPECT_EQ(sections, (std::vector<std::string>{"Summary", "Capacity plan", "Sizes evaluated",
+                                                "Headline metrics", "Queueing delay and JCT",
+                                                "Over time", "Per GPU model", "Failures",
+                                                "Isolation", "Fill experiment", "Other figures"}));
 
   const ReportTable* summary = find_table(r, "Policies compared");
   ASSERT_NE(summary, nullptr);
@@ -217,7 +217,8 @@ TEST_F(ReportFolder, BuildsTablesAndChartsFromEverything) {
   EXPECT_EQ(more->rows[0], (std::vector<std::string>{"future_metric.score", "2.5", "-"}));
 
   // Bars: allocation, SM, queue p99, JCT p99, SLO (alpha only), failures, cost; two CDFs, two
-  // time series, two per-model bars, isolation CDF, two fill curves, two capacity curves.
+  // time series, two per-model bars, isolation CDF, two fill curves, a capacity chart per
+  // target (two).
   EXPECT_EQ(r.chart_count(), 7U + 2 + 2 + 2 + 1 + 2 + 2)
       << ::testing::PrintToString(chart_titles(r));
   const ReportChart* slo = find_chart(r, "SLO attainment");
@@ -237,14 +238,18 @@ TEST_F(ReportFolder, RendersThePlanFromAPlanOnlyFolder) {
   write_text(dir_ / "plan.json", testing::kFixturePlan);
   const Report r = build_report(load_report_data(dir_));
   EXPECT_EQ(r.title, "slicelab capacity plan: fixture");
-  ASSERT_EQ(r.sections.size(), 1U);
+  ASSERT_EQ(r.sections.size(), 2U);
   const ReportSection& plan = r.sections[0];
   EXPECT_EQ(plan.title, "Capacity plan");
-  ASSERT_EQ(plan.paragraphs.size(), 1U);
-  EXPECT_NE(plan.paragraphs[0].find("queue_delay_p99_s <= 300, failures <= 0"), std::string::npos)
+  EXPECT_EQ(r.sections[1].title, "Sizes evaluated");
+  ASSERT_EQ(plan.paragraphs.size(), 2U);
+  EXPECT_NE(plan.paragraphs[0].find("queue_delay_p99_s <= 5.0m, failures <= 0"), std::string::npos)
       << plan.paragraphs[0];
   EXPECT_NE(plan.paragraphs[0].find("x1.5"), std::string::npos);
   EXPECT_NE(plan.paragraphs[0].find("node group 'a100'"), std::string::npos);
+  // The infeasible policy with its reason.
+  EXPECT_EQ(plan.paragraphs[1].rfind("beta, ts is infeasible: at 64 GPUs", 0), 0U)
+      << plan.paragraphs[1];
   ASSERT_FALSE(r.intro.empty());
   EXPECT_EQ(r.intro[0].rfind("Recommendation: Use alpha with 48 GPUs", 0), 0U);
 
@@ -252,25 +257,41 @@ TEST_F(ReportFolder, RendersThePlanFromAPlanOnlyFolder) {
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->head, (std::vector<std::string>{"policy", "feasible", "GPUs", "nodes", "cost $/h",
                                                "queue_delay_p99_s", "failures", "fit"}));
-  EXPECT_EQ(t->rows[0],
-            (std::vector<std::string>{"alpha", "yes", "48", "6", "123.40", "250", "0",
-                                      "value = a + b / gpus [-20.5, 13300], R2 0.970"}));
+  // Seconds as a duration (250 s = 4.2 minutes); the fit's coefficients stay in plan.json.
+  EXPECT_EQ(t->rows[0], (std::vector<std::string>{"alpha", "yes", "48", "6", "123.40", "4.2m", "0",
+                                                  "R2 0.97"}));
   EXPECT_EQ(t->rows[1][1], "no");
   EXPECT_EQ(t->rows[1][2], "-");
   const ReportTable* curve = find_table(r, "Capacity curve (every size evaluated)");
   ASSERT_NE(curve, nullptr);
   EXPECT_EQ(curve->rows.size(), 6U);
-  EXPECT_EQ(curve->rows[2], (std::vector<std::string>{"alpha", "48", "6", "250", "yes"}));
+  EXPECT_EQ(curve->rows[2], (std::vector<std::string>{"alpha", "48", "6", "4.2m", "yes"}));
 
+  // One chart per target, every policy in it, the target line and each crossing labelled.
   ASSERT_EQ(plan.charts.size(), 2U);
   const json& spec = plan.charts[0].spec;
-  EXPECT_EQ(plan.charts[0].title, "Capacity curve: alpha");
+  EXPECT_EQ(plan.charts[0].title,
+            "queue_delay_p99_s against cluster size (target <= 5.0m); never met by beta, ts");
   const json points = data_of(spec, "points");
-  ASSERT_EQ(points.size(), 4U);
-  EXPECT_EQ(points[2], (json{{"series", "evaluated"}, {"x", 48.0}, {"y", 250.0}, {"meets", true}}));
-  EXPECT_EQ(data_of(spec, "table").size(), 4U);  // the fitted curve
+  ASSERT_EQ(points.size(), 6U);
+  EXPECT_EQ(points[2], (json{{"series", "alpha"}, {"x", 48.0}, {"y", 250.0}, {"meets", true}}));
+  EXPECT_EQ(data_of(spec, "dashed").size(), 4U);  // alpha's fit (R2 0.97); beta has none
   EXPECT_EQ(data_of(spec, "rule")[0]["y"], 300.0);
-  EXPECT_EQ(data_of(plan.charts[1].spec, "table").size(), 0U);  // no fit: points only
+  // alpha meets 300 s from 48 GPUs on (410 s at 32 misses): the crossing is (48, 250).
+  const json crossings = data_of(spec, "labels");
+  ASSERT_EQ(crossings.size(), 1U);
+  EXPECT_EQ(crossings[0]["series"], "alpha");
+  EXPECT_EQ(crossings[0]["x"], 48.0);
+  EXPECT_EQ(crossings[0]["y"], 250.0);
+  EXPECT_EQ(crossings[0]["text"], "alpha: 48 GPUs");
+  // 180 s .. 2000 s is within 100x: a linear axis, labelled as durations.
+  EXPECT_EQ(spec["scales"][1]["type"], "linear");
+  // The second target: failures reach 0 at 48 GPUs for alpha; its values span 1..5 plus zeros.
+  const json failures = data_of(plan.charts[1].spec, "labels");
+  ASSERT_EQ(failures.size(), 1U);
+  EXPECT_EQ(failures[0]["x"], 48.0);
+  EXPECT_EQ(failures[0]["y"], 0.0);
+  EXPECT_EQ(data_of(plan.charts[1].spec, "dashed").size(), 0U);  // fits are of the first target
 }
 
 // The linear parser gives what nlohmann's gives: values, key order, last value of a repeated
