@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "workloads/input_error.h"
+#include "workloads/k8s_quantity.h"
 #include "workloads/kubernetes_objects.h"
 #include "workloads/yaml_reader.h"
 #include "workloads/yaml_stream.h"
@@ -114,6 +116,76 @@ bool map_scalar(std::string_view text, size_t start, std::string_view value,
   return true;
 }
 
+// A YAML mapping as compact JSON, for DraOpaqueDeviceConfiguration::parameters_json: quoted
+// scalars stay strings; plain ones that read as JSON numbers, booleans or null stay bare.
+void append_json_string(std::string& out, const std::string& s) {
+  out += '"';
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+bool bare_json_scalar(const std::string& s) {
+  if (s == "true" || s == "false" || s == "null") return true;
+  size_t i = s.starts_with('-') ? 1 : 0;
+  if (i >= s.size() || std::isdigit(static_cast<unsigned char>(s[i])) == 0) return false;
+  if (s[i] == '0' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])) != 0)
+    return false;
+  bool dot = false, exp = false;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (std::isdigit(static_cast<unsigned char>(c)) != 0) continue;
+    if (c == '.' && !dot && !exp) {
+      dot = true;
+    } else if ((c == 'e' || c == 'E') && !exp) {
+      exp = true;
+      if (i + 1 < s.size() && (s[i + 1] == '+' || s[i + 1] == '-')) ++i;
+    } else {
+      return false;
+    }
+  }
+  return std::isdigit(static_cast<unsigned char>(s.back())) != 0;
+}
+void append_json(std::string& out, const YAML::Node& n) {
+  if (n.IsMap()) {
+    out += '{';
+    bool first = true;
+    for (const auto& kv : n) {
+      if (!first) out += ',';
+      first = false;
+      append_json_string(out, kv.first.Scalar());
+      out += ':';
+      append_json(out, kv.second);
+    }
+    out += '}';
+  } else if (n.IsSequence()) {
+    out += '[';
+    for (size_t i = 0; i < n.size(); ++i) {
+      if (i > 0) out += ',';
+      append_json(out, n[i]);
+    }
+    out += ']';
+  } else if (n.IsNull()) {
+    out += "null";
+  } else if (n.Tag() == "?" && bare_json_scalar(n.Scalar())) {
+    out += n.Scalar();
+  } else {
+    append_json_string(out, n.Scalar());
+  }
+}
+std::string compact_json(const YAML::Node& n) {
+  std::string out;
+  append_json(out, n);
+  return out;
+}
+
 class DraReader {
  public:
   DraReader(const std::string& path, std::string text, DraObjects& into)
@@ -182,16 +254,18 @@ class DraReader {
          "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
          "annotations", "ownerReferences", "finalizers", "managedFields", "selfLink"});
   }
-  std::string object_name(const YAML::Node& obj, const std::string& path, bool namespaced) {
+  std::string object_name(const YAML::Node& obj, const std::string& path) {
     const std::string mp = join_path(path, "metadata");
     const YAML::Node m = obj["metadata"];
-    const std::string name = yaml_.string(yaml_.required(m, mp, "name"), join_path(mp, "name"));
-    if (!namespaced) return name;
-    const auto ns = yaml_.opt_string(m, mp, "namespace");
-    return fmt::format("{}/{}", ns.value_or("default"), name);
+    return yaml_.string(yaml_.required(m, mp, "name"), join_path(mp, "name"));
   }
-  std::string where(const YAML::Node& n, const std::string& path) const {
-    return yaml_.where(n, path.empty() ? "top level" : path);
+  std::string object_namespace(const YAML::Node& obj, const std::string& path) {
+    const std::string mp = join_path(path, "metadata");
+    return yaml_.opt_string(obj["metadata"], mp, "namespace").value_or("default");
+  }
+  DraSourceLocation location(const YAML::Node& n) const {
+    const YAML::Mark m = n.Mark();
+    return {yaml_.file(), m.line + 1, m.column + 1};
   }
 
   // A real resource.k8s.io/v1 field that the simulation does not model.
@@ -211,13 +285,15 @@ class DraReader {
       unsupported(map, path, key);
   }
 
-  Quantity quantity(const YAML::Node& n, const std::string& path) const {
+  DraQuantity quantity(const YAML::Node& n, const std::string& path) const {
     std::string error;
     if (!n.IsScalar()) yaml_.fail_expected(n, path, "a quantity");
     const auto q = parse_quantity(n.Scalar(), error);
     if (!q) yaml_.fail(n, path, fmt::format("not a quantity: {}", error));
     if (q->negative) yaml_.fail(n, path, "a negative quantity");
-    return *q;
+    const auto v = q->scaled_up(0);
+    if (!v) yaml_.fail(n, path, "a quantity too large for slicelab (above 9.2e18)");
+    return {*v, n.Scalar()};
   }
   std::vector<std::string> strings(const YAML::Node& map, const std::string& path,
                                    const char* key) const {
@@ -226,31 +302,34 @@ class DraReader {
     return yaml_.string_list(n, join_path(path, key));
   }
 
-  DraCelText cel(const YAML::Node& n, const std::string& path) {
-    DraCelText c;
-    c.expression = yaml_.string(n, path);
-    c.file = yaml_.file();
-    c.where = where(n, path);
+  // One CEL expression: into the model's selector table, with where each byte sits.
+  DraSelectorId selector(const YAML::Node& n, const std::string& path) {
+    DraSelector sel;
+    sel.expression = yaml_.string(n, path);
+    sel.location = location(n);
+    DraSelectorText t;
+    t.file = yaml_.file();
     std::vector<size_t> at;
     const YAML::Mark mark = n.Mark();
-    if (!map_scalar(text_, static_cast<size_t>(mark.pos), c.expression, at))
-      at.assign(c.expression.size() + 1, static_cast<size_t>(mark.pos));
-    // Offsets to lines and columns in one pass over the text up to the last one.
-    c.line.reserve(at.size());
-    c.column.reserve(at.size());
+    if (!map_scalar(text_, static_cast<size_t>(mark.pos), sel.expression, at))
+      at.assign(sel.expression.size() + 1, static_cast<size_t>(mark.pos));
+    t.line.reserve(at.size());
+    t.column.reserve(at.size());
     uint32_t line = static_cast<uint32_t>(mark.line) + 1;
     size_t line_start = static_cast<size_t>(mark.pos) - static_cast<size_t>(mark.column);
     size_t scanned = line_start;
     for (const size_t a : at) {
       for (; scanned < a && scanned < text_.size(); ++scanned)
         if (text_[scanned] == '\n') ++line, line_start = scanned + 1;
-      c.line.push_back(line);
-      c.column.push_back(static_cast<uint32_t>(a - line_start + 1));
+      t.line.push_back(line);
+      t.column.push_back(static_cast<uint32_t>(a - line_start + 1));
     }
-    return c;
+    into_.model.selectors.push_back(std::move(sel));
+    into_.selector_text.push_back(std::move(t));
+    return static_cast<DraSelectorId>(into_.model.selectors.size() - 1);
   }
-  std::vector<DraCelText> selectors(const YAML::Node& map, const std::string& path) {
-    std::vector<DraCelText> out;
+  std::vector<DraSelectorId> selectors(const YAML::Node& map, const std::string& path) {
+    std::vector<DraSelectorId> out;
     const YAML::Node list = child(map, "selectors");
     if (!present(list)) return out;
     const std::string lp = join_path(path, "selectors");
@@ -261,132 +340,143 @@ class DraReader {
       const YAML::Node c = yaml_.required(list[i], p, "cel");
       const std::string cp = join_path(p, "cel");
       yaml_.check_keys(c, cp, {"expression"});
-      out.push_back(cel(yaml_.required(c, cp, "expression"), join_path(cp, "expression")));
+      out.push_back(selector(yaml_.required(c, cp, "expression"), join_path(cp, "expression")));
     }
     return out;
   }
 
-  std::vector<DraOpaqueConfig> configs(const YAML::Node& map, const std::string& path,
-                                       bool with_requests) {
-    std::vector<DraOpaqueConfig> out;
+  DraOpaqueDeviceConfiguration opaque(const YAML::Node& o, const std::string& op) {
+    yaml_.check_keys(o, op, {"driver", "parameters"});
+    DraOpaqueDeviceConfiguration c;
+    c.driver = yaml_.string(yaml_.required(o, op, "driver"), join_path(op, "driver"));
+    const YAML::Node params = yaml_.required(o, op, "parameters");
+    const std::string pp = join_path(op, "parameters");
+    yaml_.require_map(params, pp);
+    c.parameters_json = compact_json(params);
+    if (c.driver == kNvidiaDriver) nvidia_config(params, pp, c);
+    return c;
+  }
+  std::vector<DraOpaqueDeviceConfiguration> class_configs(const YAML::Node& map,
+                                                          const std::string& path) {
+    std::vector<DraOpaqueDeviceConfiguration> out;
     const YAML::Node list = child(map, "config");
     if (!present(list)) return out;
     const std::string lp = join_path(path, "config");
     yaml_.require_seq(list, lp);
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string p = index_path(lp, i);
-      if (with_requests)
-        yaml_.check_keys(list[i], p, {"requests", "opaque"});
-      else
-        yaml_.check_keys(list[i], p, {"opaque"});
-      DraOpaqueConfig c;
-      c.where = where(list[i], p);
-      if (with_requests) c.requests = strings(list[i], p, "requests");
-      const YAML::Node o = yaml_.required(list[i], p, "opaque");
-      const std::string op = join_path(p, "opaque");
-      yaml_.check_keys(o, op, {"driver", "parameters"});
-      c.driver = yaml_.string(yaml_.required(o, op, "driver"), join_path(op, "driver"));
-      const YAML::Node params = yaml_.required(o, op, "parameters");
-      const std::string pp = join_path(op, "parameters");
-      yaml_.require_map(params, pp);
-      if (const auto k = yaml_.opt_string(params, pp, "kind")) c.kind = *k;
-      if (c.driver == kNvidiaDriver) nvidia_config(params, pp, c);
+      yaml_.check_keys(list[i], p, {"opaque"});
+      out.push_back(opaque(yaml_.required(list[i], p, "opaque"), join_path(p, "opaque")));
+    }
+    return out;
+  }
+  std::vector<DraDeviceClaimConfiguration> claim_configs(const YAML::Node& map,
+                                                         const std::string& path) {
+    std::vector<DraDeviceClaimConfiguration> out;
+    const YAML::Node list = child(map, "config");
+    if (!present(list)) return out;
+    const std::string lp = join_path(path, "config");
+    yaml_.require_seq(list, lp);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string p = index_path(lp, i);
+      yaml_.check_keys(list[i], p, {"requests", "opaque"});
+      DraDeviceClaimConfiguration c;
+      c.requests = strings(list[i], p, "requests");
+      c.opaque = opaque(yaml_.required(list[i], p, "opaque"), join_path(p, "opaque"));
       out.push_back(std::move(c));
     }
     return out;
   }
 
-  // NVIDIA's driver-specific parameters: GpuConfig's sharing; the other kinds are read as
-  // opaque (they change preparation on the node, not allocation).
-  void nvidia_config(const YAML::Node& params, const std::string& pp, DraOpaqueConfig& c) {
-    if (c.kind != "GpuConfig" && c.kind != "MigDeviceConfig") return;
+  // NVIDIA's GpuConfig and MigDeviceConfig (resource.nvidia.com/v1beta1): their sharing
+  // settings, checked field by field; other kinds stay opaque.
+  void nvidia_config(const YAML::Node& params, const std::string& pp,
+                     DraOpaqueDeviceConfiguration& c) {
+    const auto kind = yaml_.opt_string(params, pp, "kind");
+    if (kind != "GpuConfig" && kind != "MigDeviceConfig") return;
     yaml_.check_keys(params, pp, {"apiVersion", "kind", "sharing"});
+    DraNvidiaGpuConfig g;
     const YAML::Node s = child(params, "sharing");
-    if (!present(s)) return;
+    if (!present(s)) {
+      c.gpu_config = g;
+      return;
+    }
     const std::string sp = join_path(pp, "sharing");
     yaml_.check_keys(s, sp, {"strategy", "timeSlicingConfig", "mpsConfig"});
-    DraGpuSharing g;
+    DraNvidiaGpuSharing sh;
     const YAML::Node strat = yaml_.required(s, sp, "strategy");
-    const std::string strategy = yaml_.string(strat, join_path(sp, "strategy"));
-    if (strategy == "TimeSlicing") {
-      g.strategy = DraGpuSharing::Strategy::kTimeSlicing;
-    } else if (strategy == "MPS") {
-      g.strategy = DraGpuSharing::Strategy::kMps;
-    } else {
+    sh.strategy = yaml_.string(strat, join_path(sp, "strategy"));
+    if (sh.strategy != "TimeSlicing" && sh.strategy != "MPS")
       yaml_.fail(strat, join_path(sp, "strategy"),
-                 fmt::format("expected TimeSlicing or MPS, found '{}'", strategy));
-    }
+                 fmt::format("expected TimeSlicing or MPS, found '{}'", sh.strategy));
     if (const YAML::Node t = child(s, "timeSlicingConfig"); present(t)) {
       const std::string tp = join_path(sp, "timeSlicingConfig");
       yaml_.check_keys(t, tp, {"interval"});
+      DraNvidiaTimeSlicingConfig ts;
       if (const auto iv = yaml_.opt_string(t, tp, "interval")) {
         if (*iv != "Default" && *iv != "Short" && *iv != "Medium" && *iv != "Long")
           yaml_.fail(t["interval"], join_path(tp, "interval"),
                      fmt::format("expected Default, Short, Medium or Long, found '{}'", *iv));
-        g.interval = *iv;
+        ts.interval = *iv;
       }
+      sh.time_slicing_config = ts;
     }
     if (const YAML::Node m = child(s, "mpsConfig"); present(m)) {
       const std::string mp = join_path(sp, "mpsConfig");
       yaml_.check_keys(m, mp,
                        {"defaultActiveThreadPercentage", "defaultPinnedDeviceMemoryLimit",
                         "defaultPerDevicePinnedMemoryLimit"});
-      g.active_thread_percentage =
-          yaml_.opt_integer(m, mp, "defaultActiveThreadPercentage", 1, 100);
-      g.pinned_memory_limit_mib =
-          yaml_.opt_memory_bytes_as_mib(m, mp, "defaultPinnedDeviceMemoryLimit");
+      DraNvidiaMpsConfig mps;
+      if (const auto pct = yaml_.opt_integer(m, mp, "defaultActiveThreadPercentage", 1, 100))
+        mps.default_active_thread_percentage = static_cast<int>(*pct);
+      if (const YAML::Node v = child(m, "defaultPinnedDeviceMemoryLimit"); present(v))
+        mps.default_pinned_device_memory_limit =
+            quantity(v, join_path(mp, "defaultPinnedDeviceMemoryLimit"));
       if (const YAML::Node per = child(m, "defaultPerDevicePinnedMemoryLimit"); present(per)) {
-        const std::string pp2 = join_path(mp, "defaultPerDevicePinnedMemoryLimit");
-        yaml_.require_map(per, pp2);
+        const std::string dp = join_path(mp, "defaultPerDevicePinnedMemoryLimit");
+        yaml_.require_map(per, dp);
         for (const auto& kv : per)
-          g.per_device_pinned_memory_limit_mib[kv.first.Scalar()] =
-              yaml_.memory_bytes_as_mib(kv.second, join_path(pp2, kv.first.Scalar()));
+          mps.default_per_device_pinned_memory_limit.push_back(
+              {kv.first.Scalar(), quantity(kv.second, join_path(dp, kv.first.Scalar()))});
       }
+      sh.mps_config = mps;
     }
-    c.gpu_sharing = g;
+    g.sharing = sh;
+    c.gpu_config = g;
   }
 
   void device_class(const YAML::Node& obj, const std::string& path) {
     DraDeviceClass c;
-    c.name = object_name(obj, path, false);
-    c.where = where(obj, path);
+    c.name = object_name(obj, path);
+    c.location = location(obj);
     const std::string sp = join_path(path, "spec");
     const YAML::Node spec = yaml_.required(obj, path, "spec");
+    // extendedResourceName is read and not simulated: a pod asking for the extended resource
+    // takes slicelab's device-plugin path.
     yaml_.check_keys(spec, sp, {"selectors", "config", "extendedResourceName"});
-    if (const auto e = yaml_.opt_string(spec, sp, "extendedResourceName"))
-      c.extended_resource_name = *e;
+    (void)yaml_.opt_string(spec, sp, "extendedResourceName");
     c.selectors = selectors(spec, sp);
-    c.config = configs(spec, sp, false);
-    into_.classes.push_back(std::move(c));
+    c.config = class_configs(spec, sp);
+    into_.model.device_classes.push_back(std::move(c));
   }
 
-  std::vector<DraCounterSet> counter_sets(const YAML::Node& map, const std::string& path,
-                                          const char* key, const char* name_key) {
-    std::vector<DraCounterSet> out;
-    const YAML::Node list = child(map, key);
-    if (!present(list)) return out;
-    const std::string lp = join_path(path, key);
-    yaml_.require_seq(list, lp);
-    for (size_t i = 0; i < list.size(); ++i) {
-      const std::string p = index_path(lp, i);
-      yaml_.check_keys(list[i], p, {name_key, "counters"});
-      DraCounterSet s;
-      s.name = yaml_.string(yaml_.required(list[i], p, name_key), join_path(p, name_key));
-      const YAML::Node cs = yaml_.required(list[i], p, "counters");
-      const std::string cp = join_path(p, "counters");
-      yaml_.require_map(cs, cp);
-      for (const auto& kv : cs) {
-        const std::string np = join_path(cp, kv.first.Scalar());
-        yaml_.check_keys(kv.second, np, {"value"});
-        s.counters[kv.first.Scalar()] =
-            quantity(yaml_.required(kv.second, np, "value"), join_path(np, "value"));
-      }
-      out.push_back(std::move(s));
+  // {name: {value: q}} maps of counter sets and counter consumptions.
+  std::vector<DraCounter> counters(const YAML::Node& entry, const std::string& p) const {
+    std::vector<DraCounter> out;
+    const YAML::Node cs = yaml_.required(entry, p, "counters");
+    const std::string cp = join_path(p, "counters");
+    yaml_.require_map(cs, cp);
+    for (const auto& kv : cs) {
+      const std::string np = join_path(cp, kv.first.Scalar());
+      yaml_.check_keys(kv.second, np, {"value"});
+      out.push_back({kv.first.Scalar(),
+                     quantity(yaml_.required(kv.second, np, "value"), join_path(np, "value"))});
     }
     return out;
   }
 
-  DraAttribute attribute(const YAML::Node& n, const std::string& path) const {
+  DraAttribute attribute(const std::string& name, const std::string& driver, const YAML::Node& n,
+                         const std::string& path) const {
     yaml_.require_map(n, path);
     refuse(n, path, {"ints", "bools", "strings", "versions"});
     yaml_.check_keys(n, path,
@@ -394,32 +484,37 @@ class DraReader {
     if (n.size() != 1)
       yaml_.fail(n, path, "an attribute has exactly one of int, bool, string or version");
     DraAttribute a;
+    a.name = name;
+    a.qualified = name.find('/') == std::string::npos ? driver + "/" + name : name;
     if (const YAML::Node v = n["int"]; v.IsDefined()) {
-      a.kind = DraAttribute::Kind::kInt;
+      a.type = DraAttributeType::Int;
       a.int_value = yaml_.integer(v, join_path(path, "int"), std::numeric_limits<int64_t>::min(),
                                   std::numeric_limits<int64_t>::max());
     } else if (const YAML::Node b = n["bool"]; b.IsDefined()) {
-      a.kind = DraAttribute::Kind::kBool;
+      a.type = DraAttributeType::Bool;
       a.bool_value = yaml_.boolean(b, join_path(path, "bool"));
     } else if (const YAML::Node s = n["string"]; s.IsDefined()) {
-      a.kind = DraAttribute::Kind::kString;
-      a.text = yaml_.string(s, join_path(path, "string"));
+      a.type = DraAttributeType::String;
+      a.string_value = yaml_.string(s, join_path(path, "string"));
     } else {
-      a.kind = DraAttribute::Kind::kVersion;
-      a.text = yaml_.string(n["version"], join_path(path, "version"));
+      a.type = DraAttributeType::Version;
+      a.string_value = yaml_.string(n["version"], join_path(path, "version"));
     }
     return a;
   }
 
-  DraDeviceCapacity capacity(const YAML::Node& n, const std::string& path) const {
+  DraDeviceCapacity capacity(const std::string& name, const std::string& driver,
+                             const YAML::Node& n, const std::string& path) const {
     yaml_.check_keys(n, path, {"value", "requestPolicy"});
     DraDeviceCapacity c;
+    c.name = name;
+    c.qualified = name.find('/') == std::string::npos ? driver + "/" + name : name;
     c.value = quantity(yaml_.required(n, path, "value"), join_path(path, "value"));
     const YAML::Node rp = child(n, "requestPolicy");
     if (!present(rp)) return c;
     const std::string pp = join_path(path, "requestPolicy");
     yaml_.check_keys(rp, pp, {"default", "validValues", "validRange"});
-    DraCapacityPolicy policy;
+    DraCapacityRequestPolicy policy;
     if (const YAML::Node d = child(rp, "default"); present(d))
       policy.default_value = quantity(d, join_path(pp, "default"));
     if (const YAML::Node vv = child(rp, "validValues"); present(vv)) {
@@ -431,17 +526,19 @@ class DraReader {
     if (const YAML::Node r = child(rp, "validRange"); present(r)) {
       const std::string vp = join_path(pp, "validRange");
       yaml_.check_keys(r, vp, {"min", "max", "step"});
-      policy.min = quantity(yaml_.required(r, vp, "min"), join_path(vp, "min"));
+      DraCapacityRequestPolicyRange range;
+      range.min = quantity(yaml_.required(r, vp, "min"), join_path(vp, "min"));
       if (const YAML::Node x = child(r, "max"); present(x))
-        policy.max = quantity(x, join_path(vp, "max"));
+        range.max = quantity(x, join_path(vp, "max"));
       if (const YAML::Node x = child(r, "step"); present(x))
-        policy.step = quantity(x, join_path(vp, "step"));
+        range.step = quantity(x, join_path(vp, "step"));
+      policy.valid_range = range;
     }
     c.request_policy = policy;
     return c;
   }
 
-  DraDevice device(const YAML::Node& n, const std::string& p) {
+  DraDevice device(const YAML::Node& n, const std::string& p, const std::string& driver) {
     // A device's own node selection, taints and binding conditions are beta or alpha
     // features slicelab does not simulate.
     refuse(n, p,
@@ -456,20 +553,34 @@ class DraReader {
          "bindingFailureConditions", "nodeAllocatableResources"});
     DraDevice d;
     d.name = yaml_.string(yaml_.required(n, p, "name"), join_path(p, "name"));
-    d.where = where(n, p);
+    d.location = location(n);
     if (const YAML::Node a = child(n, "attributes"); present(a)) {
       const std::string ap = join_path(p, "attributes");
       yaml_.require_map(a, ap);
       for (const auto& kv : a)
-        d.attributes[kv.first.Scalar()] = attribute(kv.second, join_path(ap, kv.first.Scalar()));
+        d.attributes.push_back(
+            attribute(kv.first.Scalar(), driver, kv.second, join_path(ap, kv.first.Scalar())));
     }
     if (const YAML::Node c = child(n, "capacity"); present(c)) {
       const std::string cp = join_path(p, "capacity");
       yaml_.require_map(c, cp);
       for (const auto& kv : c)
-        d.capacity[kv.first.Scalar()] = capacity(kv.second, join_path(cp, kv.first.Scalar()));
+        d.capacity.push_back(
+            capacity(kv.first.Scalar(), driver, kv.second, join_path(cp, kv.first.Scalar())));
     }
-    d.consumes_counters = counter_sets(n, p, "consumesCounters", "counterSet");
+    if (const YAML::Node list = child(n, "consumesCounters"); present(list)) {
+      const std::string lp = join_path(p, "consumesCounters");
+      yaml_.require_seq(list, lp);
+      for (size_t i = 0; i < list.size(); ++i) {
+        const std::string ip = index_path(lp, i);
+        yaml_.check_keys(list[i], ip, {"counterSet", "counters"});
+        DraDeviceCounterConsumption c;
+        c.counter_set =
+            yaml_.string(yaml_.required(list[i], ip, "counterSet"), join_path(ip, "counterSet"));
+        c.counters = counters(list[i], ip);
+        d.consumes_counters.push_back(std::move(c));
+      }
+    }
     if (const YAML::Node m = child(n, "allowMultipleAllocations"); present(m))
       d.allow_multiple_allocations = yaml_.boolean(m, join_path(p, "allowMultipleAllocations"));
     return d;
@@ -477,8 +588,8 @@ class DraReader {
 
   void slice(const YAML::Node& obj, const std::string& path) {
     DraResourceSlice s;
-    s.name = object_name(obj, path, false);
-    s.where = where(obj, path);
+    s.name = object_name(obj, path);
+    s.location = location(obj);
     const std::string sp = join_path(path, "spec");
     const YAML::Node spec = yaml_.required(obj, path, "spec");
     refuse(spec, sp, {"nodeSelector", "partitionTypeAttribute", "skipNodeOperations"});
@@ -491,29 +602,40 @@ class DraReader {
     const YAML::Node pool = yaml_.required(spec, sp, "pool");
     const std::string pp = join_path(sp, "pool");
     yaml_.check_keys(pool, pp, {"name", "generation", "resourceSliceCount"});
-    s.pool = yaml_.string(yaml_.required(pool, pp, "name"), join_path(pp, "name"));
-    s.pool_generation =
+    s.pool.name = yaml_.string(yaml_.required(pool, pp, "name"), join_path(pp, "name"));
+    s.pool.generation =
         yaml_.integer(yaml_.required(pool, pp, "generation"), join_path(pp, "generation"), 0,
                       std::numeric_limits<int64_t>::max());
-    s.pool_slice_count =
+    s.pool.resource_slice_count =
         yaml_.integer(yaml_.required(pool, pp, "resourceSliceCount"),
                       join_path(pp, "resourceSliceCount"), 1, std::numeric_limits<int32_t>::max());
-    if (const auto n = yaml_.opt_string(spec, sp, "nodeName")) s.node_name = *n;
+    s.node_name = yaml_.opt_string(spec, sp, "nodeName");
     if (const YAML::Node a = child(spec, "allNodes"); present(a))
       s.all_nodes = yaml_.boolean(a, join_path(sp, "allNodes"));
-    if (s.node_name.empty() == !s.all_nodes)
+    if (s.node_name.has_value() == s.all_nodes)
       yaml_.fail(spec, sp, "a ResourceSlice names exactly one of nodeName or allNodes: true");
     if (const YAML::Node devs = child(spec, "devices"); present(devs)) {
       const std::string dp = join_path(sp, "devices");
       yaml_.require_seq(devs, dp);
       for (size_t i = 0; i < devs.size(); ++i)
-        s.devices.push_back(device(devs[i], index_path(dp, i)));
+        s.devices.push_back(device(devs[i], index_path(dp, i), s.driver));
     }
-    s.shared_counters = counter_sets(spec, sp, "sharedCounters", "name");
-    into_.slices.push_back(std::move(s));
+    if (const YAML::Node list = child(spec, "sharedCounters"); present(list)) {
+      const std::string lp = join_path(sp, "sharedCounters");
+      yaml_.require_seq(list, lp);
+      for (size_t i = 0; i < list.size(); ++i) {
+        const std::string ip = index_path(lp, i);
+        yaml_.check_keys(list[i], ip, {"name", "counters"});
+        DraCounterSet c;
+        c.name = yaml_.string(yaml_.required(list[i], ip, "name"), join_path(ip, "name"));
+        c.counters = counters(list[i], ip);
+        s.shared_counters.push_back(std::move(c));
+      }
+    }
+    into_.model.resource_slices.push_back(std::move(s));
   }
 
-  DraExactRequest exact(const YAML::Node& n, const std::string& p, bool sub) {
+  DraDeviceSubRequest exact(const YAML::Node& n, const std::string& p, bool sub) {
     refuse(n, p, {"tolerations"});
     if (!sub) refuse_true(n, p, "adminAccess");
     if (sub)
@@ -524,7 +646,8 @@ class DraReader {
       yaml_.check_keys(n, p,
                        {"deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
                         "tolerations", "capacity"});
-    DraExactRequest r;
+    DraDeviceSubRequest r;
+    if (sub) r.name = yaml_.string(yaml_.required(n, p, "name"), join_path(p, "name"));
     r.device_class_name =
         yaml_.string(yaml_.required(n, p, "deviceClassName"), join_path(p, "deviceClassName"));
     r.selectors = selectors(n, p);
@@ -533,10 +656,11 @@ class DraReader {
       if (mode != "ExactCount" && mode != "All")
         yaml_.fail(m, join_path(p, "allocationMode"),
                    fmt::format("expected ExactCount or All, found '{}'", mode));
-      r.all = mode == "All";
+      r.allocation_mode = mode == "All" ? DraAllocationMode::All : DraAllocationMode::ExactCount;
     }
     if (const auto c = yaml_.opt_integer(n, p, "count", 1, 128)) {
-      if (r.all) yaml_.fail(n["count"], join_path(p, "count"), "count is for ExactCount only");
+      if (r.allocation_mode == DraAllocationMode::All)
+        yaml_.fail(n["count"], join_path(p, "count"), "count is for ExactCount only");
       r.count = *c;
     }
     if (const YAML::Node cap = child(n, "capacity"); present(cap)) {
@@ -546,27 +670,16 @@ class DraReader {
       const std::string rp = join_path(cp, "requests");
       yaml_.require_map(reqs, rp);
       for (const auto& kv : reqs)
-        r.capacity_requests[kv.first.Scalar()] =
-            quantity(kv.second, join_path(rp, kv.first.Scalar()));
+        r.capacity_requests.push_back(
+            {kv.first.Scalar(), quantity(kv.second, join_path(rp, kv.first.Scalar()))});
     }
     return r;
   }
 
-  void claim(const YAML::Node& obj, const std::string& path, bool is_template) {
-    DraClaim c;
-    c.name = object_name(obj, path, true);
-    c.where = where(obj, path);
-    c.is_template = is_template;
-    YAML::Node spec = yaml_.required(obj, path, "spec");
-    std::string sp = join_path(path, "spec");
-    if (is_template) {
-      yaml_.check_keys(spec, sp, {"metadata", "spec"});
-      const YAML::Node inner = yaml_.required(spec, sp, "spec");
-      sp = join_path(sp, "spec");
-      spec = inner;
-    }
+  DraResourceClaimSpec claim_spec(const YAML::Node& spec, const std::string& sp) {
     refuse(spec, sp, {"controller"});
     yaml_.check_keys(spec, sp, {"devices"});
+    DraResourceClaimSpec out;
     const YAML::Node devs = yaml_.required(spec, sp, "devices");
     const std::string dp = join_path(sp, "devices");
     yaml_.check_keys(devs, dp, {"requests", "constraints", "config"});
@@ -576,9 +689,8 @@ class DraReader {
     for (size_t i = 0; i < reqs.size(); ++i) {
       const std::string p = index_path(rp, i);
       yaml_.check_keys(reqs[i], p, {"name", "exactly", "firstAvailable"});
-      DraRequest r;
+      DraDeviceRequest r;
       r.name = yaml_.string(yaml_.required(reqs[i], p, "name"), join_path(p, "name"));
-      r.where = where(reqs[i], p);
       const YAML::Node ex = child(reqs[i], "exactly");
       const YAML::Node fa = child(reqs[i], "firstAvailable");
       if (present(ex) == present(fa))
@@ -587,15 +699,10 @@ class DraReader {
       if (present(fa)) {
         const std::string fp = join_path(p, "firstAvailable");
         yaml_.require_seq(fa, fp);
-        for (size_t k = 0; k < fa.size(); ++k) {
-          const std::string sub = index_path(fp, k);
-          DraSubRequest s;
-          s.name = yaml_.string(yaml_.required(fa[k], sub, "name"), join_path(sub, "name"));
-          s.request = exact(fa[k], sub, true);
-          r.first_available.push_back(std::move(s));
-        }
+        for (size_t k = 0; k < fa.size(); ++k)
+          r.first_available.push_back(exact(fa[k], index_path(fp, k), true));
       }
-      c.spec.requests.push_back(std::move(r));
+      out.requests.push_back(std::move(r));
     }
     if (const YAML::Node cons = child(devs, "constraints"); present(cons)) {
       const std::string cp = join_path(dp, "constraints");
@@ -604,18 +711,39 @@ class DraReader {
         const std::string p = index_path(cp, i);
         refuse(cons[i], p, {"distinctAttribute"});
         yaml_.check_keys(cons[i], p, {"requests", "matchAttribute", "distinctAttribute"});
-        DraConstraint k;
+        DraDeviceConstraint k;
         k.requests = strings(cons[i], p, "requests");
         k.match_attribute = yaml_.string(yaml_.required(cons[i], p, "matchAttribute"),
                                          join_path(p, "matchAttribute"));
         if (k.match_attribute.find('/') == std::string::npos)
           yaml_.fail(cons[i]["matchAttribute"], join_path(p, "matchAttribute"),
                      "matchAttribute is fully qualified: 'domain/name'");
-        c.spec.constraints.push_back(std::move(k));
+        out.constraints.push_back(std::move(k));
       }
     }
-    c.spec.config = configs(devs, dp, true);
-    into_.claims.push_back(std::move(c));
+    out.config = claim_configs(devs, dp);
+    return out;
+  }
+
+  void claim(const YAML::Node& obj, const std::string& path, bool is_template) {
+    const YAML::Node spec = yaml_.required(obj, path, "spec");
+    const std::string sp = join_path(path, "spec");
+    if (is_template) {
+      DraResourceClaimTemplate t;
+      t.name = object_name(obj, path);
+      t.namespace_name = object_namespace(obj, path);
+      t.location = location(obj);
+      yaml_.check_keys(spec, sp, {"metadata", "spec"});
+      t.spec = claim_spec(yaml_.required(spec, sp, "spec"), join_path(sp, "spec"));
+      into_.model.resource_claim_templates.push_back(std::move(t));
+      return;
+    }
+    DraResourceClaim c;
+    c.name = object_name(obj, path);
+    c.namespace_name = object_namespace(obj, path);
+    c.location = location(obj);
+    c.spec = claim_spec(spec, sp);
+    into_.model.resource_claims.push_back(std::move(c));
   }
 
   // A pod's spec.resourceClaims; the rest of the pod is read by the Kubernetes importer.
@@ -624,25 +752,27 @@ class DraReader {
     const YAML::Node rc = child(spec, "resourceClaims");
     if (!present(rc)) return;
     DraPod p;
-    p.name = object_name(obj, path, true);
-    p.where = where(obj, path);
+    p.name = object_name(obj, path);
+    p.namespace_name = object_namespace(obj, path);
+    p.location = location(obj);
     const std::string lp = join_path(join_path(path, "spec"), "resourceClaims");
     yaml_.require_seq(rc, lp);
     for (size_t i = 0; i < rc.size(); ++i) {
       const std::string ip = index_path(lp, i);
       yaml_.check_keys(rc[i], ip, {"name", "resourceClaimName", "resourceClaimTemplateName"});
-      DraPodClaim c;
+      DraPodResourceClaim c;
       c.name = yaml_.string(yaml_.required(rc[i], ip, "name"), join_path(ip, "name"));
-      if (const auto n = yaml_.opt_string(rc[i], ip, "resourceClaimName")) c.claim_name = *n;
+      if (const auto n = yaml_.opt_string(rc[i], ip, "resourceClaimName"))
+        c.resource_claim_name = *n;
       if (const auto n = yaml_.opt_string(rc[i], ip, "resourceClaimTemplateName"))
-        c.template_name = *n;
-      if (c.claim_name.empty() == c.template_name.empty())
+        c.resource_claim_template_name = *n;
+      if (c.resource_claim_name.empty() == c.resource_claim_template_name.empty())
         yaml_.fail(rc[i], ip,
                    "a pod's claim names exactly one of resourceClaimName or "
                    "resourceClaimTemplateName");
-      p.claims.push_back(std::move(c));
+      p.resource_claims.push_back(std::move(c));
     }
-    into_.pods.push_back(std::move(p));
+    into_.model.pods.push_back(std::move(p));
   }
 
   YamlReader yaml_;
@@ -652,7 +782,7 @@ class DraReader {
 
 }  // namespace
 
-std::string DraCelText::locate(size_t offset) const {
+std::string DraSelectorText::locate(size_t offset) const {
   if (line.empty()) return file;
   const size_t i = std::min(offset, line.size() - 1);
   return fmt::format("{}:{}:{}", file, line[i], column[i]);

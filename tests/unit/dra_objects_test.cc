@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "sim/dra/cel_selectors.h"
 #include "tests/support/temp_files.h"
@@ -15,77 +17,122 @@ namespace {
 
 const std::string kCorpus = std::string(SLICELAB_SOURCE_DIR) + "/tests/data/dra/";
 
+const DraDeviceCapacity& capacity_of(const DraDevice& d, std::string_view name) {
+  const DraDeviceCapacity* c = d.find_capacity(std::string("gpu.nvidia.com/") + std::string(name));
+  EXPECT_NE(c, nullptr) << d.name << " has no capacity " << name;
+  return *c;
+}
+
 TEST(DraObjectsCorpus, LoadsWithValuesAtTheirPaths) {
   DraObjects o;
   for (const char* f : {"deviceclasses.yaml", "resourceslices.json", "claims.yaml"})
     read_dra_objects(kCorpus + f, o);
-  check_dra_selectors(o);
-  ASSERT_EQ(o.classes.size(), 2U);
-  EXPECT_EQ(o.classes[0].name, "gpu.nvidia.com");
-  EXPECT_EQ(o.classes[0].extended_resource_name, "nvidia.com/gpu");
-  ASSERT_EQ(o.classes[1].selectors.size(), 1U);
+  const DraModel& m = o.model;
+  ASSERT_EQ(m.device_classes.size(), 2U);
+  EXPECT_EQ(m.device_classes[0].name, "gpu.nvidia.com");
+  ASSERT_EQ(m.device_classes[1].selectors.size(), 1U);
   // A plain scalar folded over two lines reads with one space at the fold.
-  EXPECT_EQ(o.classes[0].selectors[0].expression,
+  EXPECT_EQ(m.selectors[m.device_classes[0].selectors[0]].expression,
             "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == "
             "'gpu'");
+  EXPECT_EQ(o.selector_text.size(), m.selectors.size());
 
-  ASSERT_EQ(o.slices.size(), 2U);
-  const DraResourceSlice& counters = o.slices[0];
-  EXPECT_EQ(counters.pool, "gpu-node-1");
-  EXPECT_EQ(counters.pool_slice_count, 2);
+  ASSERT_EQ(m.resource_slices.size(), 2U);
+  const DraResourceSlice& counters = m.resource_slices[0];
+  EXPECT_EQ(counters.pool.name, "gpu-node-1");
+  EXPECT_EQ(counters.pool.resource_slice_count, 2);
+  EXPECT_EQ(counters.node_name, "gpu-node-1");
   ASSERT_EQ(counters.shared_counters.size(), 1U);
   EXPECT_EQ(counters.shared_counters[0].name, "gpu-0-counter-set");
   // 7 capacity counters and 8 memory slices.
   EXPECT_EQ(counters.shared_counters[0].counters.size(), 15U);
-  EXPECT_EQ(counters.shared_counters[0].counters.at("multiprocessors").scaled_up(0), 132);
-  const DraResourceSlice& devices = o.slices[1];
+  const DraResourceSlice& devices = m.resource_slices[1];
   ASSERT_EQ(devices.devices.size(), 6U);
   const DraDevice& gpu0 = devices.devices[0];
   EXPECT_EQ(gpu0.name, "gpu-0");
-  EXPECT_EQ(gpu0.attributes.at("uuid").text, "GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c");
-  EXPECT_EQ(gpu0.attributes.at("cudaComputeCapability").kind, DraAttribute::Kind::kVersion);
-  EXPECT_EQ(gpu0.capacity.at("memory").value.binary_scaled_up(20), 81152);
+  ASSERT_NE(gpu0.find_attribute("gpu.nvidia.com/uuid"), nullptr);
+  EXPECT_EQ(gpu0.find_attribute("gpu.nvidia.com/uuid")->string_value,
+            "GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c");
+  EXPECT_EQ(gpu0.find_attribute("gpu.nvidia.com/cudaComputeCapability")->type,
+            DraAttributeType::Version);
+  // Attributes with their own domain keep it.
+  EXPECT_NE(gpu0.find_attribute("resource.kubernetes.io/pcieRoot"), nullptr);
+  EXPECT_EQ(capacity_of(gpu0, "memory").value.value, int64_t{81152} << 20);
   const DraDevice& mig = devices.devices[3];
   EXPECT_EQ(mig.name, "gpu-0-mig-3g40gb-9-4");
   ASSERT_EQ(mig.consumes_counters.size(), 1U);
-  EXPECT_EQ(mig.consumes_counters[0].counters.count("memory-slice-4"), 1U);
-  EXPECT_EQ(mig.consumes_counters[0].counters.count("memory-slice-3"), 0U);
+  EXPECT_EQ(mig.consumes_counters[0].counter_set, "gpu-0-counter-set");
+  int slices = 0;
+  for (const DraCounter& c : mig.consumes_counters[0].counters)
+    if (c.name.starts_with("memory-slice-")) ++slices;
+  EXPECT_EQ(slices, 4);
   const DraDevice& shared = devices.devices[5];
   EXPECT_TRUE(shared.allow_multiple_allocations);
-  ASSERT_TRUE(shared.capacity.at("memory").request_policy.has_value());
-  EXPECT_EQ(shared.capacity.at("memory").request_policy->default_value->binary_scaled_up(30), 8);
-  EXPECT_EQ(shared.capacity.at("memory").request_policy->step->binary_scaled_up(30), 1);
+  const DraDeviceCapacity& mem = capacity_of(shared, "memory");
+  ASSERT_TRUE(mem.request_policy.has_value());
+  EXPECT_EQ(mem.request_policy->default_value->value, int64_t{8} << 30);
+  EXPECT_EQ(mem.request_policy->valid_range->step->value, int64_t{1} << 30);
+  EXPECT_EQ(mem.value.text, "80Gi");
 
-  ASSERT_EQ(o.claims.size(), 5U);
-  const DraClaim& mps = o.claims[0];
-  EXPECT_TRUE(mps.is_template);
-  EXPECT_EQ(mps.name, "gpu-test-mps/shared-gpu");
+  ASSERT_EQ(m.resource_claim_templates.size(), 4U);
+  ASSERT_EQ(m.resource_claims.size(), 1U);
+  const DraResourceClaimTemplate& mps = m.resource_claim_templates[0];
+  EXPECT_EQ(mps.name, "shared-gpu");
+  EXPECT_EQ(mps.namespace_name, "gpu-test-mps");
   ASSERT_EQ(mps.spec.config.size(), 1U);
-  ASSERT_TRUE(mps.spec.config[0].gpu_sharing.has_value());
-  EXPECT_EQ(mps.spec.config[0].gpu_sharing->strategy, DraGpuSharing::Strategy::kMps);
-  EXPECT_EQ(mps.spec.config[0].gpu_sharing->active_thread_percentage, 50);
-  EXPECT_EQ(mps.spec.config[0].gpu_sharing->pinned_memory_limit_mib, 10240);
-  const DraClaim& ts = o.claims[1];
-  EXPECT_FALSE(ts.is_template);
-  EXPECT_EQ(ts.spec.config[0].gpu_sharing->interval, "Long");
+  EXPECT_EQ(mps.spec.config[0].requests, std::vector<std::string>{"mps-gpu"});
+  const auto& sharing = mps.spec.config[0].opaque.gpu_config->sharing;
+  ASSERT_TRUE(sharing.has_value());
+  EXPECT_EQ(sharing->strategy, "MPS");
+  EXPECT_EQ(sharing->mps_config->default_active_thread_percentage, 50);
+  EXPECT_EQ(sharing->mps_config->default_pinned_device_memory_limit->value, int64_t{10} << 30);
+  EXPECT_EQ(mps.spec.config[0].opaque.parameters_json,
+            R"({"apiVersion":"resource.nvidia.com/v1beta1","kind":"GpuConfig","sharing":)"
+            R"({"mpsConfig":{"defaultActiveThreadPercentage":50,)"
+            R"("defaultPinnedDeviceMemoryLimit":"10Gi"},"strategy":"MPS"}})");
+  const DraResourceClaim& ts = m.resource_claims[0];
+  EXPECT_EQ(ts.spec.config[0].opaque.gpu_config->sharing->time_slicing_config->interval, "Long");
   EXPECT_EQ(ts.spec.requests[0].exactly->selectors.size(), 1U);
-  const DraClaim& fallback = o.claims[2];
+  const DraResourceClaimTemplate& fallback = m.resource_claim_templates[1];
   ASSERT_EQ(fallback.spec.requests[0].first_available.size(), 2U);
   EXPECT_EQ(fallback.spec.requests[0].first_available[1].name, "full");
-  EXPECT_EQ(fallback.spec.requests[0].first_available[1].request.device_class_name,
-            "gpu.nvidia.com");
-  const DraClaim& pair = o.claims[3];
+  EXPECT_EQ(fallback.spec.requests[0].first_available[1].device_class_name, "gpu.nvidia.com");
+  const DraResourceClaimTemplate& pair = m.resource_claim_templates[2];
   ASSERT_EQ(pair.spec.constraints.size(), 1U);
   EXPECT_EQ(pair.spec.constraints[0].match_attribute, "resource.kubernetes.io/pcieRoot");
-  EXPECT_EQ(
-      o.claims[4].spec.requests[0].exactly->capacity_requests.at("memory").binary_scaled_up(30),
-      16);
+  const auto& share = m.resource_claim_templates[3].spec.requests[0].exactly->capacity_requests;
+  ASSERT_EQ(share.size(), 1U);
+  EXPECT_EQ(share[0].value.value, int64_t{16} << 30);
 
-  ASSERT_EQ(o.pods.size(), 2U);
-  EXPECT_EQ(o.pods[0].name, "gpu-test-mps/test-pod");
-  EXPECT_EQ(o.pods[0].claims[0].template_name, "shared-gpu");
-  EXPECT_EQ(o.pods[1].claims[0].claim_name, "single-gpu");
+  ASSERT_EQ(m.pods.size(), 2U);
+  EXPECT_EQ(m.pods[0].name, "test-pod");
+  EXPECT_EQ(m.pods[0].resource_claims[0].resource_claim_template_name, "shared-gpu");
+  EXPECT_EQ(m.pods[1].resource_claims[0].resource_claim_name, "single-gpu");
   EXPECT_EQ(o.skipped_kinds.at("Namespace"), 1);
+}
+
+// The corpus's selectors on the corpus's devices, hand-checked: the gpu class takes the two
+// GPUs, the mig class the four partitions; ">= 40Gi" excludes 3g.40gb (40448Mi < 40960Mi).
+TEST(DraObjectsCorpus, SelectorsPickTheRightDevices) {
+  DraObjects o;
+  for (const char* f : {"deviceclasses.yaml", "resourceslices.json", "claims.yaml"})
+    read_dra_objects(kCorpus + f, o);
+  const CelSelectorEvaluator cel(o);
+  const DraModel& m = o.model;
+  const auto picked = [&](DraSelectorId id) {
+    std::string names;
+    for (const DraDevice& d : m.resource_slices[1].devices)
+      if (cel.matches(id, d, "gpu.nvidia.com")) names += (names.empty() ? "" : ",") + d.name;
+    return names;
+  };
+  EXPECT_EQ(picked(m.device_classes[0].selectors[0]), "gpu-0,gpu-1");
+  EXPECT_EQ(picked(m.device_classes[1].selectors[0]),
+            "gpu-0-mig-1g10gb-19-0,gpu-0-mig-1g10gb-19-1,gpu-0-mig-3g40gb-9-4,"
+            "gpu-0-mig-7g80gb-0-0");
+  EXPECT_EQ(picked(m.resource_claims[0].spec.requests[0].exactly->selectors[0]),
+            "gpu-0,gpu-0-mig-7g80gb-0-0,gpu-1");
+  EXPECT_EQ(picked(m.resource_claim_templates[3].spec.requests[0].exactly->selectors[0]), "gpu-1");
+  EXPECT_EQ(cel.runtime_errors(), 0);
 }
 
 // A block scalar's CEL expression is located line by line: the corpus's time-slicing claim
@@ -93,9 +140,12 @@ TEST(DraObjectsCorpus, LoadsWithValuesAtTheirPaths) {
 TEST(DraObjectsCorpus, BlockScalarPositionsMapToTheFile) {
   DraObjects o;
   read_dra_objects(kCorpus + "claims.yaml", o);
-  const DraCelText& sel = o.claims[1].spec.requests[0].exactly->selectors[0];
+  const DraSelectorText& sel =
+      o.selector_text[o.model.resource_claims[0].spec.requests[0].exactly->selectors[0]];
   EXPECT_EQ(sel.locate(0), kCorpus + "claims.yaml:66:15");
-  const size_t second = sel.expression.find("device.attributes");
+  const size_t second =
+      o.model.selectors[o.model.resource_claims[0].spec.requests[0].exactly->selectors[0]]
+          .expression.find("device.attributes");
   EXPECT_EQ(sel.locate(second), kCorpus + "claims.yaml:67:15");
 }
 
@@ -106,7 +156,7 @@ class DraObjectErrors : public testing::TempFilesTest {
     return testing::message_of([&] {
       DraObjects o;
       read_dra_objects(p, o);
-      check_dra_selectors(o);
+      const CelSelectorEvaluator cel(o);
     });
   }
   std::string file() const { return (dir_ / "objects.yaml").string(); }
