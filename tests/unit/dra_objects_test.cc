@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/dra/cel_selectors.h"
+#include "sim/dra/dra_files.h"
 #include "tests/support/temp_files.h"
 #include "workloads/dra_objects.h"
 
@@ -133,6 +134,17 @@ TEST(DraObjectsCorpus, SelectorsPickTheRightDevices) {
             "gpu-0,gpu-0-mig-7g80gb-0-0,gpu-1");
   EXPECT_EQ(picked(m.resource_claim_templates[3].spec.requests[0].exactly->selectors[0]), "gpu-1");
   EXPECT_EQ(cel.runtime_errors(), 0);
+}
+
+// load_dra_files: several files into one model, every selector compiled once.
+TEST(DraObjectsCorpus, LoadDraFilesCompilesEverySelector) {
+  const LoadedDra d = load_dra_files(
+      {kCorpus + "deviceclasses.yaml", kCorpus + "resourceslices.json", kCorpus + "claims.yaml"});
+  EXPECT_EQ(d.model->device_classes.size(), 2U);
+  EXPECT_EQ(d.model->resource_slices.size(), 2U);
+  // 2 classes, 1 claim, 1 firstAvailable subrequest, 1 pair request, 1 share request.
+  EXPECT_EQ(d.model->selectors.size(), 6U);
+  EXPECT_EQ(d.selectors->size(), 6U);
 }
 
 // A block scalar's CEL expression is located line by line: the corpus's time-slicing claim
