@@ -24,6 +24,8 @@ ExportCommand::ExportCommand(CLI::App& app) {
   dra_->add_flag("--force", force_,
                  "Replace a results folder holding files slicelab did not write");
   dra_->add_flag("--no-mig", no_mig_, "Publish MIG-capable GPUs without their MIG partitions");
+  dra_->add_flag("--consumable-memory", consumable_,
+                 "Publish GPUs shared by memory (allowMultipleAllocations, KEP-5075), no MIG");
 }
 
 int ExportCommand::run() const {
@@ -31,6 +33,7 @@ int ExportCommand::run() const {
   const Scenario sc = load_scenario(scenario_);
   ClusterSliceOptions options;
   options.mig_partitions = !no_mig_;
+  options.consumable_memory = consumable_;
   const std::vector<DraResourceSlice> slices =
       cluster_resource_slices(sc.cluster, sc.catalog, options);
   size_t devices = 0;

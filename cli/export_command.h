@@ -23,6 +23,7 @@ class ExportCommand {
   std::string out_;
   bool force_ = false;
   bool no_mig_ = false;
+  bool consumable_ = false;
 };
 
 }  // namespace slicelab

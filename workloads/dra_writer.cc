@@ -38,6 +38,25 @@ void counters(std::string& out, const std::vector<DraCounter>& cs, const std::st
     out += fmt::format("{}{}:\n{}  value: {}\n", indent, c->name, indent, quoted(c->value.text));
 }
 
+void request_policy(std::string& out, const DraCapacityRequestPolicy& p) {
+  out += "        requestPolicy:\n";
+  if (p.default_value) out += fmt::format("          default: {}\n", quoted(p.default_value->text));
+  if (p.valid_range) {
+    out += "          validRange:\n";
+    if (p.valid_range->max)
+      out += fmt::format("            max: {}\n", quoted(p.valid_range->max->text));
+    if (p.valid_range->min)
+      out += fmt::format("            min: {}\n", quoted(p.valid_range->min->text));
+    if (p.valid_range->step)
+      out += fmt::format("            step: {}\n", quoted(p.valid_range->step->text));
+  }
+  if (!p.valid_values.empty()) {
+    out += "          validValues:\n";
+    for (const DraQuantity& v : p.valid_values)
+      out += fmt::format("          - {}\n", quoted(v.text));
+  }
+}
+
 void device(std::string& out, const DraDevice& d) {
   const std::string in = "  - ";
   bool first = true;
@@ -73,8 +92,11 @@ void device(std::string& out, const DraDevice& d) {
   if (!d.capacity.empty()) {
     key("capacity:\n");
     for (const DraDeviceCapacity* c :
-         sorted_by(d.capacity, [](const DraDeviceCapacity& x) { return x.name; }))
-      out += fmt::format("      {}:\n        value: {}\n", c->name, quoted(c->value.text));
+         sorted_by(d.capacity, [](const DraDeviceCapacity& x) { return x.name; })) {
+      out += fmt::format("      {}:\n", c->name);
+      if (c->request_policy) request_policy(out, *c->request_policy);
+      out += fmt::format("        value: {}\n", quoted(c->value.text));
+    }
   }
   if (!d.consumes_counters.empty()) {
     key("consumesCounters:\n");

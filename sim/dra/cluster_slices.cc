@@ -19,8 +19,13 @@ std::string gpu_uuid(const std::string& node, int index) {
     h = (h ^ static_cast<uint64_t>(index)) * 1099511628211ULL;
     return h;
   };
-  const uint64_t a = fnv(14695981039346656037ULL);
-  const uint64_t b = fnv(a ^ 0x9e3779b97f4a7c15ULL);
+  const auto mix = [](uint64_t z) {  // splitmix64's finalizer: every input bit moves every output
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  const uint64_t a = mix(fnv(14695981039346656037ULL));
+  const uint64_t b = mix(a ^ 0x9e3779b97f4a7c15ULL);
   return fmt::format("GPU-{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", a >> 32, (a >> 16) & 0xffff,
                      a & 0xffff, b >> 48, b & 0xffffffffffffULL);
 }
@@ -100,8 +105,9 @@ std::vector<DraResourceSlice> cluster_resource_slices(const ClusterSpec& cluster
     if (group.gpus_per_node <= 0) continue;
     const GpuModel& model = catalog.models()[group.gpu_model];
     const NvidiaProduct product = nvidia_product(model.name);
-    const MigTable* mig =
-        options.mig_partitions && model.mig_capable ? mig_table_for(model.name) : nullptr;
+    const MigTable* mig = options.mig_partitions && !options.consumable_memory && model.mig_capable
+                              ? mig_table_for(model.name)
+                              : nullptr;
     for (int i = 0; i < group.count; ++i) {
       const std::string node = group.node_names.empty() ? fmt::format("{}-{}", group.name, i)
                                                         : group.node_names[static_cast<size_t>(i)];
@@ -129,6 +135,16 @@ std::vector<DraResourceSlice> cluster_resource_slices(const ClusterSpec& cluster
         gpu.attributes.push_back(attr("uuid", DraAttributeType::String, uuid));
         gpu.capacity = {cap("memory", mebibytes(model.memory_mib)),
                         cap("multiprocessors", count(model.sm_count))};
+        if (options.consumable_memory) {
+          gpu.allow_multiple_allocations = true;
+          DraCapacityRequestPolicy policy;
+          policy.default_value = mebibytes(options.memory_step_mib);
+          DraCapacityRequestPolicyRange range;
+          range.min = mebibytes(options.memory_step_mib);
+          range.step = mebibytes(options.memory_step_mib);
+          policy.valid_range = range;
+          gpu.capacity[0].request_policy = policy;
+        }
         const std::string set = fmt::format("gpu-{}-counter-set", g);
         if (mig != nullptr) {
           // The full GPU takes every counter: it and any partition exclude each other.

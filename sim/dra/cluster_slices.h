@@ -16,6 +16,12 @@ struct ClusterSliceOptions {
   // Publish MIG partitions (dynamic MIG, as the driver's DynamicMIG feature gate does) next to
   // each MIG-capable GPU; without them every GPU is a plain device.
   bool mig_partitions = true;
+  // Publish each GPU with allowMultipleAllocations and a consumable `memory` capacity (KEP-5075,
+  // beta in 1.36): several claims share a GPU while their memory requests fit, each request
+  // rounded up to `memory_step_mib` (requestPolicy validRange min = step, default = step).
+  // Excludes MIG partitions (a shared GPU is not partitioned).
+  bool consumable_memory = false;
+  int64_t memory_step_mib = 1024;
   // The driverVersion attribute: a simulated cluster has no driver to ask.
   std::string driver_version = "580.65.6";
 };

@@ -71,6 +71,33 @@ TEST_F(DraExportCli, QuickstartClusterReadsBack) {
   EXPECT_EQ(migs, 16U * 25U);
 }
 
+TEST_F(DraExportCli, ConsumableMemoryGpusReadBack) {
+  const std::string out = (dir_ / "dra").string();
+  const testing::CliRun r = testing::run_program(
+      SLICELAB_BINARY,
+      "export dra --consumable-memory --scenario " +
+          testing::shell_quote(std::string(SLICELAB_SOURCE_DIR) + "/scenarios/quickstart.yaml") +
+          " --out " + testing::shell_quote(out),
+      dir_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  DraObjects o;
+  read_dra_objects(out + "/resourceslices.yaml", o);
+  // One slice per node (no counter sets), 4 x 4 A100 + 4 x 2 T4 GPUs, no partitions.
+  ASSERT_EQ(o.model.resource_slices.size(), 8U);
+  size_t devices = 0;
+  for (const DraResourceSlice& s : o.model.resource_slices)
+    for (const DraDevice& d : s.devices) {
+      ++devices;
+      EXPECT_TRUE(d.allow_multiple_allocations);
+      const DraDeviceCapacity* mem = d.find_capacity("gpu.nvidia.com/memory");
+      ASSERT_NE(mem, nullptr);
+      ASSERT_TRUE(mem->request_policy.has_value());
+      EXPECT_EQ(mem->request_policy->valid_range->step->value, int64_t{1} << 30);
+      EXPECT_EQ(mem->request_policy->default_value->value, int64_t{1} << 30);
+    }
+  EXPECT_EQ(devices, 24U);
+}
+
 TEST_F(DraExportCli, RefusesAFolderItDidNotWrite) {
   const std::filesystem::path mine = dir_ / "mine";
   std::filesystem::create_directories(mine);
