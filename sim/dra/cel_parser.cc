@@ -216,9 +216,24 @@ class CelParser {
     return left;
   }
 
+  // Nesting ('(' and '!') deeper than cel-go's default parser limit is refused, so that a
+  // hostile expression cannot exhaust the stack of this recursive parser.
+  static constexpr int kMaxNesting = 100;
+  struct Nest {
+    CelParser& p;
+    explicit Nest(CelParser& parser, size_t at) : p(parser) {
+      if (++p.depth_ > kMaxNesting)
+        p.fail(at, fmt::format("CEL expression nested deeper than {} levels", kMaxNesting));
+    }
+    ~Nest() { --p.depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+  };
+
   Parsed unary() {
     skip_space();
     const size_t start = pos_;
+    const Nest nest(*this, start);
     if (eat("!")) {
       const Parsed operand = unary();
       require_bool(operand, start, "!");
@@ -460,6 +475,7 @@ class CelParser {
   const CelLocator& locate_;
   CelExpression& out_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 CelExpression CelExpression::compile(std::string_view text, const CelLocator& locate) {

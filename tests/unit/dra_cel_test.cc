@@ -182,5 +182,13 @@ TEST(DraCel, UnsupportedConstructsNamedAtTheirColumn) {
               ::testing::StartsWith("f.yaml:1:23: matches(): invalid regular expression: "));
 }
 
+TEST(DraCel, DeepNestingRefusedNotACrash) {
+  EXPECT_EQ(refusal(std::string(5000, '(') + "true" + std::string(5000, ')')),
+            "f.yaml:1:101: CEL expression nested deeper than 100 levels");
+  EXPECT_EQ(refusal(std::string(5000, '!') + "true"),
+            "f.yaml:1:101: CEL expression nested deeper than 100 levels");
+  EXPECT_TRUE(is_true(run(std::string(40, '(') + "true" + std::string(40, ')'), h100())));
+}
+
 }  // namespace
 }  // namespace slicelab
