@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/calibrate_command.h"
+#include "cli/export_command.h"
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
@@ -223,6 +224,7 @@ int run_cli(int argc, char** argv) {
   const CalibrateCommand calibrate_cmd(app);
   const ReportCommand report_cmd(app);
   const PluginsCommand plugins_cmd(app);
+  const ExportCommand export_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -243,6 +245,7 @@ int run_cli(int argc, char** argv) {
     if (calibrate_cmd.chosen()) return calibrate_cmd.run();
     if (report_cmd.chosen()) return report_cmd.run();
     if (plugins_cmd.chosen()) return plugins_cmd.run();
+    if (export_cmd.chosen()) return export_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);
