@@ -26,6 +26,7 @@
 #include "cli/sweep_command.h"
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
+#include "reports/dra_claims_json.h"
 #include "reports/results_writer.h"
 #include "sim/parallel/cpu_limit.h"
 #include "sim/scenario/run_policies.h"
@@ -97,8 +98,8 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     // figures instead.
     std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results, c.wide)).c_str(),
                stdout);
-    std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s}\n", out.c_str(),
-                sc.engine.fill ? ",fill.csv" : "");
+    std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s%s}\n", out.c_str(),
+                sc.engine.fill ? ",fill.csv" : "", has_dra_claims(results) ? ",claims.json" : "");
   }
   if (c.report) write_report_and_say(out, c.quiet);
   return 0;

@@ -186,7 +186,7 @@ void DraClaimState::add_pod_claims(std::span<const PodSpec> pods) {
         r.exactly->count = pod.gpu_count;
         if (mem > 0) {
           r.exactly->capacity_requests.push_back(
-              {"memory", {mem * kMiB, fmt::format("{}Mi", mem)}});
+              {"memory", {mem * kMiB, format_dra_quantity(mem * kMiB)}});
         }
         s->requests.push_back(std::move(r));
         spec = s.get();

@@ -89,11 +89,11 @@ TEST(DraRun, ConsumableCapacitySharedThenReleased) {
   EXPECT_EQ(res.pool, "n-0");
   EXPECT_EQ(res.device, "gpu-0");
   ASSERT_EQ(res.consumed_capacity.size(), 1u);
-  EXPECT_EQ(res.consumed_capacity[0].value.text, "40960Mi");
+  EXPECT_EQ(res.consumed_capacity[0].value.text, "40Gi");
   EXPECT_TRUE(res.share_id.has_value());
   EXPECT_EQ(claims[3].pod, "e");
   EXPECT_DOUBLE_EQ(claims[3].allocated_s, 250);
-  EXPECT_EQ(claims[3].allocation.results.at(0).consumed_capacity[0].value.text, "81920Mi");
+  EXPECT_EQ(claims[3].allocation.results.at(0).consumed_capacity[0].value.text, "80Gi");
 }
 
 }  // namespace
