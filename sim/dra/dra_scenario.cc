@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "sim/dra/dra_claim_state.h"
 #include "sim/dra/dra_files.h"
 #include "workloads/input_error.h"
 
@@ -50,8 +51,8 @@ void read_dra_sharing(const YamlReader& yaml, const YAML::Node& node, std::strin
   config.dra = std::move(s);
 }
 
-void load_dra_objects(const YamlReader& yaml, const YAML::Node& root,
-                      std::vector<PolicySpec>& policies) {
+void load_dra_objects(const YamlReader& yaml, const YAML::Node& root, Scenario& scenario) {
+  std::vector<PolicySpec>& policies = scenario.policies;
   std::vector<std::string> common;
   const YAML::Node block = root["dra"];
   if (block.IsDefined()) {
@@ -82,6 +83,10 @@ void load_dra_objects(const YamlReader& yaml, const YAML::Node& root,
           at["device_class"], join_path(path, "device_class"),
           fmt::format("no DeviceClass {} among the DRA objects read", settings->device_class));
     }
+    // What a run would find only when it starts: devices on unknown nodes or beyond a node's
+    // GPUs, pods naming claims that do not exist.
+    const ClusterState cluster(scenario.cluster, scenario.catalog, DraClaimState::kUnitsPerGpu);
+    const DraClaimState check(*settings, cluster, scenario.pods);
     sharing.dra = std::move(settings);
   }
   if (block.IsDefined() && !used)

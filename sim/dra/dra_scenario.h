@@ -19,9 +19,9 @@ void read_dra_sharing(const YamlReader& yaml, const YAML::Node& node, std::strin
                       SharingConfig& config);
 
 // Reads the top-level `dra:` files followed by each dra policy's own into that policy's model
-// (policies with the same files share one), and checks its device_class exists. Throws a
-// located InputError for a `dra:` block no policy uses.
-void load_dra_objects(const YamlReader& yaml, const YAML::Node& root,
-                      std::vector<PolicySpec>& policies);
+// (policies with the same files share one), and checks its device_class exists and that its
+// devices and pods' claims fit the scenario's cluster and workload. Throws a located
+// InputError for a `dra:` block no policy uses.
+void load_dra_objects(const YamlReader& yaml, const YAML::Node& root, Scenario& scenario);
 
 }  // namespace slicelab

@@ -626,7 +626,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
           *p.sharing.vm, sc.cluster, sc.catalog,
           fmt::format("{}: {}", path, index_path("policies", i) + ".sharing.profile"));
   }
-  load_dra_objects(yaml, root, sc.policies);
+  load_dra_objects(yaml, root, sc);
   read_interference(yaml, root, path, sc);
   return sc;
 } catch (const YAML::Exception& e) {

@@ -137,5 +137,15 @@ TEST_F(DraCli, UnknownDeviceClassFailsAtLoad) {
   EXPECT_NE(r.err.find("no DeviceClass gpu.example.com"), std::string::npos) << r.err;
 }
 
+TEST_F(DraCli, SliceOfUnknownNodeFailsAtLoad) {
+  write("objects.yaml", kObjects + slice("node-0") + slice("node-9"));
+  const std::string scenario = write("dra.yaml", kScenario);
+  const auto r = run_program(SLICELAB_BINARY, "validate " + shell_quote(scenario), dir_);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("ResourceSlice node-9-gpu.nvidia.com: node node-9 is not in the cluster"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace slicelab
