@@ -147,6 +147,20 @@ TEST(DraObjectsCorpus, LoadDraFilesCompilesEverySelector) {
   EXPECT_EQ(d.selectors->size(), 6U);
 }
 
+// The shipped comparison's DRA files stay loadable: 2 nodes x 4 H100-80GB, each GPU with its
+// 25 MIG placements (MIG file), or as one shareable device (consumable-capacity file).
+TEST(DraObjectsCorpus, ShippedScenarioFilesLoad) {
+  const std::string dir = std::string(SLICELAB_SOURCE_DIR) + "/scenarios/dra/";
+  const LoadedDra mig = load_dra_files({dir + "deviceclasses.yaml", dir + "mig-slices.yaml"});
+  size_t devices = 0;
+  for (const DraResourceSlice& s : mig.model->resource_slices) devices += s.devices.size();
+  EXPECT_EQ(devices, 8U * 26U);
+  const LoadedDra shared = load_dra_files({dir + "deviceclasses.yaml", dir + "shared-gpus.yaml"});
+  ASSERT_EQ(shared.model->resource_slices.size(), 2U);
+  EXPECT_EQ(shared.model->resource_slices[0].devices.size(), 4U);
+  EXPECT_TRUE(shared.model->resource_slices[0].devices[0].allow_multiple_allocations);
+}
+
 // A block scalar's CEL expression is located line by line: the corpus's time-slicing claim
 // has its selector on lines 66-67, indented 14 columns.
 TEST(DraObjectsCorpus, BlockScalarPositionsMapToTheFile) {
