@@ -316,6 +316,23 @@ TEST_F(DraObjectErrors, CelConstructLocatedInsideTheYamlString) {
                 "subset: docs/dra.md#cel)");
 }
 
+// JSON (`kubectl get -o json`): escapes inside the string still map to their file columns.
+TEST_F(DraObjectErrors, CelConstructLocatedInJson) {
+  const std::string p = write("class.json", R"({
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "DeviceClass",
+    "metadata": {"name": "x"},
+    "spec": {"selectors": [{"cel": {"expression": "device.attributes[\"d\"].n == 1 ? true : false"}}]}
+})");
+  EXPECT_EQ(testing::message_of([&] {
+              DraObjects o;
+              read_dra_objects(p, o);
+              const CelSelectorEvaluator cel(o);
+            }),
+            p + ":5:84: unsupported CEL construct '?:': the conditional operator (slicelab's "
+                "CEL subset: docs/dra.md#cel)");
+}
+
 TEST_F(DraObjectErrors, RequiredFieldsAndExclusiveChoices) {
   EXPECT_EQ(load(R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
