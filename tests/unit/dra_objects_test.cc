@@ -155,7 +155,18 @@ TEST(DraObjectsCorpus, ShippedScenarioFilesLoad) {
   size_t devices = 0;
   for (const DraResourceSlice& s : mig.model->resource_slices) devices += s.devices.size();
   EXPECT_EQ(devices, 8U * 26U);
-  const LoadedDra shared = load_dra_files({dir + "deviceclasses.yaml", dir + "shared-gpus.yaml"});
+  const LoadedDra shared = load_dra_files(
+      {dir + "deviceclasses.yaml", dir + "sharing-classes.yaml", dir + "shared-gpus.yaml"});
+  ASSERT_EQ(shared.model->device_classes.size(), 4U);
+  EXPECT_EQ(shared.model->device_classes[3]
+                .config[0]
+                .gpu_config->sharing->mps_config->default_active_thread_percentage,
+            25);
+  // Both sharing classes take the shareable GPUs.
+  for (const DraDevice& d : shared.model->resource_slices[0].devices) {
+    EXPECT_TRUE(shared.selectors->matches(shared.model->device_classes[2].selectors[0], d,
+                                          "gpu.nvidia.com"));
+  }
   ASSERT_EQ(shared.model->resource_slices.size(), 2U);
   EXPECT_EQ(shared.model->resource_slices[0].devices.size(), 4U);
   EXPECT_TRUE(shared.model->resource_slices[0].devices[0].allow_multiple_allocations);
