@@ -254,10 +254,16 @@ uint32_t DraStructuredAllocator::add_spec(const DraResourceClaimSpec& spec) {
 
 DraClaimId DraStructuredAllocator::add_claim_from_template(size_t template_index, std::string name,
                                                            std::string namespace_name) {
+  return add_claim(model_.resource_claim_templates[template_index].spec, std::move(name),
+                   std::move(namespace_name));
+}
+
+DraClaimId DraStructuredAllocator::add_claim(const DraResourceClaimSpec& spec, std::string name,
+                                             std::string namespace_name) {
   Claim claim;
   claim.name = std::move(name);
   claim.namespace_name = std::move(namespace_name);
-  claim.spec = add_spec(model_.resource_claim_templates[template_index].spec);
+  claim.spec = add_spec(spec);
   claims_.push_back(std::move(claim));
   return static_cast<DraClaimId>(claims_.size() - 1);
 }

@@ -49,6 +49,9 @@ class DraStructuredAllocator {
   // controller names it "<pod>-<pod claim name>"; slicelab drops the random suffix).
   DraClaimId add_claim_from_template(size_t template_index, std::string name,
                                      std::string namespace_name);
+  // A claim with this spec (which outlives the allocator), e.g. one the run makes for a pod.
+  DraClaimId add_claim(const DraResourceClaimSpec& spec, std::string name,
+                       std::string namespace_name);
   // The claim named so in the namespace (ResourceClaims and claims made from templates), if any.
   std::optional<DraClaimId> find_claim(std::string_view namespace_name,
                                        std::string_view name) const;
