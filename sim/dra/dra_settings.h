@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "workloads/dra_model.h"
 
 namespace slicelab {
 
 struct DraSettings {
+  std::vector<std::string> files;  // the policy's own files, after the top-level dra: files
   std::shared_ptr<const DraModel> model;
   std::shared_ptr<const DraSelectorEvaluator> selectors;
   // A workload pod with no Pod object in the files claims its gpu_count devices of this class
