@@ -136,6 +136,10 @@ std::vector<DraResourceSlice> cluster_resource_slices(const ClusterSpec& cluster
         gpu.capacity = {cap("memory", mebibytes(model.memory_mib)),
                         cap("multiprocessors", count(model.sm_count))};
         if (options.consumable_memory) {
+          // A claim consumes all of a shared device's capacity it does not request and that
+          // has no default (KEP-5075): memory alone, as the driver publishes a GPU without
+          // MIG, so that claims share the GPU by memory.
+          gpu.capacity.pop_back();
           gpu.allow_multiple_allocations = true;
           DraCapacityRequestPolicy policy;
           policy.default_value = mebibytes(options.memory_step_mib);

@@ -19,7 +19,8 @@ struct ClusterSliceOptions {
   // Publish each GPU with allowMultipleAllocations and a consumable `memory` capacity (KEP-5075,
   // beta in 1.36): several claims share a GPU while their memory requests fit, each request
   // rounded up to `memory_step_mib` (requestPolicy validRange min = step, default = step).
-  // Excludes MIG partitions (a shared GPU is not partitioned).
+  // Excludes MIG partitions (a shared GPU is not partitioned) and the `multiprocessors`
+  // capacity (a claim would consume all of a capacity it does not request).
   bool consumable_memory = false;
   int64_t memory_step_mib = 1024;
   // The driverVersion attribute: a simulated cluster has no driver to ask.

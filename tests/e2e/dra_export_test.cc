@@ -94,6 +94,8 @@ TEST_F(DraExportCli, ConsumableMemoryGpusReadBack) {
       ASSERT_TRUE(mem->request_policy.has_value());
       EXPECT_EQ(mem->request_policy->valid_range->step->value, int64_t{1} << 30);
       EXPECT_EQ(mem->request_policy->default_value->value, int64_t{1} << 30);
+      // Memory only: a claim would take all of a capacity without a request policy.
+      EXPECT_EQ(d.capacity.size(), 1U);
     }
   EXPECT_EQ(devices, 24U);
 }

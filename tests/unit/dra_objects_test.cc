@@ -147,6 +147,31 @@ TEST(DraObjectsCorpus, LoadDraFilesCompilesEverySelector) {
   EXPECT_EQ(d.selectors->size(), 6U);
 }
 
+// The shipped comparison's DRA files stay loadable: 2 nodes x 4 H100-80GB, each GPU with its
+// 25 MIG placements (MIG file), or as one shareable device (consumable-capacity file).
+TEST(DraObjectsCorpus, ShippedScenarioFilesLoad) {
+  const std::string dir = std::string(SLICELAB_SOURCE_DIR) + "/scenarios/dra/";
+  const LoadedDra mig = load_dra_files({dir + "deviceclasses.yaml", dir + "mig-slices.yaml"});
+  size_t devices = 0;
+  for (const DraResourceSlice& s : mig.model->resource_slices) devices += s.devices.size();
+  EXPECT_EQ(devices, 8U * 26U);
+  const LoadedDra shared = load_dra_files(
+      {dir + "deviceclasses.yaml", dir + "sharing-classes.yaml", dir + "shared-gpus.yaml"});
+  ASSERT_EQ(shared.model->device_classes.size(), 4U);
+  EXPECT_EQ(shared.model->device_classes[3]
+                .config[0]
+                .gpu_config->sharing->mps_config->default_active_thread_percentage,
+            25);
+  // Both sharing classes take the shareable GPUs.
+  for (const DraDevice& d : shared.model->resource_slices[0].devices) {
+    EXPECT_TRUE(shared.selectors->matches(shared.model->device_classes[2].selectors[0], d,
+                                          "gpu.nvidia.com"));
+  }
+  ASSERT_EQ(shared.model->resource_slices.size(), 2U);
+  EXPECT_EQ(shared.model->resource_slices[0].devices.size(), 4U);
+  EXPECT_TRUE(shared.model->resource_slices[0].devices[0].allow_multiple_allocations);
+}
+
 // A block scalar's CEL expression is located line by line: the corpus's time-slicing claim
 // has its selector on lines 66-67, indented 14 columns.
 TEST(DraObjectsCorpus, BlockScalarPositionsMapToTheFile) {
@@ -300,6 +325,23 @@ TEST_F(DraObjectErrors, CelConstructLocatedInsideTheYamlString) {
             file() +
                 ":15:17: unsupported CEL construct 'has()': function (slicelab's CEL "
                 "subset: docs/dra.md#cel)");
+}
+
+// JSON (`kubectl get -o json`): escapes inside the string still map to their file columns.
+TEST_F(DraObjectErrors, CelConstructLocatedInJson) {
+  const std::string p = write("class.json", R"({
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "DeviceClass",
+    "metadata": {"name": "x"},
+    "spec": {"selectors": [{"cel": {"expression": "device.attributes[\"d\"].n == 1 ? true : false"}}]}
+})");
+  EXPECT_EQ(testing::message_of([&] {
+              DraObjects o;
+              read_dra_objects(p, o);
+              const CelSelectorEvaluator cel(o);
+            }),
+            p + ":5:84: unsupported CEL construct '?:': the conditional operator (slicelab's "
+                "CEL subset: docs/dra.md#cel)");
 }
 
 TEST_F(DraObjectErrors, RequiredFieldsAndExclusiveChoices) {
