@@ -65,7 +65,7 @@ const SharingModeEntry kModes[] = {
                                           c.interference);
      }},
     {"dra",
-     "Kubernetes DRA: the structured allocator over ResourceSlices, GpuConfig sharing "
+     "Kubernetes DRA: structured allocation over ResourceSlices, GpuConfig sharing "
      "(docs/dra.md)",
      [](const SharingConfig& c) -> std::unique_ptr<SharingMode> {
        if (!c.dra) throw std::invalid_argument("sharing mode dra needs its DRA objects");
