@@ -15,6 +15,7 @@
 
 #include "cli/calibrate_command.h"
 #include "cli/diff_command.h"
+#include "cli/export_command.h"
 #include "cli/import_command.h"
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
@@ -28,6 +29,7 @@
 #include "cli/sweep_command.h"
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
+#include "reports/dra_claims_json.h"
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
 #include "sim/parallel/cpu_limit.h"
@@ -140,8 +142,8 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results, c.wide)).c_str(),
                stdout);
     print_decision_warnings(sc, results);
-    std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s}\n", out.c_str(),
-                sc.engine.fill ? ",fill.csv" : "");
+    std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s%s}\n", out.c_str(),
+                sc.engine.fill ? ",fill.csv" : "", has_dra_claims(results) ? ",claims.json" : "");
   }
   if (c.report) write_report_and_say(out, c.quiet || c.format.json());
   return 0;
@@ -272,6 +274,7 @@ int run_cli(int argc, char** argv) {
   const ReportCommand report_cmd(app);
   const PluginsCommand plugins_cmd(app);
   const DiffCommand diff_cmd(app);
+  const ExportCommand export_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -293,6 +296,7 @@ int run_cli(int argc, char** argv) {
     if (report_cmd.chosen()) return report_cmd.run();
     if (plugins_cmd.chosen()) return plugins_cmd.run();
     if (diff_cmd.chosen()) return diff_cmd.run();
+    if (export_cmd.chosen()) return export_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

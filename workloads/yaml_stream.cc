@@ -66,7 +66,8 @@ std::string as_yaml_stream(const std::string& text, const std::vector<size_t>& s
 
 }  // namespace
 
-std::vector<YAML::Node> load_yaml_documents(const std::string& path, uint64_t max_bytes) {
+std::vector<YAML::Node> load_yaml_documents(const std::string& path, uint64_t max_bytes,
+                                            std::string* parsed_text) {
   std::string text = read_text_file(path, max_bytes);
   check_utf8(text, path);
   if (const auto starts = json_value_starts(text); !starts.empty())
@@ -76,6 +77,7 @@ std::vector<YAML::Node> load_yaml_documents(const std::string& path, uint64_t ma
     std::vector<YAML::Node> docs;
     for (YAML::Node& d : YAML::LoadAll(text))
       if (d.IsDefined() && !d.IsNull()) docs.push_back(std::move(d));
+    if (parsed_text != nullptr) *parsed_text = std::move(text);
     return docs;
   } catch (const YAML::ParserException& e) {
     throw InputError(fmt::format("{}:{}:{}: invalid YAML or JSON: {}", path, e.mark.line + 1,

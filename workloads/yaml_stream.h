@@ -16,6 +16,10 @@ namespace slicelab {
 // ("{...}\n{...}") are split at their top-level boundaries. Throws a located InputError as
 // load_yaml_file does: unreadable or larger than `max_bytes`, invalid UTF-8 or syntax, aliases,
 // anchors, nesting deeper than kMaxYamlDepth, a key twice in a mapping. JSON's null is kept.
-std::vector<YAML::Node> load_yaml_documents(const std::string& path, uint64_t max_bytes);
+// `parsed_text`, when given, receives the text the nodes' marks point into (the file's, with a
+// document separator before each concatenated JSON value), for readers that locate positions
+// inside a scalar.
+std::vector<YAML::Node> load_yaml_documents(const std::string& path, uint64_t max_bytes,
+                                            std::string* parsed_text = nullptr);
 
 }  // namespace slicelab

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/dra/dra_claim_record.h"
 #include "sim/metrics/mig_metrics.h"
 #include "sim/metrics/reason_table.h"
 
@@ -137,6 +138,9 @@ struct RunSummary {
 
   // --- restart policy (engine.restart; issue 14) ---
   std::optional<RestartCounts> restarts;
+
+  // --- DRA (sharing mode dra; issue 17): each claim's status.allocation, for claims.json ---
+  std::vector<DraClaimRecord> dra_claims;
 
   // Adds one pod with this final status to the matching count.
   void count(PodStatus status);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "sim/dra/dra_scenario.h"
 #include "sim/interference/calibration.h"
 #include "sim/mig/mig_scenario.h"
 #include "sim/placement/plugin_registry.h"
@@ -353,6 +354,12 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
     read_vm_sharing(yaml, node, path, m.Scalar(), c);
     return c;
   }
+  // --- DRA: its own keys and reader (sim/dra/dra_scenario.cc) ---
+  if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
+      m.IsDefined() && m.IsScalar() && m.Scalar() == "dra") {
+    read_dra_sharing(yaml, node, path, c);
+    return c;
+  }
   // --- HAMi: its own keys and reader (sim/sharing/hami_scenario.cc) ---
   if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
       m.IsDefined() && m.IsScalar() && m.Scalar() == "hami") {
@@ -528,10 +535,10 @@ DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node) {
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) try {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
-  yaml.check_keys(
-      root, "",
-      {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload", "engine",
-       "policies", "calibration", "workload_classes", "plan", "decide"});  // plan: sim/planning
+  yaml.check_keys(root, "",
+                  {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload",
+                   "engine", "policies", "calibration", "workload_classes", "plan", "decide",
+                   "dra"});  // plan: sim/planning
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());
@@ -650,6 +657,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
           *p.sharing.vm, sc.cluster, sc.catalog,
           fmt::format("{}: {}", path, index_path("policies", i) + ".sharing.profile"));
   }
+  load_dra_objects(yaml, root, sc);
   read_interference(yaml, root, path, sc);
   if (const YAML::Node d = root["decide"]; d.IsDefined()) sc.decide = read_decide(yaml, d);
   return sc;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "sim/dra/dra_settings.h"
 #include "sim/interference/interference_model.h"
 #include "sim/mig/mig_settings.h"
 #include "sim/sharing/device_plugin_settings.h"
@@ -16,7 +17,7 @@
 namespace slicelab {
 
 struct SharingConfig {
-  // whole-card | time-slice | gpu-share | mig | mps | interposer | passthrough | vgpu | hami
+  // whole-card | time-slice | gpu-share | mig | mps | interposer | passthrough | vgpu | hami | dra
   std::string kind = "whole-card";
   int replicas = 4;
   double context_switch_overhead = 0.05;
@@ -31,6 +32,8 @@ struct SharingConfig {
   // --- Set when the NVIDIA device plugin's config file gave the mode (kind time-slice, mps or
   // whole-card); docs/device-plugin-config.md. ---
   std::shared_ptr<const DevicePluginSettings> device_plugin{};
+  // --- DRA (kind "dra"): the objects read and how pods claim devices; docs/dra.md ---
+  std::shared_ptr<const DraSettings> dra{};
 
   // --- MPS, interposer and the interference model (issue 4; docs/sharing-models.md) ---
   int mps_replicas = 0;  // mps: > 0: N equal clients (100/N % threads, 1/N memory); 0: per pod

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/dra/dra_sharing.h"
 #include "sim/mig/mig_sharing.h"
 #include "sim/sharing/gpu_share.h"
 #include "sim/sharing/hami_share.h"
@@ -62,6 +63,13 @@ const SharingModeEntry kModes[] = {
      [](const SharingConfig& c) -> std::unique_ptr<SharingMode> {
        return std::make_unique<HamiShare>(c.hami ? c.hami : std::make_shared<const HamiSettings>(),
                                           c.interference);
+     }},
+    {"dra",
+     "Kubernetes DRA: structured allocation over ResourceSlices, GpuConfig sharing "
+     "(docs/dra.md)",
+     [](const SharingConfig& c) -> std::unique_ptr<SharingMode> {
+       if (!c.dra) throw std::invalid_argument("sharing mode dra needs its DRA objects");
+       return std::make_unique<DraSharing>(c.dra, c.interference);
      }},
 };
 

@@ -7,8 +7,10 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "sim/cluster_state.h"
+#include "sim/dra/dra_claim_record.h"
 #include "sim/gpu_catalog.h"
 #include "sim/metrics/mig_metrics.h"
 #include "sim/placement/placement_policy.h"
@@ -77,6 +79,8 @@ class SharingRun {
   virtual std::optional<MigMetrics> mig_metrics(double /*stranded_gpu_s*/, double /*gpu_s*/) const {
     return std::nullopt;
   }
+  // DRA: every claim allocated in the run, with its status.allocation (claims.json).
+  virtual std::vector<DraClaimRecord> dra_claims() const { return {}; }
 };
 
 }  // namespace slicelab

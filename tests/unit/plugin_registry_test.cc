@@ -12,6 +12,7 @@
 #include <utility>
 #include <variant>
 
+#include "sim/dra/dra_settings.h"
 #include "sim/mig/mig_settings.h"
 #include "sim/placement/plugin_registry.h"
 #include "sim/sharing/sharing_registry.h"
@@ -132,7 +133,8 @@ TEST(PluginRegistry, NameListsComeSortedFromTheTables) {
             "hami-binpack, hami-spread, random, random-fit, spread, topology-aware");
   EXPECT_EQ(placement_plugin_names(PluginKind::kTieBreak), "first, node-order, random");
   EXPECT_EQ(sharing_mode_names(),
-            "gpu-share, hami, interposer, mig, mps, passthrough, time-slice, vgpu, whole-card");
+            "dra, gpu-share, hami, interposer, mig, mps, passthrough, time-slice, vgpu, "
+            "whole-card");
 }
 
 TEST(PluginRegistry, TieBreakEntriesAgreeWithTheRuleNames) {
@@ -178,6 +180,12 @@ TEST(SharingRegistry, EveryModeBuildsWithItsName) {
       auto s = std::make_shared<MigSettings>();
       s->dynamic = true;
       c.mig = s;
+    }
+    if (m.name == "dra") {
+      EXPECT_THROW(make_sharing_mode(c), std::invalid_argument);  // needs its DRA objects
+      auto s = std::make_shared<DraSettings>();
+      s->model = std::make_shared<DraModel>();
+      c.dra = s;
     }
     EXPECT_EQ(make_sharing_mode(c)->kind(), m.name);
   }

@@ -1,0 +1,89 @@
+#include "reports/dra_claims_json.h"
+
+#include <algorithm>
+
+namespace slicelab {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson requirements_json(const std::vector<DraNodeSelectorRequirement>& list) {
+  ojson out = ojson::array();
+  for (const DraNodeSelectorRequirement& r : list) {
+    out.push_back({{"key", r.key}, {"operator", r.op}, {"values", r.values}});
+  }
+  return out;
+}
+
+ojson opaque_json(const DraOpaqueDeviceConfiguration& o) {
+  ojson params = ojson::object();
+  if (!o.parameters_json.empty()) params = ojson::parse(o.parameters_json);
+  return {{"driver", o.driver}, {"parameters", std::move(params)}};
+}
+
+}  // namespace
+
+bool has_dra_claims(std::span<const RunResult> runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunResult& r) { return !r.summary.dra_claims.empty(); });
+}
+
+ojson allocation_json(const DraAllocationResult& a) {
+  ojson results = ojson::array();
+  for (const DraDeviceRequestAllocationResult& r : a.results) {
+    ojson j = {
+        {"request", r.request}, {"driver", r.driver}, {"pool", r.pool}, {"device", r.device}};
+    if (r.admin_access) j["adminAccess"] = true;
+    if (r.share_id) j["shareID"] = *r.share_id;
+    if (!r.consumed_capacity.empty()) {
+      ojson used = ojson::object();
+      for (const DraNamedQuantity& q : r.consumed_capacity) used[q.name] = q.value.text;
+      j["consumedCapacity"] = std::move(used);
+    }
+    results.push_back(std::move(j));
+  }
+  ojson devices = {{"results", std::move(results)}};
+  if (!a.config.empty()) {
+    ojson config = ojson::array();
+    for (const DraDeviceAllocationConfiguration& c : a.config) {
+      ojson j = {{"source", c.source}};
+      if (!c.requests.empty()) j["requests"] = c.requests;
+      j["opaque"] = opaque_json(c.opaque);
+      config.push_back(std::move(j));
+    }
+    devices["config"] = std::move(config);
+  }
+  ojson out = {{"devices", std::move(devices)}};
+  if (a.node_selector) {
+    ojson terms = ojson::array();
+    for (const DraNodeSelectorTerm& t : a.node_selector->node_selector_terms) {
+      ojson term = ojson::object();
+      if (!t.match_expressions.empty())
+        term["matchExpressions"] = requirements_json(t.match_expressions);
+      if (!t.match_fields.empty()) term["matchFields"] = requirements_json(t.match_fields);
+      terms.push_back(std::move(term));
+    }
+    out["nodeSelector"] = {{"nodeSelectorTerms", std::move(terms)}};
+  }
+  return out;
+}
+
+ojson dra_claims_json(std::span<const RunResult> runs) {
+  ojson policies = ojson::array();
+  for (const RunResult& run : runs) {
+    if (run.summary.dra_claims.empty()) continue;
+    ojson claims = ojson::array();
+    for (const DraClaimRecord& c : run.summary.dra_claims) {
+      claims.push_back({{"pod", c.pod},
+                        {"namespace", c.namespace_name},
+                        {"name", c.claim},
+                        {"node", c.node},
+                        {"allocated_s", c.allocated_s},
+                        {"status", {{"allocation", allocation_json(c.allocation)}}}});
+    }
+    policies.push_back({{"policy", run.policy}, {"seed", run.seed}, {"claims", std::move(claims)}});
+  }
+  return {{"policies", std::move(policies)}};
+}
+
+}  // namespace slicelab

@@ -1,0 +1,39 @@
+// Dynamic Resource Allocation objects (resource.k8s.io/v1) as read from YAML or JSON: device
+// classes, resource slices, claims, claim templates and the pods that name them (docs/dra.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "workloads/dra_model.h"
+
+namespace slicelab {
+
+// Where each byte of a selector's expression sits in its file (DraModel::selectors holds the
+// expression and where it starts), so that the CEL compiler (sim/dra/cel_selectors.h) names
+// the line and column of the construct it refuses, inside a quoted or block YAML string.
+struct DraSelectorText {
+  std::string file;
+  std::vector<uint32_t> line, column;  // 1-based, one per byte of the expression plus its end
+  // "FILE:LINE:COL" of byte `offset` of the expression.
+  std::string locate(size_t offset) const;
+};
+
+struct DraObjects {
+  DraModel model;
+  std::vector<DraSelectorText> selector_text;  // indexed by DraSelectorId
+  std::map<std::string, int> skipped_kinds;    // kinds that are not DRA objects (Namespace)
+};
+
+// Reads every DRA object of `path` (YAML or JSON; one object, a List, or a stream) into
+// `into.model`; pods are kept only when they have spec.resourceClaims. Field
+// names are resource.k8s.io/v1's (v1beta2 has the same paths and is read too; v1beta1 and
+// v1alpha3 nest fields differently and are refused). Throws InputError "FILE:LINE:COL: path:
+// …" for an unknown field (with a did-you-mean), a real field slicelab does not simulate
+// (tolerations, taints, adminAccess, ...), a bad quantity or a missing required field. CEL
+// expressions are not compiled here: sim/dra compiles them with DraCelText::locate.
+void read_dra_objects(const std::string& path, DraObjects& into);
+
+}  // namespace slicelab
