@@ -53,6 +53,7 @@ FakeApiServer::FakeApiServer() : server_(std::make_unique<httplib::Server>()) {
   // httplib's API takes ownership of a raw TaskQueue pointer.
   server_->new_task_queue = [] { return std::make_unique<httplib::ThreadPool>(32).release(); };
   server_->set_keep_alive_timeout(1);
+  server_->set_tcp_nodelay(true);  // no 40 ms Nagle/delayed-ACK stall per small answer
   install_routes();
   port_ = server_->bind_to_any_port("127.0.0.1");
   // The socket listens from bind on: clients queue in its backlog until the loop accepts.

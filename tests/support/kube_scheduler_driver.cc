@@ -75,6 +75,7 @@ json KubeSchedulerDriver::send(const std::string& verb, const json& body) {
   const std::string path =
       (path_at == std::string::npos ? std::string() : prefix.substr(path_at)) + "/" + verb;
   httplib::Client client(origin);
+  client.set_tcp_nodelay(true);
   client.set_connection_timeout(stanza_.http_timeout_s, 0);
   client.set_read_timeout(stanza_.http_timeout_s, 0);
   client.set_write_timeout(stanza_.http_timeout_s, 0);

@@ -1,0 +1,364 @@
+// The extender end to end, without a cluster: the fake API server holds the scenario's nodes,
+// the extender keeps its state from the API server's watch, and a kube-scheduler stand-in
+// replays the simulator's run (arrival: create the pod; start: one scheduling cycle through
+// the extender; finish: delete the pod). Every decision (node and GPU indices) must equal the
+// simulator's for the same scenario, policy and seed. Then shadow mode: the simulator's
+// first-fit run replayed with the extender shadowing FGD, its fragmentation figures against
+// the simulator's first-fit and FGD runs.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backends/k8s/api_client.h"
+#include "backends/k8s/api_cluster_writer.h"
+#include "backends/k8s/extender_state.h"
+#include "backends/k8s/extender_wire.h"
+#include "backends/k8s/gpu_assignment.h"
+#include "backends/k8s/resource_watch.h"
+#include "sim/scenario/scenario.h"
+#include "tests/support/cli_run.h"
+#include "tests/support/fake_api_server.h"
+#include "tests/support/kube_scheduler_driver.h"
+#include "tests/support/scenario_kube_objects.h"
+#include "tests/support/temp_files.h"
+#include "workloads/rng.h"
+
+namespace slicelab::testing {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kScenario = std::string(SLICELAB_SOURCE_DIR) + "/tests/data/extender-replay.yaml";
+
+// --- the simulator's side: pods.csv and timeseries.csv of `slicelab run` ---
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back().push_back('"');
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back().push_back(c);
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back().push_back(c);
+    }
+  }
+  return out;
+}
+
+// Rows of a CSV file as column -> value.
+std::vector<std::map<std::string, std::string>> read_csv(const fs::path& p) {
+  std::istringstream in(read_file(p));
+  std::string line;
+  std::vector<std::map<std::string, std::string>> rows;
+  if (!std::getline(in, line)) return rows;
+  const std::vector<std::string> header = csv_fields(line);
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = csv_fields(line);
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < f.size(); ++i) row[header[i]] = f[i];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+struct SimPod {
+  std::string name;
+  double arrival = 0, start = -1, finish = -1;
+  int node = -1;
+  std::vector<int> gpus;
+};
+
+struct SimRun {
+  std::vector<SimPod> pods;                        // in the scenario's pod order
+  std::vector<std::pair<double, double>> samples;  // timeseries: time, fragmentation_ratio
+  double fragmentation_ratio = 0;                  // summary.json, time-weighted
+};
+
+SimRun simulate(const std::string& policy, const fs::path& scratch) {
+  const fs::path out = scratch / ("sim-" + policy);
+  const CliRun run = run_program(SLICELAB_BINARY,
+                                 "run " + shell_quote(kScenario) + " -q --force -p " + policy +
+                                     " --out " + shell_quote(out.string()),
+                                 scratch, "sim-" + policy);
+  EXPECT_EQ(run.status, 0) << run.err;
+  SimRun r;
+  for (const auto& row : read_csv(out / "pods.csv")) {
+    SimPod p;
+    p.name = row.at("pod");
+    p.arrival = std::stod(row.at("arrival_s"));
+    if (!row.at("start_s").empty()) p.start = std::stod(row.at("start_s"));
+    if (!row.at("finish_s").empty()) p.finish = std::stod(row.at("finish_s"));
+    if (!row.at("node").empty()) p.node = std::stoi(row.at("node"));
+    std::stringstream gpus(row.at("gpus"));
+    for (std::string g; std::getline(gpus, g, ';');) p.gpus.push_back(std::stoi(g));
+    r.pods.push_back(std::move(p));
+  }
+  for (const auto& row : read_csv(out / "timeseries.csv")) {
+    r.samples.emplace_back(std::stod(row.at("time_s")), std::stod(row.at("fragmentation_ratio")));
+  }
+  const json summary = json::parse(read_file(out / "summary.json"));
+  r.fragmentation_ratio = summary["policies"][0]["fragmentation_ratio"].get<double>();
+  return r;
+}
+
+// --- the cluster's side ---
+
+// Passes the watch to the extender's state and remembers the newest pod version delivered, so
+// that the replay waits until the extender has seen its own last write.
+class TrackingSink final : public k8s::ClusterWatchSink {
+ public:
+  explicit TrackingSink(k8s::ClusterWatchSink& inner) : inner_(inner) {}
+  void list_started(k8s::WatchKind kind) override { inner_.list_started(kind); }
+  void apply(k8s::WatchKind kind, k8s::WatchEvent event, const json& object) override {
+    inner_.apply(kind, event, object);
+    if (kind != k8s::WatchKind::Pod) return;
+    const uint64_t rv = std::stoull(object["metadata"]["resourceVersion"].get<std::string>());
+    std::lock_guard lock(mutex_);
+    pod_rv_ = std::max(pod_rv_, rv);
+    cv_.notify_all();
+  }
+  void synced(k8s::WatchKind kind) override {
+    inner_.synced(kind);
+    std::lock_guard lock(mutex_);
+    ++syncs_;
+    cv_.notify_all();
+  }
+  bool wait_pod_version(uint64_t rv) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, std::chrono::seconds(10), [&] { return pod_rv_ >= rv; });
+  }
+  bool wait_synced(int n) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, std::chrono::seconds(10), [&] { return syncs_ >= n; });
+  }
+
+ private:
+  k8s::ClusterWatchSink& inner_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  uint64_t pod_rv_ = 0;
+  int syncs_ = 0;
+};
+
+// The extender's HTTP face over an ExtenderState (filter, prioritize, bind at /slicelab/...).
+class ExtenderHttp {
+ public:
+  ExtenderHttp(k8s::ExtenderState& state, k8s::ClusterWriter& writer) {
+    const auto handle = [](httplib::Response& res, const auto& f) {
+      try {
+        res.set_content(f().dump(), "application/json");
+      } catch (const k8s::WireError& e) {
+        res.status = 400;
+        res.set_content(e.what(), "text/plain");
+      }
+    };
+    server_.Post("/slicelab/filter", [&state, handle](const httplib::Request& req,
+                                                      httplib::Response& res) {
+      handle(res, [&] { return k8s::to_json(state.filter(k8s::parse_extender_args(req.body))); });
+    });
+    server_.Post("/slicelab/prioritize",
+                 [&state, handle](const httplib::Request& req, httplib::Response& res) {
+                   handle(res, [&] {
+                     return k8s::to_json(state.prioritize(k8s::parse_extender_args(req.body)));
+                   });
+                 });
+    server_.Post("/slicelab/bind",
+                 [&state, &writer, handle](const httplib::Request& req, httplib::Response& res) {
+                   handle(res, [&] {
+                     return k8s::to_json(state.bind(k8s::parse_binding_args(req.body), writer));
+                   });
+                 });
+    server_.set_tcp_nodelay(true);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~ExtenderHttp() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/slicelab"; }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// Everything one replay needs, started in order and stopped in reverse.
+struct Rig {
+  Rig(const Scenario& scenario, const PolicySpec& policy, k8s::ExtenderOptions options)
+      : state(scenario, policy, derive_seed(scenario.seed, policy.name), options),
+        tracking(state),
+        client(config_of(api)),
+        writer(client),
+        node_watch(client, k8s::WatchKind::Node, tracking),
+        pod_watch(client, k8s::WatchKind::Pod, tracking),
+        http(state, writer) {
+    for (json& n : scenario_nodes(scenario)) nodes.push_back(as_informer_object(api.add_node(n)));
+    node_watch.start();
+    pod_watch.start();
+    EXPECT_TRUE(tracking.wait_synced(2));
+    EXPECT_TRUE(state.ready());
+  }
+  ~Rig() {
+    pod_watch.stop();
+    node_watch.stop();
+  }
+  static k8s::ApiConfig config_of(const FakeApiServer& server) {
+    k8s::ApiConfig c;
+    c.server = server.url();
+    return c;
+  }
+  FakeApiServer api;
+  k8s::ExtenderState state;
+  TrackingSink tracking;
+  k8s::ApiClient client;
+  k8s::ApiClusterWriter writer;
+  k8s::ResourceWatch node_watch, pod_watch;
+  ExtenderHttp http;
+  std::vector<json> nodes;
+};
+
+// The replay's event order at one instant: finishes free capacity first, then arrivals, then
+// starts (in start, arrival, pod order).
+struct ReplayEvent {
+  double t;
+  int kind;  // 0 finish, 1 arrival, 2 start
+  size_t pod;
+};
+
+std::vector<ReplayEvent> replay_events(const SimRun& run) {
+  std::vector<ReplayEvent> ev;
+  for (size_t i = 0; i < run.pods.size(); ++i) {
+    const SimPod& p = run.pods[i];
+    ev.push_back({p.arrival, 1, i});
+    if (p.start >= 0) ev.push_back({p.start, 2, i});
+    if (p.finish >= 0) ev.push_back({p.finish, 0, i});
+  }
+  std::stable_sort(ev.begin(), ev.end(), [&](const ReplayEvent& a, const ReplayEvent& b) {
+    if (a.t != b.t) return a.t < b.t;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    return run.pods[a.pod].arrival < run.pods[b.pod].arrival;
+  });
+  return ev;
+}
+
+std::vector<std::string> node_names(const Scenario& s) {
+  std::vector<std::string> names;
+  for (const json& n : scenario_nodes(s)) names.push_back(n["metadata"]["name"]);
+  return names;
+}
+
+const PolicySpec& policy_named(const Scenario& s, const std::string& name) {
+  for (const PolicySpec& p : s.policies) {
+    if (p.name == name) return p;
+  }
+  throw std::runtime_error("no policy " + name);
+}
+
+std::vector<int> annotated_gpus(const json& pod) {
+  std::vector<int> gpus;
+  const json& meta = pod["metadata"];
+  if (!meta.contains("annotations") ||
+      !meta["annotations"].contains(std::string(k8s::kGpuAssignmentAnnotation))) {
+    return gpus;
+  }
+  std::string error;
+  const auto a = k8s::parse_gpu_assignment(
+      meta["annotations"][std::string(k8s::kGpuAssignmentAnnotation)].get<std::string>(), error);
+  if (a) {
+    for (const k8s::AssignedGpu& g : a->gpus) gpus.push_back(g.index);
+  }
+  return gpus;
+}
+
+std::string show(const std::vector<int>& v) {
+  std::string s;
+  for (const int x : v) s += (s.empty() ? "" : ";") + std::to_string(x);
+  return s;
+}
+
+class ExtenderReplayTest : public TempFilesTest,
+                           public ::testing::WithParamInterface<std::pair<const char*, bool>> {};
+
+TEST_P(ExtenderReplayTest, EveryDecisionEqualsTheSimulators) {
+  const std::string policy = GetParam().first;
+  const Scenario scenario = load_scenario(kScenario);
+  const SimRun sim = simulate(policy, dir_);
+  ASSERT_EQ(sim.pods.size(), scenario.pods.size());
+  const std::vector<std::string> names = node_names(scenario);
+  Rig rig(scenario, policy_named(scenario, policy), {});
+  ExtenderStanza stanza;
+  stanza.url_prefix = rig.http.url();
+  stanza.node_cache_capable = GetParam().second;
+  stanza.managed_resources = {"nvidia.com/gpu"};
+  KubeSchedulerDriver driver(stanza, scenario.seed);
+
+  uint64_t written = rig.api.resource_version();
+  size_t decisions = 0, mismatches = 0;
+  std::string first_mismatches;
+  for (const ReplayEvent& e : replay_events(sim)) {
+    const SimPod& p = sim.pods[e.pod];
+    const std::string name(scenario.pods[e.pod].name.view());
+    if (e.kind == 1) {
+      rig.api.add_pod(scenario_pod(scenario.pods[e.pod]));
+    } else if (e.kind == 0) {
+      rig.api.delete_pod("default", name);
+    } else {
+      ASSERT_TRUE(rig.tracking.wait_pod_version(written));
+      const CycleResult r = driver.schedule(rig.api.pod("default", name), rig.nodes);
+      const std::vector<int> gpus = annotated_gpus(rig.api.pod("default", name));
+      const std::string want = names.at(static_cast<size_t>(p.node));
+      ++decisions;
+      if (r.node != want || gpus != p.gpus || !r.error.empty()) {
+        if (++mismatches <= 5) {
+          first_mismatches += "  t=" + std::to_string(e.t) + " " + name + ": simulator " + want +
+                              " [" + show(p.gpus) + "], extender " + r.node + " [" + show(gpus) +
+                              "] " + r.error + "\n";
+        }
+      }
+    }
+    written = rig.api.resource_version();
+  }
+  std::printf("%s: %zu decisions replayed through the extender, %zu differ\n", policy.c_str(),
+              decisions, mismatches);
+  EXPECT_EQ(decisions, scenario.pods.size());
+  EXPECT_EQ(mismatches, 0u) << first_mismatches;
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, ExtenderReplayTest,
+                         ::testing::Values(std::make_pair("best-fit", true),
+                                           std::make_pair("fgd", true),
+                                           std::make_pair("hami-binpack", false)),
+                         [](const auto& param_info) {
+                           std::string n = param_info.param.first;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace slicelab::testing
