@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -359,6 +360,136 @@ INSTANTIATE_TEST_SUITE_P(Policies, ExtenderReplayTest,
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+// Shadow mode: the simulator's first-fit run is replayed (kube-scheduler binds where first-fit
+// did, a device plugin records first-fit's GPUs) while the extender shadows FGD. The extender's
+// fragmentation of the observed state must follow the simulator's first-fit run, and that of
+// its counterfactual state the simulator's FGD run: at every sample of timeseries.csv, and
+// time-weighted as summary.json reports it.
+class ExtenderShadowTest : public TempFilesTest {};
+
+struct FragPoint {
+  double t;
+  double actual, slicelab;  // fragmented GPUs after every event at t
+};
+
+// The value at sample time `s` of a step function given at event times (the last point at or
+// before `s`); nullopt before the first point or at an event time (where the order of the
+// sample and the events is the simulator's choice).
+std::optional<FragPoint> at_sample(const std::vector<FragPoint>& points, double s) {
+  std::optional<FragPoint> last;
+  for (const FragPoint& p : points) {
+    if (p.t == s) return std::nullopt;
+    if (p.t > s) break;
+    last = p;
+  }
+  return last;
+}
+
+TEST_F(ExtenderShadowTest, FragmentationDifferenceMatchesTheSimulatorsFirstFitAndFgd) {
+  const Scenario scenario = load_scenario(kScenario);
+  const SimRun ff = simulate("first-fit", dir_);
+  const SimRun fgd = simulate("fgd", dir_);
+  const std::vector<std::string> names = node_names(scenario);
+  k8s::ExtenderOptions options;
+  options.shadow = true;
+  Rig rig(scenario, policy_named(scenario, "fgd"), options);
+  // The shadow stanza: prioritize only, ignorable, no bind (kube-scheduler's DefaultBinder).
+  ExtenderStanza stanza;
+  stanza.url_prefix = rig.http.url();
+  stanza.filter_verb = "";
+  stanza.bind_verb = "";
+  stanza.node_cache_capable = true;
+  stanza.ignorable = true;
+  KubeSchedulerDriver driver(stanza, scenario.seed, &rig.writer);
+  const double total_gpus = static_cast<double>(scenario.cluster.gpu_count());
+
+  std::vector<FragPoint> points;
+  const std::vector<ReplayEvent> events = replay_events(ff);
+  size_t bound = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const ReplayEvent& e = events[i];
+    const SimPod& p = ff.pods[e.pod];
+    const std::string name(scenario.pods[e.pod].name.view());
+    if (e.kind == 1) {
+      rig.api.add_pod(scenario_pod(scenario.pods[e.pod]));
+    } else if (e.kind == 0) {
+      rig.api.delete_pod("default", name);
+    } else {
+      ASSERT_TRUE(rig.tracking.wait_pod_version(rig.api.resource_version()));
+      k8s::GpuAssignment a;
+      a.node = names.at(static_cast<size_t>(p.node));
+      a.policy = "first-fit";
+      a.sharing = "gpu-share";
+      for (const int g : p.gpus) a.gpus.push_back(k8s::AssignedGpu{g, "", 0, 100});
+      ASSERT_TRUE(rig.writer
+                      .patch_pod_annotations(
+                          "default", name,
+                          {{std::string(k8s::kGpuAssignmentAnnotation), k8s::to_annotation(a)}})
+                      .ok());
+      const CycleResult r = driver.schedule(rig.api.pod("default", name), rig.nodes, a.node);
+      EXPECT_TRUE(r.bound) << name << ": " << r.error;
+      bound += r.bound ? 1 : 0;
+    }
+    if (i + 1 == events.size() || events[i + 1].t != e.t) {
+      ASSERT_TRUE(rig.tracking.wait_pod_version(rig.api.resource_version()));
+      const k8s::ExtenderSnapshot snap = rig.state.snapshot();
+      ASSERT_TRUE(snap.shadow.has_value());
+      points.push_back(
+          {e.t, snap.shadow->fragmented_gpus_actual, snap.shadow->fragmented_gpus_slicelab});
+    }
+  }
+  EXPECT_EQ(bound, scenario.pods.size());
+  const k8s::ShadowFigures final_figures = *rig.state.snapshot().shadow;
+
+  // Time-weighted over the run's window, as the simulator integrates it.
+  double frag_actual = 0, frag_slicelab = 0;
+  for (size_t i = 0; i + 1 < points.size(); ++i) {
+    const double dt = points[i + 1].t - points[i].t;
+    frag_actual += points[i].actual * dt;
+    frag_slicelab += points[i].slicelab * dt;
+  }
+  const double window = points.back().t - points.front().t;
+  const double ratio_actual = frag_actual / (total_gpus * window);
+  const double ratio_slicelab = frag_slicelab / (total_gpus * window);
+
+  std::printf(
+      "\nshadow replay: first-fit decisions, FGD shadowed (%zu pods; FGD chose the same node "
+      "for %llu, another for %llu)\n",
+      scenario.pods.size(), static_cast<unsigned long long>(final_figures.same_node),
+      static_cast<unsigned long long>(final_figures.different_node));
+  std::printf("%10s | %14s %14s | %14s %14s | %12s %12s\n", "time_s", "sim first-fit",
+              "ext observed", "sim FGD", "ext shadow", "sim diff", "ext diff");
+  size_t compared = 0, differ = 0;
+  for (size_t k = 0; k < ff.samples.size() && k < fgd.samples.size(); ++k) {
+    const double s = ff.samples[k].first;
+    const std::optional<FragPoint> p = at_sample(points, s);
+    if (!p) continue;
+    const double a = p->actual / total_gpus, b = p->slicelab / total_gpus;
+    const double sa = ff.samples[k].second, sb = fgd.samples[k].second;
+    ++compared;
+    if (std::abs(a - sa) > 1e-6 || std::abs(b - sb) > 1e-6) ++differ;
+    if (k % 6 == 0 || std::abs(a - sa) > 1e-6 || std::abs(b - sb) > 1e-6) {
+      std::printf("%10.0f | %14.6f %14.6f | %14.6f %14.6f | %12.6f %12.6f\n", s, sa, a, sb, b,
+                  sa - sb, a - b);
+    }
+  }
+  std::printf("%10s | %14.6f %14.6f | %14.6f %14.6f | %12.6f %12.6f\n", "weighted",
+              ff.fragmentation_ratio, ratio_actual, fgd.fragmentation_ratio, ratio_slicelab,
+              ff.fragmentation_ratio - fgd.fragmentation_ratio, ratio_actual - ratio_slicelab);
+  std::printf(
+      "(fragmentation ratio: fragmented GPU capacity / all of it; %zu samples compared, "
+      "%zu differ)\n\n",
+      compared, differ);
+  EXPECT_GT(compared, ff.samples.size() / 2);
+  EXPECT_EQ(differ, 0u);
+  EXPECT_NEAR(ratio_actual, ff.fragmentation_ratio, 1e-6);
+  EXPECT_NEAR(ratio_slicelab, fgd.fragmentation_ratio, 1e-6);
+  // The point of the exercise: FGD leaves less fragmented than first-fit, on both sides.
+  EXPECT_LT(fgd.fragmentation_ratio, ff.fragmentation_ratio);
+  EXPECT_LT(ratio_slicelab, ratio_actual);
+  EXPECT_EQ(final_figures.pending_placeable, 0u);
+}
 
 }  // namespace
 }  // namespace slicelab::testing
