@@ -23,6 +23,7 @@
 
 #include "backends/k8s/api_client.h"
 #include "backends/k8s/api_cluster_writer.h"
+#include "backends/k8s/cluster_connection.h"
 #include "backends/k8s/extender_state.h"
 #include "backends/k8s/extender_wire.h"
 #include "backends/k8s/gpu_assignment.h"
@@ -209,25 +210,19 @@ class ExtenderHttp {
   std::thread thread_;
 };
 
-// Everything one replay needs, started in order and stopped in reverse.
+// Everything one replay needs: the fake API server with the scenario's nodes, the extender's
+// state kept by a ClusterConnection's watches, the extender's HTTP face.
 struct Rig {
   Rig(const Scenario& scenario, const PolicySpec& policy, k8s::ExtenderOptions options)
       : state(scenario, policy, derive_seed(scenario.seed, policy.name), options),
         tracking(state),
-        client(config_of(api)),
-        writer(client),
-        node_watch(client, k8s::WatchKind::Node, tracking),
-        pod_watch(client, k8s::WatchKind::Pod, tracking),
-        http(state, writer) {
+        link(config_of(api), tracking),
+        writer(link.writer()),
+        http(state, link.writer()) {
     for (json& n : scenario_nodes(scenario)) nodes.push_back(as_informer_object(api.add_node(n)));
-    node_watch.start();
-    pod_watch.start();
+    link.start();
     EXPECT_TRUE(tracking.wait_synced(2));
     EXPECT_TRUE(state.ready());
-  }
-  ~Rig() {
-    pod_watch.stop();
-    node_watch.stop();
   }
   static k8s::ApiConfig config_of(const FakeApiServer& server) {
     k8s::ApiConfig c;
@@ -237,9 +232,8 @@ struct Rig {
   FakeApiServer api;
   k8s::ExtenderState state;
   TrackingSink tracking;
-  k8s::ApiClient client;
-  k8s::ApiClusterWriter writer;
-  k8s::ResourceWatch node_watch, pod_watch;
+  k8s::ClusterConnection link;
+  k8s::ClusterWriter& writer;
   ExtenderHttp http;
   std::vector<json> nodes;
 };
