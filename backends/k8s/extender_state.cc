@@ -259,7 +259,8 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
     const KubePod pod = kube_pod_from_json(args.pod, "request Pod");
     const PodSpec spec = spec_of(pod);
     if (spec.gpu_count == 0 || options_.shadow) {
-      pass = names;  // not slicelab's to decide
+      pass = names;                                                     // not slicelab's to decide
+      if (!options_.shadow) decisions_[pod.name] = {spec, Decision{}};  // bind needs its request
     } else {
       std::vector<std::string> known;
       for (const std::string& n : names) {
