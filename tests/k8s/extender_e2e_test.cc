@@ -6,7 +6,6 @@
 // first-fit run replayed with the extender shadowing FGD, its fragmentation figures against
 // the simulator's first-fit and FGD runs.
 #include <gtest/gtest.h>
-#include <httplib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -24,8 +23,8 @@
 #include "backends/k8s/api_client.h"
 #include "backends/k8s/api_cluster_writer.h"
 #include "backends/k8s/cluster_connection.h"
+#include "backends/k8s/extender_server.h"
 #include "backends/k8s/extender_state.h"
-#include "backends/k8s/extender_wire.h"
 #include "backends/k8s/gpu_assignment.h"
 #include "backends/k8s/resource_watch.h"
 #include "sim/scenario/scenario.h"
@@ -166,37 +165,13 @@ class TrackingSink final : public k8s::ClusterWatchSink {
   int syncs_ = 0;
 };
 
-// The extender's HTTP face over an ExtenderState (filter, prioritize, bind at /slicelab/...).
+// The extender's own HTTP server (what `slicelab serve extender` runs), in process, on an
+// ephemeral port of 127.0.0.1 under /slicelab.
 class ExtenderHttp {
  public:
-  ExtenderHttp(k8s::ExtenderState& state, k8s::ClusterWriter& writer) {
-    const auto handle = [](httplib::Response& res, const auto& f) {
-      try {
-        res.set_content(f().dump(), "application/json");
-      } catch (const k8s::WireError& e) {
-        res.status = 400;
-        res.set_content(e.what(), "text/plain");
-      }
-    };
-    server_.Post("/slicelab/filter", [&state, handle](const httplib::Request& req,
-                                                      httplib::Response& res) {
-      handle(res, [&] { return k8s::to_json(state.filter(k8s::parse_extender_args(req.body))); });
-    });
-    server_.Post("/slicelab/prioritize",
-                 [&state, handle](const httplib::Request& req, httplib::Response& res) {
-                   handle(res, [&] {
-                     return k8s::to_json(state.prioritize(k8s::parse_extender_args(req.body)));
-                   });
-                 });
-    server_.Post("/slicelab/bind",
-                 [&state, &writer, handle](const httplib::Request& req, httplib::Response& res) {
-                   handle(res, [&] {
-                     return k8s::to_json(state.bind(k8s::parse_binding_args(req.body), writer));
-                   });
-                 });
-    server_.set_tcp_nodelay(true);
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  ExtenderHttp(k8s::ExtenderState& state, k8s::ClusterWriter& writer)
+      : server_(state, writer, options()), port_(server_.bind("127.0.0.1", 0)) {
+    thread_ = std::thread([this] { server_.listen(); });
   }
   ~ExtenderHttp() {
     server_.stop();
@@ -205,8 +180,13 @@ class ExtenderHttp {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/slicelab"; }
 
  private:
-  httplib::Server server_;
-  int port_ = 0;
+  static k8s::ExtenderServerOptions options() {
+    k8s::ExtenderServerOptions o;
+    o.url_prefix = "/slicelab";
+    return o;
+  }
+  k8s::ExtenderServer server_;
+  int port_;
   std::thread thread_;
 };
 
