@@ -6,6 +6,10 @@
 // first-fit run replayed with the extender shadowing FGD, its fragmentation figures against
 // the simulator's first-fit and FGD runs.
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <sys/wait.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <cmath>
@@ -463,6 +467,89 @@ TEST_F(ExtenderShadowTest, FragmentationDifferenceMatchesTheSimulatorsFirstFitAn
   EXPECT_LT(fgd.fragmentation_ratio, ff.fragmentation_ratio);
   EXPECT_LT(ratio_slicelab, ratio_actual);
   EXPECT_EQ(final_figures.pending_placeable, 0u);
+}
+
+// `slicelab serve extender` itself, pointed at the fake API server with --api-server: it lists
+// and watches the cluster, answers the kube-scheduler stand-in and binds through the API
+// server. Replayed up to the first finish (the binary gives no sign of when its watch has
+// caught up with a deletion), every decision equals the simulator's.
+class ExtenderBinaryTest : public TempFilesTest {};
+
+TEST_F(ExtenderBinaryTest, ServeExtenderAgainstTheApiServerDecidesAsTheSimulator) {
+  const Scenario scenario = load_scenario(kScenario);
+  const SimRun sim = simulate("best-fit", dir_);
+  const std::vector<std::string> names = node_names(scenario);
+  FakeApiServer api;
+  std::vector<json> nodes;
+  for (json& n : scenario_nodes(scenario)) nodes.push_back(as_informer_object(api.add_node(n)));
+
+  // `echo $$; exec` gives the shell's pid, which the binary keeps.
+  const std::string command = "echo $$; exec " + shell_quote(SLICELAB_BINARY) +
+                              " serve extender --scenario " + shell_quote(kScenario) +
+                              " -p best-fit --listen 127.0.0.1:0 --url-prefix /slicelab "
+                              "--api-server " +
+                              api.url() + " 2>&1";
+  FILE* out = ::popen(command.c_str(), "r");
+  ASSERT_NE(out, nullptr);
+  char line[4096];
+  std::string seen;
+  int pid = -1, port = -1;
+  while (port < 0 && std::fgets(line, sizeof line, out) != nullptr) {
+    seen += line;
+    const std::string l = line;
+    if (pid < 0) {
+      pid = std::stoi(l);
+    } else if (const size_t at = l.find("listening on 127.0.0.1:"); at != std::string::npos) {
+      port = std::stoi(l.substr(at + 23));
+    }
+  }
+  ASSERT_GT(port, 0) << seen;
+  httplib::Client probe("127.0.0.1", port);
+  bool ready = false;
+  for (int i = 0; i < 200 && !ready; ++i) {
+    const auto r = probe.Get("/readyz");
+    ready = r && r->status == 200;
+    if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_TRUE(ready);
+
+  ExtenderStanza stanza;
+  stanza.url_prefix = "http://127.0.0.1:" + std::to_string(port) + "/slicelab";
+  stanza.node_cache_capable = true;
+  KubeSchedulerDriver driver(stanza, scenario.seed);
+  size_t decisions = 0, mismatches = 0;
+  std::string first;
+  for (const ReplayEvent& e : replay_events(sim)) {
+    if (e.kind == 0) break;
+    const SimPod& p = sim.pods[e.pod];
+    const std::string name(scenario.pods[e.pod].name.view());
+    if (e.kind == 1) {
+      api.add_pod(scenario_pod(scenario.pods[e.pod]));
+      continue;
+    }
+    const CycleResult r = driver.schedule(api.pod("default", name), nodes);
+    const std::vector<int> gpus = annotated_gpus(api.pod("default", name));
+    const std::string want = names.at(static_cast<size_t>(p.node));
+    ++decisions;
+    if (r.node != want || gpus != p.gpus || !r.error.empty() ||
+        api.pod("default", name)["spec"].value("nodeName", "") != want) {
+      if (++mismatches <= 3) {
+        first += name + ": simulator " + want + " [" + show(p.gpus) + "], extender " + r.node +
+                 " [" + show(gpus) + "] " + r.error + "\n";
+      }
+    }
+  }
+  ::kill(pid, SIGTERM);
+  while (std::fgets(line, sizeof line, out) != nullptr) seen += line;
+  const int status = ::pclose(out);
+  std::printf("serve extender: %zu decisions before the first finish, %zu differ\n", decisions,
+              mismatches);
+  EXPECT_GE(decisions, 5u);
+  EXPECT_EQ(mismatches, 0u) << first << seen;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << seen;
+  // It listed and watched both kinds.
+  EXPECT_GE(api.count("GET", "/api/v1/nodes"), 2u);
+  EXPECT_GE(api.count("GET", "/api/v1/pods"), 2u);
 }
 
 }  // namespace
