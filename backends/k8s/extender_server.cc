@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <stdexcept>
 
 namespace slicelab::k8s {
@@ -26,15 +27,21 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
   // Two small writes per answer: without it Nagle and delayed ACKs add 40 ms to a request.
   s.set_tcp_nodelay(true);
   const int threads = options_.threads;
+  // cpp-httplib takes ownership of the queue it is handed (its API's only form).
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   const auto post = [this](const std::string& verb,
                            Reply (ExtenderServer::*handler)(const std::string&)) {
-    server_->Post(options_.url_prefix + "/" + verb,
-                  [this, handler](const httplib::Request& req, httplib::Response& res) {
-                    const Reply r = (this->*handler)(req.body);
-                    res.status = r.status;
-                    res.set_content(r.body, "application/json");
-                  });
+    server_->Post(
+        options_.url_prefix + "/" + verb,
+        [this, handler, verb](const httplib::Request& req, httplib::Response& res) {
+          const auto t0 = std::chrono::steady_clock::now();
+          const Reply r = (this->*handler)(req.body);
+          res.status = r.status;
+          res.set_content(r.body, "application/json");
+          if (observer_)
+            observer_(verb, r.status,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        });
   };
   post("filter", &ExtenderServer::handle_filter);
   post("prioritize", &ExtenderServer::handle_prioritize);
