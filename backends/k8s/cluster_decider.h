@@ -67,8 +67,11 @@ class ClusterDecider {
   // Node changes only mark the view stale; decide, bind and release refresh it first, and the
   // watch's owner calls refresh() after a batch (a list of 1,000 nodes is one rebuild, not
   // 1,000). The const queries answer as of the last refresh.
-  void refresh() {
-    if (stale_) rebuild();
+  // True when it rebuilt.
+  bool refresh() {
+    if (!stale_) return false;
+    rebuild();
+    return true;
   }
   bool has_node(const std::string& name) const { return node_ids_.contains(name); }
   size_t node_count() const { return nodes_.size(); }

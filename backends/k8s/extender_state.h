@@ -103,6 +103,7 @@ class ExtenderState final : public ClusterWatchSink {
   void remove_node(const std::string& name);
   void apply_pod(const KubePod& pod);
   void remove_pod(const std::string& key);
+  void account_bound(const std::string& key, const PodRecord& record);
   PodSpec spec_of(const KubePod& pod) const;
   void shadow_decide(const std::string& key, const PodSpec& spec);
   std::string annotation_for(const std::string& key, const std::string& node) const;
