@@ -55,7 +55,12 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
     res.set_content(ready ? "ok\n" : "waiting for the node and pod lists\n", "text/plain");
   });
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_ ? metrics_() : std::string(), "text/plain; version=0.0.4");
+    MetricsText metrics;
+    {
+      std::lock_guard lock(metrics_mu_);
+      metrics = metrics_;
+    }
+    res.set_content(metrics ? metrics() : std::string(), "text/plain; version=0.0.4");
   });
   s.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {

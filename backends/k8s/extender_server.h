@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,7 @@ class ExtenderServer {
   ExtenderState& state_;
   ClusterWriter& writer_;
   ExtenderServerOptions options_;
+  std::mutex metrics_mu_;  // set_metrics may come while the server runs (extobs wires it late)
   MetricsText metrics_;
   RequestObserver observer_;
   std::unique_ptr<httplib::Server> server_;
