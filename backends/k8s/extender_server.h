@@ -4,7 +4,9 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 
 #include "backends/k8s/cluster_io.h"
 #include "backends/k8s/extender_state.h"
@@ -23,6 +25,9 @@ struct ExtenderServerOptions {
 
 // The body of GET /metrics (Prometheus text); helper extobs's registry sets it.
 using MetricsText = std::function<std::string()>;
+// Called after each extender request: verb ("filter", "prioritize", "bind"), HTTP status and
+// seconds spent (for request counts and latency histograms).
+using RequestObserver = std::function<void(std::string_view verb, int status, double seconds)>;
 
 class ExtenderServer {
  public:
@@ -32,6 +37,7 @@ class ExtenderServer {
   ExtenderServer& operator=(const ExtenderServer&) = delete;
 
   void set_metrics(MetricsText metrics);
+  void set_observer(RequestObserver observer);  // before bind()
   // Binds (port 0: any free port) and returns the port; throws std::runtime_error if it cannot.
   int bind(const std::string& host, int port);
   void listen();  // blocks until stop()
@@ -50,7 +56,9 @@ class ExtenderServer {
   ExtenderState& state_;
   ClusterWriter& writer_;
   ExtenderServerOptions options_;
+  std::mutex metrics_mu_;  // set_metrics may come while the server runs (extobs wires it late)
   MetricsText metrics_;
+  RequestObserver observer_;
   std::unique_ptr<httplib::Server> server_;
 };
 

@@ -76,6 +76,7 @@ void ExtenderState::apply(WatchKind kind, WatchEvent event, const nlohmann::json
         remove_node(node.name);
       else
         apply_node(node);
+      if (!listing_[k]) refresh();
     } else {
       const KubePod pod = kube_pod_from_json(object, "watched Pod");
       if (listing_[k]) seen_[k].insert(pod.name);
@@ -116,6 +117,7 @@ void ExtenderState::synced(WatchKind kind) {
     listing_[k] = false;
     seen_[k].clear();
   }
+  refresh();
   synced_[k] = true;
 }
 
@@ -135,12 +137,24 @@ void ExtenderState::load(const KubeObjects& objects) {
       ++counters_.objects_rejected;
     }
   }
+  refresh();
   synced_[0] = synced_[1] = true;
 }
 
 bool ExtenderState::ready() const {
   std::lock_guard lock(mu_);
   return synced_[0] && synced_[1];
+}
+
+void ExtenderState::refresh() {
+  if (counterfactual_) counterfactual_->refresh();
+  if (!actual_.refresh()) return;
+  // Pods seen on nodes the state did not know yet (pods listed before their node) are
+  // accounted now that the node is there.
+  for (const auto& [key, record] : pods_)
+    if (!record.pod.node_name.empty() && actual_.bound(key) == nullptr &&
+        actual_.has_node(record.pod.node_name))
+      account_bound(key, record);
 }
 
 void ExtenderState::apply_node(const KubeNode& node) {
@@ -182,18 +196,7 @@ void ExtenderState::apply_pod(const KubePod& pod) {
     return;
   }
   decisions_.erase(key);
-  if (actual_.bound(key) == nullptr) {
-    std::optional<std::vector<int>> gpus;
-    if (!pod.gpu_assignment.empty()) {
-      std::string error;
-      if (const auto a = parse_gpu_assignment(pod.gpu_assignment, error);
-          a && a->node == pod.node_name) {
-        gpus.emplace();
-        for (const AssignedGpu& g : a->gpus) gpus->push_back(g.index);
-      }
-    }
-    (void)actual_.bind(key, record.spec, pod.node_name, gpus ? &*gpus : nullptr);
-  }
+  if (actual_.bound(key) == nullptr) account_bound(key, record);
   if (counterfactual_ && !compared_.contains(key)) {
     if (const auto it = shadow_choice_.find(key); it != shadow_choice_.end()) {
       compared_.insert(key);
@@ -204,6 +207,22 @@ void ExtenderState::apply_pod(const KubePod& pod) {
       (void)counterfactual_->bind(key, record.spec, pod.node_name, nullptr);
     }
   }
+}
+
+// A pod bound elsewhere (or by this extender before a restart): on the annotation's GPUs when it
+// has one for this node, else the device picker's.
+void ExtenderState::account_bound(const std::string& key, const PodRecord& record) {
+  std::optional<std::vector<int>> gpus;
+  if (!record.pod.gpu_assignment.empty()) {
+    std::string error;
+    if (const auto a = parse_gpu_assignment(record.pod.gpu_assignment, error);
+        a && a->node == record.pod.node_name) {
+      gpus.emplace();
+      for (const AssignedGpu& g : a->gpus) gpus->push_back(g.index);
+    }
+  }
+  // A pod that does not fit where it runs (the node over-committed by others) is not accounted.
+  (void)actual_.bind(key, record.spec, record.pod.node_name, gpus ? &*gpus : nullptr);
 }
 
 void ExtenderState::remove_pod(const std::string& key) {
@@ -246,6 +265,7 @@ std::vector<std::string> ExtenderState::node_names_of(const ExtenderArgs& args) 
     }
     names.push_back(std::move(name));
   }
+  refresh();
   return names;
 }
 
@@ -264,7 +284,7 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
     } else {
       std::vector<std::string> known;
       for (const std::string& n : names) {
-        if (node_facts_.contains(n))
+        if (actual_.has_node(n))
           known.push_back(n);
         else
           result.failed_nodes[n] = "slicelab: node not known to the extender (no Node object seen)";
@@ -274,11 +294,9 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
       if (options_.filter_returns_all) {
         pass = d.feasible;
       } else if (d.node) {
+        // As HAMi's extender: only the choice passes, so kube-scheduler's own scores cannot
+        // change it; the other feasible nodes are neither passed nor failed.
         pass = {*d.node};
-        for (const std::string& n : d.feasible)
-          if (n != *d.node)
-            result.failed_nodes[n] =
-                fmt::format("slicelab: fits, but policy {} chose node {}", policy_name_, *d.node);
       }
       if (d.node) {
         decisions_[pod.name] = {spec, std::move(d)};
@@ -329,7 +347,7 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
   if (it == decisions_.end()) {
     std::vector<std::string> known;
     for (const std::string& n : names)
-      if (node_facts_.contains(n)) known.push_back(n);
+      if (actual_.has_node(n)) known.push_back(n);
     Decision d = actual_.decide(pod.name, spec, &known);
     if (!d.node) return out;
     it = decisions_.insert_or_assign(pod.name, CachedDecision{spec, std::move(d)}).first;
@@ -431,6 +449,10 @@ ExtenderSnapshot ExtenderState::snapshot() const {
   s.nodes = node_facts_.size();
   s.pods_known = pods_.size();
   s.pods_bound = actual_.bound_count();
+  actual_.for_each_gpu([&](const std::string& node, int index, const std::string& model,
+                           int64_t memory, int64_t used, double share, int tenants) {
+    s.gpus.push_back({node, index, model, memory, used, share, tenants});
+  });
   if (counterfactual_) {
     ShadowFigures f = shadow_;
     f.fragmented_gpus_actual = actual_.fragmented_gpus(target_);
