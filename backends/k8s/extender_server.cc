@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <thread>
 
 namespace slicelab::k8s {
 namespace {
@@ -93,11 +94,16 @@ int ExtenderServer::bind(const std::string& host, int port) {
 }
 
 void ExtenderServer::listen() {
-  server_->listen_after_bind();
+  listening_ = true;
+  if (!stop_requested_) server_->listen_after_bind();
+  listening_ = false;
 }
 
 void ExtenderServer::stop() {
-  if (server_ && server_->is_running()) server_->stop();
+  stop_requested_ = true;
+  for (int waited_ms = 0; listening_ && !server_->is_running() && waited_ms < 5000; ++waited_ms)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  server_->stop();
 }
 
 // The handlers: a body the protocol does not allow is 400 with the reason in Error; a valid one

@@ -2,6 +2,7 @@
 // /prioritize and /bind, and GET /healthz, /readyz and /metrics, over an ExtenderState.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -60,6 +61,9 @@ class ExtenderServer {
   MetricsText metrics_;
   RequestObserver observer_;
   std::unique_ptr<httplib::Server> server_;
+  // httplib's stop() does nothing before its accept loop runs: stop() waits for a listen() in
+  // progress to get there, and a listen() that comes after stop() returns at once.
+  std::atomic<bool> listening_{false}, stop_requested_{false};
 };
 
 }  // namespace slicelab::k8s

@@ -170,6 +170,20 @@ TEST_F(ExtenderServerTest, HostileBodiesGet400NotACrash) {
   EXPECT_EQ(r->status, 400);
 }
 
+TEST(ExtenderServerStop, StopRightAfterStartingDoesNotHang) {
+  // httplib ignores stop() before its accept loop runs; the server must not.
+  const Scenario sc = load_scenario(SLICELAB_SOURCE_DIR "/scenarios/hami.yaml");
+  ExtenderState state(sc, sc.policies[0], 1, ExtenderOptions{});
+  FakeWriter writer;
+  for (int i = 0; i < 20; ++i) {
+    ExtenderServer server(state, writer, ExtenderServerOptions{});
+    server.bind("127.0.0.1", 0);
+    std::thread t([&] { server.listen(); });
+    server.stop();
+    t.join();
+  }
+}
+
 TEST_F(ExtenderServerTest, FiftyMegabyteBodyIsRefusedAndTheServerLives) {
   const std::string huge(50u << 20, ' ');
   auto r = client_->Post("/ext/filter", huge, "application/json");
