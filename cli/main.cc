@@ -26,6 +26,7 @@
 #include "cli/progress_line.h"
 #include "cli/replay_command.h"
 #include "cli/report_command.h"
+#include "cli/serve_command.h"
 #include "cli/sweep_command.h"
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
@@ -275,6 +276,7 @@ int run_cli(int argc, char** argv) {
   const PluginsCommand plugins_cmd(app);
   const DiffCommand diff_cmd(app);
   const ExportCommand export_cmd(app);
+  const ServeCommand serve_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -297,6 +299,7 @@ int run_cli(int argc, char** argv) {
     if (plugins_cmd.chosen()) return plugins_cmd.run();
     if (diff_cmd.chosen()) return diff_cmd.run();
     if (export_cmd.chosen()) return export_cmd.run();
+    if (serve_cmd.chosen()) return serve_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);
