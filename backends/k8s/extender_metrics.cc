@@ -1,0 +1,170 @@
+#include "backends/k8s/extender_metrics.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace slicelab::k8s {
+namespace {
+
+using Samples = std::vector<std::pair<std::vector<std::string>, double>>;
+
+constexpr std::array<DecisionResult, 6> kResults = {
+    DecisionResult::kFeasible, DecisionResult::kUnschedulable, DecisionResult::kPrioritized,
+    DecisionResult::kBound,    DecisionResult::kBindFailed,    DecisionResult::kRejected};
+
+// HAMi's label sets (cmd/scheduler/metrics.go), with its wrapped constant label "zone" last.
+const std::vector<std::string> kDeviceLabels = {"node", "device_uuid", "device_index",
+                                                "device_type", "zone"};
+const std::vector<std::string> kAllocatedLabels = {"node",         "device_uuid", "device_index",
+                                                   "device_cores", "device_type", "zone"};
+const std::vector<std::string> kOverviewLabels = {
+    "node",        "device_uuid", "device_index", "device_cores", "device_memory_limit",
+    "device_type", "zone"};
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+}  // namespace
+
+std::string_view decision_result_name(DecisionResult r) {
+  switch (r) {
+    case DecisionResult::kFeasible:
+      return "feasible";
+    case DecisionResult::kUnschedulable:
+      return "unschedulable";
+    case DecisionResult::kPrioritized:
+      return "prioritized";
+    case DecisionResult::kBound:
+      return "bound";
+    case DecisionResult::kBindFailed:
+      return "bind_failed";
+    case DecisionResult::kRejected:
+      return "rejected";
+  }
+  return "unknown";
+}
+
+ExtenderMetrics::ExtenderMetrics(MetricRegistry& registry)
+    : requests_(registry.counter("slicelab_extender_requests_total",
+                                 "Extender HTTP requests by verb and HTTP status code",
+                                 {"verb", "code"})),
+      duration_(registry.histogram(
+          "slicelab_extender_request_duration_seconds",
+          "Time from receiving an extender request to its answer, parsing included", {"verb"},
+          std::vector<double>(kLatencyBuckets.begin(), kLatencyBuckets.end()))),
+      decisions_(registry.counter("slicelab_extender_decisions_total",
+                                  "Extender decisions by result", {"result"})),
+      memory_limit_(registry.gauge("hami_gpu_memory_limit_bytes",
+                                   "Device memory limit for a certain GPU", kDeviceLabels)),
+      core_limit_(registry.gauge("hami_gpu_core_limit_ratio", "Device core limit for a certain GPU",
+                                 kDeviceLabels)),
+      memory_allocated_(registry.gauge("hami_gpu_memory_allocated_bytes",
+                                       "Device memory allocated for a certain GPU",
+                                       kAllocatedLabels)),
+      shared_count_(registry.gauge("hami_gpu_shared_count", "Number of containers sharing this GPU",
+                                   kDeviceLabels)),
+      core_allocated_(registry.gauge("hami_gpu_core_allocated_ratio",
+                                     "Device core allocated for a certain GPU", kDeviceLabels)),
+      overview_(registry.gauge("hami_node_gpu_overview", "GPU overview on a certain node",
+                               kOverviewLabels)),
+      memory_ratio_(registry.gauge("hami_node_gpu_memory_allocated_ratio",
+                                   "GPU Memory Allocated Percentage on a certain GPU",
+                                   kDeviceLabels)),
+      shadow_fragmented_(registry.gauge(
+          "slicelab_shadow_fragmented_gpus",
+          "GPUs' worth of capacity left fragmented: by the scheduler's actual decisions "
+          "(side=\"actual\") and had slicelab's been applied (side=\"slicelab\")",
+          {"side"})),
+      shadow_placeable_(
+          registry.gauge("slicelab_shadow_placeable_pending_pods",
+                         "Pods still pending that slicelab's placement could have placed", {})),
+      shadow_pods_(registry.counter("slicelab_shadow_pods_total",
+                                    "Pods shadow mode has compared since the extender started",
+                                    {})) {
+  for (size_t v = 0; v < kVerbs.size(); ++v) {
+    duration_by_verb_[v] = &duration_.with({std::string(kVerbs[v])});
+  }
+  for (const DecisionResult r : kResults) {
+    decision_by_result_[static_cast<size_t>(r)] =
+        &decisions_.with({std::string(decision_result_name(r))});
+  }
+  shadow_fragmented_.with({"actual"});
+  shadow_fragmented_.with({"slicelab"});
+  shadow_placeable_.with({});
+  shadow_pods_.with({});
+}
+
+size_t ExtenderMetrics::verb_index(std::string_view verb) {
+  for (size_t v = 0; v + 1 < kVerbs.size(); ++v) {
+    if (kVerbs[v] == verb) return v;
+  }
+  return kVerbs.size() - 1;
+}
+
+void ExtenderMetrics::record_request(std::string_view verb, int http_status, double seconds) {
+  const size_t v = verb_index(verb);
+  duration_by_verb_[v]->observe(seconds);
+  if (http_status < 0 || http_status >= kStatusCodes) http_status = 0;
+  auto& slot = request_by_code_[v][static_cast<size_t>(http_status)];
+  Counter* c = slot.load(std::memory_order_acquire);
+  if (c == nullptr) {
+    // Two threads may race here; both get the same series from the family.
+    c = &requests_.with({std::string(kVerbs[v]), std::to_string(http_status)});
+    slot.store(c, std::memory_order_release);
+  }
+  c->add();
+}
+
+void ExtenderMetrics::record_decision(DecisionResult result) {
+  decision_by_result_[static_cast<size_t>(result)]->add();
+}
+
+void ExtenderMetrics::update_gpu_allocation(const GpuAllocationSnapshot& snapshot) {
+  Samples limit, core_limit, allocated, shared, core_allocated, overview, ratio;
+  const std::string zone(kHamiZone);
+  for (const NodeGpuAllocation& node : snapshot.nodes) {
+    for (const GpuAllocation& g : node.gpus) {
+      const std::string index = std::to_string(g.index);
+      const std::string cores = std::to_string(g.cores_total);
+      // HAMi writes the memory label in MiB (its accounting unit) and the values in bytes.
+      const std::string memory_mib =
+          std::to_string(g.memory_total_bytes / static_cast<int64_t>(kMiB));
+      const std::vector<std::string> device = {node.node, g.uuid, index, g.type, zone};
+      limit.emplace_back(device, static_cast<double>(g.memory_total_bytes));
+      core_limit.emplace_back(device, g.cores_total);
+      allocated.emplace_back(
+          std::vector<std::string>{node.node, g.uuid, index, cores, g.type, zone},
+          static_cast<double>(g.memory_allocated_bytes));
+      shared.emplace_back(device, g.shared_count);
+      core_allocated.emplace_back(device, g.cores_allocated);
+      overview.emplace_back(
+          std::vector<std::string>{node.node, g.uuid, index, cores, memory_mib, g.type, zone},
+          static_cast<double>(g.memory_allocated_bytes));
+      if (g.memory_total_bytes > 0) {
+        ratio.emplace_back(device, static_cast<double>(g.memory_allocated_bytes) /
+                                       static_cast<double>(g.memory_total_bytes));
+      }
+    }
+  }
+  memory_limit_.replace_all(limit);
+  core_limit_.replace_all(core_limit);
+  memory_allocated_.replace_all(allocated);
+  shared_count_.replace_all(shared);
+  core_allocated_.replace_all(core_allocated);
+  overview_.replace_all(overview);
+  memory_ratio_.replace_all(ratio);
+}
+
+void ExtenderMetrics::update_shadow(const ShadowFigures& figures) {
+  shadow_fragmented_.with({"actual"}).set(figures.fragmented_gpus_actual);
+  shadow_fragmented_.with({"slicelab"}).set(figures.fragmented_gpus_slicelab);
+  shadow_placeable_.with({}).set(static_cast<double>(figures.placeable_pending_pods));
+  // The state keeps a running total; the counter only ever moves up by what is new.
+  const std::lock_guard lock(shadow_mutex_);
+  if (figures.pods_total > shadow_pods_seen_) {
+    shadow_pods_.with({}).add(static_cast<double>(figures.pods_total - shadow_pods_seen_));
+    shadow_pods_seen_ = figures.pods_total;
+  }
+}
+
+}  // namespace slicelab::k8s

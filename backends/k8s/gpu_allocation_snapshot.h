@@ -1,0 +1,41 @@
+// Plain figures the extender's cluster state hands to /metrics: what is allocated on each node's
+// GPUs, and shadow mode's running comparison of the scheduler's decisions with slicelab's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace slicelab::k8s {
+
+// One GPU as HAMi's scheduler reports it (cmd/scheduler/metrics.go), in HAMi's units.
+struct GpuAllocation {
+  int index = 0;     // the GPU's index on its node (device_index)
+  std::string uuid;  // "GPU-…" when the node publishes it; empty when unknown
+  std::string type;  // the GPU model (device_type), e.g. "NVIDIA-A100-SXM4-80GB"
+  int64_t memory_allocated_bytes = 0;
+  int64_t memory_total_bytes = 0;
+  double cores_allocated = 0;  // percent of the GPU's compute allocated, 0..100 (HAMi's unit)
+  int cores_total = 100;       // percent units: 100 for a whole card
+  int shared_count = 0;        // pods holding a share of this GPU
+};
+
+struct NodeGpuAllocation {
+  std::string node;
+  std::vector<GpuAllocation> gpus;
+};
+
+struct GpuAllocationSnapshot {
+  std::vector<NodeGpuAllocation> nodes;
+};
+
+// Shadow mode (prioritize only, changes nothing): the same pods placed twice, once as the
+// scheduler did and once as slicelab would have.
+struct ShadowFigures {
+  double fragmented_gpus_actual = 0;    // GPUs' worth of capacity fragmented by actual decisions
+  double fragmented_gpus_slicelab = 0;  // the same, had slicelab's choices been applied
+  int64_t placeable_pending_pods = 0;   // pending pods slicelab's placement could have placed
+  int64_t pods_total = 0;               // pods seen by prioritize since the start
+};
+
+}  // namespace slicelab::k8s
