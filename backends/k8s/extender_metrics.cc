@@ -22,6 +22,9 @@ const std::vector<std::string> kOverviewLabels = {
     "node",        "device_uuid", "device_index", "device_cores", "device_memory_limit",
     "device_type", "zone"};
 
+const std::vector<std::string> kContainerLabels = {"namespace",       "node",        "pod",
+                                                   "container_index", "device_uuid", "zone"};
+
 constexpr double kMiB = 1024.0 * 1024.0;
 
 }  // namespace
@@ -70,6 +73,10 @@ ExtenderMetrics::ExtenderMetrics(MetricRegistry& registry)
       memory_ratio_(registry.gauge("hami_node_gpu_memory_allocated_ratio",
                                    "GPU Memory Allocated Percentage on a certain GPU",
                                    kDeviceLabels)),
+      pod_memory_(registry.gauge("hami_vgpu_memory_allocated_bytes",
+                                 "vGPU memory allocated from a container", kContainerLabels)),
+      pod_cores_(registry.gauge("hami_vgpu_core_allocated_ratio",
+                                "vGPU core allocated from a container", kContainerLabels)),
       shadow_fragmented_(registry.gauge(
           "slicelab_shadow_fragmented_gpus",
           "GPUs' worth of capacity left fragmented: by the scheduler's actual decisions "
@@ -146,6 +153,16 @@ void ExtenderMetrics::update_gpu_allocation(const GpuAllocationSnapshot& snapsho
       }
     }
   }
+  Samples pod_memory, pod_cores;
+  for (const PodGpuShare& p : snapshot.pods) {
+    if (p.device_uuid.empty()) continue;
+    const std::vector<std::string> labels = {
+        p.pod_namespace, p.node, p.pod, std::to_string(p.container_index), p.device_uuid, zone};
+    pod_memory.emplace_back(labels, static_cast<double>(p.memory_bytes));
+    pod_cores.emplace_back(labels, p.cores);
+  }
+  pod_memory_.replace_all(pod_memory);
+  pod_cores_.replace_all(pod_cores);
   memory_limit_.replace_all(limit);
   core_limit_.replace_all(core_limit);
   memory_allocated_.replace_all(allocated);

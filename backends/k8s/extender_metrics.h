@@ -64,6 +64,8 @@ class ExtenderMetrics {
   GaugeFamily& core_allocated_;
   GaugeFamily& overview_;
   GaugeFamily& memory_ratio_;
+  GaugeFamily& pod_memory_;
+  GaugeFamily& pod_cores_;
 
   GaugeFamily& shadow_fragmented_;
   GaugeFamily& shadow_placeable_;

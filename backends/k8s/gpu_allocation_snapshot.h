@@ -25,8 +25,21 @@ struct NodeGpuAllocation {
   std::vector<GpuAllocation> gpus;
 };
 
+// One bound pod's share of one GPU (HAMi reports it per container; a pod's GPUs are counted on
+// its first container, index 0, as the extender sees pods, not containers).
+struct PodGpuShare {
+  std::string pod_namespace;
+  std::string pod;
+  std::string node;
+  int container_index = 0;
+  std::string device_uuid;  // HAMi leaves a share without a UUID out; so does /metrics
+  int64_t memory_bytes = 0;
+  double cores = 0;  // percent of the GPU, 0..100
+};
+
 struct GpuAllocationSnapshot {
   std::vector<NodeGpuAllocation> nodes;
+  std::vector<PodGpuShare> pods;
 };
 
 // Shadow mode (prioritize only, changes nothing): the same pods placed twice, once as the

@@ -157,6 +157,9 @@ GpuAllocationSnapshot two_nodes() {
                      {{0, "GPU-aaaa", "NVIDIA-A100", 8LL << 30, 40LL << 30, 30, 100, 2},
                       {1, "GPU-bbbb", "NVIDIA-A100", 0, 40LL << 30, 0, 100, 0}}});
   s.nodes.push_back({"node-b", {{0, "", "NVIDIA-T4", 16LL << 30, 16LL << 30, 100, 100, 1}}});
+  s.pods.push_back({"team-a", "train-1", "node-a", 0, "GPU-aaaa", 6LL << 30, 20});
+  s.pods.push_back({"team-a", "train-2", "node-a", 0, "GPU-aaaa", 2LL << 30, 10});
+  s.pods.push_back({"team-b", "infer-1", "node-b", 0, "", 16LL << 30, 100});  // no UUID: left out
   return s;
 }
 
@@ -216,6 +219,11 @@ TEST(ExtenderMetrics, CarriesTheNamedSeries) {
                 {"zone", "vGPU"}};
   EXPECT_EQ(e.value("hami_node_gpu_memory_allocated_ratio", b0), 1);
   EXPECT_EQ(e.family("hami_gpu_shared_count")->samples.size(), 3u);
+  const L train2 = {{"namespace", "team-a"},  {"node", "node-a"},          {"pod", "train-2"},
+                    {"container_index", "0"}, {"device_uuid", "GPU-aaaa"}, {"zone", "vGPU"}};
+  EXPECT_EQ(e.value("hami_vgpu_memory_allocated_bytes", train2), 2147483648.0);
+  EXPECT_EQ(e.value("hami_vgpu_core_allocated_ratio", train2), 10);
+  EXPECT_EQ(e.family("hami_vgpu_memory_allocated_bytes")->samples.size(), 2u);
 
   EXPECT_EQ(e.value("slicelab_shadow_fragmented_gpus", L{{"side", "actual"}}), 3.5);
   EXPECT_EQ(e.value("slicelab_shadow_fragmented_gpus", L{{"side", "slicelab"}}), 1.25);
