@@ -7,7 +7,7 @@
 namespace slicelab::k8s {
 namespace {
 
-using Samples = std::vector<std::pair<std::vector<std::string>, double>>;
+using Samples = GaugeFamily::Samples;
 
 constexpr std::array<DecisionResult, 6> kResults = {
     DecisionResult::kFeasible, DecisionResult::kUnschedulable, DecisionResult::kPrioritized,
@@ -161,15 +161,15 @@ void ExtenderMetrics::update_gpu_allocation(const GpuAllocationSnapshot& snapsho
     pod_memory.emplace_back(labels, static_cast<double>(p.memory_bytes));
     pod_cores.emplace_back(labels, p.cores);
   }
-  pod_memory_.replace_all(pod_memory);
-  pod_cores_.replace_all(pod_cores);
-  memory_limit_.replace_all(limit);
-  core_limit_.replace_all(core_limit);
-  memory_allocated_.replace_all(allocated);
-  shared_count_.replace_all(shared);
-  core_allocated_.replace_all(core_allocated);
-  overview_.replace_all(overview);
-  memory_ratio_.replace_all(ratio);
+  pod_memory_.replace_all(std::move(pod_memory));
+  pod_cores_.replace_all(std::move(pod_cores));
+  memory_limit_.replace_all(std::move(limit));
+  core_limit_.replace_all(std::move(core_limit));
+  memory_allocated_.replace_all(std::move(allocated));
+  shared_count_.replace_all(std::move(shared));
+  core_allocated_.replace_all(std::move(core_allocated));
+  overview_.replace_all(std::move(overview));
+  memory_ratio_.replace_all(std::move(ratio));
 }
 
 void ExtenderMetrics::update_shadow(const ShadowFigures& figures) {

@@ -42,14 +42,6 @@ std::string_view type_name(MetricType t) {
   return "untyped";
 }
 
-void append_sample(std::string& out, std::string_view name, std::string_view labels, double v) {
-  out.append(name);
-  out.append(labels);
-  out.push_back(' ');
-  out.append(format_prometheus_value(v));
-  out.push_back('\n');
-}
-
 }  // namespace
 
 std::string format_prometheus_value(double v) {
@@ -101,9 +93,11 @@ std::string format_prometheus_value(double v) {
   return out;
 }
 
-std::string escape_label_value(std::string_view v) {
-  std::string out;
-  out.reserve(v.size());
+void append_escaped_label_value(std::string& out, std::string_view v) {
+  if (v.find_first_of("\\\"\n") == std::string_view::npos) {
+    out.append(v);
+    return;
+  }
   for (const char c : v) {
     if (c == '\\') {
       out.append("\\\\");
@@ -115,6 +109,11 @@ std::string escape_label_value(std::string_view v) {
       out.push_back(c);
     }
   }
+}
+
+std::string escape_label_value(std::string_view v) {
+  std::string out;
+  append_escaped_label_value(out, v);
   return out;
 }
 
@@ -181,27 +180,35 @@ void MetricFamily::check_arity(const std::vector<std::string>& values) const {
   }
 }
 
-std::string MetricFamily::label_text(const std::vector<std::string>& values,
-                                     std::string_view extra_name,
-                                     std::string_view extra_value) const {
-  if (values.empty() && extra_name.empty()) return {};
-  std::string out = "{";
+void MetricFamily::append_labels(std::string& out, const std::vector<std::string>& values,
+                                 std::string_view extra_name, std::string_view extra_value) const {
+  if (values.empty() && extra_name.empty()) return;
+  out.push_back('{');
   for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out.push_back(',');
     out.append(label_names_[i]);
     out.append("=\"");
-    out.append(escape_label_value(values[i]));
+    append_escaped_label_value(out, values[i]);
     out.push_back('"');
   }
   if (!extra_name.empty()) {
     if (!values.empty()) out.push_back(',');
     out.append(extra_name);
     out.append("=\"");
-    out.append(escape_label_value(extra_value));
+    append_escaped_label_value(out, extra_value);
     out.push_back('"');
   }
   out.push_back('}');
-  return out;
+}
+
+void MetricFamily::append_sample(std::string& out, std::string_view sample_name,
+                                 const std::vector<std::string>& values, double v,
+                                 std::string_view extra_name, std::string_view extra_value) const {
+  out.append(sample_name);
+  append_labels(out, values, extra_name, extra_value);
+  out.push_back(' ');
+  out.append(format_prometheus_value(v));
+  out.push_back('\n');
 }
 
 void MetricFamily::write(std::string& out) const {
@@ -220,7 +227,7 @@ CounterFamily::CounterFamily(std::string name, std::string help,
 
 void CounterFamily::write_samples(std::string& out) const {
   for (const auto& [values, series] : series_) {
-    append_sample(out, name(), label_text(values), series->value());
+    append_sample(out, name(), values, series->value());
   }
 }
 
@@ -228,23 +235,18 @@ GaugeFamily::GaugeFamily(std::string name, std::string help, std::vector<std::st
     : KeptSeriesFamily(std::move(name), std::move(help), MetricType::kGauge,
                        std::move(label_names)) {}
 
-void GaugeFamily::replace_all(
-    const std::vector<std::pair<std::vector<std::string>, double>>& samples) {
-  for (const auto& s : samples) check_arity(s.first);
-  std::map<std::vector<std::string>, std::unique_ptr<Gauge>> fresh;
-  for (const auto& [values, v] : samples) {
-    auto& g = fresh[values];
-    if (!g) g = std::make_unique<Gauge>();
-    g->set(v);
-  }
+void GaugeFamily::replace_all(Samples samples) {
+  for (const auto& sample : samples) check_arity(sample.first);
   const std::lock_guard lock(mutex_);
-  series_.swap(fresh);
+  snapshot_.swap(samples);
+  // The old figures are freed when `samples` goes, after the lock (a scrape waits less).
 }
 
 void GaugeFamily::write_samples(std::string& out) const {
   for (const auto& [values, series] : series_) {
-    append_sample(out, name(), label_text(values), series->value());
+    append_sample(out, name(), values, series->value());
   }
+  for (const auto& [values, v] : snapshot_) append_sample(out, name(), values, v);
 }
 
 HistogramFamily::HistogramFamily(std::string name, std::string help,
@@ -258,22 +260,23 @@ HistogramFamily::HistogramFamily(std::string name, std::string help,
       throw std::invalid_argument(this->name() +
                                   ": bucket bounds must be finite and strictly increasing");
     }
+    bound_text_.push_back(format_prometheus_value(bounds_[i]));
   }
 }
 
 void HistogramFamily::write_samples(std::string& out) const {
   const std::string bucket = name() + "_bucket";
+  const std::string sum_name = name() + "_sum";
+  const std::string count_name = name() + "_count";
   for (const auto& [values, series] : series_) {
     const Histogram::Snapshot s = series->snapshot();
     for (size_t i = 0; i < bounds_.size(); ++i) {
-      append_sample(out, bucket, label_text(values, "le", format_prometheus_value(bounds_[i])),
-                    static_cast<double>(s.cumulative[i]));
+      append_sample(out, bucket, values, static_cast<double>(s.cumulative[i]), "le",
+                    bound_text_[i]);
     }
-    append_sample(out, bucket, label_text(values, "le", "+Inf"),
-                  static_cast<double>(s.cumulative.back()));
-    const std::string labels = label_text(values);
-    append_sample(out, name() + "_sum", labels, s.sum);
-    append_sample(out, name() + "_count", labels, static_cast<double>(s.count));
+    append_sample(out, bucket, values, static_cast<double>(s.cumulative.back()), "le", "+Inf");
+    append_sample(out, sum_name, values, s.sum);
+    append_sample(out, count_name, values, static_cast<double>(s.count));
   }
 }
 

@@ -60,6 +60,7 @@ std::string format_prometheus_value(double v);
 // Label values escape backslash, double quote and newline; HELP text escapes backslash and
 // newline only.
 std::string escape_label_value(std::string_view v);
+void append_escaped_label_value(std::string& out, std::string_view v);
 std::string escape_help(std::string_view v);
 
 enum class MetricType { kCounter, kGauge, kHistogram };
@@ -81,9 +82,13 @@ class MetricFamily {
   void write(std::string& out) const;
 
  protected:
-  // `{a="x",b="y"}` for the given values (and an extra label, for histogram buckets' le).
-  std::string label_text(const std::vector<std::string>& values, std::string_view extra_name = {},
-                         std::string_view extra_value = {}) const;
+  // Appends `{a="x",b="y"}` for the given values (and an extra label, for buckets' le).
+  void append_labels(std::string& out, const std::vector<std::string>& values,
+                     std::string_view extra_name = {}, std::string_view extra_value = {}) const;
+  // Appends one sample line: name, labels, value.
+  void append_sample(std::string& out, std::string_view sample_name,
+                     const std::vector<std::string>& values, double v,
+                     std::string_view extra_name = {}, std::string_view extra_value = {}) const;
   void check_arity(const std::vector<std::string>& values) const;
   virtual void write_samples(std::string& out) const = 0;
   mutable std::mutex mutex_;
@@ -125,15 +130,18 @@ class CounterFamily : public KeptSeriesFamily<Counter> {
 
 class GaugeFamily : public KeptSeriesFamily<Gauge> {
  public:
+  using Samples = std::vector<std::pair<std::vector<std::string>, double>>;
   GaugeFamily(std::string name, std::string help, std::vector<std::string> label_names);
   Gauge& with(const std::vector<std::string>& label_values) { return find_or_add(label_values); }
-  // Replaces every series by `samples` (label values, value): for figures recomputed from a
-  // snapshot of the cluster, where a node that left must leave the exposition too. References
-  // from `with` become invalid: a family is fed either one way or the other.
-  void replace_all(const std::vector<std::pair<std::vector<std::string>, double>>& samples);
+  // Replaces the family's figures by `samples` (label values, value), written in this order:
+  // for figures recomputed from a snapshot of the cluster, where a node that left must leave
+  // the exposition too. A family is fed either this way or through `with`, not both; the
+  // caller keeps label sets unique.
+  void replace_all(Samples samples);
 
  private:
   void write_samples(std::string& out) const override;
+  Samples snapshot_;
 };
 
 class HistogramFamily : public KeptSeriesFamily<Histogram> {
@@ -148,6 +156,7 @@ class HistogramFamily : public KeptSeriesFamily<Histogram> {
  private:
   void write_samples(std::string& out) const override;
   std::vector<double> bounds_;
+  std::vector<std::string> bound_text_;  // each bound as the le label writes it
 };
 
 // The set of families one /metrics endpoint exposes, in the order they were added. Names are
