@@ -172,7 +172,7 @@ void ExtenderMetrics::update_gpu_allocation(const GpuAllocationSnapshot& snapsho
   memory_ratio_.replace_all(std::move(ratio));
 }
 
-void ExtenderMetrics::update_shadow(const ShadowFigures& figures) {
+void ExtenderMetrics::update_shadow(const ShadowSnapshot& figures) {
   shadow_fragmented_.with({"actual"}).set(figures.fragmented_gpus_actual);
   shadow_fragmented_.with({"slicelab"}).set(figures.fragmented_gpus_slicelab);
   shadow_placeable_.with({}).set(static_cast<double>(figures.placeable_pending_pods));

@@ -35,7 +35,7 @@ class ExtenderMetrics {
   void record_decision(DecisionResult result);
   // Replaces the per-GPU gauges: GPUs and nodes that are gone leave the exposition.
   void update_gpu_allocation(const GpuAllocationSnapshot& snapshot);
-  void update_shadow(const ShadowFigures& figures);
+  void update_shadow(const ShadowSnapshot& figures);
 
   static constexpr std::array<std::string_view, 5> kVerbs = {"filter", "prioritize", "bind",
                                                              "preempt", "other"};

@@ -44,7 +44,7 @@ struct GpuAllocationSnapshot {
 
 // Shadow mode (prioritize only, changes nothing): the same pods placed twice, once as the
 // scheduler did and once as slicelab would have.
-struct ShadowFigures {
+struct ShadowSnapshot {
   double fragmented_gpus_actual = 0;    // GPUs' worth of capacity fragmented by actual decisions
   double fragmented_gpus_slicelab = 0;  // the same, had slicelab's choices been applied
   int64_t placeable_pending_pods = 0;   // pending pods slicelab's placement could have placed
