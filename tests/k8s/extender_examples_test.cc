@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/scenario.h"
 #include "workloads/k8s_quantity.h"
 
 namespace slicelab {
@@ -168,6 +169,25 @@ bool has_arg(const YAML::Node& c, const std::string& arg) {
   return false;
 }
 
+// The value of the container argument starting with `prefix` ("--policy="), or "".
+std::string arg_value(const YAML::Node& c, const std::string& prefix) {
+  for (const auto& a : c["args"]) {
+    const auto s = a.as<std::string>();
+    if (s.rfind(prefix, 0) == 0) return s.substr(prefix.size());
+  }
+  return "";
+}
+
+// The ConfigMap behind the pod volume `volume`, or "".
+std::string volume_config_map(const YAML::Node& deployment, const std::string& volume) {
+  for (const auto& v : deployment["spec"]["template"]["spec"]["volumes"]) {
+    if (v["name"].as<std::string>() == volume && v["configMap"]) {
+      return v["configMap"]["name"].as<std::string>();
+    }
+  }
+  return "";
+}
+
 // The extender container's probes, port and the Service in front of it.
 void check_extender_workload(const std::vector<YAML::Node>& docs, const std::string& namespace_) {
   const YAML::Node deployment = the_one(docs, "Deployment");
@@ -183,6 +203,18 @@ void check_extender_workload(const std::vector<YAML::Node>& docs, const std::str
   EXPECT_EQ(extender["args"][0].as<std::string>(), "serve");
   EXPECT_EQ(extender["args"][1].as<std::string>(), "extender");
   EXPECT_TRUE(has_arg(extender, "--listen=0.0.0.0:8888"));
+  EXPECT_TRUE(has_arg(extender, "--in-cluster"));
+  // --scenario names scenario.yaml inside the mounted ConfigMap, and --policy one of its policies.
+  const std::string scenario_path = arg_value(extender, "--scenario=");
+  const YAML::Node mount = extender["volumeMounts"][0];
+  EXPECT_EQ(scenario_path, mount["mountPath"].as<std::string>() + "/scenario.yaml");
+  EXPECT_EQ(volume_config_map(deployment, mount["name"].as<std::string>()),
+            "slicelab-extender-scenario");
+  const Scenario scenario = load_scenario(kExamples + "scenario.yaml");
+  const std::string policy = arg_value(extender, "--policy=");
+  bool policy_found = false;
+  for (const PolicySpec& p : scenario.policies) policy_found = policy_found || p.name == policy;
+  EXPECT_TRUE(policy_found) << "--policy=" << policy << " is not in scenario.yaml";
   EXPECT_EQ(extender["ports"][0]["name"].as<std::string>(), "http");
   EXPECT_EQ(extender["ports"][0]["containerPort"].as<int>(), 8888);
   EXPECT_EQ(extender["livenessProbe"]["httpGet"]["path"].as<std::string>(), "/healthz");
@@ -262,14 +294,8 @@ TEST(ExtenderExamples, DeploymentRunsSchedulerAndExtenderWithMountedConfig) {
   // The flag names the file inside the mounted ConfigMap volume.
   const YAML::Node mount = scheduler["volumeMounts"][0];
   EXPECT_EQ(config_flag, mount["mountPath"].as<std::string>() + "/kube-scheduler-config.yaml");
-  bool volume_found = false;
-  for (const auto& v : deployment["spec"]["template"]["spec"]["volumes"]) {
-    if (v["name"].as<std::string>() == mount["name"].as<std::string>()) {
-      volume_found = true;
-      EXPECT_EQ(v["configMap"]["name"].as<std::string>(), "slicelab-scheduler-config");
-    }
-  }
-  EXPECT_TRUE(volume_found);
+  EXPECT_EQ(volume_config_map(deployment, mount["name"].as<std::string>()),
+            "slicelab-scheduler-config");
 }
 
 TEST(ExtenderExamples, RbacGrantsWhatTheExtenderUses) {
