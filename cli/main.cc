@@ -22,6 +22,7 @@
 #include "cli/progress_line.h"
 #include "cli/replay_command.h"
 #include "cli/report_command.h"
+#include "cli/serve_command.h"
 #include "cli/sweep_command.h"
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
@@ -223,6 +224,7 @@ int run_cli(int argc, char** argv) {
   const CalibrateCommand calibrate_cmd(app);
   const ReportCommand report_cmd(app);
   const PluginsCommand plugins_cmd(app);
+  const ServeCommand serve_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -243,6 +245,7 @@ int run_cli(int argc, char** argv) {
     if (calibrate_cmd.chosen()) return calibrate_cmd.run();
     if (report_cmd.chosen()) return report_cmd.run();
     if (plugins_cmd.chosen()) return plugins_cmd.run();
+    if (serve_cmd.chosen()) return serve_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);

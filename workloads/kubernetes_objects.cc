@@ -316,6 +316,8 @@ class ObjectReader {
     pod.name = fmt::format("{}/{}",
                            present(ns) ? scalar(ns, join_path(mp, "namespace")) : "default", name);
     pod.where = yaml_.where(obj, path.empty() ? "top level" : path);
+    if (const YAML::Node uid = child(meta, "uid"); present(uid))
+      pod.uid = scalar(uid, join_path(mp, "uid"));
     pod.created_s = timestamp(yaml_.required(meta, mp, "creationTimestamp"),
                               join_path(mp, "creationTimestamp"));
     pod.owner = name;
@@ -334,6 +336,8 @@ class ObjectReader {
         pod.use_gputype = scalar(v, join_path(ap, "nvidia.com/use-gputype"));
       if (const YAML::Node v = child(ann, "nvidia.com/nouse-gputype"); present(v))
         pod.nouse_gputype = scalar(v, join_path(ap, "nvidia.com/nouse-gputype"));
+      if (const YAML::Node v = child(ann, "slicelab.io/gpu-assignment"); present(v))
+        pod.gpu_assignment = scalar(v, join_path(ap, "slicelab.io/gpu-assignment"));
     }
     const std::string sp = join_path(path, "spec");
     const YAML::Node spec = yaml_.required(obj, path, "spec");
@@ -399,6 +403,14 @@ void read_kube_objects(const std::string& path, KubeObjects& into) try {
     reader.document(docs[i], docs.size() == 1 ? "" : fmt::format("(document {})", i + 1));
 } catch (const YAML::Exception& e) {
   throw located_yaml_error(path, e);
+}
+
+void read_kube_object_tree(const YAML::Node& doc, const std::string& source,
+                           KubeObjects& into) try {
+  ObjectReader reader(source, into);
+  reader.document(doc, "");
+} catch (const YAML::Exception& e) {
+  throw located_yaml_error(source, e);
 }
 
 }  // namespace slicelab

@@ -11,6 +11,10 @@
 
 #include "workloads/text_file.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace slicelab {
 
 // The largest export file: a `kubectl get pods -A -o json` of about 25,000 pods with their
@@ -35,6 +39,7 @@ struct KubeNode {
 
 struct KubePod {
   std::string name;  // "<namespace>/<name>"
+  std::string uid;   // metadata.uid (empty when absent: exports may strip it)
   std::string where;
   std::string owner;  // "<kind>/<name>" of the first ownerReference, else generateName or name
   std::string owner_kind;
@@ -59,6 +64,9 @@ struct KubePod {
   std::string use_gputype;
   std::string nouse_gputype;
   std::vector<std::string> ignored_resources;  // other vendors' (rdma/hca): not simulated
+  // The scheduler extender's choice of GPUs (annotation slicelab.io/gpu-assignment, compact
+  // JSON, docs/extender.md); empty when absent. Read as text: the extender parses it.
+  std::string gpu_assignment;
 };
 
 struct KubeObjects {
@@ -72,5 +80,9 @@ struct KubeObjects {
 // "FILE:LINE:COL: items[3].status.allocatable.cpu: …" naming the field, the object and the
 // problem: a missing field, a bad quantity or timestamp, an unknown nvidia.com resource.
 void read_kube_objects(const std::string& path, KubeObjects& into);
+
+// The same rules on one tree already parsed (a JSON body turned into a YAML::Node by the
+// scheduler extender): `source` names it in messages ("request body").
+void read_kube_object_tree(const YAML::Node& doc, const std::string& source, KubeObjects& into);
 
 }  // namespace slicelab

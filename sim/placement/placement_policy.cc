@@ -124,16 +124,47 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
     if (!again) return std::nullopt;
   }
   const NodeId node = select_host(cycle);
+  if (!place_on(cycle, node, gpus_out)) return std::nullopt;
+  return node;
+}
+
+bool PlacementPolicy::place_on(SchedulingCycle& cycle, NodeId node, std::span<GpuId> gpus_out) {
   const auto gpus = gpus_out.first(static_cast<size_t>(cycle.req.gpu_count));
-  if (!picker_->pick(cycle, node, gpus)) return std::nullopt;
+  if (!picker_->pick(cycle, node, gpus)) return false;
+  return reserve(cycle, node, gpus);
+}
+
+bool PlacementPolicy::reserve(SchedulingCycle& cycle, NodeId node, std::span<GpuId> gpus) {
   for (ReservePlugin* r : run_.reserves) {
     if (r->reserve(cycle, node, gpus)) continue;
     // As kube-scheduler's RunReservePluginsUnreserve: every reserve plugin, in reverse order,
     // including those that never reserved (Unreserve is idempotent).
     unreserve(cycle, node, gpus);
-    return std::nullopt;
+    return false;
   }
-  return node;
+  return true;
+}
+
+int64_t PlacementPolicy::max_total() const {
+  if (scorers_.size() == 1) return kMaxNodeScore;  // select_host does not weight a lone scorer
+  int64_t weights = 0;
+  for (const auto& ws : scorers_) weights += ws.weight;
+  return weights * kMaxNodeScore;
+}
+
+std::string_view PlacementPolicy::rejected_by(const SchedulingCycle& cycle, NodeId node) const {
+  std::vector<NodeId> one;
+  const auto rejects = [&](const Filter& f) {
+    one.assign(1, node);
+    f.static_filter(cycle.cluster, StaticShape::of(cycle.req), one);
+    if (!one.empty()) f.filter(cycle, one);
+    return one.empty();
+  };
+  for (const Filter* f : run_.filters)
+    if (rejects(*f)) return f->name();
+  for (const auto& f : filters_)
+    if (rejects(*f)) return f->name();
+  return {};
 }
 
 void PlacementPolicy::unreserve(const SchedulingCycle& cycle, NodeId node,

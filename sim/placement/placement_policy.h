@@ -45,6 +45,21 @@ class PlacementPolicy {
   // reserve plugin has reserved them; the caller binds, or calls unreserve() if it cannot.
   std::optional<NodeId> schedule(SchedulingCycle& cycle, std::span<GpuId> gpus_out);
   void unreserve(const SchedulingCycle& cycle, NodeId node, std::span<const GpuId> gpus);
+  // Reserve on a node chosen elsewhere (a pod bound by another scheduler, a decision replayed):
+  // the device picker's GPUs, then the reserve plugins, as schedule() does after selectHost.
+  bool place_on(SchedulingCycle& cycle, NodeId node, std::span<GpuId> gpus_out);
+  // Only the reserve plugins, on GPUs already chosen (a binding replayed into a fresh run).
+  bool reserve(SchedulingCycle& cycle, NodeId node, std::span<GpuId> gpus);
+
+  // After schedule(): the nodes that passed every filter in its last pass, in node order, and
+  // (when a node was selected) their weighted score totals, aligned; valid until the next call.
+  std::span<const NodeId> feasible() const { return candidates_; }
+  std::span<const int64_t> totals() const { return total_; }
+  // The largest total a node can reach (each score at kMaxNodeScore); 0 without scorers.
+  int64_t max_total() const;
+  // The first filter (run plugins first) that rejects `node` for the cycle's pod, or "" if none
+  // does; for messages (runs every filter on the one node).
+  std::string_view rejected_by(const SchedulingCycle& cycle, NodeId node) const;
 
   // "filters=[...] scorers=[binpack:1] picker=binpack ties=random"
   std::string describe() const;

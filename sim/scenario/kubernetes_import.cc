@@ -20,13 +20,7 @@ namespace {
 
 constexpr int kMaxPriority = 1'000'000;  // the trace format's range (workloads/pod_yaml.cc)
 
-struct NodeFacts {
-  std::string product;  // GFD's label, upper case (HAMi matches GPU types against it)
-  int64_t cpu_milli = 0;
-  int64_t memory_mib = 0;
-  size_t model = 0;
-  int gpus = 0;
-};
+using NodeFacts = KubeNodeFacts;
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -42,7 +36,7 @@ std::string upper(std::string s) {
 // comma-separated names (case-insensitive) is in / out. The catalog models of the cluster's
 // GPU nodes that pass, by their GFD product and their catalog name; empty input: no limit.
 std::vector<std::string> gputype_models(const std::string& use, const std::string& nouse,
-                                        const std::vector<NodeFacts>& facts,
+                                        std::span<const NodeFacts> facts,
                                         const GpuCatalog& catalog) {
   const auto names = [](const std::string& list) {
     std::vector<std::string> out;
@@ -78,9 +72,25 @@ std::string label_where(const KubeNode& n, const std::string& label) {
   return it != n.label_where.end() ? it->second : n.where;
 }
 
+// The node group's name: the model and GPU count ("a100-80gb-x8"), or "cpu".
+std::string group_base_name(const NodeFacts& f, const GpuCatalog& catalog) {
+  if (f.gpus == 0) return "cpu";
+  return fmt::format("{}-x{}", lower(catalog.models()[f.model].name), f.gpus);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+enum class Role { kDaemon, kPinned, kQueued, kFinished };
+
+}  // namespace
+
 // The node's physical GPUs and their model. GFD's nvidia.com/gpu.count is the physical count;
 // without it, allocatable nvidia.com/gpu divided by GFD's replicas label (time-slicing).
-NodeFacts node_facts(const KubeNode& n, const GpuCatalog& catalog) {
+KubeNodeFacts kube_node_facts(const KubeNode& n, const GpuCatalog& catalog) {
   NodeFacts f;
   f.cpu_milli = n.cpu_milli;
   f.memory_mib = n.memory_mib;
@@ -119,21 +129,58 @@ NodeFacts node_facts(const KubeNode& n, const GpuCatalog& catalog) {
   return f;
 }
 
-// The node group's name: the model and GPU count ("a100-80gb-x8"), or "cpu".
-std::string group_base_name(const NodeFacts& f, const GpuCatalog& catalog) {
-  if (f.gpus == 0) return "cpu";
-  return fmt::format("{}-x{}", lower(catalog.models()[f.model].name), f.gpus);
+PodSpec kube_pod_spec(const KubePod& p, std::span<const KubeNodeFacts> facts,
+                      const GpuCatalog& catalog, KubePodConversion& conversion) {
+  PodSpec s;
+  s.name = p.name;
+  s.workload_class = "default";
+  s.cpu_milli = p.cpu_milli;
+  s.memory_mib = p.memory_mib;
+  if (p.priority > kMaxPriority || p.priority < -kMaxPriority) conversion.priority_clamped = true;
+  s.priority = static_cast<int>(std::clamp<int64_t>(p.priority, -kMaxPriority, kMaxPriority));
+  s.gpu_count = p.mig_profile.empty() ? static_cast<int>(p.gpus) : 1;
+  s.mig_profile = p.mig_profile;
+  if (s.gpu_count > 0) {
+    if (p.gpucores > 0 && p.gpucores < 100) {
+      if (s.gpu_count == 1)
+        s.gpu_milli = static_cast<int>(p.gpucores * 10);
+      else
+        conversion.cores_multi = true;
+    }
+    s.gpu_memory_mib = p.gpumem_mib;
+    // HAMi resolves the percentage on the GPU it picks (its `hami` sharing mode does too);
+    // nvidia.com/gpumem wins when both are given, as in HAMi.
+    if (p.gpumem_mib == 0) s.gpu_memory_percent = static_cast<int32_t>(p.gpumem_percent);
+    if (!p.selector_product.empty()) {
+      std::string error;
+      const auto m = gfd_product_model(p.selector_product, 0, catalog, error);
+      if (!m)
+        throw InputError(fmt::format("{}: pod '{}': spec.nodeSelector nvidia.com/gpu.product: {}",
+                                     p.where, p.name, error));
+      s.allowed_models = std::vector<std::string>{catalog.models()[*m].name};
+    }
+    if (!p.use_gputype.empty() || !p.nouse_gputype.empty()) {
+      std::vector<std::string> models =
+          gputype_models(p.use_gputype, p.nouse_gputype, facts, catalog);
+      if (models.empty())
+        throw InputError(fmt::format(
+            "{}: pod '{}': annotations nvidia.com/use-gputype '{}' / nouse-gputype '{}' leave "
+            "no GPU model of the cluster",
+            p.where, p.name, p.use_gputype, p.nouse_gputype));
+      if (!s.allowed_models.empty()) {
+        const std::string selected = s.allowed_models[0];
+        if (std::find(models.begin(), models.end(), selected) == models.end())
+          throw InputError(
+              fmt::format("{}: pod '{}': its nodeSelector's {} is excluded by its "
+                          "nvidia.com/use-gputype or nouse-gputype annotation",
+                          p.where, p.name, selected));
+      } else {
+        s.allowed_models = models;
+      }
+    }
+  }
+  return s;
 }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-enum class Role { kDaemon, kPinned, kQueued, kFinished };
-
-}  // namespace
 
 KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog& catalog,
                                    const KubernetesImportOptions& options) {
@@ -144,7 +191,7 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
   for (const KubeNode& n : objects.nodes) {
     if (!node_of.emplace(n.name, facts.size()).second)
       throw InputError(fmt::format("{}: node '{}' appears twice", n.where, n.name));
-    facts.push_back(node_facts(n, catalog));
+    facts.push_back(kube_node_facts(n, catalog));
     if (!n.mig.empty())
       out.notes.push_back(fmt::format(
           "node '{}' exposes MIG instances (strategy {}): imported as {} whole GPUs; a mig policy "
@@ -253,7 +300,7 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
 
   std::vector<PodSpec> pinned_pods, queued;
   std::vector<PinnedPod> pinned;
-  bool cores_multi = false, priority_clamped = false;
+  KubePodConversion conversion;
   std::vector<std::string> ignored;
   for (size_t i = 0; i < objects.pods.size(); ++i) {
     const KubePod& p = objects.pods[i];
@@ -262,57 +309,10 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
       ++out.finished_pods;
       continue;
     }
-    PodSpec s;
-    s.name = p.name;
-    s.workload_class = "default";
-    s.cpu_milli = p.cpu_milli;
-    s.memory_mib = p.memory_mib;
-    if (p.priority > kMaxPriority || p.priority < -kMaxPriority) priority_clamped = true;
-    s.priority = static_cast<int>(std::clamp<int64_t>(p.priority, -kMaxPriority, kMaxPriority));
-    s.gpu_count = p.mig_profile.empty() ? static_cast<int>(p.gpus) : 1;
-    s.mig_profile = p.mig_profile;
+    PodSpec s = kube_pod_spec(p, facts, catalog, conversion);
     for (const std::string& r : p.ignored_resources)
       if (std::find(ignored.begin(), ignored.end(), r) == ignored.end()) ignored.push_back(r);
     const bool on_node = role[i] == Role::kPinned;
-    if (s.gpu_count > 0) {
-      if (p.gpucores > 0 && p.gpucores < 100) {
-        if (s.gpu_count == 1)
-          s.gpu_milli = static_cast<int>(p.gpucores * 10);
-        else
-          cores_multi = true;
-      }
-      s.gpu_memory_mib = p.gpumem_mib;
-      // HAMi resolves the percentage on the GPU it picks (its `hami` sharing mode does too);
-      // nvidia.com/gpumem wins when both are given, as in HAMi.
-      if (p.gpumem_mib == 0) s.gpu_memory_percent = static_cast<int32_t>(p.gpumem_percent);
-      if (!p.selector_product.empty()) {
-        std::string error;
-        const auto m = gfd_product_model(p.selector_product, 0, catalog, error);
-        if (!m)
-          throw InputError(fmt::format("{}: pod '{}': spec.nodeSelector nvidia.com/gpu.product: {}",
-                                       p.where, p.name, error));
-        s.allowed_models = std::vector<std::string>{catalog.models()[*m].name};
-      }
-      if (!p.use_gputype.empty() || !p.nouse_gputype.empty()) {
-        std::vector<std::string> models =
-            gputype_models(p.use_gputype, p.nouse_gputype, facts, catalog);
-        if (models.empty())
-          throw InputError(fmt::format(
-              "{}: pod '{}': annotations nvidia.com/use-gputype '{}' / nouse-gputype '{}' leave "
-              "no GPU model of the cluster",
-              p.where, p.name, p.use_gputype, p.nouse_gputype));
-        if (!s.allowed_models.empty()) {
-          const std::string selected = s.allowed_models[0];
-          if (std::find(models.begin(), models.end(), selected) == models.end())
-            throw InputError(
-                fmt::format("{}: pod '{}': its nodeSelector's {} is excluded by its "
-                            "nvidia.com/use-gputype or nouse-gputype annotation",
-                            p.where, p.name, selected));
-        } else {
-          s.allowed_models = models;
-        }
-      }
-    }
     // How long it runs: what it did (a pod that finished after the snapshot time), else what its
     // owner's finished pods did, else the default.
     std::optional<double> learned;
@@ -364,11 +364,11 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
     throw InputError(fmt::format("the export has {} pods to simulate, more than the limit of {}",
                                  out.pods.size(), kMaxPods));
 
-  if (cores_multi)
+  if (conversion.cores_multi)
     out.notes.push_back(
         "nvidia.com/gpucores of multi-GPU pods is not imported: slicelab's GPU shares are for "
         "one-GPU pods");
-  if (priority_clamped)
+  if (conversion.priority_clamped)
     out.notes.push_back(fmt::format(
         "priorities beyond ±{} (system-node-critical, system-cluster-critical) are clamped to it",
         kMaxPriority));

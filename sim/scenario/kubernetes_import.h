@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,28 @@ struct KubernetesImport {
   int default_durations = 0;          // pods whose duration is a default
   std::vector<std::string> notes;     // what was approximated, one sentence each
 };
+
+// What the import (and the scheduler extender) reads of one node: its allocatable CPU and
+// memory, its physical GPUs (GFD's count, else allocatable / replicas) and their catalog model.
+struct KubeNodeFacts {
+  std::string product;  // GFD's label, upper case (HAMi matches GPU types against it)
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  size_t model = 0;
+  int gpus = 0;
+};
+// Throws InputError naming the node: an unknown product, a GPU node without the product label.
+KubeNodeFacts kube_node_facts(const KubeNode& node, const GpuCatalog& catalog);
+
+// A pod's requests as a PodSpec (name, CPU, memory, priority, GPUs, HAMi's memory, cores and
+// GPU types; not its arrival or duration). `nodes` are the cluster's, for HAMi's
+// use-gputype/nouse-gputype; `notes` collects what was approximated.
+struct KubePodConversion {
+  bool cores_multi = false;       // gpucores of a multi-GPU pod, not imported
+  bool priority_clamped = false;  // a priority beyond the trace format's range
+};
+PodSpec kube_pod_spec(const KubePod& pod, std::span<const KubeNodeFacts> nodes,
+                      const GpuCatalog& catalog, KubePodConversion& notes);
 
 // Nodes become node groups of identical nodes (allocatable CPU and memory, GPU model and
 // count); pods as docs/kubernetes-import.md describes. Throws InputError naming the node or

@@ -1,0 +1,124 @@
+// One view of the cluster the extender decides on: the simulator's ClusterState, sharing run
+// and PlacementPolicy over the nodes and pods seen, with the pods' bindings replayed into it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/cluster_state.h"
+#include "sim/gpu_catalog.h"
+#include "sim/metrics/fragmentation.h"
+#include "sim/placement/placement_config.h"
+#include "sim/placement/placement_policy.h"
+#include "sim/scenario/kubernetes_import.h"
+#include "sim/sharing/sharing_mode.h"
+#include "sim/sharing/sharing_run.h"
+#include "workloads/pod_spec.h"
+#include "workloads/rng.h"
+
+namespace slicelab::k8s {
+
+// A node as the decider holds it: its name and what the import reads of it.
+struct DeciderNode {
+  std::string name;
+  KubeNodeFacts facts;
+  friend bool operator==(const DeciderNode& a, const DeciderNode& b) {
+    return a.name == b.name && a.facts.cpu_milli == b.facts.cpu_milli &&
+           a.facts.memory_mib == b.facts.memory_mib && a.facts.model == b.facts.model &&
+           a.facts.gpus == b.facts.gpus && a.facts.product == b.facts.product;
+  }
+};
+
+// What a scheduling cycle decided (nothing is held: the reservation was undone).
+struct Decision {
+  std::optional<std::string> node;    // the policy's choice
+  std::vector<int> gpus;              // its GPUs, local indices on that node
+  std::vector<std::string> feasible;  // every node that passed the filters, node order
+  std::vector<int64_t> totals;        // their weighted score totals (empty when none chosen)
+  int64_t max_total = 0;              // the largest total a node can reach
+  std::map<std::string, std::string> rejected;  // node -> the filter that rejected it
+};
+
+// A pod bound in this view.
+struct BoundPod {
+  std::string node;
+  std::vector<int> gpus;  // local indices
+  PodRequest request;     // as reserved (the sharing mode may have rewritten it)
+};
+
+class ClusterDecider {
+ public:
+  // `scenario_order` ranks node names (the scenario's own nodes first, in its order) so that a
+  // cluster built from a scenario has the simulator's node order whatever order the watch
+  // reports it in; other nodes follow by name.
+  ClusterDecider(const GpuCatalog& catalog, const SharingMode& mode,
+                 const PlacementConfig& placement, const PlacementEnvironment& env, uint64_t seed,
+                 std::vector<std::string> scenario_order);
+
+  // Nodes: a change of facts rebuilds the view (bindings replayed); equal facts cost nothing.
+  void set_node(const DeciderNode& node);
+  void remove_node(const std::string& name);
+  bool has_node(const std::string& name) const { return node_ids_.contains(name); }
+  size_t node_count() const { return nodes_.size(); }
+
+  // One scheduling cycle for the pod (by key "<ns>/<name>") on `nodes` (all when null); the
+  // random tie-break draws from the view's seeded Rng as the simulator's cycle does.
+  Decision decide(const std::string& key, const PodSpec& spec,
+                  const std::vector<std::string>* nodes);
+  // Binds the pod on `node`: its GPUs `gpus` when given and still fitting, else the device
+  // picker's; then the reserve plugins. Returns an error text, empty on success.
+  std::string bind(const std::string& key, const PodSpec& spec, const std::string& node,
+                   const std::vector<int>* gpus);
+  // The pod ended or vanished: what it held is given back. False when it held nothing here.
+  bool release(const std::string& key);
+  const BoundPod* bound(const std::string& key) const;
+  size_t bound_count() const { return bound_.size(); }
+
+  // The FGD paper's fragmentation of the current state for `target`, in GPUs.
+  double fragmented_gpus(const TargetWorkload& target) const;
+  int64_t gpu_memory_capacity(const std::string& node) const;
+  // A request in this view's capacity units (for no-GPU checks and the annotation's shares).
+  PodRequest request_of(const PodSpec& spec) const;
+  int capacity_units() const { return mode_.capacity_units(); }
+
+ private:
+  class NodeSetPreFilter final : public PreFilter {
+   public:
+    std::string_view name() const override { return "extender-node-names"; }
+    bool pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) override;
+    std::vector<uint8_t> allowed;  // per node; empty: all
+  };
+  void rebuild();
+  uint32_t slot_for(const std::string& key, const PodSpec& spec);
+  void free_slot(const std::string& key);
+
+  const GpuCatalog& catalog_;
+  const SharingMode& mode_;
+  PlacementPolicy policy_;
+  Rng rng_;
+  std::unordered_map<std::string, size_t> order_rank_;
+  std::vector<DeciderNode> nodes_;  // in node order
+  std::unordered_map<std::string, NodeId> node_ids_;
+  ClusterSpec spec_;
+  std::unique_ptr<ClusterState> cluster_;
+  std::unique_ptr<SharingRun> run_;
+  NodeSetPreFilter node_names_;
+  // Pods by slot: the sharing run holds spans of these, so they only grow in a rebuild.
+  std::vector<PodSpec> specs_;
+  std::vector<PodRequest> requests_;
+  std::vector<uint32_t> free_slots_;
+  std::unordered_map<std::string, uint32_t> slots_;
+  std::map<std::string, BoundPod> bound_;
+  std::map<uint64_t, std::string> bind_order_;  // replay order
+  std::unordered_map<std::string, uint64_t> bind_seq_;
+  uint64_t next_seq_ = 0;
+  std::vector<GpuId> pick_;
+};
+
+}  // namespace slicelab::k8s

@@ -1,0 +1,118 @@
+#include "backends/k8s/extender_server.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <stdexcept>
+
+namespace slicelab::k8s {
+namespace {
+
+ExtenderServer::Reply bad_request(const std::string& message) {
+  return {400, nlohmann::json{{"Error", message}}.dump()};
+}
+
+}  // namespace
+
+ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
+                               ExtenderServerOptions options)
+    : state_(state),
+      writer_(writer),
+      options_(std::move(options)),
+      server_(std::make_unique<httplib::Server>()) {
+  httplib::Server& s = *server_;
+  // Bodies above the limit are refused with 413 before they are read in full.
+  s.set_payload_max_length(options_.max_body_bytes);
+  const int threads = options_.threads;
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  const auto post = [this](const std::string& verb,
+                           Reply (ExtenderServer::*handler)(const std::string&)) {
+    server_->Post(options_.url_prefix + "/" + verb,
+                  [this, handler](const httplib::Request& req, httplib::Response& res) {
+                    const Reply r = (this->*handler)(req.body);
+                    res.status = r.status;
+                    res.set_content(r.body, "application/json");
+                  });
+  };
+  post("filter", &ExtenderServer::handle_filter);
+  post("prioritize", &ExtenderServer::handle_prioritize);
+  post("bind", &ExtenderServer::handle_bind);
+  s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
+  s.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    const bool ready = state_.ready();
+    res.status = ready ? 200 : 503;
+    res.set_content(ready ? "ok\n" : "waiting for the node and pod lists\n", "text/plain");
+  });
+  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(metrics_ ? metrics_() : std::string(), "text/plain; version=0.0.4");
+  });
+  s.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "internal error";
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        res.status = 500;
+        res.set_content(nlohmann::json{{"Error", "slicelab: " + what}}.dump(), "application/json");
+      });
+}
+
+ExtenderServer::~ExtenderServer() {
+  stop();
+}
+
+void ExtenderServer::set_metrics(MetricsText metrics) {
+  metrics_ = std::move(metrics);
+}
+
+int ExtenderServer::bind(const std::string& host, int port) {
+  const int bound = port == 0                           ? server_->bind_to_any_port(host)
+                    : server_->bind_to_port(host, port) ? port
+                                                        : -1;
+  if (bound < 0) throw std::runtime_error(fmt::format("cannot listen on {}:{}", host, port));
+  return bound;
+}
+
+void ExtenderServer::listen() {
+  server_->listen_after_bind();
+}
+
+void ExtenderServer::stop() {
+  if (server_ && server_->is_running()) server_->stop();
+}
+
+// The handlers: a body the protocol does not allow is 400 with the reason in Error; a valid one
+// is 200, with the decision's own error (a pod slicelab cannot read) in the result's Error.
+ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body) {
+  try {
+    const ExtenderArgs args = parse_extender_args(body);
+    return {200, to_json(state_.filter(args)).dump()};
+  } catch (const WireError& e) {
+    return bad_request(e.what());
+  }
+}
+
+ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body) {
+  try {
+    const ExtenderArgs args = parse_extender_args(body);
+    return {200, to_json(state_.prioritize(args)).dump()};
+  } catch (const WireError& e) {
+    return bad_request(e.what());
+  }
+}
+
+ExtenderServer::Reply ExtenderServer::handle_bind(const std::string& body) {
+  try {
+    const ExtenderBindingArgs args = parse_binding_args(body);
+    return {200, to_json(state_.bind(args, writer_)).dump()};
+  } catch (const WireError& e) {
+    return bad_request(e.what());
+  }
+}
+
+}  // namespace slicelab::k8s

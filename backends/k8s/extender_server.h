@@ -1,0 +1,57 @@
+// The scheduler extender's HTTP server (cpp-httplib): kube-scheduler's POST {prefix}/filter,
+// /prioritize and /bind, and GET /healthz, /readyz and /metrics, over an ExtenderState.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "backends/k8s/cluster_io.h"
+#include "backends/k8s/extender_state.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace slicelab::k8s {
+
+struct ExtenderServerOptions {
+  std::string url_prefix;  // "" or e.g. "/slicelab" (no trailing slash)
+  size_t max_body_bytes = kMaxExtenderBodyBytes;
+  int threads = 8;  // concurrent requests (decisions are serialized by the state)
+};
+
+// The body of GET /metrics (Prometheus text); helper extobs's registry sets it.
+using MetricsText = std::function<std::string()>;
+
+class ExtenderServer {
+ public:
+  ExtenderServer(ExtenderState& state, ClusterWriter& writer, ExtenderServerOptions options);
+  ~ExtenderServer();
+  ExtenderServer(const ExtenderServer&) = delete;
+  ExtenderServer& operator=(const ExtenderServer&) = delete;
+
+  void set_metrics(MetricsText metrics);
+  // Binds (port 0: any free port) and returns the port; throws std::runtime_error if it cannot.
+  int bind(const std::string& host, int port);
+  void listen();  // blocks until stop()
+  void stop();
+
+  // The handlers without HTTP, for benchmarks and tests: (status, body).
+  struct Reply {
+    int status = 200;
+    std::string body;
+  };
+  Reply handle_filter(const std::string& body);
+  Reply handle_prioritize(const std::string& body);
+  Reply handle_bind(const std::string& body);
+
+ private:
+  ExtenderState& state_;
+  ClusterWriter& writer_;
+  ExtenderServerOptions options_;
+  MetricsText metrics_;
+  std::unique_ptr<httplib::Server> server_;
+};
+
+}  // namespace slicelab::k8s

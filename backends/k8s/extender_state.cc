@@ -1,0 +1,455 @@
+#include "backends/k8s/extender_state.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "backends/k8s/gpu_assignment.h"
+#include "backends/k8s/kube_json_objects.h"
+#include "sim/scenario/snapshot_reader.h"
+#include "sim/sharing/sharing_config.h"
+#include "workloads/input_error.h"
+
+namespace slicelab::k8s {
+namespace {
+
+size_t kind_index(WatchKind kind) {
+  return kind == WatchKind::Node ? 0 : 1;
+}
+
+bool finished(const KubePod& pod) {
+  return pod.phase == "Succeeded" || pod.phase == "Failed";
+}
+
+std::string object_name(const nlohmann::json& object) {
+  const auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return {};
+  const auto name = meta->find("name");
+  if (name == meta->end() || !name->is_string()) return {};
+  std::string ns = "default";
+  if (const auto n = meta->find("namespace"); n != meta->end() && n->is_string())
+    ns = n->get<std::string>();
+  return ns + "/" + name->get<std::string>();
+}
+
+std::string bare_name(const std::string& key) {
+  return key.substr(key.find('/') + 1);
+}
+
+}  // namespace
+
+ExtenderState::ExtenderState(const Scenario& scenario, const PolicySpec& policy, uint64_t seed,
+                             ExtenderOptions options)
+    : scenario_(scenario),
+      policy_name_(policy.name),
+      options_(options),
+      mode_(make_sharing_mode(policy.sharing)),
+      target_(TargetWorkload::from_pods(
+          scenario.target_pods.empty() ? scenario.pods : scenario.target_pods, scenario.catalog)),
+      actual_(scenario.catalog, *mode_, policy.placement,
+              PlacementEnvironment{scenario.pods, &scenario.catalog, scenario.target_pods}, seed,
+              cluster_node_names(scenario.cluster)) {
+  if (options_.shadow)
+    counterfactual_ = std::make_unique<ClusterDecider>(
+        scenario.catalog, *mode_, policy.placement,
+        PlacementEnvironment{scenario.pods, &scenario.catalog, scenario.target_pods}, seed,
+        cluster_node_names(scenario.cluster));
+}
+
+// --- the watch ---
+
+void ExtenderState::list_started(WatchKind kind) {
+  std::lock_guard lock(mu_);
+  listing_[kind_index(kind)] = true;
+  seen_[kind_index(kind)].clear();
+}
+
+void ExtenderState::apply(WatchKind kind, WatchEvent event, const nlohmann::json& object) {
+  std::lock_guard lock(mu_);
+  const size_t k = kind_index(kind);
+  try {
+    if (kind == WatchKind::Node) {
+      const KubeNode node = kube_node_from_json(object, "watched Node");
+      if (listing_[k]) seen_[k].insert(node.name);
+      if (event == WatchEvent::Deleted)
+        remove_node(node.name);
+      else
+        apply_node(node);
+    } else {
+      const KubePod pod = kube_pod_from_json(object, "watched Pod");
+      if (listing_[k]) seen_[k].insert(pod.name);
+      if (event == WatchEvent::Deleted)
+        remove_pod(pod.name);
+      else
+        apply_pod(pod);
+    }
+  } catch (const InputError&) {
+    // An object slicelab cannot read (an unknown GPU product, a bad quantity): left out, and
+    // counted; a deletion still removes it.
+    ++counters_.objects_rejected;
+    if (event == WatchEvent::Deleted) {
+      std::string key = object_name(object);
+      if (kind == WatchKind::Node) {
+        remove_node(bare_name(key));
+      } else if (!key.empty()) {
+        remove_pod(key);
+      }
+    }
+  }
+}
+
+void ExtenderState::synced(WatchKind kind) {
+  std::lock_guard lock(mu_);
+  const size_t k = kind_index(kind);
+  if (listing_[k]) {
+    std::vector<std::string> gone;
+    if (kind == WatchKind::Node) {
+      for (const auto& [name, facts] : node_facts_)
+        if (!seen_[k].contains(name)) gone.push_back(name);
+      for (const std::string& name : gone) remove_node(name);
+    } else {
+      for (const auto& [key, record] : pods_)
+        if (!seen_[k].contains(key)) gone.push_back(key);
+      for (const std::string& key : gone) remove_pod(key);
+    }
+    listing_[k] = false;
+    seen_[k].clear();
+  }
+  synced_[k] = true;
+}
+
+void ExtenderState::load(const KubeObjects& objects) {
+  std::lock_guard lock(mu_);
+  for (const KubeNode& n : objects.nodes) {
+    try {
+      apply_node(n);
+    } catch (const InputError&) {
+      ++counters_.objects_rejected;
+    }
+  }
+  for (const KubePod& p : objects.pods) {
+    try {
+      apply_pod(p);
+    } catch (const InputError&) {
+      ++counters_.objects_rejected;
+    }
+  }
+  synced_[0] = synced_[1] = true;
+}
+
+bool ExtenderState::ready() const {
+  std::lock_guard lock(mu_);
+  return synced_[0] && synced_[1];
+}
+
+void ExtenderState::apply_node(const KubeNode& node) {
+  const KubeNodeFacts facts = kube_node_facts(node, scenario_.catalog);
+  node_facts_[node.name] = facts;
+  facts_list_.clear();
+  for (const auto& [name, f] : node_facts_) facts_list_.push_back(f);
+  actual_.set_node({node.name, facts});
+  if (counterfactual_) counterfactual_->set_node({node.name, facts});
+}
+
+void ExtenderState::remove_node(const std::string& name) {
+  if (node_facts_.erase(name) == 0) return;
+  facts_list_.clear();
+  for (const auto& [n, f] : node_facts_) facts_list_.push_back(f);
+  actual_.remove_node(name);
+  if (counterfactual_) counterfactual_->remove_node(name);
+}
+
+PodSpec ExtenderState::spec_of(const KubePod& pod) const {
+  KubePodConversion notes;
+  return kube_pod_spec(pod, facts_list_, scenario_.catalog, notes);
+}
+
+// A pod seen on the watch. Bound (spec.nodeName) and not yet accounted: its GPUs are the
+// annotation's when the extender chose them, else the device picker's (what a device plugin
+// would allocate). Finished: what it held is given back.
+void ExtenderState::apply_pod(const KubePod& pod) {
+  const std::string& key = pod.name;
+  if (finished(pod)) {
+    remove_pod(key);
+    return;
+  }
+  PodRecord& record = pods_[key];
+  record.pod = pod;
+  record.spec = spec_of(pod);
+  if (pod.node_name.empty()) {
+    if (counterfactual_ && record.spec.gpu_count > 0) shadow_decide(key, record.spec);
+    return;
+  }
+  decisions_.erase(key);
+  if (actual_.bound(key) == nullptr) {
+    std::optional<std::vector<int>> gpus;
+    if (!pod.gpu_assignment.empty()) {
+      std::string error;
+      if (const auto a = parse_gpu_assignment(pod.gpu_assignment, error);
+          a && a->node == pod.node_name) {
+        gpus.emplace();
+        for (const AssignedGpu& g : a->gpus) gpus->push_back(g.index);
+      }
+    }
+    (void)actual_.bind(key, record.spec, pod.node_name, gpus ? &*gpus : nullptr);
+  }
+  if (counterfactual_ && !compared_.contains(key)) {
+    if (const auto it = shadow_choice_.find(key); it != shadow_choice_.end()) {
+      compared_.insert(key);
+      ++(it->second == pod.node_name ? shadow_.same_node : shadow_.different_node);
+    } else if (record.spec.gpu_count > 0 && counterfactual_->bound(key) == nullptr) {
+      // Bound before slicelab saw it pending (it ran before the extender started): the
+      // counterfactual state holds it where it runs.
+      (void)counterfactual_->bind(key, record.spec, pod.node_name, nullptr);
+    }
+  }
+}
+
+void ExtenderState::remove_pod(const std::string& key) {
+  pods_.erase(key);
+  decisions_.erase(key);
+  actual_.release(key);
+  if (counterfactual_) {
+    counterfactual_->release(key);
+    shadow_choice_.erase(key);
+    compared_.erase(key);
+  }
+}
+
+// Shadow mode: slicelab's own choice for a pending pod, applied to the counterfactual state.
+void ExtenderState::shadow_decide(const std::string& key, const PodSpec& spec) {
+  if (shadow_choice_.contains(key) || counterfactual_->bound(key) != nullptr) return;
+  const Decision d = counterfactual_->decide(key, spec, nullptr);
+  if (!d.node) return;  // tried again at its next event or prioritize
+  if (counterfactual_->bind(key, spec, *d.node, &d.gpus).empty()) {
+    shadow_choice_.emplace(key, *d.node);
+    ++shadow_.decisions;
+  }
+}
+
+// --- the extender's verbs ---
+
+std::vector<std::string> ExtenderState::node_names_of(const ExtenderArgs& args) {
+  std::vector<std::string> names;
+  if (args.node_names) return *args.node_names;
+  for (const nlohmann::json& node : *args.nodes) {
+    std::string name = bare_name(object_name(node));
+    if (name.empty()) continue;
+    // Not nodeCacheCapable: the request carries the nodes, so one not seen yet is read here.
+    if (!node_facts_.contains(name)) {
+      try {
+        apply_node(kube_node_from_json(node, "request Nodes"));
+      } catch (const InputError&) {
+        ++counters_.objects_rejected;
+      }
+    }
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
+  std::lock_guard lock(mu_);
+  ++counters_.filter_requests;
+  ExtenderFilterResult result;
+  const std::vector<std::string> names = node_names_of(args);
+  std::vector<std::string> pass;
+  try {
+    const KubePod pod = kube_pod_from_json(args.pod, "request Pod");
+    const PodSpec spec = spec_of(pod);
+    if (spec.gpu_count == 0 || options_.shadow) {
+      pass = names;  // not slicelab's to decide
+    } else {
+      std::vector<std::string> known;
+      for (const std::string& n : names) {
+        if (node_facts_.contains(n))
+          known.push_back(n);
+        else
+          result.failed_nodes[n] = "slicelab: node not known to the extender (no Node object seen)";
+      }
+      Decision d = actual_.decide(pod.name, spec, &known);
+      for (const auto& [n, why] : d.rejected) result.failed_nodes[n] = "slicelab: " + why;
+      if (options_.filter_returns_all) {
+        pass = d.feasible;
+      } else if (d.node) {
+        pass = {*d.node};
+        for (const std::string& n : d.feasible)
+          if (n != *d.node)
+            result.failed_nodes[n] =
+                fmt::format("slicelab: fits, but policy {} chose node {}", policy_name_, *d.node);
+      }
+      if (d.node) {
+        decisions_[pod.name] = {spec, std::move(d)};
+      } else {
+        decisions_.erase(pod.name);
+      }
+    }
+  } catch (const InputError& e) {
+    result.error = fmt::format("slicelab: {}", e.what());
+    return result;
+  }
+  if (args.node_names) {
+    result.node_names = pass;
+  } else {
+    result.nodes.emplace();
+    std::set<std::string> keep(pass.begin(), pass.end());
+    for (const nlohmann::json& node : *args.nodes)
+      if (keep.contains(bare_name(object_name(node)))) result.nodes->push_back(node);
+  }
+  return result;
+}
+
+// Scores: the node the policy chose gets MaxExtenderPriority (10); every other feasible node
+// floor(10 × total / max_total) capped at 9, where total is the framework's weighted integer
+// total and max_total the largest it can reach (Σ weights × 100); infeasible and unknown nodes
+// 0. In shadow mode, and for pods without GPUs, every node scores 0.
+std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
+  std::lock_guard lock(mu_);
+  ++counters_.prioritize_requests;
+  const std::vector<std::string> names = node_names_of(args);
+  std::vector<HostPriority> out;
+  out.reserve(names.size());
+  for (const std::string& n : names) out.push_back({n, 0});
+  KubePod pod;
+  PodSpec spec;
+  try {
+    pod = kube_pod_from_json(args.pod, "request Pod");
+    spec = spec_of(pod);
+  } catch (const InputError&) {
+    return out;  // prioritize has no error field: a pod it cannot read ranks no node
+  }
+  if (spec.gpu_count == 0) return out;
+  if (options_.shadow) {
+    shadow_decide(pod.name, spec);
+    return out;
+  }
+  auto it = decisions_.find(pod.name);
+  if (it == decisions_.end()) {
+    std::vector<std::string> known;
+    for (const std::string& n : names)
+      if (node_facts_.contains(n)) known.push_back(n);
+    Decision d = actual_.decide(pod.name, spec, &known);
+    if (!d.node) return out;
+    it = decisions_.insert_or_assign(pod.name, CachedDecision{spec, std::move(d)}).first;
+  }
+  const Decision& d = it->second.decision;
+  std::unordered_map<std::string, int64_t> score;
+  for (size_t i = 0; i < d.feasible.size(); ++i) {
+    const int64_t total = i < d.totals.size() ? d.totals[i] : 0;
+    const int64_t scaled = d.max_total > 0
+                               ? std::clamp<int64_t>(kMaxExtenderPriority * total / d.max_total, 0,
+                                                     kMaxExtenderPriority - 1)
+                               : 0;
+    score[d.feasible[i]] = scaled;
+  }
+  if (d.node) score[*d.node] = kMaxExtenderPriority;
+  for (HostPriority& p : out)
+    if (const auto s = score.find(p.host); s != score.end()) p.score = s->second;
+  return out;
+}
+
+std::string ExtenderState::annotation_for(const std::string& key, const std::string& node) const {
+  const BoundPod* b = actual_.bound(key);
+  GpuAssignment a;
+  a.node = node;
+  a.policy = policy_name_;
+  a.sharing = std::string(mode_->kind());
+  const int64_t card_mib = actual_.gpu_memory_capacity(node);
+  const bool whole = b->request.claim_units >= actual_.capacity_units();
+  for (const int g : b->gpus) {
+    AssignedGpu one;
+    one.index = g;
+    if (whole && b->request.gpu_memory_mib <= 0) {
+      one.memory_mib = card_mib;
+      one.cores = 100;
+    } else {
+      one.memory_mib = b->request.gpu_memory_mib > 0 ? b->request.gpu_memory_mib
+                                                     : card_mib * b->request.gpu_milli / 1000;
+      one.cores = whole ? 100 : b->request.gpu_milli / 10;
+    }
+    a.gpus.push_back(one);
+  }
+  return to_annotation(a);
+}
+
+ExtenderBindingResult ExtenderState::bind(const ExtenderBindingArgs& args, ClusterWriter& writer) {
+  const std::string key = args.pod_namespace + "/" + args.pod_name;
+  std::map<std::string, std::string> annotations;
+  {
+    std::lock_guard lock(mu_);
+    ++counters_.bind_requests;
+    if (options_.shadow) {
+      ++counters_.bind_errors;
+      return {"slicelab: the extender runs in shadow mode and binds nothing"};
+    }
+    PodSpec spec;
+    const std::vector<int>* gpus = nullptr;
+    const auto d = decisions_.find(key);
+    if (d != decisions_.end()) {
+      spec = d->second.spec;
+      if (d->second.decision.node == args.node) gpus = &d->second.decision.gpus;
+    } else if (const auto p = pods_.find(key); p != pods_.end()) {
+      spec = p->second.spec;
+    } else {
+      ++counters_.bind_errors;
+      return {fmt::format("slicelab: pod {} was neither filtered nor seen on the watch", key)};
+    }
+    if (actual_.bound(key) == nullptr) {
+      const std::string error = actual_.bind(key, spec, args.node, gpus);
+      // A pod without GPUs on a node slicelab does not know still binds: not ours to refuse.
+      if (!error.empty() && spec.gpu_count > 0) {
+        ++counters_.bind_errors;
+        return {"slicelab: " + error};
+      }
+    }
+    decisions_.erase(key);
+    if (spec.gpu_count > 0 && actual_.bound(key) != nullptr)
+      annotations.emplace(std::string(kGpuAssignmentAnnotation), annotation_for(key, args.node));
+  }
+  const auto undo = [&](const std::string& error) {
+    std::lock_guard lock(mu_);
+    actual_.release(key);
+    ++counters_.bind_errors;
+    return ExtenderBindingResult{"slicelab: " + error};
+  };
+  if (!annotations.empty()) {
+    const WriteResult w =
+        writer.patch_pod_annotations(args.pod_namespace, args.pod_name, annotations);
+    if (!w.ok()) return undo(w.error);
+  }
+  const WriteResult w = writer.bind_pod(args.pod_namespace, args.pod_name, args.pod_uid, args.node);
+  if (!w.ok()) return undo(w.error);
+  return {};
+}
+
+ExtenderSnapshot ExtenderState::snapshot() const {
+  std::lock_guard lock(mu_);
+  ExtenderSnapshot s = counters_;
+  s.ready = synced_[0] && synced_[1];
+  s.nodes = node_facts_.size();
+  s.pods_known = pods_.size();
+  s.pods_bound = actual_.bound_count();
+  if (counterfactual_) {
+    ShadowFigures f = shadow_;
+    f.fragmented_gpus_actual = actual_.fragmented_gpus(target_);
+    f.fragmented_gpus_slicelab = counterfactual_->fragmented_gpus(target_);
+    f.pending_placeable = 0;
+    for (const auto& [key, record] : pods_)
+      if (record.pod.node_name.empty() && counterfactual_->bound(key) != nullptr)
+        ++f.pending_placeable;
+    s.shadow = f;
+  }
+  return s;
+}
+
+std::optional<BoundPod> ExtenderState::bound(const std::string& pod_key,
+                                             bool counterfactual) const {
+  std::lock_guard lock(mu_);
+  const ClusterDecider* d = counterfactual ? counterfactual_.get() : &actual_;
+  if (d == nullptr) return std::nullopt;
+  const BoundPod* b = d->bound(pod_key);
+  return b ? std::optional<BoundPod>(*b) : std::nullopt;
+}
+
+}  // namespace slicelab::k8s

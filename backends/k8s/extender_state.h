@@ -1,0 +1,119 @@
+// The cluster state the scheduler extender decides on: the scenario's sharing mode and placement
+// policy (the simulator's own plugins) over the nodes and pods the watch reports, answering
+// kube-scheduler's filter, prioritize and bind; in shadow mode, what slicelab would have done.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backends/k8s/cluster_decider.h"
+#include "backends/k8s/cluster_io.h"
+#include "backends/k8s/extender_wire.h"
+#include "sim/metrics/fragmentation.h"
+#include "sim/scenario/scenario.h"
+
+namespace slicelab::k8s {
+
+struct ExtenderOptions {
+  // Filter answers every feasible node instead of only the policy's choice (kube-scheduler's
+  // own scores may then pick another; prioritize still ranks the choice first).
+  bool filter_returns_all = false;
+  // Prioritize-only and changes nothing: every node scores 0, filter passes every node, bind
+  // refuses; slicelab's choices are applied to a second, counterfactual state.
+  bool shadow = false;
+};
+
+// Shadow mode's running figures (docs/extender.md#shadow-mode).
+struct ShadowFigures {
+  uint64_t decisions = 0;               // pods slicelab placed in its counterfactual state
+  uint64_t same_node = 0;               // of the pods bound since, those on slicelab's node
+  uint64_t different_node = 0;          // those on another node
+  uint64_t pending_placeable = 0;       // pending now, yet placed in the counterfactual state
+  double fragmented_gpus_actual = 0;    // the FGD measure over the observed state, in GPUs
+  double fragmented_gpus_slicelab = 0;  // over the counterfactual state
+};
+
+// A plain snapshot for /metrics (helper extobs turns it into Prometheus series).
+struct ExtenderSnapshot {
+  bool ready = false;
+  size_t nodes = 0;
+  size_t pods_known = 0;
+  size_t pods_bound = 0;
+  uint64_t filter_requests = 0, prioritize_requests = 0, bind_requests = 0;
+  uint64_t bind_errors = 0;
+  uint64_t objects_rejected = 0;  // watch objects that could not be read (a bad quantity)
+  std::optional<ShadowFigures> shadow;
+};
+
+class ExtenderState final : public ClusterWatchSink {
+ public:
+  // `scenario` outlives the state; `policy` is one of its policies.
+  ExtenderState(const Scenario& scenario, const PolicySpec& policy, uint64_t seed,
+                ExtenderOptions options);
+
+  // ClusterWatchSink: the watcher's threads call these.
+  void list_started(WatchKind kind) override;
+  void apply(WatchKind kind, WatchEvent event, const nlohmann::json& object) override;
+  void synced(WatchKind kind) override;
+  // An offline source (snapshot files): every object added, both kinds synced.
+  void load(const KubeObjects& objects);
+  bool ready() const;
+
+  ExtenderFilterResult filter(const ExtenderArgs& args);
+  std::vector<HostPriority> prioritize(const ExtenderArgs& args);
+  // Chooses the GPUs (reserved under the lock), then, outside it, patches the pod's annotation
+  // and posts the Binding through `writer`; a failed write gives the reservation back.
+  ExtenderBindingResult bind(const ExtenderBindingArgs& args, ClusterWriter& writer);
+
+  ExtenderSnapshot snapshot() const;
+  // For tests: where the pod is bound in the actual (or, in shadow mode, counterfactual) state.
+  std::optional<BoundPod> bound(const std::string& pod_key, bool counterfactual = false) const;
+  const std::string& policy_name() const { return policy_name_; }
+
+ private:
+  struct PodRecord {
+    KubePod pod;
+    PodSpec spec;
+  };
+  struct CachedDecision {
+    PodSpec spec;
+    Decision decision;
+  };
+  void apply_node(const KubeNode& node);
+  void remove_node(const std::string& name);
+  void apply_pod(const KubePod& pod);
+  void remove_pod(const std::string& key);
+  PodSpec spec_of(const KubePod& pod) const;
+  void shadow_decide(const std::string& key, const PodSpec& spec);
+  std::string annotation_for(const std::string& key, const std::string& node) const;
+  std::vector<std::string> node_names_of(const ExtenderArgs& args);
+
+  const Scenario& scenario_;
+  std::string policy_name_;
+  ExtenderOptions options_;
+  std::unique_ptr<SharingMode> mode_;
+  TargetWorkload target_;
+  mutable std::mutex mu_;
+  ClusterDecider actual_;
+  std::unique_ptr<ClusterDecider> counterfactual_;  // shadow mode only
+  std::map<std::string, KubeNodeFacts> node_facts_;
+  std::vector<KubeNodeFacts> facts_list_;
+  std::unordered_map<std::string, PodRecord> pods_;
+  std::unordered_map<std::string, CachedDecision> decisions_;
+  std::unordered_map<std::string, std::string> shadow_choice_;  // pod -> slicelab's node
+  std::set<std::string> compared_;
+  bool listing_[2] = {false, false};
+  bool synced_[2] = {false, false};
+  std::set<std::string> seen_[2];
+  ExtenderSnapshot counters_;
+  ShadowFigures shadow_;
+};
+
+}  // namespace slicelab::k8s

@@ -1,0 +1,17 @@
+// Node and Pod objects of a JSON body (a watch event, an extender request) read with the same
+// rules as `slicelab import kubernetes` reads files (workloads/kubernetes_objects.*).
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+#include "workloads/kubernetes_objects.h"
+
+namespace slicelab::k8s {
+
+// Throw InputError naming `source` and the field when the object is not a valid Node / Pod.
+KubeNode kube_node_from_json(const nlohmann::json& object, const std::string& source);
+KubePod kube_pod_from_json(const nlohmann::json& object, const std::string& source);
+
+}  // namespace slicelab::k8s
