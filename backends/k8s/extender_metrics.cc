@@ -85,9 +85,22 @@ ExtenderMetrics::ExtenderMetrics(MetricRegistry& registry)
       shadow_placeable_(
           registry.gauge("slicelab_shadow_placeable_pending_pods",
                          "Pods still pending that slicelab's placement could have placed", {})),
-      shadow_pods_(registry.counter("slicelab_shadow_pods_total",
-                                    "Pods shadow mode has compared since the extender started",
-                                    {})) {
+      shadow_pods_(registry.counter(
+          "slicelab_shadow_pods_total",
+          "Pods slicelab placed in shadow mode's counterfactual state since the extender started",
+          {})),
+      shadow_bound_(registry.counter(
+          "slicelab_shadow_bound_pods_total",
+          "Pods shadow mode saw bound, by whether the scheduler chose slicelab's node",
+          {"agreement"})),
+      ready_(registry.gauge("slicelab_extender_ready",
+                            "1 once the first lists of nodes and pods have arrived", {})),
+      nodes_(registry.gauge("slicelab_extender_nodes", "Nodes in the extender's state", {})),
+      pods_(registry.gauge("slicelab_extender_pods",
+                           "Pods in the extender's state: known, and bound to a node", {"state"})),
+      objects_rejected_(registry.counter("slicelab_extender_watch_objects_rejected_total",
+                                         "Watched nodes and pods the extender could not read",
+                                         {})) {
   for (size_t v = 0; v < kVerbs.size(); ++v) {
     duration_by_verb_[v] = &duration_.with({std::string(kVerbs[v])});
   }
@@ -99,6 +112,13 @@ ExtenderMetrics::ExtenderMetrics(MetricRegistry& registry)
   shadow_fragmented_.with({"slicelab"});
   shadow_placeable_.with({});
   shadow_pods_.with({});
+  shadow_bound_.with({"same_node"});
+  shadow_bound_.with({"other_node"});
+  ready_.with({});
+  nodes_.with({});
+  pods_.with({"known"});
+  pods_.with({"bound"});
+  objects_rejected_.with({});
 }
 
 size_t ExtenderMetrics::verb_index(std::string_view verb) {
@@ -109,8 +129,16 @@ size_t ExtenderMetrics::verb_index(std::string_view verb) {
 }
 
 void ExtenderMetrics::record_request(std::string_view verb, int http_status, double seconds) {
+  observe_duration(verb, seconds);
+  count_request(verb, http_status);
+}
+
+void ExtenderMetrics::observe_duration(std::string_view verb, double seconds) {
+  duration_by_verb_[verb_index(verb)]->observe(seconds);
+}
+
+void ExtenderMetrics::count_request(std::string_view verb, int http_status) {
   const size_t v = verb_index(verb);
-  duration_by_verb_[v]->observe(seconds);
   if (http_status < 0 || http_status >= kStatusCodes) http_status = 0;
   auto& slot = request_by_code_[v][static_cast<size_t>(http_status)];
   Counter* c = slot.load(std::memory_order_acquire);
@@ -172,16 +200,35 @@ void ExtenderMetrics::update_gpu_allocation(const GpuAllocationSnapshot& snapsho
   memory_ratio_.replace_all(std::move(ratio));
 }
 
+namespace {
+
+// Adds to `counter` what `total` has grown by since `seen`.
+void add_growth(Counter& counter, int64_t total, int64_t& seen) {
+  if (total > seen) {
+    counter.add(static_cast<double>(total - seen));
+    seen = total;
+  }
+}
+
+}  // namespace
+
 void ExtenderMetrics::update_shadow(const ShadowSnapshot& figures) {
   shadow_fragmented_.with({"actual"}).set(figures.fragmented_gpus_actual);
   shadow_fragmented_.with({"slicelab"}).set(figures.fragmented_gpus_slicelab);
   shadow_placeable_.with({}).set(static_cast<double>(figures.placeable_pending_pods));
-  // The state keeps a running total; the counter only ever moves up by what is new.
-  const std::lock_guard lock(shadow_mutex_);
-  if (figures.pods_total > shadow_pods_seen_) {
-    shadow_pods_.with({}).add(static_cast<double>(figures.pods_total - shadow_pods_seen_));
-    shadow_pods_seen_ = figures.pods_total;
-  }
+  const std::lock_guard lock(totals_mutex_);
+  add_growth(shadow_pods_.with({}), figures.pods_total, shadow_pods_seen_);
+  add_growth(shadow_bound_.with({"same_node"}), figures.bound_same_node, same_node_seen_);
+  add_growth(shadow_bound_.with({"other_node"}), figures.bound_other_node, other_node_seen_);
+}
+
+void ExtenderMetrics::update_cluster(const ClusterFigures& figures) {
+  ready_.with({}).set(figures.ready ? 1 : 0);
+  nodes_.with({}).set(static_cast<double>(figures.nodes));
+  pods_.with({"known"}).set(static_cast<double>(figures.pods_known));
+  pods_.with({"bound"}).set(static_cast<double>(figures.pods_bound));
+  const std::lock_guard lock(totals_mutex_);
+  add_growth(objects_rejected_.with({}), figures.objects_rejected, objects_rejected_seen_);
 }
 
 }  // namespace slicelab::k8s

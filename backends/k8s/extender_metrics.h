@@ -36,6 +36,12 @@ class ExtenderMetrics {
   // Replaces the per-GPU gauges: GPUs and nodes that are gone leave the exposition.
   void update_gpu_allocation(const GpuAllocationSnapshot& snapshot);
   void update_shadow(const ShadowSnapshot& figures);
+  void update_cluster(const ClusterFigures& figures);
+
+  // The two halves of record_request, for a server that times its handlers but counts every
+  // answer (refused bodies and unknown paths included) in one place.
+  void observe_duration(std::string_view verb, double seconds);
+  void count_request(std::string_view verb, int http_status);
 
   static constexpr std::array<std::string_view, 5> kVerbs = {"filter", "prioritize", "bind",
                                                              "preempt", "other"};
@@ -70,8 +76,17 @@ class ExtenderMetrics {
   GaugeFamily& shadow_fragmented_;
   GaugeFamily& shadow_placeable_;
   CounterFamily& shadow_pods_;
-  std::mutex shadow_mutex_;
+  CounterFamily& shadow_bound_;
+  GaugeFamily& ready_;
+  GaugeFamily& nodes_;
+  GaugeFamily& pods_;
+  CounterFamily& objects_rejected_;
+  // Running totals from the state become counter increments (only what is new is added).
+  std::mutex totals_mutex_;
   int64_t shadow_pods_seen_ = 0;
+  int64_t same_node_seen_ = 0;
+  int64_t other_node_seen_ = 0;
+  int64_t objects_rejected_seen_ = 0;
 };
 
 }  // namespace slicelab::k8s

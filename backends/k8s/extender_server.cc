@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <stdexcept>
+#include <string_view>
 
 namespace slicelab::k8s {
 namespace {
@@ -28,10 +30,12 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
   const auto post = [this](const std::string& verb,
                            Reply (ExtenderServer::*handler)(const std::string&)) {
     server_->Post(options_.url_prefix + "/" + verb,
-                  [this, handler](const httplib::Request& req, httplib::Response& res) {
+                  [this, handler, verb](const httplib::Request& req, httplib::Response& res) {
+                    const auto start = std::chrono::steady_clock::now();
                     const Reply r = (this->*handler)(req.body);
                     res.status = r.status;
                     res.set_content(r.body, "application/json");
+                    observe(verb, start);
                   });
   };
   post("filter", &ExtenderServer::handle_filter);
@@ -46,7 +50,26 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
     res.set_content(ready ? "ok\n" : "waiting for the node and pod lists\n", "text/plain");
   });
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_ ? metrics_() : std::string(), "text/plain; version=0.0.4");
+    res.set_content(metrics_ ? metrics_() : std::string(),
+                    std::string(MetricRegistry::kContentType));
+  });
+  // Every answer is counted here, just before it is written (so a client that reads it finds
+  // it counted): also those httplib gives itself (413 for a body over the limit, 404 for an
+  // unknown path), which no handler sees. Probes and scrapes are not extender requests.
+  s.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (request_metrics_ == nullptr) return;
+    if (req.method == "GET" &&
+        (req.path == "/healthz" || req.path == "/readyz" || req.path == "/metrics")) {
+      return;
+    }
+    std::string_view verb = "other";
+    const std::string_view path = req.path;
+    if (path.size() > options_.url_prefix.size() + 1 &&
+        path.substr(0, options_.url_prefix.size()) == options_.url_prefix &&
+        path[options_.url_prefix.size()] == '/') {
+      verb = path.substr(options_.url_prefix.size() + 1);
+    }
+    request_metrics_->count_request(verb, res.status);
   });
   s.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
@@ -70,6 +93,20 @@ void ExtenderServer::set_metrics(MetricsText metrics) {
   metrics_ = std::move(metrics);
 }
 
+void ExtenderServer::set_request_metrics(ExtenderMetrics& metrics) {
+  request_metrics_ = &metrics;
+}
+
+void ExtenderServer::observe(std::string_view verb, std::chrono::steady_clock::time_point start) {
+  if (request_metrics_ == nullptr) return;
+  request_metrics_->observe_duration(
+      verb, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+void ExtenderServer::record(DecisionResult result) {
+  if (request_metrics_ != nullptr) request_metrics_->record_decision(result);
+}
+
 int ExtenderServer::bind(const std::string& host, int port) {
   const int bound = port == 0                           ? server_->bind_to_any_port(host)
                     : server_->bind_to_port(host, port) ? port
@@ -91,8 +128,15 @@ void ExtenderServer::stop() {
 ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body) {
   try {
     const ExtenderArgs args = parse_extender_args(body);
-    return {200, to_json(state_.filter(args)).dump()};
+    const ExtenderFilterResult result = state_.filter(args);
+    const bool none = (!result.node_names || result.node_names->empty()) &&
+                      (!result.nodes || result.nodes->empty());
+    record(!result.error.empty() ? DecisionResult::kRejected
+           : none                ? DecisionResult::kUnschedulable
+                                 : DecisionResult::kFeasible);
+    return {200, to_json(result).dump()};
   } catch (const WireError& e) {
+    record(DecisionResult::kRejected);
     return bad_request(e.what());
   }
 }
@@ -100,8 +144,11 @@ ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body) {
 ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body) {
   try {
     const ExtenderArgs args = parse_extender_args(body);
-    return {200, to_json(state_.prioritize(args)).dump()};
+    const std::vector<HostPriority> result = state_.prioritize(args);
+    record(DecisionResult::kPrioritized);
+    return {200, to_json(result).dump()};
   } catch (const WireError& e) {
+    record(DecisionResult::kRejected);
     return bad_request(e.what());
   }
 }
@@ -109,8 +156,11 @@ ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body)
 ExtenderServer::Reply ExtenderServer::handle_bind(const std::string& body) {
   try {
     const ExtenderBindingArgs args = parse_binding_args(body);
-    return {200, to_json(state_.bind(args, writer_)).dump()};
+    const ExtenderBindingResult result = state_.bind(args, writer_);
+    record(result.error.empty() ? DecisionResult::kBound : DecisionResult::kBindFailed);
+    return {200, to_json(result).dump()};
   } catch (const WireError& e) {
+    record(DecisionResult::kRejected);
     return bad_request(e.what());
   }
 }

@@ -2,11 +2,14 @@
 // /prioritize and /bind, and GET /healthz, /readyz and /metrics, over an ExtenderState.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "backends/k8s/cluster_io.h"
+#include "backends/k8s/extender_metrics.h"
 #include "backends/k8s/extender_state.h"
 
 namespace httplib {
@@ -32,6 +35,9 @@ class ExtenderServer {
   ExtenderServer& operator=(const ExtenderServer&) = delete;
 
   void set_metrics(MetricsText metrics);
+  // Where requests (count per verb and status, handler latency) and decisions are recorded;
+  // `metrics` outlives the server. Without it nothing is recorded.
+  void set_request_metrics(ExtenderMetrics& metrics);
   // Binds (port 0: any free port) and returns the port; throws std::runtime_error if it cannot.
   int bind(const std::string& host, int port);
   void listen();  // blocks until stop()
@@ -47,10 +53,15 @@ class ExtenderServer {
   Reply handle_bind(const std::string& body);
 
  private:
+  void record(DecisionResult result);
+  // The handler's time, from the body having arrived to the answer being ready.
+  void observe(std::string_view verb, std::chrono::steady_clock::time_point start);
+
   ExtenderState& state_;
   ClusterWriter& writer_;
   ExtenderServerOptions options_;
   MetricsText metrics_;
+  ExtenderMetrics* request_metrics_ = nullptr;
   std::unique_ptr<httplib::Server> server_;
 };
 

@@ -48,7 +48,18 @@ struct ShadowSnapshot {
   double fragmented_gpus_actual = 0;    // GPUs' worth of capacity fragmented by actual decisions
   double fragmented_gpus_slicelab = 0;  // the same, had slicelab's choices been applied
   int64_t placeable_pending_pods = 0;   // pending pods slicelab's placement could have placed
-  int64_t pods_total = 0;               // pods seen by prioritize since the start
+  int64_t pods_total = 0;               // pods slicelab placed in its counterfactual state
+  int64_t bound_same_node = 0;          // of those bound since, on slicelab's node
+  int64_t bound_other_node = 0;         // on another node
+};
+
+// What the extender's cluster state holds (running totals where named so).
+struct ClusterFigures {
+  bool ready = false;  // the first LIST of nodes and of pods has arrived
+  int64_t nodes = 0;
+  int64_t pods_known = 0;
+  int64_t pods_bound = 0;
+  int64_t objects_rejected = 0;  // watched objects that could not be read
 };
 
 }  // namespace slicelab::k8s

@@ -174,8 +174,11 @@ TEST(ExtenderMetrics, CarriesTheNamedSeries) {
   metrics.record_decision(DecisionResult::kBound);
   metrics.record_decision(DecisionResult::kUnschedulable);
   metrics.update_gpu_allocation(two_nodes());
-  metrics.update_shadow({3.5, 1.25, 4, 10});
-  metrics.update_shadow({3.5, 1.25, 4, 12});
+  metrics.update_shadow({3.5, 1.25, 4, 10, 6, 1});
+  metrics.update_shadow({3.5, 1.25, 4, 12, 7, 1});
+  metrics.update_shadow({3.5, 1.25, 4, 11, 7, 1});  // a total never moves a counter down
+  metrics.update_cluster({true, 5, 40, 31, 2});
+  metrics.update_cluster({true, 6, 41, 32, 3});
 
   const PromExposition e = parse_prometheus_text(registry.expose());
   using L = std::map<std::string, std::string>;
@@ -230,6 +233,13 @@ TEST(ExtenderMetrics, CarriesTheNamedSeries) {
   EXPECT_EQ(e.value("slicelab_shadow_placeable_pending_pods"), 4);
   EXPECT_EQ(e.value("slicelab_shadow_pods_total"), 12);
   EXPECT_EQ(e.family("slicelab_shadow_pods_total")->type, "counter");
+  EXPECT_EQ(e.value("slicelab_shadow_bound_pods_total", L{{"agreement", "same_node"}}), 7);
+  EXPECT_EQ(e.value("slicelab_shadow_bound_pods_total", L{{"agreement", "other_node"}}), 1);
+  EXPECT_EQ(e.value("slicelab_extender_ready"), 1);
+  EXPECT_EQ(e.value("slicelab_extender_nodes"), 6);
+  EXPECT_EQ(e.value("slicelab_extender_pods", L{{"state", "known"}}), 41);
+  EXPECT_EQ(e.value("slicelab_extender_pods", L{{"state", "bound"}}), 32);
+  EXPECT_EQ(e.value("slicelab_extender_watch_objects_rejected_total"), 3);
 
   // A node that left takes its GPUs out of the exposition.
   GpuAllocationSnapshot one = two_nodes();
