@@ -35,25 +35,27 @@ ClusterDecider::ClusterDecider(const GpuCatalog& catalog, const SharingMode& mod
 }
 
 void ClusterDecider::set_node(const DeciderNode& node) {
-  if (const auto it = node_ids_.find(node.name); it != node_ids_.end()) {
-    if (nodes_[it->second] == node) return;
-    nodes_[it->second] = node;
+  const auto it = std::find_if(nodes_.begin(), nodes_.end(),
+                               [&](const DeciderNode& n) { return n.name == node.name; });
+  if (it != nodes_.end()) {
+    if (*it == node) return;
+    *it = node;
   } else {
     nodes_.push_back(node);
   }
-  rebuild();
+  stale_ = true;
 }
 
 void ClusterDecider::remove_node(const std::string& name) {
-  if (!node_ids_.contains(name)) return;
-  std::erase_if(nodes_, [&](const DeciderNode& n) { return n.name == name; });
-  rebuild();
+  if (std::erase_if(nodes_, [&](const DeciderNode& n) { return n.name == name; }) > 0)
+    stale_ = true;
 }
 
 // Nodes (and so GPU ids) change: a fresh ClusterState and sharing run, the run's plugins
 // attached as the engine attaches them, and every binding replayed in bind order on the GPUs it
 // held. A binding whose node is gone is forgotten.
 void ClusterDecider::rebuild() {
+  stale_ = false;
   std::stable_sort(nodes_.begin(), nodes_.end(), [&](const DeciderNode& a, const DeciderNode& b) {
     const auto ra = order_rank_.find(a.name), rb = order_rank_.find(b.name);
     const size_t ka = ra != order_rank_.end() ? ra->second : SIZE_MAX;
@@ -141,6 +143,7 @@ PodRequest ClusterDecider::request_of(const PodSpec& spec) const {
 
 Decision ClusterDecider::decide(const std::string& key, const PodSpec& spec,
                                 const std::vector<std::string>* nodes) {
+  refresh();
   Decision d;
   d.max_total = policy_.max_total();
   const uint32_t slot = slot_for(key, spec);
@@ -193,6 +196,7 @@ Decision ClusterDecider::decide(const std::string& key, const PodSpec& spec,
 
 std::string ClusterDecider::bind(const std::string& key, const PodSpec& spec,
                                  const std::string& node_name, const std::vector<int>* gpus) {
+  refresh();
   if (bound_.contains(key)) return "pod " + key + " is already bound";
   const auto it = node_ids_.find(node_name);
   if (it == node_ids_.end()) return "node " + node_name + " is not known";
@@ -235,6 +239,7 @@ std::string ClusterDecider::bind(const std::string& key, const PodSpec& spec,
 }
 
 bool ClusterDecider::release(const std::string& key) {
+  refresh();
   const auto it = bound_.find(key);
   if (it == bound_.end()) return false;
   const BoundPod& b = it->second;

@@ -65,6 +65,12 @@ class ClusterDecider {
   // Nodes: a change of facts rebuilds the view (bindings replayed); equal facts cost nothing.
   void set_node(const DeciderNode& node);
   void remove_node(const std::string& name);
+  // Node changes only mark the view stale; decide, bind and release refresh it first, and the
+  // watch's owner calls refresh() after a batch (a list of 1,000 nodes is one rebuild, not
+  // 1,000). The const queries answer as of the last refresh.
+  void refresh() {
+    if (stale_) rebuild();
+  }
   bool has_node(const std::string& name) const { return node_ids_.contains(name); }
   size_t node_count() const { return nodes_.size(); }
 
@@ -99,6 +105,7 @@ class ClusterDecider {
     std::vector<uint8_t> allowed;  // per node; empty: all
   };
   void rebuild();
+  bool stale_ = false;
   uint32_t slot_for(const std::string& key, const PodSpec& spec);
   void free_slot(const std::string& key);
 

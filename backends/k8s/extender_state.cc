@@ -76,6 +76,7 @@ void ExtenderState::apply(WatchKind kind, WatchEvent event, const nlohmann::json
         remove_node(node.name);
       else
         apply_node(node);
+      if (!listing_[k]) refresh();
     } else {
       const KubePod pod = kube_pod_from_json(object, "watched Pod");
       if (listing_[k]) seen_[k].insert(pod.name);
@@ -116,6 +117,7 @@ void ExtenderState::synced(WatchKind kind) {
     listing_[k] = false;
     seen_[k].clear();
   }
+  refresh();
   synced_[k] = true;
 }
 
@@ -135,12 +137,18 @@ void ExtenderState::load(const KubeObjects& objects) {
       ++counters_.objects_rejected;
     }
   }
+  refresh();
   synced_[0] = synced_[1] = true;
 }
 
 bool ExtenderState::ready() const {
   std::lock_guard lock(mu_);
   return synced_[0] && synced_[1];
+}
+
+void ExtenderState::refresh() {
+  actual_.refresh();
+  if (counterfactual_) counterfactual_->refresh();
 }
 
 void ExtenderState::apply_node(const KubeNode& node) {
@@ -246,6 +254,7 @@ std::vector<std::string> ExtenderState::node_names_of(const ExtenderArgs& args) 
     }
     names.push_back(std::move(name));
   }
+  refresh();
   return names;
 }
 
@@ -259,11 +268,12 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
     const KubePod pod = kube_pod_from_json(args.pod, "request Pod");
     const PodSpec spec = spec_of(pod);
     if (spec.gpu_count == 0 || options_.shadow) {
-      pass = names;  // not slicelab's to decide
+      pass = names;                                                     // not slicelab's to decide
+      if (!options_.shadow) decisions_[pod.name] = {spec, Decision{}};  // bind needs its request
     } else {
       std::vector<std::string> known;
       for (const std::string& n : names) {
-        if (node_facts_.contains(n))
+        if (actual_.has_node(n))
           known.push_back(n);
         else
           result.failed_nodes[n] = "slicelab: node not known to the extender (no Node object seen)";
@@ -273,11 +283,9 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
       if (options_.filter_returns_all) {
         pass = d.feasible;
       } else if (d.node) {
+        // As HAMi's extender: only the choice passes, so kube-scheduler's own scores cannot
+        // change it; the other feasible nodes are neither passed nor failed.
         pass = {*d.node};
-        for (const std::string& n : d.feasible)
-          if (n != *d.node)
-            result.failed_nodes[n] =
-                fmt::format("slicelab: fits, but policy {} chose node {}", policy_name_, *d.node);
       }
       if (d.node) {
         decisions_[pod.name] = {spec, std::move(d)};
@@ -328,7 +336,7 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
   if (it == decisions_.end()) {
     std::vector<std::string> known;
     for (const std::string& n : names)
-      if (node_facts_.contains(n)) known.push_back(n);
+      if (actual_.has_node(n)) known.push_back(n);
     Decision d = actual_.decide(pod.name, spec, &known);
     if (!d.node) return out;
     it = decisions_.insert_or_assign(pod.name, CachedDecision{spec, std::move(d)}).first;

@@ -88,6 +88,7 @@ class ExtenderState final : public ClusterWatchSink {
     PodSpec spec;
     Decision decision;
   };
+  void refresh();  // node changes take effect (one rebuild per batch)
   void apply_node(const KubeNode& node);
   void remove_node(const std::string& name);
   void apply_pod(const KubePod& pod);

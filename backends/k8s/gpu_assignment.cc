@@ -5,18 +5,21 @@
 namespace slicelab::k8s {
 
 std::string to_annotation(const GpuAssignment& a) {
-  nlohmann::json gpus = nlohmann::json::array();
+  // Keys in the documented order (ordered_json keeps insertion order; json sorts them).
+  nlohmann::ordered_json out;
+  out["node"] = a.node;
+  out["policy"] = a.policy;
+  out["sharing"] = a.sharing;
+  out["gpus"] = nlohmann::ordered_json::array();
   for (const AssignedGpu& g : a.gpus) {
-    nlohmann::json one = {{"index", g.index}};
+    nlohmann::ordered_json one;
+    one["index"] = g.index;
     if (!g.uuid.empty()) one["uuid"] = g.uuid;
     one["memoryMiB"] = g.memory_mib;
     one["cores"] = g.cores;
-    gpus.push_back(std::move(one));
+    out["gpus"].push_back(std::move(one));
   }
-  // Ordered as the format's example (nlohmann's objects sort keys; build the text by hand).
-  return "{\"node\":" + nlohmann::json(a.node).dump() +
-         ",\"policy\":" + nlohmann::json(a.policy).dump() +
-         ",\"sharing\":" + nlohmann::json(a.sharing).dump() + ",\"gpus\":" + gpus.dump() + "}";
+  return out.dump();
 }
 
 std::optional<GpuAssignment> parse_gpu_assignment(std::string_view text, std::string& error) {

@@ -1,0 +1,335 @@
+// The extender's decisions: the simulator's placement replayed pod by pod, filter and
+// prioritize answers, bind's annotation and writes, the watch's accounting, concurrent binds,
+// and shadow mode's figures on a hand-worked case.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include "backends/k8s/extender_state.h"
+#include "backends/k8s/gpu_assignment.h"
+#include "sim/scenario/run_policies.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/snapshot_reader.h"
+#include "tests/k8s/extender_fixtures.h"
+#include "tests/support/temp_files.h"
+#include "workloads/rng.h"
+
+namespace slicelab::k8s {
+namespace extender_state_test {
+
+using slicelab::testing::FakeWriter;
+using slicelab::testing::node_object;
+using slicelab::testing::pod_object;
+
+// 2 A100-80GB x8 and 3 L4 x4 nodes; pods of 1, 2 and 4 GPUs and GPU shares, arriving 10 s apart,
+// running long enough that nothing departs while they arrive.
+struct PodShape {
+  int gpus;
+  int cores;  // percent of each GPU; 100 = whole cards
+};
+constexpr PodShape kShapes[] = {{1, 50},  {1, 25}, {2, 100}, {1, 100}, {1, 75},
+                                {4, 100}, {1, 50}, {1, 30},  {2, 100}, {1, 60}};
+constexpr int kPods = 40;
+
+std::string scenario_text(const std::string& pods, const std::string& policies) {
+  return R"(name: extender
+cluster:
+  node_groups:
+    - {name: a100, count: 2, gpu_model: A100-80GB, gpus_per_node: 8, cpu_milli: 64000, memory_mib: 262144, node_names: [a100-0, a100-1]}
+    - {name: l4, count: 3, gpu_model: L4, gpus_per_node: 4, cpu_milli: 64000, memory_mib: 262144, node_names: [l4-0, l4-1, l4-2]}
+engine:
+  queue: backfill
+workload:
+  pods:
+)" + pods +
+         "policies:\n" + policies;
+}
+
+class ExtenderState : public slicelab::testing::TempFilesTest {
+ public:
+  Scenario load(const std::string& pods, const std::string& policies) {
+    return load_scenario(write("s.yaml", scenario_text(pods, policies)));
+  }
+  static void add_nodes(k8s::ExtenderState& st) {
+    st.list_started(WatchKind::Node);
+    for (int i = 0; i < 2; ++i)
+      st.apply(WatchKind::Node, WatchEvent::Added,
+               node_object("a100-" + std::to_string(i), "NVIDIA-A100-SXM4-80GB", 8));
+    for (int i = 0; i < 3; ++i)
+      st.apply(WatchKind::Node, WatchEvent::Added,
+               node_object("l4-" + std::to_string(i), "NVIDIA-L4", 4));
+    st.synced(WatchKind::Node);
+    st.list_started(WatchKind::Pod);
+    st.synced(WatchKind::Pod);
+  }
+  static ExtenderArgs args_for(const nlohmann::json& pod, std::vector<std::string> names) {
+    ExtenderArgs a;
+    a.pod = pod;
+    a.node_names = std::move(names);
+    return a;
+  }
+  static std::vector<std::string> all_nodes() {
+    return {"a100-0", "a100-1", "l4-0", "l4-1", "l4-2"};
+  }
+};
+
+std::string replay_pods() {
+  std::string out;
+  for (int i = 0; i < kPods; ++i) {
+    const PodShape s = kShapes[i % std::size(kShapes)];
+    out += "    - {name: p" + std::to_string(i) + ", arrival: " + std::to_string(10 * i) +
+           "s, duration: 100h, cpu_milli: 1000, memory_mib: 1024, gpu_count: " +
+           std::to_string(s.gpus) + ", gpu_milli: " + std::to_string(s.cores * 10) + "}\n";
+  }
+  return out;
+}
+
+// Every pod, offered in arrival order with every node, goes to the node and GPUs the
+// simulator's run of the same policy chose (and is refused where the simulator left it waiting).
+void expect_simulator_decisions(const Scenario& sc, const std::string& policy_name) {
+  const PolicySpec* policy = nullptr;
+  for (const PolicySpec& p : sc.policies)
+    if (p.name == policy_name) policy = &p;
+  ASSERT_NE(policy, nullptr);
+  const RunResult sim = run_policy(sc, *policy);
+  k8s::ExtenderState st(sc, *policy, derive_seed(sc.seed, policy->name), {});
+  ExtenderState::add_nodes(st);
+  const std::vector<std::string> names = cluster_node_names(sc.cluster);
+  FakeWriter writer;
+  int placed = 0, refused = 0;
+  for (int i = 0; i < kPods; ++i) {
+    const PodShape s = kShapes[i % std::size(kShapes)];
+    const nlohmann::json pod = pod_object("p" + std::to_string(i), s.gpus, s.cores);
+    const ExtenderFilterResult f =
+        st.filter(ExtenderState::args_for(pod, ExtenderState::all_nodes()));
+    const PodOutcome& o = sim.pods[static_cast<size_t>(i)];
+    const bool at_arrival = o.node >= 0 && o.start_s == sc.pods[static_cast<size_t>(i)].arrival_s;
+    ASSERT_TRUE(f.node_names.has_value());
+    if (!at_arrival) {
+      EXPECT_TRUE(f.node_names->empty()) << policy_name << " pod " << i;
+      ++refused;
+      continue;
+    }
+    ASSERT_EQ(f.node_names->size(), 1U) << policy_name << " pod " << i;
+    const std::string& node = names[static_cast<size_t>(o.node)];
+    EXPECT_EQ(f.node_names->front(), node) << policy_name << " pod " << i;
+    const ExtenderBindingResult b = st.bind({"p" + std::to_string(i), "default", "", node}, writer);
+    ASSERT_EQ(b.error, "") << policy_name << " pod " << i;
+    const auto bound = st.bound("default/p" + std::to_string(i));
+    ASSERT_TRUE(bound.has_value());
+    std::vector<int> sim_gpus;
+    for (uint32_t k = o.gpu_begin; k < o.gpu_end(); ++k) sim_gpus.push_back(sim.pod_gpus[k]);
+    EXPECT_EQ(bound->gpus, sim_gpus) << policy_name << " pod " << i;
+    ++placed;
+  }
+  // The case must exercise both outcomes to mean anything.
+  EXPECT_GT(placed, 10) << policy_name;
+  EXPECT_GT(refused, 0) << policy_name;
+}
+
+constexpr const char* kReplayPolicies =
+    R"(  - {name: best-fit, placement: best-fit, sharing: gpu-share}
+  - {name: fgd, placement: fgd, sharing: gpu-share}
+  - {name: hami-binpack, placement: hami-binpack, sharing: {mode: hami}}
+)";
+
+TEST_F(ExtenderState, BestFitDecisionsEqualTheSimulators) {
+  expect_simulator_decisions(load(replay_pods(), kReplayPolicies), "best-fit");
+}
+
+TEST_F(ExtenderState, FgdDecisionsEqualTheSimulators) {
+  expect_simulator_decisions(load(replay_pods(), kReplayPolicies), "fgd");
+}
+
+TEST_F(ExtenderState, HamiBinpackDecisionsEqualTheSimulators) {
+  expect_simulator_decisions(load(replay_pods(), kReplayPolicies), "hami-binpack");
+}
+
+constexpr const char* kOnePod =
+    "    - {name: t, duration: 1h, cpu_milli: 1000, gpu_count: 1, gpu_milli: 1000}\n";
+constexpr const char* kBestFit = "  - {name: best-fit, placement: best-fit, sharing: gpu-share}\n";
+
+TEST_F(ExtenderState, FilterReturnsTheChosenNodeAndExplainsTheRest) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  add_nodes(st);
+  // Fill l4-1 half: best fit (the fullest node that fits) must choose it.
+  FakeWriter w;
+  st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("other", 2, 100, 0, "l4-1"));
+  std::vector<std::string> names = all_nodes();
+  names.push_back("ghost");
+  const ExtenderFilterResult f = st.filter(args_for(pod_object("q", 1), names));
+  ASSERT_TRUE(f.node_names.has_value());
+  EXPECT_EQ(*f.node_names, std::vector<std::string>{"l4-1"});
+  EXPECT_NE(f.failed_nodes.at("ghost").find("not known"), std::string::npos);
+  // The other feasible nodes are neither passed nor failed (as HAMi's extender); only ghost failed.
+  EXPECT_EQ(f.failed_nodes.size(), 1U);
+  const std::vector<HostPriority> p = st.prioritize(args_for(pod_object("q", 1), names));
+  ASSERT_EQ(p.size(), names.size());
+  for (const HostPriority& h : p) {
+    if (h.host == "l4-1") {
+      EXPECT_EQ(h.score, kMaxExtenderPriority);
+    } else {
+      EXPECT_LT(h.score, kMaxExtenderPriority) << h.host;
+      EXPECT_GE(h.score, 0);
+    }
+  }
+  // bind: the annotation names the GPU (l4-1's GPUs 0 and 1 hold "other") and posts the Binding.
+  ASSERT_EQ(st.bind({"q", "default", "uid-q", "l4-1"}, w).error, "");
+  EXPECT_EQ(w.bindings.at("default/q"), "l4-1");
+  std::string error;
+  const auto a =
+      parse_gpu_assignment(w.annotations.at("default/q").at("slicelab.io/gpu-assignment"), error);
+  ASSERT_TRUE(a.has_value()) << error;
+  EXPECT_EQ(a->node, "l4-1");
+  EXPECT_EQ(a->policy, "best-fit");
+  ASSERT_EQ(a->gpus.size(), 1U);
+  const auto other = st.bound("default/other");
+  ASSERT_TRUE(other.has_value());
+  for (const int g : other->gpus) EXPECT_NE(a->gpus[0].index, g);
+  EXPECT_EQ(a->gpus[0].cores, 100);
+}
+
+TEST_F(ExtenderState, FilterReturnsAllWhenAsked) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {.filter_returns_all = true});
+  add_nodes(st);
+  const ExtenderFilterResult f = st.filter(args_for(pod_object("q", 8), all_nodes()));
+  ASSERT_TRUE(f.node_names.has_value());
+  // Only the A100 nodes have 8 GPUs.
+  EXPECT_EQ(*f.node_names, (std::vector<std::string>{"a100-0", "a100-1"}));
+  EXPECT_EQ(f.failed_nodes.size(), 3U);
+}
+
+TEST_F(ExtenderState, PodWithoutGpusPassesEverywhereAndBindsWithoutAnnotation) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  add_nodes(st);
+  std::vector<std::string> names = all_nodes();
+  names.push_back("cpu-only-node");
+  const nlohmann::json pod = pod_object("web", 0);
+  const ExtenderFilterResult f = st.filter(args_for(pod, names));
+  EXPECT_EQ(*f.node_names, names);
+  EXPECT_TRUE(f.failed_nodes.empty());
+  for (const HostPriority& h : st.prioritize(args_for(pod, names))) EXPECT_EQ(h.score, 0);
+  FakeWriter w;
+  EXPECT_EQ(st.bind({"web", "default", "", "cpu-only-node"}, w).error, "");
+  EXPECT_EQ(w.bindings.at("default/web"), "cpu-only-node");
+  EXPECT_TRUE(w.annotations.empty());
+}
+
+TEST_F(ExtenderState, FailedWriteGivesTheGpuBack) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  add_nodes(st);
+  FakeWriter w;
+  w.fail_bind = true;
+  const nlohmann::json pod = pod_object("q", 8);
+  const ExtenderFilterResult f = st.filter(args_for(pod, {"a100-0"}));
+  ASSERT_EQ(*f.node_names, std::vector<std::string>{"a100-0"});
+  EXPECT_NE(st.bind({"q", "default", "", "a100-0"}, w).error.find("binding refused"),
+            std::string::npos);
+  EXPECT_FALSE(st.bound("default/q").has_value());
+  // All 8 GPUs are free again.
+  EXPECT_EQ(*st.filter(args_for(pod_object("r", 8), {"a100-0"})).node_names,
+            std::vector<std::string>{"a100-0"});
+}
+
+TEST_F(ExtenderState, WatchAccountsOthersBindingsAndReleasesFinishedPods) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  add_nodes(st);
+  // Bound by another scheduler, no annotation: the device picker's 4 GPUs of l4-0 are held.
+  st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("big", 4, 100, 0, "l4-0"));
+  EXPECT_TRUE(st.filter(args_for(pod_object("q", 1), {"l4-0"})).node_names->empty());
+  // It succeeds: released.
+  nlohmann::json done = pod_object("big", 4, 100, 0, "l4-0");
+  done["status"]["phase"] = "Succeeded";
+  st.apply(WatchKind::Pod, WatchEvent::Modified, done);
+  EXPECT_FALSE(st.bound("default/big").has_value());
+  EXPECT_EQ(*st.filter(args_for(pod_object("q", 1), {"l4-0"})).node_names,
+            std::vector<std::string>{"l4-0"});
+  // An annotated binding is honoured: GPU 2 exactly.
+  nlohmann::json annotated = pod_object("a", 1, 100, 0, "l4-2");
+  annotated["metadata"]["annotations"]["slicelab.io/gpu-assignment"] =
+      R"({"node":"l4-2","policy":"best-fit","sharing":"gpu-share","gpus":[{"index":2,"memoryMiB":1,"cores":100}]})";
+  st.apply(WatchKind::Pod, WatchEvent::Added, annotated);
+  ASSERT_TRUE(st.bound("default/a").has_value());
+  EXPECT_EQ(st.bound("default/a")->gpus, std::vector<int>{2});
+  // A re-list that no longer holds it drops it; a deleted node takes its pods' holdings along.
+  st.list_started(WatchKind::Pod);
+  st.synced(WatchKind::Pod);
+  EXPECT_FALSE(st.bound("default/a").has_value());
+  st.apply(WatchKind::Node, WatchEvent::Deleted, node_object("l4-2", "NVIDIA-L4", 4));
+  EXPECT_EQ(st.snapshot().nodes, 4U);
+  // Unreadable objects are counted, not fatal.
+  nlohmann::json bad = pod_object("bad", 1);
+  bad["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "lots";
+  st.apply(WatchKind::Pod, WatchEvent::Added, bad);
+  EXPECT_EQ(st.snapshot().objects_rejected, 1U);
+  const ExtenderFilterResult f = st.filter(args_for(bad, {"l4-0"}));
+  EXPECT_NE(f.error.find("nvidia.com/gpu"), std::string::npos) << f.error;
+}
+
+TEST_F(ExtenderState, ConcurrentBindsNeverDoubleBookAGpu) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  add_nodes(st);
+  constexpr int kThreads = 16;
+  for (int i = 0; i < kThreads; ++i)
+    st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("c" + std::to_string(i), 3));
+  // l4-0 has 4 GPUs: one 3-GPU pod fits, never two.
+  FakeWriter w;
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      if (st.bind({"c" + std::to_string(i), "default", "", "l4-0"}, w).error.empty()) ++ok;
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 1);
+  EXPECT_EQ(w.bindings.size(), 1U);
+  EXPECT_EQ(st.snapshot().pods_bound, 1U);
+}
+
+// Shadow mode, worked by hand: two 1-GPU L4 nodes, a target workload of whole-GPU pods. Half-GPU
+// pods p1 and p2: slicelab (best fit) stacks them on one GPU; the scheduler spreads them, so each
+// node keeps half a GPU that no whole-GPU pod can use: 1.0 GPU fragmented against 0. A whole-GPU
+// pod p3 then stays pending although slicelab placed it.
+TEST_F(ExtenderState, ShadowFiguresOnAHandWorkedCase) {
+  const Scenario sc = load(
+      "    - {name: t, duration: 1h, cpu_milli: 1000, gpu_count: 1, gpu_milli: 1000}\n", kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 7, {.shadow = true});
+  st.list_started(WatchKind::Node);
+  st.apply(WatchKind::Node, WatchEvent::Added, node_object("x", "NVIDIA-L4", 1));
+  st.apply(WatchKind::Node, WatchEvent::Added, node_object("y", "NVIDIA-L4", 1));
+  st.synced(WatchKind::Node);
+  st.synced(WatchKind::Pod);
+  st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("p1", 1, 50));
+  const auto cf1 = st.bound("default/p1", true);
+  ASSERT_TRUE(cf1.has_value());
+  const std::string mine = cf1->node, other = mine == "x" ? "y" : "x";
+  st.apply(WatchKind::Pod, WatchEvent::Modified, pod_object("p1", 1, 50, 0, mine));
+  st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("p2", 1, 50));
+  ASSERT_EQ(st.bound("default/p2", true)->node, mine);  // best fit stacks it
+  st.apply(WatchKind::Pod, WatchEvent::Modified, pod_object("p2", 1, 50, 0, other));
+  st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("p3", 1));
+  // Shadow mode changes nothing: every node scores 0, bind refuses.
+  for (const HostPriority& h : st.prioritize(args_for(pod_object("p3", 1), {"x", "y"})))
+    EXPECT_EQ(h.score, 0);
+  FakeWriter w;
+  EXPECT_NE(st.bind({"p3", "default", "", "x"}, w).error, "");
+  const ExtenderSnapshot s = st.snapshot();
+  ASSERT_TRUE(s.shadow.has_value());
+  EXPECT_EQ(s.shadow->decisions, 3U);
+  EXPECT_EQ(s.shadow->same_node, 1U);
+  EXPECT_EQ(s.shadow->different_node, 1U);
+  EXPECT_EQ(s.shadow->pending_placeable, 1U);
+  EXPECT_DOUBLE_EQ(s.shadow->fragmented_gpus_actual, 1.0);
+  EXPECT_DOUBLE_EQ(s.shadow->fragmented_gpus_slicelab, 0.0);
+}
+
+}  // namespace extender_state_test
+}  // namespace slicelab::k8s

@@ -1,0 +1,90 @@
+// The extender's wire types: Go field names both ways, and hostile bodies refused as WireError.
+#include <gtest/gtest.h>
+
+#include "backends/k8s/extender_wire.h"
+#include "backends/k8s/gpu_assignment.h"
+
+namespace slicelab::k8s {
+namespace extender_wire_test {
+
+using nlohmann::json;
+
+TEST(ExtenderWire, ArgsWithNodeNamesUseGoFieldNames) {
+  const ExtenderArgs a = parse_extender_args(
+      R"({"Pod":{"metadata":{"name":"p"}},"Nodes":null,"NodeNames":["n1","n2"]})");
+  ASSERT_TRUE(a.node_names.has_value());
+  EXPECT_EQ(*a.node_names, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_FALSE(a.nodes.has_value());
+  EXPECT_EQ(a.pod["metadata"]["name"], "p");
+}
+
+TEST(ExtenderWire, ArgsWithNodeList) {
+  const ExtenderArgs a = parse_extender_args(
+      R"({"Pod":{},"Nodes":{"kind":"NodeList","items":[{"metadata":{"name":"n1"}}]}})");
+  ASSERT_TRUE(a.nodes.has_value());
+  ASSERT_EQ(a.nodes->size(), 1U);
+  EXPECT_EQ((*a.nodes)[0]["metadata"]["name"], "n1");
+}
+
+TEST(ExtenderWire, FilterResultKeysAreGoNames) {
+  ExtenderFilterResult r;
+  r.node_names = std::vector<std::string>{"n1"};
+  r.failed_nodes["n2"] = "full";
+  const json j = to_json(r);
+  EXPECT_EQ(j["NodeNames"], json::array({"n1"}));
+  EXPECT_TRUE(j["Nodes"].is_null());
+  EXPECT_EQ(j["FailedNodes"]["n2"], "full");
+  EXPECT_TRUE(j["FailedAndUnresolvableNodes"].is_object());
+  EXPECT_EQ(j["Error"], "");
+  const ExtenderFilterResult back = parse_filter_result(j.dump());
+  EXPECT_EQ(back.failed_nodes.at("n2"), "full");
+}
+
+TEST(ExtenderWire, HostPriorityListAndBinding) {
+  const json p = to_json(std::vector<HostPriority>{{"n1", 10}, {"n2", 3}});
+  EXPECT_EQ(p.dump(), R"([{"Host":"n1","Score":10},{"Host":"n2","Score":3}])");
+  const ExtenderBindingArgs b =
+      parse_binding_args(R"({"PodName":"p","PodNamespace":"ns","PodUID":"u","Node":"n1"})");
+  EXPECT_EQ(b.pod_name, "p");
+  EXPECT_EQ(b.pod_namespace, "ns");
+  EXPECT_EQ(b.pod_uid, "u");
+  EXPECT_EQ(b.node, "n1");
+  EXPECT_EQ(to_json(ExtenderBindingResult{"x"}).dump(), R"({"Error":"x"})");
+}
+
+TEST(ExtenderWire, HostileBodiesAreWireErrors) {
+  const char* bad[] = {
+      R"({"Pod":{},"NodeNames":["n1")",       // truncated
+      R"([1,2])",                             // not an object
+      R"({"Pod":"p","NodeNames":["n1"]})",    // Pod of the wrong type
+      R"({"Pod":{},"NodeNames":"n1"})",       // NodeNames not a list
+      R"({"Pod":{},"NodeNames":[1]})",        // a name not a string
+      R"({"Pod":{}})",                        // no nodes at all
+      R"({"Pod":{},"Nodes":{"items":[3]}})",  // a node not an object
+      "",
+  };
+  for (const char* body : bad) EXPECT_THROW(parse_extender_args(body), WireError) << body;
+  EXPECT_THROW(parse_binding_args(R"({"PodName":"p"})"), WireError);
+  EXPECT_THROW(parse_binding_args(R"({"PodName":3,"Node":"n"})"), WireError);
+  const std::string huge(kMaxExtenderBodyBytes + 1, ' ');
+  EXPECT_THROW(parse_extender_args(huge), WireError);
+}
+
+TEST(ExtenderWire, GpuAssignmentRoundTrip) {
+  GpuAssignment a{"n1", "fgd", "hami", {{0, "GPU-1", 8192, 30}, {3, "", 81920, 100}}};
+  const std::string text = to_annotation(a);
+  EXPECT_EQ(text,
+            R"({"node":"n1","policy":"fgd","sharing":"hami","gpus":[{"index":0,"uuid":"GPU-1",)"
+            R"("memoryMiB":8192,"cores":30},{"index":3,"memoryMiB":81920,"cores":100}]})");
+  std::string error;
+  const auto back = parse_gpu_assignment(text, error);
+  ASSERT_TRUE(back.has_value()) << error;
+  ASSERT_EQ(back->gpus.size(), 2U);
+  EXPECT_EQ(back->gpus[1].index, 3);
+  EXPECT_EQ(back->gpus[0].uuid, "GPU-1");
+  EXPECT_FALSE(parse_gpu_assignment(R"({"gpus":[{"index":-1}]})", error).has_value());
+  EXPECT_FALSE(parse_gpu_assignment("{", error).has_value());
+}
+
+}  // namespace extender_wire_test
+}  // namespace slicelab::k8s
