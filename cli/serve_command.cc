@@ -4,8 +4,11 @@
 #include <pthread.h>
 
 #include <csignal>
+#include <memory>
 #include <thread>
 
+#include "backends/k8s/api_config.h"
+#include "backends/k8s/cluster_connection.h"
 #include "backends/k8s/extender_server.h"
 #include "backends/k8s/extender_state.h"
 #include "backends/k8s/metrics_endpoint.h"
@@ -92,27 +95,46 @@ int ServeCommand::run() const {
     throw UsageError(
         "give the cluster: --kubeconfig, --in-cluster or --api-server with --token-file, or "
         "--nodes and --pods snapshot files");
-  if (api)
-    throw UsageError(
-        "this build has no Kubernetes API client yet (backends/k8s/api_client); use --nodes and "
-        "--pods snapshot files");
+  if (!api_server_.empty() && (!kubeconfig_.empty() || in_cluster_))
+    throw UsageError("--api-server goes alone: not with --kubeconfig or --in-cluster");
+  if (!kubeconfig_.empty() && in_cluster_)
+    throw UsageError("give one of --kubeconfig and --in-cluster");
   k8s::ExtenderOptions options;
   options.shadow = shadow_;
   options.filter_returns_all = filter_returns_ == "all";
   // The simulator's seed for this policy: same seed, same tie-breaks.
   k8s::ExtenderState state(scenario, *policy, derive_seed(scenario.seed, policy->name), options);
-  KubeObjects objects;
-  if (!nodes_file_.empty()) read_kube_objects(nodes_file_, objects);
-  if (!pods_file_.empty()) read_kube_objects(pods_file_, objects);
-  state.load(objects);
+  PrintingWriter printing;
+  k8s::ClusterWriter* writer = &printing;
+  // The API server's watches keep the state; binds go to it. Declared before the server, so
+  // the server stops first and the watches after it.
+  std::unique_ptr<k8s::ClusterConnection> link;
+  if (api) {
+    k8s::ApiConfig config;
+    if (!kubeconfig_.empty()) {
+      config = k8s::load_kubeconfig(kubeconfig_);
+    } else if (in_cluster_) {
+      config = k8s::in_cluster_config();
+    } else {
+      config.server = api_server_;
+      config.token_file = token_file_;
+      config.source = "--api-server " + api_server_;
+    }
+    link = std::make_unique<k8s::ClusterConnection>(std::move(config), state);
+    writer = &link->writer();
+  } else {
+    KubeObjects objects;
+    if (!nodes_file_.empty()) read_kube_objects(nodes_file_, objects);
+    if (!pods_file_.empty()) read_kube_objects(pods_file_, objects);
+    state.load(objects);
+  }
 
-  PrintingWriter writer;
   k8s::ExtenderServerOptions server_options;
   server_options.url_prefix = url_prefix_;
   if (!server_options.url_prefix.empty() && server_options.url_prefix.back() == '/')
     server_options.url_prefix.pop_back();
-  k8s::ExtenderServer server(state, writer, server_options);
-  k8s::MetricsEndpoint metrics(state);
+  k8s::MetricsEndpoint metrics(state);  // outlives the server that records into it
+  k8s::ExtenderServer server(state, *writer, server_options);
   server.set_metrics([&metrics] { return metrics.scrape(); });
   server.set_request_metrics(metrics.metrics());
   const auto [host, port] = host_port(listen_);
@@ -124,6 +146,8 @@ int ServeCommand::run() const {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // The watch threads start after the mask is set, so that they inherit it too.
+  if (link) link->start();
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&stop_signals, &signal);

@@ -98,7 +98,10 @@ void ClusterDecider::rebuild() {
   for (const auto& [seq, key] : order) {
     const BoundPod& b = old.at(key);
     const uint32_t slot = slots_.at(key);
-    if (!node_ids_.contains(b.node)) continue;
+    if (!node_ids_.contains(b.node)) {
+      free_slot(key);
+      continue;
+    }
     const std::string error = bind(key, specs_[slot], b.node, &b.gpus);
     (void)error;  // a binding that no longer fits (its node shrank) is forgotten
   }

@@ -68,8 +68,11 @@ class ClusterDecider {
   // Node changes only mark the view stale; decide, bind and release refresh it first, and the
   // watch's owner calls refresh() after a batch (a list of 1,000 nodes is one rebuild, not
   // 1,000). The const queries answer as of the last refresh.
-  void refresh() {
-    if (stale_) rebuild();
+  // True when it rebuilt.
+  bool refresh() {
+    if (!stale_) return false;
+    rebuild();
+    return true;
   }
   bool has_node(const std::string& name) const { return node_ids_.contains(name); }
   size_t node_count() const { return nodes_.size(); }
@@ -93,6 +96,22 @@ class ClusterDecider {
   // (a share without its own memory request counts its part of the card's memory).
   void gpu_allocation(GpuAllocationSnapshot& out) const;
   int64_t gpu_memory_capacity(const std::string& node) const;
+  // Per GPU, node order: (node name, index, model, memory, memory used, share held, tenants).
+  template <class Visit>
+  void for_each_gpu(Visit&& visit) const {
+    std::vector<int> tenants(cluster_->gpu_count(), 0);
+    for (const auto& [key, b] : bound_)
+      for (const int g : b.gpus)
+        ++tenants[cluster_->first_gpu(node_ids_.at(b.node)) + static_cast<GpuId>(g)];
+    for (NodeId n = 0; n < cluster_->node_count(); ++n)
+      for (int i = 0; i < cluster_->gpus_on(n); ++i) {
+        const GpuId g = cluster_->first_gpu(n) + static_cast<GpuId>(i);
+        visit(nodes_[n].name, i, catalog_.models()[cluster_->model(n)].name,
+              cluster_->gpu_memory_capacity(n), cluster_->gpu_memory_used(g),
+              1.0 - static_cast<double>(cluster_->gpu_free_units(g)) / cluster_->capacity_units(),
+              tenants[g]);
+      }
+  }
   // A request in this view's capacity units (for no-GPU checks and the annotation's shares).
   PodRequest request_of(const PodSpec& spec) const;
   int capacity_units() const { return mode_.capacity_units(); }

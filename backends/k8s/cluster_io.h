@@ -17,7 +17,8 @@ struct WriteResult {
 };
 
 // What the extender's bind needs from the API server. Implemented over REST by
-// backends/k8s/api_client.* (helper extkube); unit tests use a fake.
+// backends/k8s/api_client.* (helper extkube); unit tests use a fake. Called from the server's
+// request threads, several at once (outside the state's lock): implementations are thread-safe.
 class ClusterWriter {
  public:
   virtual ~ClusterWriter() = default;

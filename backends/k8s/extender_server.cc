@@ -28,6 +28,7 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
   // Two small writes per answer: without it Nagle and delayed ACKs add 40 ms to a request.
   s.set_tcp_nodelay(true);
   const int threads = options_.threads;
+  // cpp-httplib takes ownership of the queue it is handed (its API's only form).
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   const auto post = [this](const std::string& verb,
                            Reply (ExtenderServer::*handler)(const std::string&)) {
@@ -37,7 +38,7 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
                     const Reply r = (this->*handler)(req.body);
                     res.status = r.status;
                     res.set_content(r.body, "application/json");
-                    observe(verb, start);
+                    observe(verb, r.status, start);
                   });
   };
   post("filter", &ExtenderServer::handle_filter);
@@ -52,8 +53,12 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
     res.set_content(ready ? "ok\n" : "waiting for the node and pod lists\n", "text/plain");
   });
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_ ? metrics_() : std::string(),
-                    std::string(MetricRegistry::kContentType));
+    MetricsText metrics;
+    {
+      std::lock_guard lock(metrics_mu_);
+      metrics = metrics_;
+    }
+    res.set_content(metrics ? metrics() : std::string(), std::string(MetricRegistry::kContentType));
   });
   // Every answer is counted here, just before it is written (so a client that reads it finds
   // it counted): also those httplib gives itself (413 for a body over the limit, 404 for an
@@ -92,17 +97,25 @@ ExtenderServer::~ExtenderServer() {
 }
 
 void ExtenderServer::set_metrics(MetricsText metrics) {
+  std::lock_guard lock(metrics_mu_);
   metrics_ = std::move(metrics);
+}
+
+void ExtenderServer::set_observer(RequestObserver observer) {
+  observer_ = std::move(observer);
 }
 
 void ExtenderServer::set_request_metrics(ExtenderMetrics& metrics) {
   request_metrics_ = &metrics;
 }
 
-void ExtenderServer::observe(std::string_view verb, std::chrono::steady_clock::time_point start) {
-  if (request_metrics_ == nullptr) return;
-  request_metrics_->observe_duration(
-      verb, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+void ExtenderServer::observe(std::string_view verb, int status,
+                             std::chrono::steady_clock::time_point start) {
+  if (request_metrics_ == nullptr && !observer_) return;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (observer_) observer_(verb, status, seconds);
+  if (request_metrics_ != nullptr) request_metrics_->observe_duration(verb, seconds);
 }
 
 void ExtenderServer::record(DecisionResult result) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,9 @@ struct ExtenderServerOptions {
 
 // The body of GET /metrics (Prometheus text); helper extobs's registry sets it.
 using MetricsText = std::function<std::string()>;
+// Called after each extender request: verb ("filter", "prioritize", "bind"), HTTP status and
+// seconds spent (for request counts and latency histograms).
+using RequestObserver = std::function<void(std::string_view verb, int status, double seconds)>;
 
 class ExtenderServer {
  public:
@@ -34,7 +38,8 @@ class ExtenderServer {
   ExtenderServer(const ExtenderServer&) = delete;
   ExtenderServer& operator=(const ExtenderServer&) = delete;
 
-  void set_metrics(MetricsText metrics);
+  void set_metrics(MetricsText metrics);        // may come while serving
+  void set_observer(RequestObserver observer);  // before bind()
   // Where requests (count per verb and status, handler latency) and decisions are recorded;
   // `metrics` outlives the server. Without it nothing is recorded.
   void set_request_metrics(ExtenderMetrics& metrics);
@@ -55,12 +60,14 @@ class ExtenderServer {
  private:
   void record(DecisionResult result);
   // The handler's time, from the body having arrived to the answer being ready.
-  void observe(std::string_view verb, std::chrono::steady_clock::time_point start);
+  void observe(std::string_view verb, int status, std::chrono::steady_clock::time_point start);
 
   ExtenderState& state_;
   ClusterWriter& writer_;
   ExtenderServerOptions options_;
+  std::mutex metrics_mu_;  // set_metrics may come while the server runs (extobs wires it late)
   MetricsText metrics_;
+  RequestObserver observer_;
   ExtenderMetrics* request_metrics_ = nullptr;
   std::unique_ptr<httplib::Server> server_;
 };

@@ -147,8 +147,14 @@ bool ExtenderState::ready() const {
 }
 
 void ExtenderState::refresh() {
-  actual_.refresh();
   if (counterfactual_) counterfactual_->refresh();
+  if (!actual_.refresh()) return;
+  // Pods seen on nodes the state did not know yet (pods listed before their node) are
+  // accounted now that the node is there.
+  for (const auto& [key, record] : pods_)
+    if (!record.pod.node_name.empty() && actual_.bound(key) == nullptr &&
+        actual_.has_node(record.pod.node_name))
+      account_bound(key, record);
 }
 
 void ExtenderState::apply_node(const KubeNode& node) {
@@ -190,18 +196,7 @@ void ExtenderState::apply_pod(const KubePod& pod) {
     return;
   }
   decisions_.erase(key);
-  if (actual_.bound(key) == nullptr) {
-    std::optional<std::vector<int>> gpus;
-    if (!pod.gpu_assignment.empty()) {
-      std::string error;
-      if (const auto a = parse_gpu_assignment(pod.gpu_assignment, error);
-          a && a->node == pod.node_name) {
-        gpus.emplace();
-        for (const AssignedGpu& g : a->gpus) gpus->push_back(g.index);
-      }
-    }
-    (void)actual_.bind(key, record.spec, pod.node_name, gpus ? &*gpus : nullptr);
-  }
+  if (actual_.bound(key) == nullptr) account_bound(key, record);
   if (counterfactual_ && !compared_.contains(key)) {
     if (const auto it = shadow_choice_.find(key); it != shadow_choice_.end()) {
       compared_.insert(key);
@@ -212,6 +207,22 @@ void ExtenderState::apply_pod(const KubePod& pod) {
       (void)counterfactual_->bind(key, record.spec, pod.node_name, nullptr);
     }
   }
+}
+
+// A pod bound elsewhere (or by this extender before a restart): on the annotation's GPUs when it
+// has one for this node, else the device picker's.
+void ExtenderState::account_bound(const std::string& key, const PodRecord& record) {
+  std::optional<std::vector<int>> gpus;
+  if (!record.pod.gpu_assignment.empty()) {
+    std::string error;
+    if (const auto a = parse_gpu_assignment(record.pod.gpu_assignment, error);
+        a && a->node == record.pod.node_name) {
+      gpus.emplace();
+      for (const AssignedGpu& g : a->gpus) gpus->push_back(g.index);
+    }
+  }
+  // A pod that does not fit where it runs (the node over-committed by others) is not accounted.
+  (void)actual_.bind(key, record.spec, record.pod.node_name, gpus ? &*gpus : nullptr);
 }
 
 void ExtenderState::remove_pod(const std::string& key) {
@@ -438,6 +449,10 @@ ExtenderSnapshot ExtenderState::snapshot() const {
   s.nodes = node_facts_.size();
   s.pods_known = pods_.size();
   s.pods_bound = actual_.bound_count();
+  actual_.for_each_gpu([&](const std::string& node, int index, const std::string& model,
+                           int64_t memory, int64_t used, double share, int tenants) {
+    s.gpus.push_back({node, index, model, memory, used, share, tenants});
+  });
   if (counterfactual_) {
     ShadowFigures f = shadow_;
     f.fragmented_gpus_actual = actual_.fragmented_gpus(target_);

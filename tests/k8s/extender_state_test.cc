@@ -264,6 +264,13 @@ TEST_F(ExtenderState, WatchAccountsOthersBindingsAndReleasesFinishedPods) {
   EXPECT_FALSE(st.bound("default/a").has_value());
   st.apply(WatchKind::Node, WatchEvent::Deleted, node_object("l4-2", "NVIDIA-L4", 4));
   EXPECT_EQ(st.snapshot().nodes, 4U);
+  // A pod listed before its node: accounted once the node arrives.
+  st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("early", 4, 100, 0, "l4-9"));
+  EXPECT_FALSE(st.bound("default/early").has_value());
+  st.apply(WatchKind::Node, WatchEvent::Added, node_object("l4-9", "NVIDIA-L4", 4));
+  ASSERT_TRUE(st.bound("default/early").has_value());
+  EXPECT_EQ(st.bound("default/early")->gpus.size(), 4U);
+  st.apply(WatchKind::Node, WatchEvent::Deleted, node_object("l4-9", "NVIDIA-L4", 4));
   // Unreadable objects are counted, not fatal.
   nlohmann::json bad = pod_object("bad", 1);
   bad["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "lots";

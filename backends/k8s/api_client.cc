@@ -1,0 +1,371 @@
+// The API server's REST client (api_client.h): connections, credentials, Status errors and
+// line-streamed GETs.
+#include "backends/k8s/api_client.h"
+
+#include <httplib.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "workloads/input_error.h"
+
+namespace slicelab::k8s {
+namespace {
+
+struct ServerUrl {
+  bool https = true;
+  std::string host;
+  int port = 443;
+  std::string base_path;  // a proxy's prefix ("/k8s/clusters/c-1"), "" for most servers
+};
+
+ServerUrl parse_server(const std::string& server) {
+  ServerUrl u;
+  std::string rest;
+  if (server.rfind("https://", 0) == 0) {
+    rest = server.substr(8);
+  } else if (server.rfind("http://", 0) == 0) {
+    u.https = false;
+    u.port = 80;
+    rest = server.substr(7);
+  } else {
+    throw InputError("API server '" + server + "': not an http:// or https:// URL");
+  }
+  const size_t slash = rest.find('/');
+  if (slash != std::string::npos) {
+    u.base_path = rest.substr(slash);
+    rest.resize(slash);
+    while (!u.base_path.empty() && u.base_path.back() == '/') u.base_path.pop_back();
+  }
+  size_t port_colon = std::string::npos;
+  if (!rest.empty() && rest.front() == '[') {
+    const size_t close = rest.find(']');
+    if (close == std::string::npos) throw InputError("API server '" + server + "': bad IPv6 host");
+    u.host = rest.substr(1, close - 1);
+    if (close + 1 < rest.size() && rest[close + 1] == ':') port_colon = close + 1;
+  } else {
+    port_colon = rest.rfind(':');
+    u.host = rest.substr(0, port_colon);
+  }
+  if (port_colon != std::string::npos) {
+    const std::string p = rest.substr(port_colon + 1);
+    try {
+      size_t used = 0;
+      u.port = std::stoi(p, &used);
+      if (used != p.size() || u.port <= 0 || u.port > 65535) throw std::out_of_range(p);
+    } catch (const std::exception&) {
+      throw InputError("API server '" + server + "': bad port '" + p + "'");
+    }
+  }
+  if (u.host.empty()) throw InputError("API server '" + server + "': no host");
+  return u;
+}
+
+std::string read_file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct BioFree {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+struct X509Free {
+  void operator()(X509* x) const { X509_free(x); }
+};
+struct KeyFree {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+struct StoreFree {
+  void operator()(X509_STORE* s) const { X509_STORE_free(s); }
+};
+
+std::unique_ptr<BIO, BioFree> bio_of(const std::string& pem) {
+  return std::unique_ptr<BIO, BioFree>(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+}
+
+// Every certificate of a PEM bundle, as a store (a CA bundle may hold several).
+std::unique_ptr<X509_STORE, StoreFree> store_of(const std::string& pem, const std::string& what) {
+  std::unique_ptr<X509_STORE, StoreFree> store(X509_STORE_new());
+  auto bio = bio_of(pem);
+  int count = 0;
+  while (true) {
+    std::unique_ptr<X509, X509Free> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+    if (!cert) break;
+    X509_STORE_add_cert(store.get(), cert.get());
+    ++count;
+  }
+  if (count == 0) throw InputError(what + ": no PEM certificate in it");
+  return store;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::string url_escape(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || c == '-' ||
+        c == '.' || c == '_' || c == '~') {
+      out.push_back(c);
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+    }
+  }
+  return out;
+}
+
+std::string status_message(int status, const std::string& body, std::string* reason) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object() && j.value("kind", "") == "Status") {
+    if (reason != nullptr && j.contains("reason") && j["reason"].is_string()) {
+      *reason = j["reason"].get<std::string>();
+    }
+    if (j.contains("message") && j["message"].is_string()) {
+      return "HTTP " + std::to_string(status) + ": " + j["message"].get<std::string>();
+    }
+  }
+  return "HTTP " + std::to_string(status) + ": " + body.substr(0, 200);
+}
+
+ApiClient::ApiClient(ApiConfig config) : config_(std::move(config)) {
+  parse_server(config_.server);  // bad URLs fail here, not on the first request
+}
+
+ApiClient::~ApiClient() = default;
+
+std::unique_ptr<httplib::ClientImpl> ApiClient::connect(int read_timeout_s) const {
+  const ServerUrl u = parse_server(config_.server);
+  std::unique_ptr<httplib::ClientImpl> c;
+  if (!u.https) {
+    c = std::make_unique<httplib::ClientImpl>(u.host, u.port);
+  } else {
+    std::unique_ptr<httplib::SSLClient> s;
+    const bool cert_data = !config_.client_cert_pem.empty();
+    if (cert_data || (!config_.client_cert_file.empty() && !config_.client_key_pem.empty())) {
+      // In-memory certificate and key: SSL_CTX_use_* take their own references.
+      const std::string cert_pem =
+          cert_data ? config_.client_cert_pem : read_file_text(config_.client_cert_file);
+      const std::string key_pem = !config_.client_key_pem.empty()
+                                      ? config_.client_key_pem
+                                      : read_file_text(config_.client_key_file);
+      std::unique_ptr<X509, X509Free> cert(
+          PEM_read_bio_X509(bio_of(cert_pem).get(), nullptr, nullptr, nullptr));
+      std::unique_ptr<EVP_PKEY, KeyFree> key(
+          PEM_read_bio_PrivateKey(bio_of(key_pem).get(), nullptr, nullptr, nullptr));
+      if (!cert || !key) {
+        throw InputError(config_.source + ": the client certificate or key is not valid PEM");
+      }
+      s = std::make_unique<httplib::SSLClient>(u.host, u.port, cert.get(), key.get());
+    } else if (!config_.client_cert_file.empty()) {
+      s = std::make_unique<httplib::SSLClient>(u.host, u.port, config_.client_cert_file,
+                                               config_.client_key_file);
+    } else {
+      s = std::make_unique<httplib::SSLClient>(u.host, u.port);
+    }
+    if (!s->is_valid()) {
+      throw ApiError(0, "", config_.source + ": TLS setup failed (client certificate or key)");
+    }
+    if (!config_.ca_pem.empty()) {
+      s->set_ca_cert_store(store_of(config_.ca_pem, config_.source + ": certificate-authority-data")
+                               .release());  // the SSL context owns the store from here
+    } else if (!config_.ca_file.empty()) {
+      s->set_ca_cert_path(config_.ca_file);
+    }
+    s->enable_server_certificate_verification(!config_.insecure_skip_tls_verify);
+    c = std::move(s);
+  }
+  c->set_connection_timeout(kConnectTimeoutS, 0);
+  c->set_read_timeout(read_timeout_s, 0);
+  c->set_write_timeout(kReadTimeoutS, 0);
+  c->set_keep_alive(true);
+  // Headers and body go out in separate writes: without this, Nagle's algorithm and the
+  // server's delayed ACK hold every small request for ~40 ms.
+  c->set_tcp_nodelay(true);
+  return c;
+}
+
+std::string ApiClient::auth_header() const {
+  if (!config_.token.empty()) return "Bearer " + config_.token;
+  if (config_.token_file.empty()) return "";
+  std::lock_guard lock(token_mutex_);
+  struct stat st {};
+  if (::stat(config_.token_file.c_str(), &st) == 0) {
+    const long long mtime = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL +
+                            static_cast<long long>(st.st_mtim.tv_nsec);
+    if (mtime != file_token_mtime_) {
+      std::ifstream in(config_.token_file, std::ios::binary);
+      std::ostringstream s;
+      s << in.rdbuf();
+      if (in) {
+        file_token_ = trim(s.str());
+        file_token_mtime_ = mtime;
+      }
+    }
+  }
+  return file_token_.empty() ? "" : "Bearer " + file_token_;
+}
+
+ApiResponse ApiClient::request(const std::string& method, const std::string& path,
+                               const std::string& body, const std::string& content_type,
+                               size_t max_body_bytes) {
+  httplib::Request req;
+  req.method = method;
+  req.path = parse_server(config_.server).base_path + path;
+  req.headers.emplace("Accept", "application/json");
+  if (const std::string auth = auth_header(); !auth.empty()) {
+    req.headers.emplace("Authorization", auth);
+  }
+  if (!body.empty() || !content_type.empty()) {
+    req.body = body;
+    req.headers.emplace("Content-Type", content_type.empty() ? "application/json" : content_type);
+  }
+  std::string received;
+  bool too_big = false;
+  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    if (received.size() + n > max_body_bytes) {
+      too_big = true;
+      return false;
+    }
+    received.append(data, n);
+    return true;
+  };
+  httplib::Response res;
+  httplib::Error err = httplib::Error::Success;
+  bool ok = false;
+  {
+    std::lock_guard lock(conn_mutex_);
+    if (!conn_) conn_ = connect(kReadTimeoutS);
+    ok = conn_->send(req, res, err);
+    if (!ok) conn_.reset();  // a fresh connection next time
+  }
+  if (too_big) {
+    throw ApiError(
+        0, "", method + " " + path + ": answer over " + std::to_string(max_body_bytes) + " bytes");
+  }
+  if (!ok) {
+    throw ApiError(0, "", method + " " + config_.server + path + ": " + httplib::to_string(err));
+  }
+  return ApiResponse{res.status, std::move(received)};
+}
+
+namespace {
+
+nlohmann::json json_or_throw(const std::string& what, const ApiResponse& r) {
+  if (r.status < 200 || r.status > 299) {
+    std::string reason;
+    const std::string msg = status_message(r.status, r.body, &reason);
+    throw ApiError(r.status, reason, what + ": " + msg);
+  }
+  nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+  if (j.is_discarded()) throw ApiError(r.status, "", what + ": the answer is not JSON");
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json ApiClient::get_json(const std::string& path, size_t max_body_bytes) {
+  return json_or_throw("GET " + path, request("GET", path, "", "", max_body_bytes));
+}
+
+nlohmann::json ApiClient::post_json(const std::string& path, const nlohmann::json& body) {
+  return json_or_throw("POST " + path, request("POST", path, body.dump(), "application/json"));
+}
+
+nlohmann::json ApiClient::merge_patch(const std::string& path, const nlohmann::json& patch) {
+  return json_or_throw("PATCH " + path,
+                       request("PATCH", path, patch.dump(), "application/merge-patch+json"));
+}
+
+LineStream::LineStream() = default;
+LineStream::~LineStream() = default;
+
+void LineStream::stop() {
+  std::lock_guard lock(mutex_);
+  stopped_ = true;
+  if (active_ != nullptr) active_->stop();
+}
+
+StreamEnd LineStream::run(const ApiClient& client, const std::string& path, size_t max_line_bytes,
+                          const std::function<bool(std::string_view)>& on_line) {
+  // A watch sends at least a bookmark or the end of its timeoutSeconds within this; a silent
+  // connection longer than that is a dead one.
+  constexpr int kStreamReadTimeoutS = 15 * 60;
+  std::unique_ptr<httplib::ClientImpl> conn = client.connect(kStreamReadTimeoutS);
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return StreamEnd::kStopped;
+    active_ = conn.get();
+  }
+  httplib::Request req;
+  req.method = "GET";
+  req.path = parse_server(client.config().server).base_path + path;
+  req.headers.emplace("Accept", "application/json");
+  if (const std::string auth = client.auth_header(); !auth.empty()) {
+    req.headers.emplace("Authorization", auth);
+  }
+  int status = 0;
+  std::string pending;  // the current line's start (or an error body)
+  bool oversized = false, caller_stopped = false;
+  req.response_handler = [&](const httplib::Response& r) {
+    status = r.status;
+    return true;
+  };
+  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    if (stopped_) return false;
+    if (status < 200 || status > 299) {
+      if (pending.size() < 64 * 1024) pending.append(data, n);
+      return true;
+    }
+    std::string_view chunk(data, n);
+    while (!chunk.empty()) {
+      const size_t nl = chunk.find('\n');
+      const size_t take = nl == std::string_view::npos ? chunk.size() : nl;
+      if (pending.size() + take > max_line_bytes) {
+        oversized = true;
+        return false;
+      }
+      pending.append(chunk.data(), take);
+      if (nl == std::string_view::npos) break;
+      chunk.remove_prefix(nl + 1);
+      if (!pending.empty() && !on_line(pending)) {
+        caller_stopped = true;
+        return false;
+      }
+      pending.clear();
+    }
+    return true;
+  };
+  httplib::Response res;
+  httplib::Error err = httplib::Error::Success;
+  const bool ok = conn->send(req, res, err);
+  {
+    std::lock_guard lock(mutex_);
+    active_ = nullptr;
+  }
+  if (oversized) return StreamEnd::kOversized;
+  if (caller_stopped || stopped_) return StreamEnd::kStopped;
+  if (!ok) return StreamEnd::kBroken;
+  if (status < 200 || status > 299) {
+    std::string reason;
+    const std::string msg = status_message(status, pending, &reason);
+    throw ApiError(status, reason, "GET " + path + ": " + msg);
+  }
+  if (!pending.empty() && !on_line(pending)) return StreamEnd::kStopped;
+  return StreamEnd::kFinished;
+}
+
+}  // namespace slicelab::k8s
