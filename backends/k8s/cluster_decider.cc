@@ -291,7 +291,7 @@ void ClusterDecider::gpu_allocation(GpuAllocationSnapshot& out) const {
                                   : nodes_[n].facts.product;
     for (int i = 0; i < cluster_->gpus_on(n); ++i) {
       const GpuId g = cluster_->first_gpu(n) + static_cast<GpuId>(i);
-      GpuAllocation gpu;
+      GpuDeviceAllocation gpu;
       gpu.index = i;
       gpu.type = type;
       gpu.memory_total_bytes = memory_mib * kMiB;
@@ -312,7 +312,7 @@ void ClusterDecider::gpu_allocation(GpuAllocationSnapshot& out) const {
     const size_t slash = key.find('/');
     for (const int i : b.gpus) {
       if (i < 0 || static_cast<size_t>(i) >= node.gpus.size()) continue;
-      GpuAllocation& gpu = node.gpus[static_cast<size_t>(i)];
+      GpuDeviceAllocation& gpu = node.gpus[static_cast<size_t>(i)];
       gpu.memory_allocated_bytes =
           std::min(gpu.memory_allocated_bytes + mib * kMiB, gpu.memory_total_bytes);
       ++gpu.shared_count;

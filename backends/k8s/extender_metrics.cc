@@ -158,7 +158,7 @@ void ExtenderMetrics::update_gpu_allocation(const GpuAllocationSnapshot& snapsho
   Samples limit, core_limit, allocated, shared, core_allocated, overview, ratio;
   const std::string zone(kHamiZone);
   for (const NodeGpuAllocation& node : snapshot.nodes) {
-    for (const GpuAllocation& g : node.gpus) {
+    for (const GpuDeviceAllocation& g : node.gpus) {
       const std::string index = std::to_string(g.index);
       const std::string cores = std::to_string(g.cores_total);
       // HAMi writes the memory label in MiB (its accounting unit) and the values in bytes.

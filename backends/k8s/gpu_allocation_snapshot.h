@@ -9,7 +9,7 @@
 namespace slicelab::k8s {
 
 // One GPU as HAMi's scheduler reports it (cmd/scheduler/metrics.go), in HAMi's units.
-struct GpuAllocation {
+struct GpuDeviceAllocation {
   int index = 0;     // the GPU's index on its node (device_index)
   std::string uuid;  // "GPU-…" when the node publishes it; empty when unknown
   std::string type;  // the GPU model (device_type), e.g. "NVIDIA-A100-SXM4-80GB"
@@ -22,7 +22,7 @@ struct GpuAllocation {
 
 struct NodeGpuAllocation {
   std::string node;
-  std::vector<GpuAllocation> gpus;
+  std::vector<GpuDeviceAllocation> gpus;
 };
 
 // One bound pod's share of one GPU (HAMi reports it per container; a pod's GPUs are counted on
