@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <ostream>
 #include <string>
 
 #include "tests/support/prometheus_text_parser.h"
@@ -96,6 +97,11 @@ struct BrokenInput {
   const char* text;
   const char* message;  // a part of the error
 };
+
+// gtest names a case by this (instead of the struct's bytes).
+void PrintTo(const BrokenInput& input, std::ostream* os) {
+  *os << input.what;
+}
 
 std::string broken_input_name(const ::testing::TestParamInfo<BrokenInput>& param) {
   std::string name = param.param.what;
