@@ -22,6 +22,8 @@ class ClientImpl;
 
 namespace slicelab::k8s {
 
+class ApiClient;
+
 // A failed request. `status` is the HTTP status (0 when no answer came: connection refused,
 // broken stream, TLS failure); `reason` the Status object's reason ("NotFound", "Conflict",
 // "Expired", ...) when the server sent one.
@@ -64,8 +66,8 @@ class LineStream {
   LineStream& operator=(const LineStream&) = delete;
   // Sends the GET and calls on_line for each complete line (without its '\n') until the
   // response ends. A non-2xx answer throws ApiError with the Status's message; a 2xx answer
-  // returns how the stream ended, `status` holding the HTTP status.
-  StreamEnd run(const class ApiClient& client, const std::string& path, size_t max_line_bytes,
+  // returns how the stream ended.
+  StreamEnd run(const ApiClient& client, const std::string& path, size_t max_line_bytes,
                 const std::function<bool(std::string_view)>& on_line);
   // Breaks the current (and any later) run of this stream.
   void stop();
