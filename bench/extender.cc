@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "backends/k8s/extender_server.h"
+#include "backends/k8s/metrics_endpoint.h"
 #include "sim/scenario/scenario.h"
 
 namespace {
@@ -104,12 +105,16 @@ struct Fixture {
     state->synced(k8s::WatchKind::Node);
     state->synced(k8s::WatchKind::Pod);
     server = std::make_unique<k8s::ExtenderServer>(*state, writer, k8s::ExtenderServerOptions{});
+    // As `slicelab serve extender` runs it: requests, latency and decisions recorded.
+    metrics = std::make_unique<k8s::MetricsEndpoint>(*state);
+    server->set_request_metrics(metrics->metrics());
     body = json{{"Pod", pod_object("bench")}, {"NodeNames", names}}.dump();
   }
   Scenario scenario;
   NoWrites writer;
   std::unique_ptr<k8s::ExtenderState> state;
   std::unique_ptr<k8s::ExtenderServer> server;
+  std::unique_ptr<k8s::MetricsEndpoint> metrics;
   std::string body;
 };
 

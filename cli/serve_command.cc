@@ -11,6 +11,7 @@
 #include "backends/k8s/cluster_connection.h"
 #include "backends/k8s/extender_server.h"
 #include "backends/k8s/extender_state.h"
+#include "backends/k8s/metrics_endpoint.h"
 #include "cli/usage_error.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/kubernetes_objects.h"
@@ -132,7 +133,10 @@ int ServeCommand::run() const {
   server_options.url_prefix = url_prefix_;
   if (!server_options.url_prefix.empty() && server_options.url_prefix.back() == '/')
     server_options.url_prefix.pop_back();
+  k8s::MetricsEndpoint metrics(state);  // outlives the server that records into it
   k8s::ExtenderServer server(state, *writer, server_options);
+  server.set_metrics([&metrics] { return metrics.scrape(); });
+  server.set_request_metrics(metrics.metrics());
   const auto [host, port] = host_port(listen_);
   const int bound = server.bind(host, port);
   // SIGINT and SIGTERM stop the server: blocked here (every thread inherits the mask) and

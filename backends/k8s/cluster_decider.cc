@@ -278,6 +278,50 @@ double ClusterDecider::fragmented_gpus(const TargetWorkload& target) const {
   return milli / 1000.0;
 }
 
+void ClusterDecider::gpu_allocation(GpuAllocationSnapshot& out) const {
+  if (!cluster_) return;
+  const int cap = cluster_->capacity_units();
+  constexpr int64_t kMiB = 1024 * 1024;
+  const size_t first = out.nodes.size();
+  for (NodeId n = 0; n < cluster_->node_count(); ++n) {
+    NodeGpuAllocation node{cluster_->node_name(n), {}};
+    const int64_t memory_mib = cluster_->gpu_memory_capacity(n);
+    const std::string& type = nodes_[n].facts.product.empty()
+                                  ? catalog_.models()[cluster_->model(n)].name
+                                  : nodes_[n].facts.product;
+    for (int i = 0; i < cluster_->gpus_on(n); ++i) {
+      const GpuId g = cluster_->first_gpu(n) + static_cast<GpuId>(i);
+      GpuDeviceAllocation gpu;
+      gpu.index = i;
+      gpu.type = type;
+      gpu.memory_total_bytes = memory_mib * kMiB;
+      gpu.cores_allocated = 100.0 * (cap - cluster_->gpu_free_units(g)) / cap;
+      node.gpus.push_back(std::move(gpu));
+    }
+    out.nodes.push_back(std::move(node));
+  }
+  for (const auto& [key, b] : bound_) {
+    const auto id = node_ids_.find(b.node);
+    if (id == node_ids_.end()) continue;
+    NodeGpuAllocation& node = out.nodes[first + id->second];
+    const int64_t card_mib = cluster_->gpu_memory_capacity(id->second);
+    // HAMi's unit: a whole card, or a share without gpumem, holds its part of the memory.
+    const int64_t mib = b.request.gpu_memory_mib > 0
+                            ? b.request.gpu_memory_mib
+                            : card_mib * b.request.claim_units / std::max(cap, 1);
+    const size_t slash = key.find('/');
+    for (const int i : b.gpus) {
+      if (i < 0 || static_cast<size_t>(i) >= node.gpus.size()) continue;
+      GpuDeviceAllocation& gpu = node.gpus[static_cast<size_t>(i)];
+      gpu.memory_allocated_bytes =
+          std::min(gpu.memory_allocated_bytes + mib * kMiB, gpu.memory_total_bytes);
+      ++gpu.shared_count;
+      out.pods.push_back({key.substr(0, slash), key.substr(slash + 1), b.node, 0, gpu.uuid,
+                          mib * kMiB, 100.0 * b.request.claim_units / std::max(cap, 1)});
+    }
+  }
+}
+
 int64_t ClusterDecider::gpu_memory_capacity(const std::string& node) const {
   const auto it = node_ids_.find(node);
   return it == node_ids_.end() ? 0 : cluster_->gpu_memory_capacity(it->second);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/k8s/gpu_allocation_snapshot.h"
 #include "sim/cluster_state.h"
 #include "sim/gpu_catalog.h"
 #include "sim/metrics/fragmentation.h"
@@ -91,6 +92,9 @@ class ClusterDecider {
 
   // The FGD paper's fragmentation of the current state for `target`, in GPUs.
   double fragmented_gpus(const TargetWorkload& target) const;
+  // What each node's GPUs hold, in HAMi's units, for /metrics: nodes in node order, pods by key
+  // (a share without its own memory request counts its part of the card's memory).
+  void gpu_allocation(GpuAllocationSnapshot& out) const;
   int64_t gpu_memory_capacity(const std::string& node) const;
   // Per GPU, node order: (node name, index, model, memory, memory used, share held, tenants).
   template <class Visit>

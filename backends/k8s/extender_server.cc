@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 namespace slicelab::k8s {
@@ -32,17 +33,14 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   const auto post = [this](const std::string& verb,
                            Reply (ExtenderServer::*handler)(const std::string&)) {
-    server_->Post(
-        options_.url_prefix + "/" + verb,
-        [this, handler, verb](const httplib::Request& req, httplib::Response& res) {
-          const auto t0 = std::chrono::steady_clock::now();
-          const Reply r = (this->*handler)(req.body);
-          res.status = r.status;
-          res.set_content(r.body, "application/json");
-          if (observer_)
-            observer_(verb, r.status,
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        });
+    server_->Post(options_.url_prefix + "/" + verb,
+                  [this, handler, verb](const httplib::Request& req, httplib::Response& res) {
+                    const auto start = std::chrono::steady_clock::now();
+                    const Reply r = (this->*handler)(req.body);
+                    res.status = r.status;
+                    res.set_content(r.body, "application/json");
+                    observe(verb, r.status, start);
+                  });
   };
   post("filter", &ExtenderServer::handle_filter);
   post("prioritize", &ExtenderServer::handle_prioritize);
@@ -61,7 +59,25 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
       std::lock_guard lock(metrics_mu_);
       metrics = metrics_;
     }
-    res.set_content(metrics ? metrics() : std::string(), "text/plain; version=0.0.4");
+    res.set_content(metrics ? metrics() : std::string(), std::string(MetricRegistry::kContentType));
+  });
+  // Every answer is counted here, just before it is written (so a client that reads it finds
+  // it counted): also those httplib gives itself (413 for a body over the limit, 404 for an
+  // unknown path), which no handler sees. Probes and scrapes are not extender requests.
+  s.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (request_metrics_ == nullptr) return;
+    if (req.method == "GET" &&
+        (req.path == "/healthz" || req.path == "/readyz" || req.path == "/metrics")) {
+      return;
+    }
+    std::string_view verb = "other";
+    const std::string_view path = req.path;
+    if (path.size() > options_.url_prefix.size() + 1 &&
+        path.substr(0, options_.url_prefix.size()) == options_.url_prefix &&
+        path[options_.url_prefix.size()] == '/') {
+      verb = path.substr(options_.url_prefix.size() + 1);
+    }
+    request_metrics_->count_request(verb, res.status);
   });
   s.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
@@ -82,7 +98,29 @@ ExtenderServer::~ExtenderServer() {
 }
 
 void ExtenderServer::set_metrics(MetricsText metrics) {
+  std::lock_guard lock(metrics_mu_);
   metrics_ = std::move(metrics);
+}
+
+void ExtenderServer::set_observer(RequestObserver observer) {
+  observer_ = std::move(observer);
+}
+
+void ExtenderServer::set_request_metrics(ExtenderMetrics& metrics) {
+  request_metrics_ = &metrics;
+}
+
+void ExtenderServer::observe(std::string_view verb, int status,
+                             std::chrono::steady_clock::time_point start) {
+  if (request_metrics_ == nullptr && !observer_) return;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (observer_) observer_(verb, status, seconds);
+  if (request_metrics_ != nullptr) request_metrics_->observe_duration(verb, seconds);
+}
+
+void ExtenderServer::record(DecisionResult result) {
+  if (request_metrics_ != nullptr) request_metrics_->record_decision(result);
 }
 
 int ExtenderServer::bind(const std::string& host, int port) {
@@ -111,8 +149,15 @@ void ExtenderServer::stop() {
 ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body) {
   try {
     const ExtenderArgs args = parse_extender_args(body);
-    return {200, to_json(state_.filter(args)).dump()};
+    const ExtenderFilterResult result = state_.filter(args);
+    const bool none = (!result.node_names || result.node_names->empty()) &&
+                      (!result.nodes || result.nodes->empty());
+    record(!result.error.empty() ? DecisionResult::kRejected
+           : none                ? DecisionResult::kUnschedulable
+                                 : DecisionResult::kFeasible);
+    return {200, to_json(result).dump()};
   } catch (const WireError& e) {
+    record(DecisionResult::kRejected);
     return bad_request(e.what());
   }
 }
@@ -120,8 +165,11 @@ ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body) {
 ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body) {
   try {
     const ExtenderArgs args = parse_extender_args(body);
-    return {200, to_json(state_.prioritize(args)).dump()};
+    const std::vector<HostPriority> result = state_.prioritize(args);
+    record(DecisionResult::kPrioritized);
+    return {200, to_json(result).dump()};
   } catch (const WireError& e) {
+    record(DecisionResult::kRejected);
     return bad_request(e.what());
   }
 }
@@ -129,8 +177,11 @@ ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body)
 ExtenderServer::Reply ExtenderServer::handle_bind(const std::string& body) {
   try {
     const ExtenderBindingArgs args = parse_binding_args(body);
-    return {200, to_json(state_.bind(args, writer_)).dump()};
+    const ExtenderBindingResult result = state_.bind(args, writer_);
+    record(result.error.empty() ? DecisionResult::kBound : DecisionResult::kBindFailed);
+    return {200, to_json(result).dump()};
   } catch (const WireError& e) {
+    record(DecisionResult::kRejected);
     return bad_request(e.what());
   }
 }

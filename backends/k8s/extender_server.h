@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "backends/k8s/cluster_io.h"
+#include "backends/k8s/extender_metrics.h"
 #include "backends/k8s/extender_state.h"
 
 namespace httplib {
@@ -37,8 +39,11 @@ class ExtenderServer {
   ExtenderServer(const ExtenderServer&) = delete;
   ExtenderServer& operator=(const ExtenderServer&) = delete;
 
-  void set_metrics(MetricsText metrics);
+  void set_metrics(MetricsText metrics);        // may come while serving
   void set_observer(RequestObserver observer);  // before bind()
+  // Where requests (count per verb and status, handler latency) and decisions are recorded;
+  // `metrics` outlives the server. Without it nothing is recorded.
+  void set_request_metrics(ExtenderMetrics& metrics);
   // Binds (port 0: any free port) and returns the port; throws std::runtime_error if it cannot.
   int bind(const std::string& host, int port);
   void listen();  // blocks until stop()
@@ -54,12 +59,17 @@ class ExtenderServer {
   Reply handle_bind(const std::string& body);
 
  private:
+  void record(DecisionResult result);
+  // The handler's time, from the body having arrived to the answer being ready.
+  void observe(std::string_view verb, int status, std::chrono::steady_clock::time_point start);
+
   ExtenderState& state_;
   ClusterWriter& writer_;
   ExtenderServerOptions options_;
   std::mutex metrics_mu_;  // set_metrics may come while the server runs (extobs wires it late)
   MetricsText metrics_;
   RequestObserver observer_;
+  ExtenderMetrics* request_metrics_ = nullptr;
   std::unique_ptr<httplib::Server> server_;
   // httplib's stop() does nothing before its accept loop runs: stop() waits for a listen() in
   // progress to get there, and a listen() that comes after stop() returns at once.

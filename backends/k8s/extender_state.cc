@@ -466,6 +466,13 @@ ExtenderSnapshot ExtenderState::snapshot() const {
   return s;
 }
 
+GpuAllocationSnapshot ExtenderState::gpu_allocation() const {
+  std::lock_guard lock(mu_);
+  GpuAllocationSnapshot out;
+  actual_.gpu_allocation(out);
+  return out;
+}
+
 std::optional<BoundPod> ExtenderState::bound(const std::string& pod_key,
                                              bool counterfactual) const {
   std::lock_guard lock(mu_);

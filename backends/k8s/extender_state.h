@@ -85,6 +85,8 @@ class ExtenderState final : public ClusterWatchSink {
   ExtenderBindingResult bind(const ExtenderBindingArgs& args, ClusterWriter& writer);
 
   ExtenderSnapshot snapshot() const;
+  // The actual state's GPUs as /metrics reports them (HAMi's figures).
+  GpuAllocationSnapshot gpu_allocation() const;
   // For tests: where the pod is bound in the actual (or, in shadow mode, counterfactual) state.
   std::optional<BoundPod> bound(const std::string& pod_key, bool counterfactual = false) const;
   const std::string& policy_name() const { return policy_name_; }

@@ -1,0 +1,23 @@
+#include "backends/k8s/metrics_endpoint.h"
+
+namespace slicelab::k8s {
+
+MetricsEndpoint::MetricsEndpoint(const ExtenderState& state) : state_(state), metrics_(registry_) {}
+
+std::string MetricsEndpoint::scrape() {
+  const ExtenderSnapshot s = state_.snapshot();
+  metrics_.update_cluster({s.ready, static_cast<int64_t>(s.nodes),
+                           static_cast<int64_t>(s.pods_known), static_cast<int64_t>(s.pods_bound),
+                           static_cast<int64_t>(s.objects_rejected)});
+  if (s.shadow) {
+    const ShadowFigures& f = *s.shadow;
+    metrics_.update_shadow({f.fragmented_gpus_actual, f.fragmented_gpus_slicelab,
+                            static_cast<int64_t>(f.pending_placeable),
+                            static_cast<int64_t>(f.decisions), static_cast<int64_t>(f.same_node),
+                            static_cast<int64_t>(f.different_node)});
+  }
+  metrics_.update_gpu_allocation(state_.gpu_allocation());
+  return registry_.expose();
+}
+
+}  // namespace slicelab::k8s
