@@ -66,6 +66,10 @@ FakeApiServer::~FakeApiServer() {
     stopping_ = true;
   }
   changed_.notify_all();
+  // httplib's stop() does nothing until listen_after_bind() has marked the server running: a
+  // destructor that came first would then join a loop that never ends. Wait for it (bounded).
+  for (int waited_ms = 0; !server_->is_running() && waited_ms < 5000; ++waited_ms)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   server_->stop();
   if (thread_.joinable()) thread_.join();
 }
