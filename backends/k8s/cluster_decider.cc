@@ -281,7 +281,7 @@ double ClusterDecider::fragmented_gpus(const TargetWorkload& target) const {
 void ClusterDecider::gpu_allocation(GpuAllocationSnapshot& out) const {
   if (!cluster_) return;
   const int cap = cluster_->capacity_units();
-  constexpr int64_t kMiB = 1024 * 1024;
+  constexpr int64_t kBytesInMiB = 1024 * 1024;
   const size_t first = out.nodes.size();
   for (NodeId n = 0; n < cluster_->node_count(); ++n) {
     NodeGpuAllocation node{cluster_->node_name(n), {}};
@@ -294,7 +294,7 @@ void ClusterDecider::gpu_allocation(GpuAllocationSnapshot& out) const {
       GpuDeviceAllocation gpu;
       gpu.index = i;
       gpu.type = type;
-      gpu.memory_total_bytes = memory_mib * kMiB;
+      gpu.memory_total_bytes = memory_mib * kBytesInMiB;
       gpu.cores_allocated = 100.0 * (cap - cluster_->gpu_free_units(g)) / cap;
       node.gpus.push_back(std::move(gpu));
     }
@@ -314,10 +314,10 @@ void ClusterDecider::gpu_allocation(GpuAllocationSnapshot& out) const {
       if (i < 0 || static_cast<size_t>(i) >= node.gpus.size()) continue;
       GpuDeviceAllocation& gpu = node.gpus[static_cast<size_t>(i)];
       gpu.memory_allocated_bytes =
-          std::min(gpu.memory_allocated_bytes + mib * kMiB, gpu.memory_total_bytes);
+          std::min(gpu.memory_allocated_bytes + mib * kBytesInMiB, gpu.memory_total_bytes);
       ++gpu.shared_count;
       out.pods.push_back({key.substr(0, slash), key.substr(slash + 1), b.node, 0, gpu.uuid,
-                          mib * kMiB, 100.0 * b.request.claim_units / std::max(cap, 1)});
+                          mib * kBytesInMiB, 100.0 * b.request.claim_units / std::max(cap, 1)});
     }
   }
 }

@@ -25,7 +25,7 @@ const std::vector<std::string> kOverviewLabels = {
 const std::vector<std::string> kContainerLabels = {"namespace",       "node",        "pod",
                                                    "container_index", "device_uuid", "zone"};
 
-constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kBytesPerMiBDouble = 1024.0 * 1024.0;
 
 }  // namespace
 
@@ -163,7 +163,7 @@ void ExtenderMetrics::update_gpu_allocation(const GpuAllocationSnapshot& snapsho
       const std::string cores = std::to_string(g.cores_total);
       // HAMi writes the memory label in MiB (its accounting unit) and the values in bytes.
       const std::string memory_mib =
-          std::to_string(g.memory_total_bytes / static_cast<int64_t>(kMiB));
+          std::to_string(g.memory_total_bytes / static_cast<int64_t>(kBytesPerMiBDouble));
       const std::vector<std::string> device = {node.node, g.uuid, index, g.type, zone};
       limit.emplace_back(device, static_cast<double>(g.memory_total_bytes));
       core_limit.emplace_back(device, g.cores_total);

@@ -11,7 +11,7 @@
 namespace slicelab {
 namespace {
 
-constexpr int64_t kMiB = int64_t{1} << 20;
+constexpr int64_t kBytesPerMiB = int64_t{1} << 20;
 
 std::string where(const DraSourceLocation& l) {
   return l.file.empty() ? std::string("ResourceSlice")
@@ -125,7 +125,7 @@ void DraClaimState::map_devices(const ClusterState& cluster) {
       if (frac < 1.0) {
         info.sm_fraction = frac;
         if (const DraDeviceCapacity* mem = d.find_capacity(s.driver + "/memory")) {
-          info.memory_mib = mem->value.value / kMiB;
+          info.memory_mib = mem->value.value / kBytesPerMiB;
         }
       }
     }
@@ -186,7 +186,7 @@ void DraClaimState::add_pod_claims(std::span<const PodSpec> pods) {
         r.exactly->count = pod.gpu_count;
         if (mem > 0) {
           r.exactly->capacity_requests.push_back(
-              {"memory", {mem * kMiB, format_dra_quantity(mem * kMiB)}});
+              {"memory", {mem * kBytesPerMiB, format_dra_quantity(mem * kBytesPerMiB)}});
         }
         s->requests.push_back(std::move(r));
         spec = s.get();
