@@ -94,6 +94,26 @@ TEST_F(FormatJsonCli, CalibrateFitTableAsJson) {
   EXPECT_TRUE(found) << out_;
 }
 
+TEST_F(FormatJsonCli, CalibrateRefusalIsStillOneDocument) {
+  const std::string csv = kSource + "/tests/sharing/issue13-negative-fit.csv";
+  const std::string out = (dir_ / "refused.yaml").string();
+  EXPECT_EQ(
+      slicelab("calibrate " + shell_quote(csv) + " -o " + shell_quote(out) + " --format json"), 1);
+  const nlohmann::json j = document("slicelab.calibrate/1");
+  EXPECT_TRUE(j["written"].is_null()) << out_;
+  EXPECT_FALSE(fs::exists(out));
+  // Each issue in the document is also said on stderr, with its level.
+  bool refuses = false;
+  for (const auto& issue : j["issues"]) {
+    const std::string level = issue["level"];
+    refuses = refuses || level == "error";
+    EXPECT_NE(err_.find(level + ": " + issue["text"].get<std::string>()), std::string::npos)
+        << issue << "\n"
+        << err_;
+  }
+  EXPECT_TRUE(refuses) << out_;
+}
+
 // One A100-80GB; `whole` runs the four 100 s pods one after another: JCT max 400 s, 4 completed.
 const char* const kFourPods = R"(name: four-pods
 cluster:
