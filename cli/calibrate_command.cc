@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 
 #include "reports/output_file.h"
@@ -27,6 +29,7 @@ CalibrateCommand::CalibrateCommand(CLI::App& app) {
   cmd_->add_flag("--force", force_,
                  "Write the calibration even when the data cannot support the model (the "
                  "reasons are still printed, and written into the file as comments)");
+  add_format_option(*cmd_, format_);
 }
 
 int CalibrateCommand::run() const {
@@ -39,18 +42,45 @@ int CalibrateCommand::run() const {
   CalibrationFit result = fit_calibration(rows, prior.classes, measurements_, source);
   Calibration& fit = result.calibration;
   fit.interposer_launch_overhead_ns = prior.interposer_launch_overhead_ns;
-  std::printf("%-11s %5s %5s %12s %12s %10s %10s %9s\n", "mode", "rows", "obs", "a_bandwidth",
-              "b_launch", "rms resid", "max resid", "explained");
-  for (const auto& [mode, q] : fit.fit) {
-    const InterferenceCoefficients k = fit.for_mode(mode);
-    std::printf("%-11s %5zu %5zu %12.6g %12.6g %10.4g %10.4g %8.1f%%\n", mode.c_str(), q.rows,
-                q.observations, k.bandwidth, k.launch, q.rms, q.max, 100 * q.explained);
-  }
   size_t fitted = 0;
   for (const auto& [mode, q] : fit.fit) fitted += q.rows;
-  if (fitted < rows.size())
-    std::printf("skipped %zu row%s of whole-card or mig (no interference terms)\n",
-                rows.size() - fitted, rows.size() - fitted == 1 ? "" : "s");
+  const size_t skipped = rows.size() - fitted;
+  nlohmann::ordered_json doc;
+  if (format_.json()) {
+    doc["format"] = "slicelab.calibrate/1";
+    doc["measurements"] = measurements_;
+    doc["rows"] = rows.size();
+    doc["skipped_rows"] = skipped;
+    nlohmann::ordered_json modes = nlohmann::ordered_json::array();
+    for (const auto& [mode, q] : fit.fit) {
+      const InterferenceCoefficients k = fit.for_mode(mode);
+      modes.push_back({{"mode", mode},
+                       {"rows", q.rows},
+                       {"observations", q.observations},
+                       {"a_bandwidth", k.bandwidth},
+                       {"b_launch", k.launch},
+                       {"rms_residual", q.rms},
+                       {"max_residual", q.max},
+                       {"explained", q.explained}});
+    }
+    doc["modes"] = std::move(modes);
+    doc["issues"] = nlohmann::ordered_json::array();
+    for (const FitIssue& issue : result.issues)
+      doc["issues"].push_back({{"level", issue.refuses ? "error" : "warning"},
+                               {"mode", issue.mode},
+                               {"text", issue.text}});
+  } else {
+    std::printf("%-11s %5s %5s %12s %12s %10s %10s %9s\n", "mode", "rows", "obs", "a_bandwidth",
+                "b_launch", "rms resid", "max resid", "explained");
+    for (const auto& [mode, q] : fit.fit) {
+      const InterferenceCoefficients k = fit.for_mode(mode);
+      std::printf("%-11s %5zu %5zu %12.6g %12.6g %10.4g %10.4g %8.1f%%\n", mode.c_str(), q.rows,
+                  q.observations, k.bandwidth, k.launch, q.rms, q.max, 100 * q.explained);
+    }
+    if (skipped > 0)
+      std::printf("skipped %zu row%s of whole-card or mig (no interference terms)\n", skipped,
+                  skipped == 1 ? "" : "s");
+  }
   // Loudly, on stderr, after the table (flushed first so that the two interleave in order).
   std::fflush(stdout);
   std::string comments;
@@ -64,6 +94,10 @@ int CalibrateCommand::run() const {
                  "error: the data cannot support the model: nothing written to %s (--force "
                  "writes it anyway)\n",
                  out_.c_str());
+    if (format_.json()) {
+      doc["written"] = nullptr;
+      std::printf("%s\n", doc.dump(2).c_str());
+    }
     return 1;
   }
   const std::string inputs[] = {measurements_, classes_};
@@ -74,7 +108,12 @@ int CalibrateCommand::run() const {
                     inputs);
   if (result.refused())
     std::fprintf(stderr, "warning: written despite the errors above (--force)\n");
-  std::printf("wrote %s\n", out_.c_str());
+  if (format_.json()) {
+    doc["written"] = out_;
+    std::printf("%s\n", doc.dump(2).c_str());
+  } else {
+    std::printf("wrote %s\n", out_.c_str());
+  }
   return 0;
 }
 

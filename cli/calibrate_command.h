@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "cli/output_format.h"
+
 namespace slicelab {
 
 class CalibrateCommand {
@@ -23,6 +25,7 @@ class CalibrateCommand {
   std::string classes_;
   std::string source_;
   bool force_ = false;
+  OutputFormat format_;
 };
 
 }  // namespace slicelab

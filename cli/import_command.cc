@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <sstream>
 
@@ -62,6 +64,27 @@ void write_trace(const std::string& out, const std::vector<PodSpec>& pods,
   write_output_file(out, text.str(), inputs);
 }
 
+// The figures of TraceSummary::text(), as JSON.
+nlohmann::ordered_json summary_json(const TraceSummary& s) {
+  nlohmann::ordered_json by_count = nlohmann::ordered_json::object();
+  for (const auto& [count, n] : s.pods_by_gpu_count) by_count[std::to_string(count)] = n;
+  nlohmann::ordered_json by_model = nlohmann::ordered_json::object();
+  for (const auto& [model, n] : s.gpus_by_model) by_model[model] = n;
+  nlohmann::ordered_json j;
+  j["pods"] = {{"total", s.pods},
+               {"cpu_only", s.cpu_only},
+               {"one_gpu", s.one_gpu},
+               {"fractional", s.fractional},
+               {"multi_gpu", s.multi_gpu},
+               {"by_gpu_count", std::move(by_count)},
+               {"gpu_demand", s.gpu_demand()}};
+  j["nodes"] = {{"total", s.nodes},
+                {"gpu_nodes", s.gpu_nodes},
+                {"gpus", s.gpus},
+                {"gpus_by_model", std::move(by_model)}};
+  return j;
+}
+
 }  // namespace
 
 ImportCommand::ImportCommand(CLI::App& app) {
@@ -74,6 +97,7 @@ ImportCommand::ImportCommand(CLI::App& app) {
   openb_->add_option("--duration", duration_,
                      "Pod duration when the list has no time columns (default 1h)");
   openb_->add_option("-o,--out", out_, "Trace YAML file to write")->required();
+  add_format_option(*openb_, format_);
   csv_ = cmd_->add_subcommand("csv", "Any CSV trace, with a column mapping");
   csv_->add_option("--file", file_, "CSV file")->required()->check(CLI::ExistingFile);
   csv_->add_option(
@@ -92,6 +116,7 @@ ImportCommand::ImportCommand(CLI::App& app) {
   csv_->add_option("--time-origin", time_origin_,
                    "RFC 3339 time that rfc3339 columns count from (default: the earliest arrival)");
   csv_->add_option("-o,--out", out_, "Trace YAML file to write")->required();
+  add_format_option(*csv_, format_);
   kubernetes_ = cmd_->add_subcommand(
       "kubernetes",
       "kubectl get nodes/pods -o json|yaml: a scenario folder (cluster, trace, "
@@ -118,6 +143,7 @@ ImportCommand::ImportCommand(CLI::App& app) {
   kubernetes_->add_flag("--force", force_,
                         "Replace the folder even if files were added to it (only a folder "
                         "slicelab wrote)");
+  add_format_option(*kubernetes_, format_);
 }
 
 int ImportCommand::run_kubernetes() const {
@@ -157,6 +183,33 @@ int ImportCommand::run_kubernetes() const {
     write_text_file(dir / "snapshot.yaml", snapshot);
   });
 
+  if (format_.json()) {
+    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+    for (const NodeGroup& g : imported.cluster.groups)
+      groups.push_back({{"name", g.name},
+                        {"count", g.count},
+                        {"gpus_per_node", g.gpus_per_node},
+                        {"gpu_model", g.gpus_per_node > 0 ? nlohmann::ordered_json(
+                                                                catalog.models()[g.gpu_model].name)
+                                                          : nlohmann::ordered_json(nullptr)}});
+    nlohmann::ordered_json phases = nlohmann::ordered_json::object();
+    for (const auto& [phase, n] : imported.phases) phases[phase] = n;
+    nlohmann::ordered_json j;
+    j["format"] = "slicelab.import/1";
+    j["source"] = "kubernetes";
+    j["out"] = out_;
+    j["nodes"] = {{"total", imported.cluster.node_count()}, {"groups", std::move(groups)}};
+    j["pods"] = {{"phases", std::move(phases)},
+                 {"snapshot", imported.snapshot.size()},
+                 {"trace", imported.pods.size() - imported.snapshot.size()},
+                 {"finished", imported.finished_pods},
+                 {"daemonset", imported.daemon_pods},
+                 {"learned_durations", imported.learned_durations},
+                 {"default_durations", imported.default_durations}};
+    j["notes"] = imported.notes;
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
   std::printf("nodes: %zu in %zu groups\n", imported.cluster.node_count(),
               imported.cluster.groups.size());
   for (const NodeGroup& g : imported.cluster.groups)
@@ -219,6 +272,15 @@ int ImportCommand::run() const {
   summary.add_pods(pods);
   const std::string inputs[] = {pods_, nodes_, file_};
   write_trace(out_, pods, description, inputs);
+  if (format_.json()) {
+    nlohmann::ordered_json j;
+    j["format"] = "slicelab.import/1";
+    j["source"] = openb_->parsed() ? "openb" : "csv";
+    j["out"] = out_;
+    j.update(summary_json(summary));
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
   std::fputs(summary.text().c_str(), stdout);
   std::printf("wrote %s\n", out_.c_str());
   return 0;

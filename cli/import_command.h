@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/output_format.h"
+
 namespace slicelab {
 
 class ImportCommand {
@@ -42,6 +44,7 @@ class ImportCommand {
   std::string separator_ = ",";
   std::string time_origin_;
   std::string out_;
+  OutputFormat format_;  // json: the summary as one slicelab.import/1 document
 };
 
 }  // namespace slicelab

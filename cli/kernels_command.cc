@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -120,11 +122,27 @@ KernelsCommand::KernelsCommand(CLI::App& app) {
       ->delimiter(',');
   colocation_->add_option("--duration", duration_s_, "Seconds each run lasts (default 5)")
       ->check(CLI::Range(0.01, 3600.0));
+  add_format_option(*colocation_, format_);
 
   list_ = cmd_->add_subcommand("list", "The kernels: name, unit of work, bytes and flops per unit");
+  add_format_option(*list_, format_);
 }
 
 int KernelsCommand::run() const {
+  if (list_->parsed() && format_.json()) {
+    nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+    for (const KernelInfo& k : kernel_catalog())
+      kernels.push_back({{"name", k.name},
+                         {"description", k.description},
+                         {"unit", k.work_unit},
+                         {"bytes_per_unit", k.bytes_per_unit},
+                         {"flops_per_unit", k.flops_per_unit}});
+    nlohmann::ordered_json j;
+    j["format"] = "slicelab.kernels/1";
+    j["kernels"] = std::move(kernels);
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
   if (list_->parsed()) {
     for (const KernelInfo& k : kernel_catalog())
       std::printf("%-14s %s\n  unit: %s; %.6g bytes, %.6g flops per unit\n",
@@ -199,7 +217,23 @@ int KernelsCommand::run() const {
   std::vector<std::string> skipped;
   const auto rows = measure_colocation(tools, o, gpus, skipped);
   for (const std::string& s : skipped) std::fprintf(stderr, "skipped %s\n", s.c_str());
-  write_out(out_, colocation_csv(rows));
+  if (!format_.json()) {
+    write_out(out_, colocation_csv(rows));
+    return 0;
+  }
+  nlohmann::ordered_json j;
+  j["format"] = "slicelab.kernels-colocation/1";
+  j["rows"] = nlohmann::ordered_json::array();
+  for (const ColocationRow& r : rows)
+    j["rows"].push_back({{"class_a", r.class_a},
+                         {"class_b", r.class_b},
+                         {"mode", r.mode},
+                         {"cap_a", r.cap_a},
+                         {"cap_b", r.cap_b},
+                         {"slowdown_a", r.slowdown_a},
+                         {"slowdown_b", r.slowdown_b}});
+  j["skipped"] = skipped;
+  write_out(out_, j.dump(2) + "\n");
   return 0;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/output_format.h"
+
 namespace slicelab {
 
 inline constexpr int kExitNoGpu = 3;
@@ -31,6 +33,7 @@ class KernelsCommand {
   bool no_memory_test_ = false;
   double duration_s_ = 5;
   std::vector<std::string> caps_{"0.5:0.5"};
+  OutputFormat format_;  // list and colocation; overhead and isolation always print JSON
 };
 
 }  // namespace slicelab

@@ -291,7 +291,8 @@ int run_cli(int argc, char** argv) {
     if (kernels_cmd.chosen()) return kernels_cmd.run();
     if (replay_cmd.chosen()) return replay_cmd.run();
     if (*compare && !measured.empty())
-      return compare_with_measured(compare_opts.scenario, measured, jobs);
+      return compare_with_measured(compare_opts.scenario, measured, jobs,
+                                   compare_opts.format.json());
     if (plan_cmd.chosen()) return plan_cmd.run();
     if (sweep_cmd.chosen()) return sweep_cmd.run();
     if (calibrate_cmd.chosen()) return calibrate_cmd.run();

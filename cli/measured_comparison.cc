@@ -60,7 +60,47 @@ std::string num(std::optional<double> v) {
   return v ? fmt::format("{:.4g}", *v) : std::string("-");
 }
 
+std::string key_of(const Metric& m) {
+  std::string key;
+  for (const char* part : m.path) key += (key.empty() ? "" : ".") + std::string(part);
+  return key;
+}
+
+nlohmann::ordered_json number_or_null(std::optional<double> v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
 }  // namespace
+
+nlohmann::ordered_json measured_comparison_json(const nlohmann::json& simulated,
+                                                const nlohmann::json& measured) {
+  nlohmann::ordered_json policies = nlohmann::ordered_json::array();
+  for (const auto& mp : measured.value("policies", nlohmann::json::array())) {
+    const std::string name = mp.value("name", std::string());
+    const nlohmann::json* sp = policy_named(simulated, name);
+    if (!sp) continue;
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const Metric& m : metrics()) {
+      const auto s = value_at(*sp, m), v = value_at(mp, m);
+      const std::optional<double> err = s && v ? std::optional<double>(*v - *s) : std::nullopt;
+      rows.push_back(
+          {{"metric", m.label},
+           {"key", key_of(m)},
+           {"simulated", number_or_null(s)},
+           {"measured", number_or_null(v)},
+           {"error", number_or_null(err)},
+           {"error_ratio",
+            number_or_null(err && *s != 0 ? std::optional<double>(*err / *s) : std::nullopt)}});
+    }
+    policies.push_back({{"name", name}, {"metrics", std::move(rows)}});
+  }
+  if (policies.empty())
+    throw std::runtime_error("the measured results share no policy name with the scenario");
+  nlohmann::ordered_json j;
+  j["format"] = "slicelab.compare-measured/1";
+  j["policies"] = std::move(policies);
+  return j;
+}
 
 std::string measured_comparison_table(const nlohmann::json& simulated,
                                       const nlohmann::json& measured) {
@@ -88,7 +128,7 @@ std::string measured_comparison_table(const nlohmann::json& simulated,
 }
 
 int compare_with_measured(const std::string& scenario_path, const std::string& measured_dir,
-                          int jobs) {
+                          int jobs, bool json) {
   const auto file = std::filesystem::path(measured_dir) / "summary.json";
   const nlohmann::json measured(read_json_file(file.string()));
   if (!measured.is_object() || !measured.contains("policies"))
@@ -101,8 +141,18 @@ int compare_with_measured(const std::string& scenario_path, const std::string& m
     throw std::runtime_error(fmt::format("{} holds no policy of {}", file.string(), scenario_path));
   const std::vector<RunResult> sim = run_policies(sc, which, jobs);
   const nlohmann::json simulated = nlohmann::json::parse(summary_json(sc, sim).dump());
-  std::printf("%s: simulated vs measured (%s)\n\n", sc.name.c_str(), measured_dir.c_str());
   try {
+    if (json) {
+      nlohmann::ordered_json doc = measured_comparison_json(simulated, measured);
+      nlohmann::ordered_json out;
+      out["format"] = doc["format"];
+      out["scenario"] = sc.name;
+      out["measured"] = measured_dir;
+      out["policies"] = std::move(doc["policies"]);
+      std::printf("%s\n", out.dump(2).c_str());
+      return 0;
+    }
+    std::printf("%s: simulated vs measured (%s)\n\n", sc.name.c_str(), measured_dir.c_str());
     std::fputs(measured_comparison_table(simulated, measured).c_str(), stdout);
   } catch (const nlohmann::json::exception& e) {
     throw json_content_error(file.string(), e);
