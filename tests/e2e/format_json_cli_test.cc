@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 using testing::read_file;
 using testing::shell_quote;
 
-const std::string kSource = SLICELAB_SOURCE_DIR;
+const std::string kFormatSource = SLICELAB_SOURCE_DIR;
 
 class FormatJsonCli : public testing::TempFilesTest {
  protected:
@@ -47,7 +47,7 @@ class FormatJsonCli : public testing::TempFilesTest {
 };
 
 TEST_F(FormatJsonCli, CalibrateFitTableAsJson) {
-  const std::string csv = kSource + "/calibration/example-colocation.csv";
+  const std::string csv = kFormatSource + "/calibration/example-colocation.csv";
   // Counted here from the CSV itself: rows, and those of modes without interference terms.
   std::ifstream in(csv);
   std::string line;
@@ -95,7 +95,7 @@ TEST_F(FormatJsonCli, CalibrateFitTableAsJson) {
 }
 
 TEST_F(FormatJsonCli, CalibrateRefusalIsStillOneDocument) {
-  const std::string csv = kSource + "/tests/sharing/issue13-negative-fit.csv";
+  const std::string csv = kFormatSource + "/tests/sharing/issue13-negative-fit.csv";
   const std::string out = (dir_ / "refused.yaml").string();
   EXPECT_EQ(
       slicelab("calibrate " + shell_quote(csv) + " -o " + shell_quote(out) + " --format json"), 1);
@@ -192,7 +192,7 @@ TEST_F(FormatJsonCli, KernelsListAsJson) {
 }
 
 TEST_F(FormatJsonCli, ImportOpenbAsJson) {
-  const std::string dir = kSource + "/workloads/traces/openb";
+  const std::string dir = kFormatSource + "/workloads/traces/openb";
   const std::string out = (dir_ / "openb.yaml").string();
   ASSERT_EQ(slicelab("import openb --pods " + dir + "/openb_pod_list_default.csv --nodes " + dir +
                      "/openb_node_list_gpu_node.csv -o " + shell_quote(out) + " --format json"),
@@ -234,7 +234,7 @@ TEST_F(FormatJsonCli, ImportCsvAsJson) {
 }
 
 TEST_F(FormatJsonCli, ImportKubernetesAsJson) {
-  const std::string dir = kSource + "/scenarios/kubernetes";
+  const std::string dir = kFormatSource + "/scenarios/kubernetes";
   const std::string args =
       "import kubernetes --nodes " + dir + "/nodes.json --pods " + dir + "/pods.json --out ";
   ASSERT_EQ(slicelab(args + shell_quote((dir_ / "text").string())), 0) << err_;
