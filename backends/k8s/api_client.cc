@@ -7,8 +7,10 @@
 #include <openssl/x509.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "workloads/input_error.h"
 
@@ -294,9 +296,18 @@ LineStream::LineStream() = default;
 LineStream::~LineStream() = default;
 
 void LineStream::stop() {
-  std::lock_guard lock(mutex_);
   stopped_ = true;
-  if (active_ != nullptr) active_->stop();
+  // httplib's stop() cuts only a socket that is already open: a run() caught between taking its
+  // connection and sending would otherwise read a quiet watch until the server ends it (minutes).
+  // So cut again until run() lets go of the connection (bounded: 2 s).
+  for (int tries = 0; tries < 1000; ++tries) {
+    {
+      std::lock_guard lock(mutex_);
+      if (active_ == nullptr) return;
+      active_->stop();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
 }
 
 StreamEnd LineStream::run(const ApiClient& client, const std::string& path, size_t max_line_bytes,
