@@ -8,11 +8,10 @@
 #include <sys/stat.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 
 namespace slicelab::k8s {
 namespace {
@@ -67,11 +66,7 @@ ServerUrl parse_server(const std::string& server) {
 }
 
 std::string read_file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_text_file(path, kMaxTextBytes);  // refuses FIFOs, devices and oversized files
 }
 
 struct BioFree {
@@ -209,12 +204,11 @@ std::string ApiClient::auth_header() const {
     const long long mtime = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL +
                             static_cast<long long>(st.st_mtim.tv_nsec);
     if (mtime != file_token_mtime_) {
-      std::ifstream in(config_.token_file, std::ios::binary);
-      std::ostringstream s;
-      s << in.rdbuf();
-      if (in) {
-        file_token_ = trim(s.str());
+      // An unreadable token file (mid-rotation, replaced by a FIFO) keeps the last token.
+      try {
+        file_token_ = trim(read_text_file(config_.token_file, kMaxTextBytes));
         file_token_mtime_ = mtime;
+      } catch (const InputError&) {
       }
     }
   }

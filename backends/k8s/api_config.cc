@@ -5,10 +5,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 
 namespace slicelab::k8s {
 namespace {
@@ -16,11 +15,13 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string read_text(const fs::path& p, const std::string& what) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InputError(what + ": cannot read " + p.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  // read_text_file refuses FIFOs, devices and files beyond the limit: a kubeconfig argument
+  // that points at one must not hang or fill memory.
+  try {
+    return read_text_file(p.string(), kMaxConfigYamlBytes);
+  } catch (const InputError& e) {
+    throw InputError(what + ": cannot read " + e.what());
+  }
 }
 
 // The `field` map of the entry named `name` in the list `list` ("clusters", "users", ...).

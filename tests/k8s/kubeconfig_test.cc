@@ -1,6 +1,7 @@
 // Reading kubeconfig files and the in-cluster service account, and each of their errors.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -88,6 +89,11 @@ TEST_F(KubeconfigTest, MissingEntriesAreNamed) {
   EXPECT_NE(message_of([&] { load_kubeconfig(no_current); }).find("no current-context"),
             std::string::npos);
   EXPECT_NE(message_of([&] { load_kubeconfig((dir_ / "absent").string()); }).find("cannot read"),
+            std::string::npos);
+  // A FIFO (or a device) as the kubeconfig is refused at once: reading it would block forever.
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message_of([&] { load_kubeconfig(fifo); }).find("not a regular file"),
             std::string::npos);
   const std::string broken = write("c5", "current-context: [a\n");
   EXPECT_NE(message_of([&] { load_kubeconfig(broken); }).find(broken + ":"), std::string::npos);
