@@ -96,22 +96,6 @@ class ClusterDecider {
   // (a share without its own memory request counts its part of the card's memory).
   void gpu_allocation(GpuAllocationSnapshot& out) const;
   int64_t gpu_memory_capacity(const std::string& node) const;
-  // Per GPU, node order: (node name, index, model, memory, memory used, share held, tenants).
-  template <class Visit>
-  void for_each_gpu(Visit&& visit) const {
-    std::vector<int> tenants(cluster_->gpu_count(), 0);
-    for (const auto& [key, b] : bound_)
-      for (const int g : b.gpus)
-        ++tenants[cluster_->first_gpu(node_ids_.at(b.node)) + static_cast<GpuId>(g)];
-    for (NodeId n = 0; n < cluster_->node_count(); ++n)
-      for (int i = 0; i < cluster_->gpus_on(n); ++i) {
-        const GpuId g = cluster_->first_gpu(n) + static_cast<GpuId>(i);
-        visit(nodes_[n].name, i, catalog_.models()[cluster_->model(n)].name,
-              cluster_->gpu_memory_capacity(n), cluster_->gpu_memory_used(g),
-              1.0 - static_cast<double>(cluster_->gpu_free_units(g)) / cluster_->capacity_units(),
-              tenants[g]);
-      }
-  }
   // A request in this view's capacity units (for no-GPU checks and the annotation's shares).
   PodRequest request_of(const PodSpec& spec) const;
   int capacity_units() const { return mode_.capacity_units(); }

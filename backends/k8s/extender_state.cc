@@ -449,10 +449,6 @@ ExtenderSnapshot ExtenderState::snapshot() const {
   s.nodes = node_facts_.size();
   s.pods_known = pods_.size();
   s.pods_bound = actual_.bound_count();
-  actual_.for_each_gpu([&](const std::string& node, int index, const std::string& model,
-                           int64_t memory, int64_t used, double share, int tenants) {
-    s.gpus.push_back({node, index, model, memory, used, share, tenants});
-  });
   if (counterfactual_) {
     ShadowFigures f = shadow_;
     f.fragmented_gpus_actual = actual_.fragmented_gpus(target_);

@@ -40,18 +40,7 @@ struct ShadowFigures {
   double fragmented_gpus_slicelab = 0;  // over the counterfactual state
 };
 
-// One GPU's allocation in the actual state (HAMi's hami_gpu_* series are per node and GPU).
-struct GpuAllocation {
-  std::string node;
-  int index = 0;                     // on its node
-  std::string model;                 // catalog name
-  int64_t memory_mib = 0;            // the card's memory
-  int64_t memory_allocated_mib = 0;  // what its tenants' requests hold
-  double core_allocated_ratio = 0;   // share of its capacity units held, 0..1
-  int tenants = 0;                   // pods bound to it
-};
-
-// A plain snapshot for /metrics (helper extobs turns it into Prometheus series).
+// A plain snapshot for /metrics; per-GPU figures come from gpu_allocation().
 struct ExtenderSnapshot {
   bool ready = false;
   size_t nodes = 0;
@@ -61,7 +50,6 @@ struct ExtenderSnapshot {
   uint64_t bind_errors = 0;
   uint64_t objects_rejected = 0;  // watch objects that could not be read (a bad quantity)
   std::optional<ShadowFigures> shadow;
-  std::vector<GpuAllocation> gpus;  // actual state, node order
 };
 
 class ExtenderState final : public ClusterWatchSink {

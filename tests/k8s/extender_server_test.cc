@@ -108,21 +108,27 @@ TEST_F(ExtenderServerTest, FilterPrioritizeBindOverHttp) {
   // HAMi: 4096 MiB and 30% of one GPU.
   EXPECT_NE(annotation.find("\"memoryMiB\":4096,\"cores\":30"), std::string::npos) << annotation;
   EXPECT_NE(annotation.find("\"sharing\":\"hami\""), std::string::npos) << annotation;
-  // The snapshot for /metrics: that GPU holds 4096 MiB and 30% of its cores, one tenant.
-  const ExtenderSnapshot snap = state_->snapshot();
-  ASSERT_EQ(snap.gpus.size(), 8U);
+  // What /metrics reports: that GPU holds 4096 MiB and 30% of its cores, one tenant.
+  const GpuAllocationSnapshot alloc = state_->gpu_allocation();
+  size_t gpus = 0;
   int held = 0;
-  for (const GpuAllocation& g : snap.gpus) {
-    if (g.tenants == 0) {
-      EXPECT_EQ(g.memory_allocated_mib, 0);
-      continue;
+  for (const NodeGpuAllocation& node : alloc.nodes) {
+    for (const GpuDeviceAllocation& g : node.gpus) {
+      ++gpus;
+      if (g.shared_count == 0) {
+        EXPECT_EQ(g.memory_allocated_bytes, 0);
+        continue;
+      }
+      ++held;
+      EXPECT_EQ(node.node, chosen);
+      EXPECT_EQ(g.shared_count, 1);
+      EXPECT_EQ(g.memory_allocated_bytes, int64_t{4096} << 20);
+      EXPECT_DOUBLE_EQ(g.cores_allocated, 30.0);
     }
-    ++held;
-    EXPECT_EQ(g.node, chosen);
-    EXPECT_EQ(g.memory_allocated_mib, 4096);
-    EXPECT_DOUBLE_EQ(g.core_allocated_ratio, 0.3);
   }
+  EXPECT_EQ(gpus, 8U);
   EXPECT_EQ(held, 1);
+  const ExtenderSnapshot snap = state_->snapshot();
   EXPECT_EQ(snap.bind_requests, 1U);
 }
 
