@@ -41,13 +41,22 @@ std::optional<Mechanism> mechanism_for_sharing(std::string_view sharing_kind) {
   return mechanism_named(sharing_kind);
 }
 
-EnvMap isolation_environment(const PodIsolation& pod) {
-  EnvMap env;
+void set_visible_devices(EnvMap& env, const std::vector<std::string>& devices) {
   std::string visible;
-  for (const std::string& d : pod.devices) visible += (visible.empty() ? "" : ",") + d;
+  for (const std::string& d : devices) visible += (visible.empty() ? "" : ",") + d;
   // NVML's order (which placement saw) is the PCI bus order; make CUDA's the same.
   env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
   env["CUDA_VISIBLE_DEVICES"] = visible;
+}
+
+void set_mps_client_folders(EnvMap& env, const std::string& pipe_dir, const std::string& log_dir) {
+  env["CUDA_MPS_PIPE_DIRECTORY"] = pipe_dir;
+  env["CUDA_MPS_LOG_DIRECTORY"] = log_dir;
+}
+
+EnvMap isolation_environment(const PodIsolation& pod) {
+  EnvMap env;
+  set_visible_devices(env, pod.devices);
   const bool capped_share = pod.gpu_milli > 0 && pod.gpu_milli < 1000;
   switch (pod.mechanism) {
     case Mechanism::kWholeCard:
@@ -55,8 +64,7 @@ EnvMap isolation_environment(const PodIsolation& pod) {
     case Mechanism::kMig:
       break;  // the device list is the whole enforcement (MIG: the instance's UUID)
     case Mechanism::kMps:
-      env["CUDA_MPS_PIPE_DIRECTORY"] = pod.mps_pipe_dir;
-      env["CUDA_MPS_LOG_DIRECTORY"] = pod.mps_log_dir;
+      set_mps_client_folders(env, pod.mps_pipe_dir, pod.mps_log_dir);
       if (pod.mps_limits_by_daemon) break;
       if (capped_share)
         env["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] = std::to_string(percent_of(pod.gpu_milli));

@@ -34,4 +34,9 @@ struct PodIsolation {
 // The variables to set for the pod's process (laid over the inherited environment).
 EnvMap isolation_environment(const PodIsolation& pod);
 
+// The parts of it that the device plugin's Allocate answers too: the devices CUDA may use
+// (CUDA_VISIBLE_DEVICES, in PCI bus order as NVML numbers them) and an MPS client's folders.
+void set_visible_devices(EnvMap& env, const std::vector<std::string>& devices);
+void set_mps_client_folders(EnvMap& env, const std::string& pipe_dir, const std::string& log_dir);
+
 }  // namespace slicelab

@@ -72,15 +72,37 @@ MpsDaemon::MpsDaemon(const std::string& control_override, const std::string& vis
   root_ = tmpl;
   pipe_dir_ = root_ + "/pipe";
   log_dir_ = root_ + "/log";
-  fs::create_directories(pipe_dir_);
-  fs::create_directories(log_dir_);
+  start(visible_devices);
+}
+
+MpsDaemon::MpsDaemon(const std::string& control_override, const std::string& visible_devices,
+                     const MpsFolders& folders)
+    : control_(find_mps_control(control_override)),
+      pipe_dir_(folders.pipe_dir),
+      log_dir_(folders.log_dir) {
+  if (control_.empty())
+    throw std::runtime_error(
+        "MPS: nvidia-cuda-mps-control is not on PATH (install the NVIDIA driver utilities, or "
+        "set SLICELAB_MPS_CONTROL)");
+  start(visible_devices);
+}
+
+void MpsDaemon::start(const std::string& visible_devices) {
+  std::error_code mk;
+  fs::create_directories(pipe_dir_, mk);
+  if (!mk) fs::create_directories(log_dir_, mk);
+  if (mk) {
+    if (!root_.empty()) fs::remove_all(root_, mk);
+    throw std::runtime_error(
+        fmt::format("MPS: cannot create {} and {}: {}", pipe_dir_, log_dir_, mk.message()));
+  }
   EnvMap e = env();
   if (!visible_devices.empty()) e["CUDA_VISIBLE_DEVICES"] = visible_devices;
   // `-d` forks the daemon and returns at once.
   auto [status, out] = run_control(control_, e, "", {"-d"});
   if (!status.success()) {
     std::error_code ec;
-    fs::remove_all(root_, ec);
+    if (!root_.empty()) fs::remove_all(root_, ec);
     throw std::runtime_error(
         fmt::format("MPS: '{} -d' failed ({}): {}", control_, status.describe(), out));
   }

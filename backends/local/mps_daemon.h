@@ -13,6 +13,12 @@
 
 namespace slicelab {
 
+// Folders given by the caller instead of made under a temporary root: the device plugin's
+// <mps root>/<resource>/pipe and .../log, which containers mount by path.
+struct MpsFolders {
+  std::string pipe_dir, log_dir;
+};
+
 class MpsDaemon {
  public:
   // `control` is the nvidia-cuda-mps-control program: `control_override` if not empty, else
@@ -20,6 +26,10 @@ class MpsDaemon {
   // the GPUs given (empty: all). Throws with a clear message when it cannot start.
   MpsDaemon(const std::string& control_override, const std::string& visible_devices,
             const std::string& temp_root = "/tmp");
+  // The same with fixed folders: created when missing, and left in place by stop() (only the
+  // daemon is quit), since other processes name them.
+  MpsDaemon(const std::string& control_override, const std::string& visible_devices,
+            const MpsFolders& folders);
   ~MpsDaemon();
   MpsDaemon(const MpsDaemon&) = delete;
   MpsDaemon& operator=(const MpsDaemon&) = delete;
@@ -41,6 +51,7 @@ class MpsDaemon {
 
  private:
   EnvMap env() const;
+  void start(const std::string& visible_devices);
 
   std::string control_;
   std::string root_, pipe_dir_, log_dir_;
