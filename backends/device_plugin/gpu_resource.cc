@@ -72,9 +72,9 @@ const ResourceDevice& GpuResource::device(const std::string& id) const {
   for (const ResourceDevice& d : group_.devices)
     if (d.id == id) return d;
   // rm.go ValidateRequest's message, as the plugin's Allocate wraps it.
-  throw AllocationError(fmt::format(
-      "invalid allocation request for \"{}\": invalid request: unknown device: {}",
-      group_.resource, id));
+  throw AllocationError(
+      fmt::format("invalid allocation request for \"{}\": invalid request: unknown device: {}",
+                  group_.resource, id));
 }
 
 std::vector<DeviceNode> GpuResource::device_nodes(
@@ -137,17 +137,16 @@ ContainerAllocation GpuResource::allocate(std::span<const std::string> device_id
     }
     mps_->add_client_edits(a);
   }
-  const bool all_cdi =
-      std::all_of(config_.list_strategies.begin(), config_.list_strategies.end(),
-                  [](DeviceListStrategy s) {
-                    return s == DeviceListStrategy::kCdiAnnotations ||
-                           s == DeviceListStrategy::kCdiCri;
-                  });
+  const bool all_cdi = std::all_of(
+      config_.list_strategies.begin(), config_.list_strategies.end(), [](DeviceListStrategy s) {
+        return s == DeviceListStrategy::kCdiAnnotations || s == DeviceListStrategy::kCdiCri;
+      });
   if (all_cdi) return a;
   // CUDA's own list (UUIDs, valid in and out of a container) so that the devices are limited
   // even without the NVIDIA container toolkit.
   set_visible_devices(a.envs, uuids);
-  if (includes(config_, DeviceListStrategy::kEnvvar)) a.envs["NVIDIA_VISIBLE_DEVICES"] = join(visible);
+  if (includes(config_, DeviceListStrategy::kEnvvar))
+    a.envs["NVIDIA_VISIBLE_DEVICES"] = join(visible);
   if (includes(config_, DeviceListStrategy::kVolumeMounts)) {
     a.envs["NVIDIA_VISIBLE_DEVICES"] = kVolumeMountsRoot;
     for (const std::string& id : visible)

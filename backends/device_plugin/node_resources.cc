@@ -25,8 +25,8 @@ std::shared_ptr<const GpuTopology> node_topology(const NodePluginConfig& config)
 
 std::unique_ptr<MpsShare> mps_share(const NodePluginConfig& config, const DeviceGroup& group) {
   if (group.mig)
-    throw InputError(fmt::format("{}: sharing using MPS is not supported for MIG devices",
-                                 group.resource));
+    throw InputError(
+        fmt::format("{}: sharing using MPS is not supported for MIG devices", group.resource));
   std::vector<std::string> uuids;
   std::vector<int64_t> memory;
   for (const ResourceDevice& d : group.devices)

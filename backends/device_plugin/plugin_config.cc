@@ -33,10 +33,10 @@ std::string resource_name(const YamlReader& yaml, const YAML::Node& node, const 
 
 void read_plugin_flags(const YamlReader& yaml, const YAML::Node& p, const std::string& path,
                        NodePluginConfig& c) {
-  yaml.check_keys(p, path,
-                  {"passDeviceSpecs", "deviceListStrategy", "deviceIDStrategy",
-                   "cdiAnnotationPrefix", "nvidiaCTKPath", "containerDriverRoot",
-                   "sharedDevicesAllocationPolicy"});
+  yaml.check_keys(
+      p, path,
+      {"passDeviceSpecs", "deviceListStrategy", "deviceIDStrategy", "cdiAnnotationPrefix",
+       "nvidiaCTKPath", "containerDriverRoot", "sharedDevicesAllocationPolicy"});
   if (const YAML::Node v = p["passDeviceSpecs"]; v.IsDefined())
     c.pass_device_specs = yaml.boolean(v, join_path(path, "passDeviceSpecs"));
   if (const YAML::Node v = p["deviceListStrategy"]; v.IsDefined()) {
@@ -172,12 +172,12 @@ void read_replicated(const YamlReader& yaml, const YAML::Node& node, const std::
     if (const YAML::Node d = r["devices"]; d.IsDefined()) {
       const std::string dp = join_path(ip, "devices");
       if (!(d.IsScalar() && d.Scalar() == "all")) {
-        if (!d.IsSequence())
-          yaml.fail_expected(d, dp, "all, or a list of GPU indices or UUIDs");
+        if (!d.IsSequence()) yaml.fail_expected(d, dp, "all, or a list of GPU indices or UUIDs");
         rr.devices = yaml.string_list(d, dp);
         for (size_t k = 0; k < rr.devices.size(); ++k) {
           const std::string& dev = rr.devices[k];
-          const bool index = !dev.empty() && dev.find_first_not_of("0123456789") == std::string::npos;
+          const bool index =
+              !dev.empty() && dev.find_first_not_of("0123456789") == std::string::npos;
           if (!index && !dev.starts_with("GPU-") && !dev.starts_with("MIG-"))
             yaml.fail_expected(d[k], index_path(dp, k), "a GPU index, or a GPU-… or MIG-… UUID");
         }

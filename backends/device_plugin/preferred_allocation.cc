@@ -38,8 +38,8 @@ Split split(std::span<const ResourceDevice> devices, const PreferredRequest& r) 
   }
   if (s.candidates.size() < s.needed)
     throw AllocationError(fmt::format(
-        "not enough available devices to satisfy allocation (want {} more, {} available)",
-        s.needed, s.candidates.size()));
+        "not enough available devices to satisfy allocation (want {} more, {} available)", s.needed,
+        s.candidates.size()));
   return s;
 }
 
@@ -91,7 +91,8 @@ std::vector<std::string> preferred_on_topology(std::span<const ResourceDevice> d
   Split s = split(devices, request);
   if (s.needed == 0) return s.result;
   int max_index = 0;
-  for (const ResourceDevice& d : devices) max_index = std::max(max_index, static_cast<int>(d.gpu_index));
+  for (const ResourceDevice& d : devices)
+    max_index = std::max(max_index, static_cast<int>(d.gpu_index));
   node_gpus = std::max(node_gpus, max_index + 1);
   if (node_gpus > kMaxGpusPerNode) return preferred_in_order(devices, request);
 
@@ -103,8 +104,7 @@ std::vector<std::string> preferred_on_topology(std::span<const ResourceDevice> d
   node.cpu_milli = 1;
   node.memory_mib = 1;
   node.gpus_per_node = node_gpus;
-  if (topology != nullptr && topology->gpu_count() == node_gpus)
-    node.topology = topology;
+  if (topology != nullptr && topology->gpu_count() == node_gpus) node.topology = topology;
   spec.groups.push_back(node);
   constexpr int kUnits = 1000;
   ClusterState cluster(spec, catalog, kUnits);
@@ -126,9 +126,9 @@ std::vector<std::string> preferred_on_topology(std::span<const ResourceDevice> d
   std::vector<GpuId> picked(s.needed);
   if (!TopologyDevicePicker().pick(cycle, 0, picked)) return preferred_in_order(devices, request);
   for (GpuId g : picked)
-    s.result.push_back(devices[static_cast<size_t>(
-                                   candidate_of[static_cast<size_t>(g - cluster.first_gpu(0))])]
-                           .id);
+    s.result.push_back(
+        devices[static_cast<size_t>(candidate_of[static_cast<size_t>(g - cluster.first_gpu(0))])]
+            .id);
   return s.result;
 }
 

@@ -57,8 +57,8 @@ bool listed(const ResourceDevice& d, std::span<const std::string> refs) {
 std::vector<DeviceGroup> device_groups(MigStrategy strategy, std::span<const DetectedGpu> gpus,
                                        bool id_index) {
   std::vector<DeviceGroup> groups;
-  const bool any_mig = std::any_of(gpus.begin(), gpus.end(),
-                                   [](const DetectedGpu& g) { return g.mig_enabled; });
+  const bool any_mig =
+      std::any_of(gpus.begin(), gpus.end(), [](const DetectedGpu& g) { return g.mig_enabled; });
   if (strategy == MigStrategy::kNone || !any_mig) {
     DeviceGroup& g = group_named(groups, "nvidia.com/gpu", false);
     for (const DetectedGpu& gpu : gpus) g.devices.push_back(whole_gpu(gpu, id_index));
@@ -70,10 +70,10 @@ std::vector<DeviceGroup> device_groups(MigStrategy strategy, std::span<const Det
     DeviceGroup& g = group_named(groups, "nvidia.com/gpu", true);
     for (const DetectedGpu& gpu : gpus) {
       if (!gpu.mig_enabled)
-        throw InputError(fmt::format(
-            "migStrategy single: GPU {} ({}) is not in MIG mode while others are; use "
-            "migStrategy mixed",
-            gpu.index, gpu.uuid));
+        throw InputError(
+            fmt::format("migStrategy single: GPU {} ({}) is not in MIG mode while others are; use "
+                        "migStrategy mixed",
+                        gpu.index, gpu.uuid));
       for (size_t s = 0; s < gpu.mig_instances.size(); ++s) {
         const std::string& p = gpu.mig_instances[s].profile;
         if (g.devices.empty()) profile = p;
@@ -99,8 +99,8 @@ std::vector<DeviceGroup> device_groups(MigStrategy strategy, std::span<const Det
             "migStrategy mixed: MIG instance {} of GPU {} has no profile name to advertise it "
             "under (nvidia.com/mig-<profile>)",
             gpu.mig_instances[s].uuid, gpu.index));
-      group_named(groups, "nvidia.com/mig-" + p, true).devices.push_back(
-          mig_device(gpu, s, id_index));
+      group_named(groups, "nvidia.com/mig-" + p, true)
+          .devices.push_back(mig_device(gpu, s, id_index));
     }
   }
   return groups;
@@ -155,9 +155,8 @@ std::vector<DeviceGroup> replicate(std::vector<DeviceGroup> groups,
     if (!used[i]) {
       std::string names;
       for (const DeviceGroup& g : out) names += (names.empty() ? "" : ", ") + g.resource;
-      throw InputError(fmt::format(
-          "sharing: no {} on this node to share (it advertises {})", resources[i].name,
-          names.empty() ? "nothing" : names));
+      throw InputError(fmt::format("sharing: no {} on this node to share (it advertises {})",
+                                   resources[i].name, names.empty() ? "nothing" : names));
     }
   return out;
 }

@@ -13,10 +13,10 @@ namespace slicelab::device_plugin {
 
 // One device the kubelet may hand out, and what it stands for on the node.
 struct ResourceDevice {
-  std::string id;         // the kubelet's ID: "GPU-…", "0", "MIG-…", "GPU-…::2"
-  std::string base_id;    // the ID without the replica suffix (NVIDIA_VISIBLE_DEVICES entry)
-  std::string gpu_uuid;   // the physical GPU
-  std::string mig_uuid;   // the MIG instance, "" for a whole GPU
+  std::string id;          // the kubelet's ID: "GPU-…", "0", "MIG-…", "GPU-…::2"
+  std::string base_id;     // the ID without the replica suffix (NVIDIA_VISIBLE_DEVICES entry)
+  std::string gpu_uuid;    // the physical GPU
+  std::string mig_uuid;    // the MIG instance, "" for a whole GPU
   unsigned gpu_index = 0;  // NVML index, the /dev/nvidia<N> minor
   int replica = -1;        // >= 0 for a time-slice or MPS replica
   int64_t memory_mib = 0;  // of the GPU or the instance

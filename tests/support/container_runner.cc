@@ -1,0 +1,106 @@
+#include "tests/support/container_runner.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+#include "backends/local/child_process.h"
+#include "workloads/text_file.h"
+
+namespace slicelab::testing {
+namespace {
+
+constexpr const char* kPreloadFile = "/etc/ld.so.preload";
+
+bool under(const std::string& path, const std::string& root) {
+  if (root.empty() || path.compare(0, root.size(), root) != 0) return false;
+  return path.size() == root.size() || root.back() == '/' || path[root.size()] == '/';
+}
+
+std::string resolve_list(const std::vector<device_plugin::Mount>& mounts,
+                         const std::string& value) {
+  std::string out;
+  size_t start = 0;
+  while (true) {
+    const size_t colon = value.find(':', start);
+    const std::string part =
+        value.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    out += (start ? ":" : "") + (part.starts_with('/') ? host_path_of(mounts, part) : part);
+    if (colon == std::string::npos) return out;
+    start = colon + 1;
+  }
+}
+
+}  // namespace
+
+std::string host_path_of(const std::vector<device_plugin::Mount>& mounts,
+                         const std::string& container_path) {
+  const device_plugin::Mount* best = nullptr;
+  for (const device_plugin::Mount& m : mounts)
+    if (under(container_path, m.container_path) &&
+        (best == nullptr || m.container_path.size() > best->container_path.size()))
+      best = &m;
+  if (best == nullptr) return container_path;
+  return best->host_path + container_path.substr(best->container_path.size());
+}
+
+ContainerEnv container_environment(const device_plugin::ContainerAllocation& a,
+                                   const ContainerOptions& options) {
+  ContainerEnv env{{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+                   {"HOME", "/tmp"}};
+  // Sanitizer builds: a preloaded library must not trip the runtime's link-order check.
+  for (const char* k : {"ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"})
+    if (const char* v = std::getenv(k)) env[k] = v;
+  for (const auto& [k, v] : options.node_env) env[k] = v;
+  for (const auto& [k, v] : a.envs) env[k] = resolve_list(a.mounts, v);
+  std::string preload;
+  for (const device_plugin::Mount& m : a.mounts) {
+    if (m.container_path != kPreloadFile) continue;
+    // The loader reads the file inside the container: its names are container paths.
+    std::istringstream in(read_text_file(m.host_path));
+    for (std::string lib; in >> lib;)
+      preload += (preload.empty() ? "" : ":") + host_path_of(a.mounts, lib);
+  }
+  if (!preload.empty()) {
+    env["LD_PRELOAD"] = env.count("LD_PRELOAD") ? preload + ":" + env["LD_PRELOAD"] : preload;
+    env["ASAN_OPTIONS"] = "verify_asan_link_order=0:detect_leaks=0";
+  }
+  if (!options.fakes_dir.empty())
+    env["LD_LIBRARY_PATH"] = env.count("LD_LIBRARY_PATH")
+                                 ? options.fakes_dir + ":" + env["LD_LIBRARY_PATH"]
+                                 : options.fakes_dir;
+  return env;
+}
+
+ContainerResult run_in_container(const device_plugin::ContainerAllocation& a,
+                                 const std::vector<std::string>& argv,
+                                 const ContainerOptions& options) {
+  ContainerResult r;
+  r.env = container_environment(a, options);
+  char out_path[] = "/tmp/slicelab-container-XXXXXX";
+  const int fd = mkstemp(out_path);
+  if (fd < 0) throw std::runtime_error("cannot create a temporary file for the output");
+  close(fd);
+  try {
+    ChildProcess p(argv, r.env, out_path);
+    std::optional<ExitStatus> s = p.wait_for(options.timeout);
+    r.timed_out = !s.has_value();
+    if (!s) s = p.terminate(std::chrono::milliseconds(500));
+    r.exit_code = s->exit_code;
+  } catch (...) {
+    unlink(out_path);
+    throw;
+  }
+  std::ifstream in(out_path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  r.output = std::move(text).str();
+  unlink(out_path);
+  return r;
+}
+
+}  // namespace slicelab::testing
