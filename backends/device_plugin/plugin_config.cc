@@ -176,10 +176,19 @@ void read_replicated(const YamlReader& yaml, const YAML::Node& node, const std::
         rr.devices = yaml.string_list(d, dp);
         for (size_t k = 0; k < rr.devices.size(); ++k) {
           const std::string& dev = rr.devices[k];
-          const bool index =
-              !dev.empty() && dev.find_first_not_of("0123456789") == std::string::npos;
+          // NVIDIA's ReplicatedDeviceRef: a GPU index, a MIG index "<gpu>:<instance>", a UUID.
+          const auto digits = [](std::string_view v) {
+            return !v.empty() && v.find_first_not_of("0123456789") == std::string_view::npos;
+          };
+          const size_t colon = dev.find(':');
+          const bool index = colon == std::string::npos
+                                 ? digits(dev)
+                                 : digits(std::string_view(dev).substr(0, colon)) &&
+                                       digits(std::string_view(dev).substr(colon + 1));
           if (!index && !dev.starts_with("GPU-") && !dev.starts_with("MIG-"))
-            yaml.fail_expected(d[k], index_path(dp, k), "a GPU index, or a GPU-… or MIG-… UUID");
+            yaml.fail_expected(d[k], index_path(dp, k),
+                               "a GPU index, a MIG index <gpu>:<instance>, or a GPU-… or MIG-… "
+                               "UUID");
         }
       }
     }

@@ -31,6 +31,7 @@ ResourceDevice mig_device(const DetectedGpu& g, size_t slot, bool id_index) {
   d.gpu_uuid = g.uuid;
   d.mig_uuid = m.uuid;
   d.gpu_index = g.index;
+  d.mig_slot = static_cast<int>(slot);
   d.memory_mib = static_cast<int64_t>(m.memory_bytes) / kMiB;
   return d;
 }
@@ -47,7 +48,8 @@ bool listed(const ResourceDevice& d, std::span<const std::string> refs) {
   if (refs.empty()) return true;
   for (const std::string& r : refs)
     if (r == d.gpu_uuid || (!d.mig_uuid.empty() && r == d.mig_uuid) ||
-        (d.mig_uuid.empty() && r == std::to_string(d.gpu_index)) || r == d.base_id)
+        (d.mig_uuid.empty() && r == std::to_string(d.gpu_index)) ||
+        (d.mig_slot >= 0 && r == fmt::format("{}:{}", d.gpu_index, d.mig_slot)))
       return true;
   return false;
 }
@@ -109,14 +111,10 @@ std::vector<DeviceGroup> device_groups(MigStrategy strategy, std::span<const Det
 std::vector<DeviceGroup> replicate(std::vector<DeviceGroup> groups,
                                    std::span<const ReplicatedResource> resources) {
   std::vector<DeviceGroup> out;
-  std::vector<bool> used(resources.size(), false);
   for (DeviceGroup& g : groups) {
     const ReplicatedResource* r = nullptr;
-    for (size_t i = 0; i < resources.size(); ++i)
-      if (resources[i].name == g.resource) {
-        r = &resources[i];
-        used[i] = true;
-      }
+    for (const ReplicatedResource& candidate : resources)
+      if (candidate.name == g.resource) r = &candidate;
     if (r == nullptr) {
       out.push_back(std::move(g));
       continue;
@@ -151,13 +149,12 @@ std::vector<DeviceGroup> replicate(std::vector<DeviceGroup> groups,
       out.push_back(std::move(shared));
     }
   }
-  for (size_t i = 0; i < resources.size(); ++i)
-    if (!used[i]) {
-      std::string names;
-      for (const DeviceGroup& g : out) names += (names.empty() ? "" : ", ") + g.resource;
-      throw InputError(fmt::format("sharing: no {} on this node to share (it advertises {})",
-                                   resources[i].name, names.empty() ? "nothing" : names));
-    }
+  for (size_t i = 0; i < out.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (out[i].resource == out[j].resource)
+        throw InputError(fmt::format(
+            "sharing: {} would be advertised twice (a rename onto a resource the node has)",
+            out[i].resource));
   return out;
 }
 

@@ -18,6 +18,7 @@ struct ResourceDevice {
   std::string gpu_uuid;    // the physical GPU
   std::string mig_uuid;    // the MIG instance, "" for a whole GPU
   unsigned gpu_index = 0;  // NVML index, the /dev/nvidia<N> minor
+  int mig_slot = -1;       // the instance's position on its GPU ("<gpu>:<slot>")
   int replica = -1;        // >= 0 for a time-slice or MPS replica
   int64_t memory_mib = 0;  // of the GPU or the instance
   // What CUDA_VISIBLE_DEVICES names: the instance's or the GPU's UUID, valid in and out of a
@@ -42,8 +43,9 @@ std::vector<DeviceGroup> device_groups(MigStrategy strategy, std::span<const Det
 
 // Applies sharing.timeSlicing / sharing.mps to the groups: every device of a group named by a
 // replicated resource (only those GPUs its `devices` lists, when it lists any) becomes
-// `replicas` devices "<id>::<n>", advertised under its rename when it has one. InputError when
-// a resource names no group of this node or a device that is not there.
+// `replicas` devices "<id>::<n>", advertised under its rename when it has one. A resource that
+// this node does not have is skipped (one config serves every node of a DaemonSet); a device
+// listed that the node lacks is an InputError.
 std::vector<DeviceGroup> replicate(std::vector<DeviceGroup> groups,
                                    std::span<const ReplicatedResource> resources);
 

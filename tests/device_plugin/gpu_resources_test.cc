@@ -157,6 +157,11 @@ TEST_F(TimeSliceReplicas, ADeviceSubsetUnderItsOwnName) {
                   "    - {name: gpu, replicas: 2, devices: [\"5\"]}\n");
             }),
             "sharing: nvidia.com/gpu lists device '5', which this node's nvidia.com/gpu lacks");
+  // A resource this node lacks is skipped: one config serves nodes with and without MIG.
+  auto plain = resources(
+      "sharing:\n  timeSlicing:\n    resources:\n    - {name: mig-1g.10gb, replicas: 2}\n");
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(device_ids(*plain[0]), (Strings{"GPU-fake-0000", "GPU-fake-0001"}));
 }
 
 TEST_F(TimeSliceReplicas, PreferredTakesReplicasOfTheLeastUsedGpu) {
@@ -225,6 +230,23 @@ TEST_F(MigDevices, TimeSlicedMigProfileAndNoMpsOnMig) {
             (Strings{"MIG-fake-0-0::0", "MIG-fake-0-0::1", "MIG-fake-0-1::0", "MIG-fake-0-1::1"}));
   EXPECT_EQ(rs[0]->allocate(Strings{"MIG-fake-0-1::1"}).envs.at("NVIDIA_VISIBLE_DEVICES"),
             "MIG-fake-0-1");
+  // A MIG index "<gpu>:<instance>" in `devices` picks one instance.
+  auto one = resources(
+      "flags: {migStrategy: mixed}\nsharing:\n  timeSlicing:\n    resources:\n"
+      "    - {name: mig-1g.10gb, replicas: 2, rename: mig-small, devices: [\"0:1\"]}\n");
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_EQ(one[0]->resource_name(), "nvidia.com/mig-1g.10gb");
+  EXPECT_EQ(device_ids(*one[0]), (Strings{"MIG-fake-0-0"}));
+  EXPECT_EQ(one[1]->resource_name(), "nvidia.com/mig-small");
+  EXPECT_EQ(device_ids(*one[1]), (Strings{"MIG-fake-0-1::0", "MIG-fake-0-1::1"}));
+  set_mig_state("0 3g.40gb,1g.10gb\n");
+  EXPECT_EQ(slicelab::testing::message_of([&] {
+              resources(
+                  "flags: {migStrategy: mixed}\nsharing:\n  timeSlicing:\n    resources:\n"
+                  "    - {name: mig-3g.40gb, replicas: 2, rename: mig-1g.10gb}\n");
+            }),
+            "sharing: nvidia.com/mig-1g.10gb would be advertised twice (a rename onto a resource "
+            "the node has)");
   // The reader refuses MPS with a MIG strategy; a config built in code is refused here.
   NodePluginConfig c;
   c.mode = ShareMode::kMps;
