@@ -27,14 +27,21 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-// An annotation key's name part allows [A-Za-z0-9._-] only (the CDI annotation rules).
-std::string annotation_safe(std::string_view s) {
-  std::string out;
-  for (char c : s) {
+// CDI's annotation key "<prefix><plugin>_<id>" (cdiapi.UpdateAnnotations): the name part
+// after the prefix is at most 63 characters of [A-Za-z0-9._-], alphanumeric at both ends. A
+// counter in place of NVIDIA's random UUID keeps answers reproducible; the resource's name
+// keeps resources apart.
+std::string annotation_name(uint64_t n, std::string_view resource) {
+  std::string out = fmt::format("slicelab-device-plugin_{}-", n);
+  for (char c : resource) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '_' || c == '-';
     out += ok ? c : '-';
   }
+  constexpr size_t kMaxName = 63;
+  if (out.size() > kMaxName) out.resize(kMaxName);
+  while (!out.empty() && (out.back() == '.' || out.back() == '_' || out.back() == '-'))
+    out.pop_back();
   return out;
 }
 
@@ -120,13 +127,9 @@ ContainerAllocation GpuResource::allocate(std::span<const std::string> device_id
   ContainerAllocation a;
   const bool cdi_annotations = includes(config_, DeviceListStrategy::kCdiAnnotations);
   const bool cdi_cri = includes(config_, DeviceListStrategy::kCdiCri);
-  if (cdi_annotations) {
-    // cdiapi.UpdateAnnotations' key "<prefix><plugin>_<id>"; a counter instead of NVIDIA's
-    // random UUID keeps answers reproducible, the resource name keeps resources apart.
-    const uint64_t n = ++allocations_;
-    a.annotations[fmt::format("{}slicelab-device-plugin_{}-{}", config_.cdi_annotation_prefix,
-                              annotation_safe(group_.resource), n)] = join(names);
-  }
+  if (cdi_annotations)
+    a.annotations[config_.cdi_annotation_prefix +
+                  annotation_name(++allocations_, group_.resource)] = join(names);
   if (cdi_cri) a.cdi_devices = names;
   if (mps_) {
     try {

@@ -78,7 +78,15 @@ TEST_F(WholeGpus, CdiStrategiesNameDevicesInsteadOfListingThem) {
   EXPECT_TRUE(b.envs.empty());
   EXPECT_EQ(
       b.annotations,
-      (Env{{"x.io/slicelab-device-plugin_nvidia.com-gpu-1", "example.com/gpu=GPU-fake-0001"}}));
+      (Env{{"x.io/slicelab-device-plugin_1-nvidia.com-gpu", "example.com/gpu=GPU-fake-0001"}}));
+  EXPECT_EQ(ann->allocate(Strings{"GPU-fake-0000"}).annotations.begin()->first,
+            "x.io/slicelab-device-plugin_2-nvidia.com-gpu");
+  // A long resource name is cut to the key's 63 characters, ending in a letter or digit.
+  auto shared = only_resource(
+      "flags: {plugin: {deviceListStrategy: cdi-annotations}}\nsharing:\n  timeSlicing:\n"
+      "    resources:\n    - {name: gpu, replicas: 2, rename: shared-gpus-of-the-a100-xx.pool}\n");
+  EXPECT_EQ(shared->allocate(Strings{"GPU-fake-0000::1"}).annotations.begin()->first,
+            "cdi.k8s.io/slicelab-device-plugin_1-nvidia.com-shared-gpus-of-the-a100-xx");
   // With envvar beside a CDI strategy, both are given (NVIDIA does the same).
   auto mixed = only_resource("flags: {plugin: {deviceListStrategy: [envvar, cdi-cri]}}\n");
   const ContainerAllocation c = mixed->allocate(Strings{"GPU-fake-0001"});
