@@ -35,7 +35,8 @@ struct ContainerResult {
 std::string host_path_of(const std::vector<device_plugin::Mount>& mounts,
                          const std::string& container_path);
 
-// The environment the program gets: a minimal base (PATH, HOME), options.node_env, the
+// The environment the program gets: a minimal base (PATH, HOME, the sanitizers' options the
+// interposer tests use), options.node_env, the
 // allocation's envs with every ':'-separated absolute path resolved through the mounts, the
 // libraries of a mounted /etc/ld.so.preload in LD_PRELOAD (before any the envs give), and
 // options.fakes_dir first in LD_LIBRARY_PATH.
