@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <memory>
+#include <string_view>
+#include <unordered_set>
 
 #include "sim/cluster_spec.h"
 #include "sim/cluster_state.h"
@@ -30,11 +31,12 @@ Split split(std::span<const ResourceDevice> devices, const PreferredRequest& r) 
   const auto size = static_cast<size_t>(std::max(0, r.size));
   if (s.result.size() >= size) return s;
   s.needed = size - s.result.size();
+  // Hash sets: a node of 8 GPUs with 48 replicas each offers 384 IDs.
+  const std::unordered_set<std::string_view> available(r.available.begin(), r.available.end());
+  const std::unordered_set<std::string_view> chosen(r.must_include.begin(), r.must_include.end());
   for (size_t i = 0; i < devices.size(); ++i) {
     const std::string& id = devices[i].id;
-    if (std::find(r.available.begin(), r.available.end(), id) != r.available.end() &&
-        std::find(r.must_include.begin(), r.must_include.end(), id) == r.must_include.end())
-      s.candidates.push_back(i);
+    if (available.count(id) && !chosen.count(id)) s.candidates.push_back(i);
   }
   if (s.candidates.size() < s.needed)
     throw AllocationError(fmt::format(
@@ -58,28 +60,49 @@ std::vector<std::string> preferred_replicas(std::span<const ResourceDevice> devi
   if (s.needed == 0) return s.result;
   // NVIDIA's greedyAlloc with the distributed comparator: per GPU, replicas in use = all its
   // replicas minus those still available; take from the GPU with the fewest in use, then
-  // the one this request took fewest from, then (our stable tie-break) the resource's order.
-  struct Count {
+  // the one this request took fewest from, then (our stable tie-break) the GPU whose next
+  // candidate comes first in the resource's order. A GPU's candidates are alike, so each GPU
+  // keeps a queue of them in that order.
+  struct Gpu {
+    std::string_view uuid;
     int total = 0, available = 0, picked = 0;
+    std::vector<size_t> queue;  // candidates, in the resource's order
+    size_t next = 0;
   };
-  std::map<std::string, Count> gpus;
-  for (size_t c : s.candidates) ++gpus[devices[c].cuda_uuid()].available;
-  for (const ResourceDevice& d : devices)
-    if (auto it = gpus.find(d.cuda_uuid()); it != gpus.end()) ++it->second.total;
-  std::vector<size_t> left = s.candidates;
-  for (size_t k = 0; k < s.needed; ++k) {
-    auto best = left.begin();
-    for (auto it = left.begin(); it != left.end(); ++it) {
-      const Count& a = gpus[devices[*it].cuda_uuid()];
-      const Count& b = gpus[devices[*best].cuda_uuid()];
-      const int in_use_a = a.total - a.available, in_use_b = b.total - b.available;
-      if (in_use_a < in_use_b || (in_use_a == in_use_b && a.picked < b.picked)) best = it;
+  std::vector<Gpu> gpus;
+  const auto slot_of = [&](std::string_view uuid) -> Gpu* {
+    for (Gpu& g : gpus)
+      if (g.uuid == uuid) return &g;
+    return nullptr;
+  };
+  for (size_t c : s.candidates) {
+    Gpu* g = slot_of(devices[c].cuda_uuid());
+    if (g == nullptr) {
+      g = &gpus.emplace_back();
+      g->uuid = devices[c].cuda_uuid();
     }
-    Count& g = gpus[devices[*best].cuda_uuid()];
-    --g.available;
-    ++g.picked;
-    s.result.push_back(devices[*best].id);
-    left.erase(best);
+    ++g->available;
+    g->queue.push_back(c);
+  }
+  for (const ResourceDevice& d : devices)
+    if (Gpu* g = slot_of(d.cuda_uuid())) ++g->total;
+  for (size_t k = 0; k < s.needed; ++k) {
+    Gpu* best = nullptr;
+    for (Gpu& g : gpus) {
+      if (g.next == g.queue.size()) continue;
+      if (best == nullptr) {
+        best = &g;
+        continue;
+      }
+      const int in_use = g.total - g.available, best_in_use = best->total - best->available;
+      if (in_use != best_in_use      ? in_use < best_in_use
+          : g.picked != best->picked ? g.picked < best->picked
+                                     : g.queue[g.next] < best->queue[best->next])
+        best = &g;
+    }
+    --best->available;
+    ++best->picked;
+    s.result.push_back(devices[best->queue[best->next++]].id);
   }
   return s.result;
 }
