@@ -251,7 +251,8 @@ void NvmlHealthMonitor::Watch::mark_all(const std::string& reason) {
 }
 
 void NvmlHealthMonitor::Watch::on_event(const nvmlEventData_t& e) {
-  if (e.eventType != kNvmlEventTypeXidCriticalError) return;  // ECC counts, as NVIDIA: no
+  // ECC events are registered but not acted on, as in NVIDIA's plugin.
+  if (e.eventType != kNvmlEventTypeXidCriticalError) return;
   if (options.xids.skipped(e.eventData)) {
     log(fmt::format("skipping XID {} (an application error or disabled)", e.eventData));
     return;
