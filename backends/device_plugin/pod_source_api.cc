@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <map>
 #include <mutex>
 #include <set>
 #include <tuple>
@@ -71,11 +73,17 @@ class ApiPodSource final : public PodSource {
   k8s::ApiClient& client_;
   std::string node_;
   std::mutex mutex_;
-  // Pods marked by this source, by UID (or namespace/name): skipped even if a LIST answered from
-  // a cache that has not seen the patch yet. Pruned to the pods the last LIST showed.
-  std::set<std::string> marked_;
-  // Pods whose hami.io/bind-phase was "allocating" when last listed.
-  std::set<std::string> hami_allocating_;
+  // What the last LIST said of each candidate, by pod key: what mark_allocated writes next.
+  struct Seen {
+    int containers_done = 0;
+    int gpu_containers = 0;
+    bool hami_allocating = false;
+  };
+  std::map<std::string, Seen> seen_;
+  // Containers marked by this source per pod: a LIST answered from a cache that has not seen
+  // the patch yet must not give the same container again. Pruned to the pods the last LIST
+  // showed.
+  std::map<std::string, int> marked_;
 };
 
 std::string key_of(const PendingPod& p) {
@@ -114,47 +122,55 @@ std::vector<json> ApiPodSource::list_pods() {
 std::optional<PendingPod> ApiPodSource::pending_pod(std::string_view resource, int device_count) {
   const std::lock_guard lock(mutex_);
   const std::vector<json> pods = list_pods();
-  std::optional<PendingPod> best;
+  std::optional<PodCandidate> best;
   std::tuple<bool, double, std::string, std::string> best_key;
-  std::set<std::string> seen;
-  hami_allocating_.clear();
+  std::set<std::string> listed;
+  seen_.clear();
   for (const json& object : pods) {
-    double bind_time = 0;
-    auto p = pending_pod_of(object, node_, resource, device_count, &bind_time);
-    if (!p) continue;
-    const std::string key = key_of(*p);
-    seen.insert(key);
-    if (marked_.contains(key)) continue;
-    if (const json* meta = member(object, "metadata"))
-      if (const json* ann = member(*meta, "annotations"))
-        if (text_of(*ann, kHamiBindPhase.data()) == "allocating") hami_allocating_.insert(key);
+    if (const json* meta = member(object, "metadata")) {
+      const std::string uid = text_of(*meta, "uid");
+      listed.insert(uid.empty() ? text_of(*meta, "namespace") + "/" + text_of(*meta, "name") : uid);
+    }
+    auto c = pod_candidate_of(object, node_, resource, device_count);
+    if (!c) continue;
+    const std::string key = key_of(c->pod);
+    if (const auto m = marked_.find(key); m != marked_.end() && m->second > c->containers_done)
+      continue;  // this source marked more than the LIST shows: an older copy of the pod
+    seen_[key] = Seen{c->containers_done, c->gpu_containers, c->hami_allocating};
     // Annotated pods first (the extender bound them), then the earliest bound, then by name.
-    auto k = std::tuple(!p->assignment.has_value(), bind_time, p->namespace_name, p->name);
+    auto k = std::tuple(!c->pod.assignment.has_value(), c->bind_time, c->pod.namespace_name,
+                        c->pod.name);
     if (!best || k < best_key) {
-      best = std::move(p);
+      best = std::move(c);
       best_key = std::move(k);
     }
   }
-  std::erase_if(marked_, [&](const std::string& k) { return !seen.contains(k); });
-  return best;
+  std::erase_if(marked_, [&](const auto& m) { return !listed.contains(m.first); });
+  if (!best) return std::nullopt;
+  return std::move(best->pod);
 }
 
 void ApiPodSource::mark_allocated(const PendingPod& pod) {
   const std::lock_guard lock(mutex_);
   const std::string key = key_of(pod);
-  json annotations = {{std::string(kGpuAllocatedAnnotation), "true"}};
-  if (hami_allocating_.contains(key)) annotations[std::string(kHamiBindPhase)] = "success";
+  const auto it = seen_.find(key);
+  const Seen seen = it == seen_.end() ? Seen{0, 1, false} : it->second;
+  const int done = seen.containers_done + 1;
+  json annotations = {{std::string(kGpuAllocatedAnnotation),
+                       done >= seen.gpu_containers ? std::string("true") : std::to_string(done)}};
+  if (seen.hami_allocating && done >= seen.gpu_containers)
+    annotations[std::string(kHamiBindPhase)] = "success";
   client_.merge_patch("/api/v1/namespaces/" + k8s::url_escape(pod.namespace_name) + "/pods/" +
                           k8s::url_escape(pod.name),
                       json{{"metadata", {{"annotations", annotations}}}});
-  marked_.insert(key);
+  marked_[key] = done;
+  if (it != seen_.end()) it->second.containers_done = done;
 }
 
 }  // namespace
 
-std::optional<PendingPod> pending_pod_of(const json& pod, std::string_view node,
-                                         std::string_view resource, int device_count,
-                                         double* bind_time) {
+std::optional<PodCandidate> pod_candidate_of(const json& pod, std::string_view node,
+                                             std::string_view resource, int device_count) {
   const json* meta = member(pod, "metadata");
   const json* spec = member(pod, "spec");
   if (!meta || !spec) return std::nullopt;
@@ -166,56 +182,63 @@ std::optional<PendingPod> pending_pod_of(const json& pod, std::string_view node,
   const json empty = json::object();
   const json* ann = member(*meta, "annotations");
   if (!ann || !ann->is_object()) ann = &empty;
-  if (member(*ann, kGpuAllocatedAnnotation.data())) return std::nullopt;
-  if (const std::string hami = text_of(*ann, kHamiBindPhase.data());
-      hami == "success" || hami == "failed")
-    return std::nullopt;
+  const std::string hami = text_of(*ann, kHamiBindPhase.data());
+  if (hami == "success" || hami == "failed") return std::nullopt;
 
-  // The first container asking for exactly `device_count` devices of the resource: the kubelet
-  // allocates per container, and its request names only the count.
-  const json* containers = member(*spec, "containers");
-  if (!containers || !containers->is_array()) return std::nullopt;
+  PodCandidate c;
+  if (const json* marked = member(*ann, kGpuAllocatedAnnotation.data())) {
+    const std::string text = marked->is_string() ? marked->get<std::string>() : std::string();
+    const auto [end, ec] =
+        std::from_chars(text.data(), text.data() + text.size(), c.containers_done);
+    // "true", or anything but a count: the pod has all its devices.
+    if (ec != std::errc() || end != text.data() + text.size() || c.containers_done < 0)
+      return std::nullopt;
+  }
+  // The containers asking for the resource, in the order the kubelet allocates them.
   const std::string name(resource);
-  const json* chosen = nullptr;
-  for (const json& c : *containers)
-    if (container_value(c, name) == device_count) {
-      chosen = &c;
-      break;
-    }
-  if (!chosen) return std::nullopt;
+  std::vector<const json*> asking;
+  for (const char* list : {"initContainers", "containers"}) {
+    const json* containers = member(*spec, list);
+    if (!containers) continue;
+    if (!containers->is_array()) return std::nullopt;
+    for (const json& one : *containers)
+      if (container_value(one, name) > 0) asking.push_back(&one);
+  }
+  c.gpu_containers = static_cast<int>(asking.size());
+  if (c.containers_done >= c.gpu_containers) return std::nullopt;
+  const json& chosen = *asking[static_cast<size_t>(c.containers_done)];
+  if (container_value(chosen, name) != device_count) return std::nullopt;
 
-  PendingPod p;
+  PendingPod& p = c.pod;
   p.namespace_name = text_of(*meta, "namespace");
   p.name = text_of(*meta, "name");
   p.uid = text_of(*meta, "uid");
   if (p.name.empty()) return std::nullopt;
   p.gpus = device_count;
-  p.memory_mib = container_value(*chosen, "nvidia.com/gpumem");  // HAMi: MiB per GPU
+  p.memory_mib = container_value(chosen, "nvidia.com/gpumem");  // HAMi: MiB per GPU
   p.memory_percent = static_cast<int>(
-      std::min<int64_t>(100, container_value(*chosen, "nvidia.com/gpumem-percentage")));
+      std::min<int64_t>(100, container_value(chosen, "nvidia.com/gpumem-percentage")));
   p.cores =
-      static_cast<int>(std::min<int64_t>(100, container_value(*chosen, "nvidia.com/gpucores")));
-  // An assignment that does not fit this allocation (another node's, another GPU count, not
-  // readable) is not used: the pod's requests then give the caps on the kubelet's GPUs.
-  if (const std::string text = text_of(*ann, k8s::kGpuAssignmentAnnotation.data()); !text.empty()) {
+      static_cast<int>(std::min<int64_t>(100, container_value(chosen, "nvidia.com/gpucores")));
+  if (const std::string text = text_of(*ann, k8s::kGpuAssignmentAnnotation.data());
+      !text.empty() && c.gpu_containers == 1) {
     std::string error;
     auto a = k8s::parse_gpu_assignment(text, error);
     if (a && (a->node.empty() || a->node == node) &&
         a->gpus.size() == static_cast<size_t>(device_count))
       p.assignment = std::move(a);
   }
-  double t = 0;
+  c.hami_allocating = hami == "allocating";
   const std::string bound = text_of(*ann, kHamiBindTime.data());
   int64_t seconds = 0;
   const auto [end, ec] = std::from_chars(bound.data(), bound.data() + bound.size(), seconds);
   if (!bound.empty() && ec == std::errc() && end == bound.data() + bound.size()) {
-    t = static_cast<double>(seconds);
+    c.bind_time = static_cast<double>(seconds);
   } else {
     std::string error;
-    t = parse_rfc3339_seconds(text_of(*meta, "creationTimestamp"), error).value_or(0);
+    c.bind_time = parse_rfc3339_seconds(text_of(*meta, "creationTimestamp"), error).value_or(0);
   }
-  if (bind_time) *bind_time = t;
-  return p;
+  return c;
 }
 
 std::unique_ptr<PodSource> make_api_pod_source(k8s::ApiClient& client, std::string node_name) {

@@ -444,6 +444,9 @@ TEST(ApiPodSourceTest, OldestBoundPodFirstThenTheNextOnceMarked) {
   json done = share_pod("done", "n1", 1);
   done["metadata"]["annotations"][std::string(dp::kGpuAllocatedAnnotation)] = "true";
   server.add_pod(done);
+  json leaving = share_pod("leaving", "n1", 1);
+  leaving["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:09Z";
+  server.add_pod(leaving);
   // Without an annotation: after the annotated ones although older.
   server.add_pod(
       share_pod("plain", "n1", 1, {{"nvidia.com/gpumem", "3000"}, {"nvidia.com/gpucores", "30"}}));
@@ -521,6 +524,50 @@ TEST(ApiPodSourceTest, HamiBindTimeOrdersAndItsPhaseIsHonoured) {
   EXPECT_EQ(p->name, "z");
   source->mark_allocated(*p);
   EXPECT_FALSE(server.pod("team", "z")["metadata"]["annotations"].contains("hami.io/bind-phase"));
+}
+
+TEST(ApiPodSourceTest, ContainersAreAllocatedOneAfterAnotherInTheKubeletsOrder) {
+  slicelab::testing::FakeApiServer server;
+  json pod = share_pod("multi", "n1", 1, {{"nvidia.com/gpumem", "1000"}});
+  json second = pod["spec"]["containers"][0];
+  second["name"] = "second";
+  second["resources"]["limits"] = {{"nvidia.com/gpu", "2"}, {"nvidia.com/gpumem", "2000"}};
+  json init = pod["spec"]["containers"][0];
+  init["name"] = "init";
+  init["resources"]["limits"]["nvidia.com/gpumem"] = "500";
+  json cpu_only = {{"name", "sidecar"}, {"image", "busybox"}};
+  pod["spec"]["containers"].push_back(cpu_only);
+  pod["spec"]["containers"].push_back(second);
+  pod["spec"]["initContainers"] = json::array({init});
+  // The extender's annotation is per pod: with several GPU containers it is not used.
+  pod["metadata"]["annotations"] = {
+      {std::string(slicelab::k8s::kGpuAssignmentAnnotation), assignment_text(0, "", 64, 10)},
+      {"hami.io/bind-phase", "allocating"}};
+  server.add_pod(pod);
+  slicelab::k8s::ApiClient client(api_config_of(server));
+  auto source = dp::make_api_pod_source(client, "n1");
+  EXPECT_FALSE(source->pending_pod("nvidia.com/gpu", 2));  // the init container comes first
+  auto p = source->pending_pod("nvidia.com/gpu", 1);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->memory_mib, 500);
+  EXPECT_FALSE(p->assignment);
+  source->mark_allocated(*p);
+  auto annotations = [&] { return server.pod("team", "multi")["metadata"]["annotations"]; };
+  EXPECT_EQ(annotations()[std::string(dp::kGpuAllocatedAnnotation)], "1");
+  EXPECT_EQ(annotations()["hami.io/bind-phase"], "allocating");
+  p = source->pending_pod("nvidia.com/gpu", 1);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->memory_mib, 1000);
+  source->mark_allocated(*p);
+  EXPECT_FALSE(source->pending_pod("nvidia.com/gpu", 1));
+  p = source->pending_pod("nvidia.com/gpu", 2);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->memory_mib, 2000);
+  source->mark_allocated(*p);
+  EXPECT_EQ(annotations()[std::string(dp::kGpuAllocatedAnnotation)], "true");
+  EXPECT_EQ(annotations()["hami.io/bind-phase"], "success");
+  EXPECT_FALSE(source->pending_pod("nvidia.com/gpu", 2));
+  EXPECT_FALSE(source->pending_pod("nvidia.com/gpu", 1));
 }
 
 TEST(ApiPodSourceTest, ReadsEveryPageAndSkipsMalformedPods) {
