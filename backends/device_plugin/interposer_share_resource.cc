@@ -174,9 +174,9 @@ std::vector<std::string> InterposerShareResource::preferred(const PreferredReque
   std::vector<std::vector<std::pair<int, std::string>>> free(gpus_.size());
   for (const std::string& id : request.available) {
     const auto s = parse_id(id);
-    if (!s || taken.contains(id)) continue;
-    ++available[s->gpu];
-    free[s->gpu].emplace_back(s->k, id);
+    if (!s) continue;
+    ++available[s->gpu];  // must_include ones too: they are not in use elsewhere
+    if (!taken.contains(id)) free[s->gpu].emplace_back(s->k, id);
   }
   for (auto& f : free) std::sort(f.begin(), f.end());
   std::vector<size_t> next(gpus_.size(), 0);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -42,7 +43,7 @@ using slicelab::k8s::AssignedGpu;
 using slicelab::k8s::GpuAssignment;
 namespace dp = slicelab::device_plugin;
 
-constexpr uint64_t kGiB = uint64_t{1} << 30;
+constexpr uint64_t kShareGiB = uint64_t{1} << 30;
 
 // A PodSource of a fixed list, in list order; records what was asked and marked.
 class ListedPods : public dp::PodSource {
@@ -62,7 +63,7 @@ class ListedPods : public dp::PodSource {
   bool fail = false;
 };
 
-dp::PendingPod listed_pod(const std::string& uid, int gpus) {
+dp::PendingPod share_listed_pod(const std::string& uid, int gpus) {
   dp::PendingPod p;
   p.namespace_name = "team";
   p.name = "pod-" + uid;
@@ -71,18 +72,18 @@ dp::PendingPod listed_pod(const std::string& uid, int gpus) {
   return p;
 }
 
-std::vector<DetectedGpu> two_gpus() {
+std::vector<DetectedGpu> share_two_gpus() {
   std::vector<DetectedGpu> g(2);
   for (unsigned i = 0; i < 2; ++i) {
     g[i].index = i;
     g[i].name = "Fake GPU";
     g[i].uuid = "GPU-fake-000" + std::to_string(i);
-    g[i].memory_bytes = 16 * kGiB;
+    g[i].memory_bytes = 16 * kShareGiB;
   }
   return g;
 }
 
-std::string allocation_error_of(const std::function<void()>& f) {
+std::string share_allocation_error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const dp::AllocationError& e) {
@@ -91,13 +92,14 @@ std::string allocation_error_of(const std::function<void()>& f) {
   return "no error";
 }
 
-const dp::Mount* mount_at(const dp::ContainerAllocation& a, const std::string& container_path) {
+const dp::Mount* share_mount_at(const dp::ContainerAllocation& a,
+                                const std::string& container_path) {
   for (const dp::Mount& m : a.mounts)
     if (m.container_path == container_path) return &m;
   return nullptr;
 }
 
-std::string file_text(const std::string& path) {
+std::string share_file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
@@ -115,7 +117,7 @@ class InterposerShareResourceTest : public slicelab::testing::TempFilesTest {
     config.interposer.host_preload_dir = (dir_ / "preload").string();
     config.interposer.host_region_root = (dir_ / "regions").string();
     config.interposer.container_region_dir = "/var/run/slicelab";
-    gpus = two_gpus();
+    gpus = share_two_gpus();
   }
   std::unique_ptr<dp::ResourcePlugin> make() {
     return dp::make_interposer_share_resource(config, gpus, health, pods);
@@ -149,7 +151,7 @@ TEST_F(InterposerShareResourceTest, AdvertisesSplitCountSharesPerGpuAndFollowsTh
 }
 
 TEST_F(InterposerShareResourceTest, AnnotationNamesTheGpuAndItsCapsWhateverTheKubeletChose) {
-  dp::PendingPod p = listed_pod("uid-a", 1);
+  dp::PendingPod p = share_listed_pod("uid-a", 1);
   p.assignment = GpuAssignment{"n1", "fgd", "hami", {AssignedGpu{1, "GPU-fake-0001", 3000, 30}}};
   p.memory_mib = 999;  // the annotation wins over the requests
   pods.pods.push_back(p);
@@ -172,16 +174,16 @@ TEST_F(InterposerShareResourceTest, AnnotationNamesTheGpuAndItsCapsWhateverTheKu
       {"CUDA_DEVICE_MEMORY_SHARED_CACHE", "/var/run/slicelab/region.cache"}};
   EXPECT_EQ(a.envs, want);
   ASSERT_EQ(a.mounts.size(), 3u);
-  const dp::Mount* lib = mount_at(a, config.interposer.container_library);
+  const dp::Mount* lib = share_mount_at(a, config.interposer.container_library);
   ASSERT_NE(lib, nullptr);
   EXPECT_EQ(lib->host_path, config.interposer.host_library);
   EXPECT_TRUE(lib->read_only);
-  const dp::Mount* preload = mount_at(a, "/etc/ld.so.preload");
+  const dp::Mount* preload = share_mount_at(a, "/etc/ld.so.preload");
   ASSERT_NE(preload, nullptr);
   EXPECT_EQ(preload->host_path, (dir_ / "preload" / "ld.so.preload").string());
   EXPECT_TRUE(preload->read_only);
-  EXPECT_EQ(file_text(preload->host_path), config.interposer.container_library + "\n");
-  const dp::Mount* region = mount_at(a, "/var/run/slicelab");
+  EXPECT_EQ(share_file_text(preload->host_path), config.interposer.container_library + "\n");
+  const dp::Mount* region = share_mount_at(a, "/var/run/slicelab");
   ASSERT_NE(region, nullptr);
   EXPECT_FALSE(region->read_only);
   EXPECT_EQ(std::filesystem::path(region->host_path).parent_path(), dir_ / "regions");
@@ -197,7 +199,7 @@ TEST_F(InterposerShareResourceTest, AnnotationNamesTheGpuAndItsCapsWhateverTheKu
 }
 
 TEST_F(InterposerShareResourceTest, TwoGpusByIndexGetPerDeviceCapsAndNoCommonHamiSmLimit) {
-  dp::PendingPod p = listed_pod("uid-b", 2);
+  dp::PendingPod p = share_listed_pod("uid-b", 2);
   // No UUIDs: the GPUs are found by index; listed order is the container's device order.
   p.assignment = GpuAssignment{"", "", "hami", {AssignedGpu{1, "", 2048, 20}, {0, "", 4096, 40}}};
   pods.pods.push_back(p);
@@ -214,15 +216,15 @@ TEST_F(InterposerShareResourceTest, TwoGpusByIndexGetPerDeviceCapsAndNoCommonHam
 }
 
 TEST_F(InterposerShareResourceTest, WithoutAnAnnotationTheRequestsCapTheKubeletsGpus) {
-  dp::PendingPod p = listed_pod("uid-c", 1);
+  dp::PendingPod p = share_listed_pod("uid-c", 1);
   p.memory_mib = 2048;
   p.cores = 50;
   pods.pods.push_back(p);
-  dp::PendingPod q = listed_pod("uid-d", 1);
+  dp::PendingPod q = share_listed_pod("uid-d", 1);
   q.memory_percent = 25;  // of a 16 GiB card: 4096 MiB
   q.cores = 100;          // a whole card's cores: no compute cap
   pods.pods.push_back(q);
-  dp::PendingPod s = listed_pod("uid-e", 1);  // nothing asked: no caps at all
+  dp::PendingPod s = share_listed_pod("uid-e", 1);  // nothing asked: no caps at all
   pods.pods.push_back(s);
   auto r = make();
   const std::vector<std::string> first{"GPU-fake-0001::share-1"};
@@ -248,34 +250,35 @@ TEST_F(InterposerShareResourceTest, WithoutAnAnnotationTheRequestsCapTheKubelets
 TEST_F(InterposerShareResourceTest, RefusalsAreAllocationErrorsWithTheReason) {
   auto r = make();
   const std::vector<std::string> one{"GPU-fake-0000::share-0"};
-  std::string m = allocation_error_of([&] { r->allocate(one); });
+  std::string m = share_allocation_error_of([&] { r->allocate(one); });
   EXPECT_NE(m.find("no pending pod on this node asks for 1 nvidia.com/gpu"), std::string::npos)
       << m;
   const std::vector<std::string> bad{"GPU-fake-0000::share-3"};  // split_count is 3
-  m = allocation_error_of([&] { r->allocate(bad); });
+  m = share_allocation_error_of([&] { r->allocate(bad); });
   EXPECT_NE(m.find("unknown device: GPU-fake-0000::share-3"), std::string::npos) << m;
   const std::vector<std::string> whole{"GPU-fake-0000"};
-  m = allocation_error_of([&] { r->allocate(whole); });
+  m = share_allocation_error_of([&] { r->allocate(whole); });
   EXPECT_NE(m.find("unknown device"), std::string::npos) << m;
   pods.fail = true;
-  m = allocation_error_of([&] { r->allocate(one); });
+  m = share_allocation_error_of([&] { r->allocate(one); });
   EXPECT_NE(m.find("the API server is away"), std::string::npos) << m;
   pods.fail = false;
-  dp::PendingPod p = listed_pod("uid-f", 1);
+  dp::PendingPod p = share_listed_pod("uid-f", 1);
   p.assignment = GpuAssignment{"", "", "", {AssignedGpu{7, "GPU-elsewhere", 100, 10}}};
   pods.pods.push_back(p);
-  m = allocation_error_of([&] { r->allocate(one); });
+  m = share_allocation_error_of([&] { r->allocate(one); });
   EXPECT_NE(m.find("GPU-elsewhere, which this node does not share"), std::string::npos) << m;
   EXPECT_TRUE(pods.marked.empty());
   // Two shares of one GPU without an annotation would show one GPU to a container of two.
-  pods.pods = {listed_pod("uid-g", 2)};
+  pods.pods = {share_listed_pod("uid-g", 2)};
   const std::vector<std::string> same{"GPU-fake-0000::share-0", "GPU-fake-0000::share-1"};
-  m = allocation_error_of([&] { r->allocate(same); });
+  m = share_allocation_error_of([&] { r->allocate(same); });
   EXPECT_NE(m.find("GPU GPU-fake-0000 twice"), std::string::npos) << m;
 }
 
 TEST_F(InterposerShareResourceTest, EachContainerGetsAFreshRegionFolderNeverAnExistingOne) {
-  pods.pods = {listed_pod("uid-h", 1), listed_pod("uid-h2", 1), listed_pod("uid-h3", 1)};
+  pods.pods = {share_listed_pod("uid-h", 1), share_listed_pod("uid-h2", 1),
+               share_listed_pod("uid-h3", 1)};
   pods.pods[1].uid = "uid-h";  // a second container's allocation of the same pod
   pods.pods[2].uid = "uid-h";
   auto r = make();
@@ -286,26 +289,26 @@ TEST_F(InterposerShareResourceTest, EachContainerGetsAFreshRegionFolderNeverAnEx
   std::filesystem::create_directories(dir_ / "regions" / "uid-h-1");
   write("regions/uid-h-1/theirs", "x");
   const auto b = r->allocate(one);
-  const std::string fa = mount_at(a, "/var/run/slicelab")->host_path;
-  const std::string fb = mount_at(b, "/var/run/slicelab")->host_path;
+  const std::string fa = share_mount_at(a, "/var/run/slicelab")->host_path;
+  const std::string fb = share_mount_at(b, "/var/run/slicelab")->host_path;
   EXPECT_EQ(std::filesystem::path(fa).filename().string(), "uid-h-0");
   EXPECT_EQ(std::filesystem::path(fb).filename().string(), "uid-h-2");
-  EXPECT_EQ(file_text((dir_ / "regions" / "uid-h-1" / "theirs").string()), "x");
+  EXPECT_EQ(share_file_text((dir_ / "regions" / "uid-h-1" / "theirs").string()), "x");
   // A root any user may write without the sticky bit is refused.
   pods.marked.clear();
   std::filesystem::permissions(dir_ / "regions", std::filesystem::perms::all);
-  const std::string m = allocation_error_of([&] { r->allocate(one); });
+  const std::string m = share_allocation_error_of([&] { r->allocate(one); });
   EXPECT_NE(m.find("writable by every user"), std::string::npos) << m;
 }
 
 TEST_F(InterposerShareResourceTest, WithoutThePreloadMountLdPreloadNamesTheLibrary) {
   config.interposer.preload_via_mount = false;
-  pods.pods = {listed_pod("uid-i", 1)};
+  pods.pods = {share_listed_pod("uid-i", 1)};
   auto r = make();
   const std::vector<std::string> one{"GPU-fake-0001::share-0"};
   const auto a = r->allocate(one);
   EXPECT_EQ(a.envs.at("LD_PRELOAD"), config.interposer.container_library);
-  EXPECT_EQ(mount_at(a, "/etc/ld.so.preload"), nullptr);
+  EXPECT_EQ(share_mount_at(a, "/etc/ld.so.preload"), nullptr);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "preload" / "ld.so.preload"));
   EXPECT_EQ(a.mounts.size(), 2u);
 }
@@ -334,15 +337,15 @@ TEST_F(InterposerShareResourceTest, PreferredTakesMustIncludeThenSpreadsOverTheL
 
 TEST_F(InterposerShareResourceTest, CdiDevicesCarryTheLibraryAndPreloadButNoRegionFolder) {
   config.list_strategies = {dp::DeviceListStrategy::kCdiCri};
-  pods.pods = {listed_pod("uid-j", 1)};
+  pods.pods = {share_listed_pod("uid-j", 1)};
   auto r = make();
   const auto cdi = r->cdi_devices();
   ASSERT_EQ(cdi.size(), 6u);
   EXPECT_EQ(cdi[4].name, "GPU-fake-0001::share-1");
   for (const auto& d : cdi) {
     ASSERT_EQ(d.edits.mounts.size(), 2u) << d.name;
-    EXPECT_NE(mount_at(d.edits, config.interposer.container_library), nullptr);
-    EXPECT_NE(mount_at(d.edits, "/etc/ld.so.preload"), nullptr);
+    EXPECT_NE(share_mount_at(d.edits, config.interposer.container_library), nullptr);
+    EXPECT_NE(share_mount_at(d.edits, "/etc/ld.so.preload"), nullptr);
     EXPECT_TRUE(d.edits.envs.empty());
   }
   EXPECT_TRUE(std::filesystem::exists(dir_ / "preload" / "ld.so.preload"));
@@ -406,19 +409,19 @@ json share_pod(const std::string& name, const std::string& node, int gpus,
                  {{{"name", "main"}, {"image", "cuda"}, {"resources", {{"limits", limits}}}}})}}}};
 }
 
-std::string assignment_text(int index, const std::string& uuid, int64_t mib, int cores) {
+std::string share_assignment_text(int index, const std::string& uuid, int64_t mib, int cores) {
   return slicelab::k8s::to_annotation(
       GpuAssignment{"n1", "fgd", "hami", {AssignedGpu{index, uuid, mib, cores}}});
 }
 
-slicelab::k8s::ApiConfig api_config_of(const slicelab::testing::FakeApiServer& server) {
+slicelab::k8s::ApiConfig share_api_config(const slicelab::testing::FakeApiServer& server) {
   slicelab::k8s::ApiConfig c;
   c.server = server.url();
   return c;
 }
 
-void set_created(slicelab::testing::FakeApiServer& server, const std::string& name,
-                 const std::string& time) {
+void share_set_created(slicelab::testing::FakeApiServer& server, const std::string& name,
+                       const std::string& time) {
   ASSERT_TRUE(server.modify_pod("team", name, {{"metadata", {{"creationTimestamp", time}}}}));
 }
 
@@ -426,15 +429,15 @@ TEST(ApiPodSourceTest, OldestBoundPodFirstThenTheNextOnceMarked) {
   slicelab::testing::FakeApiServer server;
   json a = share_pod("a", "n1", 1);
   a["metadata"]["annotations"][std::string(slicelab::k8s::kGpuAssignmentAnnotation)] =
-      assignment_text(0, "GPU-fake-0000", 1000, 10);
+      share_assignment_text(0, "GPU-fake-0000", 1000, 10);
   json b = a;
   b["metadata"]["name"] = "b";
   b["metadata"]["annotations"][std::string(slicelab::k8s::kGpuAssignmentAnnotation)] =
-      assignment_text(1, "GPU-fake-0001", 2000, 20);
+      share_assignment_text(1, "GPU-fake-0001", 2000, 20);
   server.add_pod(a);
   server.add_pod(b);
-  set_created(server, "a", "2026-01-01T00:00:05Z");
-  set_created(server, "b", "2026-01-01T00:00:01Z");
+  share_set_created(server, "a", "2026-01-01T00:00:05Z");
+  share_set_created(server, "b", "2026-01-01T00:00:01Z");
   // Not candidates: another node's, a running one, one asking for two, one marked already.
   server.add_pod(share_pod("other-node", "n2", 1));
   json running = share_pod("running", "n1", 1);
@@ -450,9 +453,9 @@ TEST(ApiPodSourceTest, OldestBoundPodFirstThenTheNextOnceMarked) {
   // Without an annotation: after the annotated ones although older.
   server.add_pod(
       share_pod("plain", "n1", 1, {{"nvidia.com/gpumem", "3000"}, {"nvidia.com/gpucores", "30"}}));
-  set_created(server, "plain", "2025-12-31T00:00:00Z");
+  share_set_created(server, "plain", "2025-12-31T00:00:00Z");
 
-  slicelab::k8s::ApiClient client(api_config_of(server));
+  slicelab::k8s::ApiClient client(share_api_config(server));
   auto source = dp::make_api_pod_source(client, "n1");
   auto p = source->pending_pod("nvidia.com/gpu", 1);
   ASSERT_TRUE(p);
@@ -511,7 +514,7 @@ TEST(ApiPodSourceTest, HamiBindTimeOrdersAndItsPhaseIsHonoured) {
   server.add_pod(x);
   server.add_pod(y);
   server.add_pod(z);
-  slicelab::k8s::ApiClient client(api_config_of(server));
+  slicelab::k8s::ApiClient client(share_api_config(server));
   auto source = dp::make_api_pod_source(client, "n1");
   auto p = source->pending_pod("nvidia.com/gpu", 1);
   ASSERT_TRUE(p);
@@ -541,10 +544,10 @@ TEST(ApiPodSourceTest, ContainersAreAllocatedOneAfterAnotherInTheKubeletsOrder) 
   pod["spec"]["initContainers"] = json::array({init});
   // The extender's annotation is per pod: with several GPU containers it is not used.
   pod["metadata"]["annotations"] = {
-      {std::string(slicelab::k8s::kGpuAssignmentAnnotation), assignment_text(0, "", 64, 10)},
+      {std::string(slicelab::k8s::kGpuAssignmentAnnotation), share_assignment_text(0, "", 64, 10)},
       {"hami.io/bind-phase", "allocating"}};
   server.add_pod(pod);
-  slicelab::k8s::ApiClient client(api_config_of(server));
+  slicelab::k8s::ApiClient client(share_api_config(server));
   auto source = dp::make_api_pod_source(client, "n1");
   EXPECT_FALSE(source->pending_pod("nvidia.com/gpu", 2));  // the init container comes first
   auto p = source->pending_pod("nvidia.com/gpu", 1);
@@ -584,7 +587,7 @@ TEST(ApiPodSourceTest, ReadsEveryPageAndSkipsMalformedPods) {
   annotated["metadata"]["annotations"][std::string(slicelab::k8s::kGpuAssignmentAnnotation)] =
       "{not json";
   server.add_pod(annotated);
-  slicelab::k8s::ApiClient client(api_config_of(server));
+  slicelab::k8s::ApiClient client(share_api_config(server));
   auto source = dp::make_api_pod_source(client, "n1");
   const auto p = source->pending_pod("nvidia.com/gpu", 1);
   ASSERT_TRUE(p);
@@ -643,7 +646,7 @@ class ShareContainer {
       }
     };
     const std::string file = host_path("/etc/ld.so.preload");
-    if (!file.empty()) add(file_text(file));
+    if (!file.empty()) add(share_file_text(file));
     if (const auto it = allocation_.envs.find("LD_PRELOAD"); it != allocation_.envs.end())
       add(it->second);
     env["LD_PRELOAD"] = preload;  // "" when nothing is preloaded: the harness's default is not
@@ -675,9 +678,9 @@ TEST_F(ShareContainerRunTest, TheReturnedEnvironmentAndMountsHoldTheMemoryCap) {
   slicelab::testing::FakeApiServer server;
   json pod = share_pod("capped", "n1", 1);
   pod["metadata"]["annotations"][std::string(slicelab::k8s::kGpuAssignmentAnnotation)] =
-      assignment_text(1, "GPU-fake-0001", 64, 100);
+      share_assignment_text(1, "GPU-fake-0001", 64, 100);
   server.add_pod(pod);
-  slicelab::k8s::ApiClient client(api_config_of(server));
+  slicelab::k8s::ApiClient client(share_api_config(server));
   auto source = dp::make_api_pod_source(client, "n1");
   auto r = dp::make_interposer_share_resource(config, gpus, health, *source);
   const std::vector<std::string> ids{"GPU-fake-0000::share-0"};
@@ -690,7 +693,7 @@ TEST_F(ShareContainerRunTest, TheReturnedEnvironmentAndMountsHoldTheMemoryCap) {
   slicelab::test::Result under = container.run({"try", k64m});
   EXPECT_NE(under.out.find("result=0 used=" + k64m), std::string::npos) << under.out;
   // The container's region was made in its own folder, which Allocate made.
-  const std::string folder = mount_at(a, "/var/run/slicelab")->host_path;
+  const std::string folder = share_mount_at(a, "/var/run/slicelab")->host_path;
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(folder) / "region.cache"));
   EXPECT_EQ(
       server.pod("team",
@@ -699,7 +702,7 @@ TEST_F(ShareContainerRunTest, TheReturnedEnvironmentAndMountsHoldTheMemoryCap) {
 }
 
 TEST_F(ShareContainerRunTest, TheReturnedEnvironmentAndMountsHoldTheComputeCap) {
-  dp::PendingPod p = listed_pod("uid-run", 1);
+  dp::PendingPod p = share_listed_pod("uid-run", 1);
   p.cores = 30;  // no annotation: the pod's nvidia.com/gpucores
   pods.pods.push_back(p);
   auto r = make();
@@ -719,7 +722,7 @@ TEST_F(ShareContainerRunTest, TheReturnedEnvironmentAndMountsHoldTheComputeCap) 
 
 TEST_F(ShareContainerRunTest, WithoutTheInterposerTheSameRunIsNotCapped) {
   // The check above can fail: the same allocation with its preload mount removed runs free.
-  dp::PendingPod p = listed_pod("uid-free", 1);
+  dp::PendingPod p = share_listed_pod("uid-free", 1);
   p.memory_mib = 64;
   pods.pods.push_back(p);
   auto r = make();
