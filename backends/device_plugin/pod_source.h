@@ -15,6 +15,7 @@ struct PendingPod {
   std::string namespace_name, name, uid;
   std::optional<k8s::GpuAssignment> assignment;  // slicelab.io/gpu-assignment, when present
   int64_t memory_mib = 0;  // from the container's limits (nvidia.com/gpumem…), 0: none
+  int memory_percent = 0;  // nvidia.com/gpumem-percentage (of each GPU), when no gpumem; 0: none
   int cores = 0;           // nvidia.com/gpucores, 0: none
   int gpus = 0;            // the number of GPUs the container asks for
 };

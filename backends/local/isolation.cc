@@ -78,13 +78,63 @@ EnvMap isolation_environment(const PodIsolation& pod) {
       break;
     case Mechanism::kInterposer:
       env["LD_PRELOAD"] = pod.interposer_library;
-      if (!pod.shared_region.empty()) env["SLICELAB_SHARED_REGION"] = pod.shared_region;
-      if (pod.gpu_memory_mib > 0)
-        env["SLICELAB_MEMORY_LIMIT"] = fmt::format("{}m", pod.gpu_memory_mib);
-      if (capped_share) env["SLICELAB_SM_LIMIT"] = std::to_string(percent_of(pod.gpu_milli));
+      set_interposer_environment(
+          env,
+          InterposerDeviceCaps{.memory_mib = pod.gpu_memory_mib,
+                               .sm_percent = capped_share ? percent_of(pod.gpu_milli) : 0},
+          pod.shared_region);
       break;
   }
   return env;
+}
+
+namespace {
+
+bool compute_capped(int sm_percent) {
+  return sm_percent > 0 && sm_percent < 100;
+}
+
+void set_region(EnvMap& env, const std::string& shared_region) {
+  if (shared_region.empty()) return;
+  env["SLICELAB_SHARED_REGION"] = shared_region;
+  env["CUDA_DEVICE_MEMORY_SHARED_CACHE"] = shared_region;
+}
+
+}  // namespace
+
+void set_interposer_environment(EnvMap& env, const InterposerDeviceCaps& every_device,
+                                const std::string& shared_region) {
+  if (every_device.memory_mib > 0) {
+    const std::string limit = fmt::format("{}m", every_device.memory_mib);
+    env["SLICELAB_MEMORY_LIMIT"] = limit;
+    env["CUDA_DEVICE_MEMORY_LIMIT"] = limit;
+  }
+  if (compute_capped(every_device.sm_percent)) {
+    env["SLICELAB_SM_LIMIT"] = std::to_string(every_device.sm_percent);
+    env["CUDA_DEVICE_SM_LIMIT"] = std::to_string(every_device.sm_percent);
+  }
+  set_region(env, shared_region);
+}
+
+void set_interposer_environment(EnvMap& env, std::span<const InterposerDeviceCaps> devices,
+                                const std::string& shared_region) {
+  bool same_sm = true;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const InterposerDeviceCaps& d = devices[i];
+    if (d.memory_mib > 0) {
+      const std::string limit = fmt::format("{}m", d.memory_mib);
+      env[fmt::format("SLICELAB_MEMORY_LIMIT_{}", i)] = limit;
+      env[fmt::format("CUDA_DEVICE_MEMORY_LIMIT_{}", i)] = limit;
+    }
+    if (compute_capped(d.sm_percent))
+      env[fmt::format("SLICELAB_SM_LIMIT_{}", i)] = std::to_string(d.sm_percent);
+    // Uncapped devices agree with each other whatever their value (0 or 100).
+    const bool a = compute_capped(d.sm_percent), b = compute_capped(devices[0].sm_percent);
+    if (a != b || (a && d.sm_percent != devices[0].sm_percent)) same_sm = false;
+  }
+  if (!devices.empty() && same_sm && compute_capped(devices[0].sm_percent))
+    env["CUDA_DEVICE_SM_LIMIT"] = std::to_string(devices[0].sm_percent);
+  set_region(env, shared_region);
 }
 
 }  // namespace slicelab

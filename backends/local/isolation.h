@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +39,24 @@ EnvMap isolation_environment(const PodIsolation& pod);
 // (CUDA_VISIBLE_DEVICES, in PCI bus order as NVML numbers them) and an MPS client's folders.
 void set_visible_devices(EnvMap& env, const std::vector<std::string>& devices);
 void set_mps_client_folders(EnvMap& env, const std::string& pipe_dir, const std::string& log_dir);
+
+// The interposer's caps on one device a process sees (devices are numbered from 0 inside it,
+// in CUDA_VISIBLE_DEVICES order).
+struct InterposerDeviceCaps {
+  int64_t memory_mib = 0;  // 0: no memory cap
+  int sm_percent = 0;      // 0 or 100 (or more): no compute cap
+};
+
+// The interposer's variables, each in slicelab's name and in HAMi-core's so that either
+// library enforces the same caps (backends/interposer/config.h reads both; ours win):
+// SLICELAB_MEMORY_LIMIT / CUDA_DEVICE_MEMORY_LIMIT ("<n>m"), SLICELAB_SM_LIMIT /
+// CUDA_DEVICE_SM_LIMIT, SLICELAB_SHARED_REGION / CUDA_DEVICE_MEMORY_SHARED_CACHE (when
+// `shared_region` is not empty). One cap for every device uses the global names:
+void set_interposer_environment(EnvMap& env, const InterposerDeviceCaps& every_device,
+                                const std::string& shared_region);
+// Caps per device use the _<i> names; HAMi-core has one compute cap for all devices, so
+// CUDA_DEVICE_SM_LIMIT is written only when every device's compute cap is the same.
+void set_interposer_environment(EnvMap& env, std::span<const InterposerDeviceCaps> devices,
+                                const std::string& shared_region);
 
 }  // namespace slicelab
