@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <stdexcept>
 
+#include "backends/device_plugin/pod_source.h"
 #include "tests/device_plugin/fake_node.h"
 #include "workloads/input_error.h"
 
@@ -321,6 +324,34 @@ TEST_F(PreferredWholeGpus, BuiltinTopologyByName) {
   // nvlink-pairs-4: pairs 0-1 and 2-3 as in the file above.
   auto r = only_resource("slicelab: {topologyFile: nvlink-pairs-4}\n");
   EXPECT_EQ(r->preferred(request({0, 2, 3}, 2)), (Strings{gpu(2), gpu(3)}));
+}
+
+}  // namespace
+}  // namespace slicelab::device_plugin::testing
+
+namespace slicelab::device_plugin::testing {
+namespace {
+
+// No pod is ever pending: enough to build the interposer resource and list its devices.
+class NoPendingPods final : public PodSource {
+ public:
+  std::optional<PendingPod> pending_pod(std::string_view, int) override { return std::nullopt; }
+  void mark_allocated(const PendingPod&) override {}
+};
+
+class InterposerMode : public FakeNodeTest {};
+
+TEST_F(InterposerMode, NodeResourcesAreTheSharesAlone) {
+  config_ = parse_node_plugin_config("slicelab:\n  interposer: {splitCount: 2}\n", "node.yaml");
+  gpus_ = detect();
+  EXPECT_THROW(make_node_resources(config_, gpus_, health_, nullptr), std::invalid_argument);
+  NoPendingPods pods;
+  const auto rs = make_node_resources(config_, gpus_, health_, &pods);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0]->resource_name(), "nvidia.com/gpu");
+  EXPECT_EQ(device_ids(*rs[0]),
+            (std::vector<std::string>{"GPU-fake-0000::share-0", "GPU-fake-0000::share-1",
+                                      "GPU-fake-0001::share-0", "GPU-fake-0001::share-1"}));
 }
 
 }  // namespace
