@@ -1,5 +1,6 @@
 #include "backends/device_plugin/plugin_runner.h"
 
+#include <grpc/grpc.h>
 #include <sys/stat.h>
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 // health comes from a DeviceHealth, and a fixture with a short temporary plugin folder.
 #pragma once
 
+#include <grpc/grpc.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -108,6 +109,9 @@ bool eventually(Condition condition, std::chrono::milliseconds timeout) {
 // with fast retries.
 class DevicePluginGrpcFixture : public ::testing::Test {
  protected:
+  // gRPC stays initialised for the whole process: its shutdown, when the last channel or server
+  // goes, waits up to 10 s for connections a hostile client left behind.
+  static void SetUpTestSuite() { [[maybe_unused]] static const bool once = (grpc_init(), true); }
   void SetUp() override {
     std::string pattern = (std::filesystem::temp_directory_path() / "sldp-XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);

@@ -17,11 +17,20 @@ std::vector<v1beta1::Device> devices_of(const v1beta1::ListAndWatchResponse& res
   return {response.devices().begin(), response.devices().end()};
 }
 
+// Its own connection (gRPC shares one per target by default): what one client does to its
+// connection, a hostile payload say, does not reach the others.
+std::shared_ptr<grpc::Channel> private_channel(const std::filesystem::path& socket) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel("unix:" + socket.string(), grpc::InsecureChannelCredentials(),
+                                   args);
+}
+
 }  // namespace
 
 FakePluginClient::FakePluginClient(std::filesystem::path socket, bool watch)
     : socket_(std::move(socket)),
-      channel_(grpc::CreateChannel("unix:" + socket_.string(), grpc::InsecureChannelCredentials())),
+      channel_(private_channel(socket_)),
       stub_(v1beta1::DevicePlugin::NewStub(channel_)) {
   if (watch) {
     reader_ = std::thread([this] { read_stream(); });
