@@ -52,8 +52,10 @@ std::pair<std::string, int> host_port(const std::string& listen) {
 
 }  // namespace
 
-ServeCommand::ServeCommand(CLI::App& app) {
-  cmd_ = app.add_subcommand("serve", "Run slicelab as a service for a real cluster");
+ServeCommand::ServeCommand(CLI::App& app)
+    : cmd_(app.add_subcommand("serve", "Run slicelab as a service for a real cluster")),
+      extender_(nullptr),
+      device_plugin_(*cmd_) {
   cmd_->require_subcommand(1);
   extender_ = cmd_->add_subcommand(
       "extender", "Scheduler extender: kube-scheduler asks slicelab's policy where pods go");
@@ -81,6 +83,7 @@ ServeCommand::ServeCommand(CLI::App& app) {
 }
 
 int ServeCommand::run() const {
+  if (device_plugin_.chosen()) return device_plugin_.run();
   const Scenario scenario = load_scenario(scenario_, seed_);
   const PolicySpec* policy = &scenario.policies.front();
   if (!policy_.empty()) {

@@ -1,5 +1,5 @@
 // `slicelab serve extender`: runs the scheduler extender (backends/k8s) for kube-scheduler over
-// a scenario's sharing mode and placement policy; docs/extender.md.
+// a scenario's sharing mode and placement policy (docs/extender.md); `serve device-plugin` too.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,17 +8,21 @@
 #include <optional>
 #include <string>
 
+#include "cli/device_plugin_command.h"
+
 namespace slicelab {
 
 class ServeCommand {
  public:
-  explicit ServeCommand(CLI::App& app);  // registers `serve extender` on `app`
-  bool chosen() const { return extender_->parsed(); }
+  // Registers `serve extender` and `serve device-plugin` on `app`.
+  explicit ServeCommand(CLI::App& app);
+  bool chosen() const { return extender_->parsed() || device_plugin_.chosen(); }
   int run() const;
 
  private:
   CLI::App* cmd_;
   CLI::App* extender_;
+  DevicePluginCommand device_plugin_;
   std::string scenario_, policy_, listen_ = "0.0.0.0:8888", url_prefix_;
   std::optional<uint64_t> seed_;
   std::string kubeconfig_, api_server_, token_file_, nodes_file_, pods_file_;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
@@ -54,7 +55,42 @@ struct Fake {
   std::mutex mu;  // guards the allocation maps
   std::unordered_map<uintptr_t, std::pair<size_t, int>> allocs;
   bool initialised = false;
+  // An MPS client's pinned memory limit per device (0: none), as the daemon would impose it.
+  uint64_t mps_limit[kMaxDevices] = {};
+  Fake();
 };
+
+// What an MPS client gets from its daemon: the fake MPS control program keeps each
+// set_default_device_pinned_mem_limit in <pipe folder>/fake-mps-limits ("pinned <dev> <MiB>"),
+// and CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ("0=512M,1=1G") overrides it, as in a real client. The
+// device is the client's ordinal: the fake does not renumber CUDA_VISIBLE_DEVICES.
+void read_mps_limits(Fake& f) {
+  const char* pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+  if (!pipe || !*pipe) return;
+  if (FILE* in = std::fopen((std::string(pipe) + "/fake-mps-limits").c_str(), "r")) {
+    int dev = 0;
+    unsigned long long mib = 0;
+    while (std::fscanf(in, "pinned %d %llu\n", &dev, &mib) == 2)
+      if (dev >= 0 && dev < kMaxDevices) f.mps_limit[dev] = uint64_t{mib} << 20;
+    std::fclose(in);
+  }
+  if (const char* list = std::getenv("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT")) {
+    int dev = 0, used = 0;
+    unsigned long long n = 0;
+    char unit = 'M';
+    while (std::sscanf(list, "%d=%llu%c%n", &dev, &n, &unit, &used) == 3) {
+      const int shift = unit == 'G' ? 30 : unit == 'K' ? 10 : 20;
+      if (dev >= 0 && dev < kMaxDevices) f.mps_limit[dev] = uint64_t{n} << shift;
+      list += used;
+      if (*list != ',') break;
+      ++list;
+    }
+  }
+}
+
+Fake::Fake() {
+  read_mps_limits(*this);
+}
 
 Fake& fake() {
   static Fake f;
@@ -128,9 +164,10 @@ CUresult take(int d, size_t size) {
     std::fflush(stdout);
     real_sleep(f.alloc_delay_ms * 1'000'000);
   }
+  const uint64_t cap = f.mps_limit[d] > 0 ? std::min(f.capacity, f.mps_limit[d]) : f.capacity;
   uint64_t old = f.dev[d].used.load();
   do {
-    if (size > f.capacity - old) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (old > cap || size > cap - old) return CUDA_ERROR_OUT_OF_MEMORY;
   } while (!f.dev[d].used.compare_exchange_weak(old, old + size));
   return CUDA_SUCCESS;
 }
