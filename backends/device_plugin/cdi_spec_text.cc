@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 #include "workloads/yaml_syntax_check.h"
 
 namespace slicelab::device_plugin {
@@ -127,22 +128,33 @@ class JsonGuard {
 
 // YAML nodes as JSON values: every scalar a string (the reader converts numbers where the spec
 // has them), so that one reader serves both formats.
-json yaml_to_json(const YAML::Node& node) {
+json yaml_to_json(const YAML::Node& node, const std::string& where) {
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       json out = json::object();
       for (const auto& entry : node) {
-        if (!entry.first.IsScalar()) throw InputError("a mapping key that is not a plain value");
-        out[entry.first.Scalar()] = yaml_to_json(entry.second);
+        if (!entry.first.IsScalar())
+          throw InputError(fmt::format("{}:{}:{}: a mapping key that is not a plain value", where,
+                                       entry.first.Mark().line + 1, entry.first.Mark().column + 1));
+        out[yaml_to_json(entry.first, where).get<std::string>()] =
+            yaml_to_json(entry.second, where);
       }
       return out;
     }
     case YAML::NodeType::Sequence: {
       json out = json::array();
-      for (const auto& item : node) out.push_back(yaml_to_json(item));
+      for (const auto& item : node) out.push_back(yaml_to_json(item, where));
       return out;
     }
     case YAML::NodeType::Scalar:
+      // yaml-cpp turns some escapes (\_, \N) into bytes that are not UTF-8.
+      try {
+        check_utf8(node.Scalar(), "");
+      } catch (const InputError&) {
+        throw InputError(
+            fmt::format("{}:{}:{}: a string that is not UTF-8 once its escapes are read", where,
+                        node.Mark().line + 1, node.Mark().column + 1));
+      }
       return node.Scalar();
     default:
       return nullptr;
@@ -312,6 +324,9 @@ CdiSpec parse_cdi_spec(std::string_view text, std::string_view source) {
   if (text.size() > kMaxCdiSpecBytes)
     throw InputError(fmt::format("{}: {} bytes: larger than the {} a CDI spec may have", where,
                                  text.size(), kMaxCdiSpecBytes));
+  // Both formats are UTF-8 (as the CDI library's decoders require); checked before either
+  // parser sees the text, so that every string read writes back unchanged.
+  check_utf8(text, where);
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) throw InputError(where + ": empty: not a CDI spec");
   if (text[first] == '{') {
@@ -324,16 +339,15 @@ CdiSpec parse_cdi_spec(std::string_view text, std::string_view source) {
     return SpecReader(source, false).spec(j);
   }
   const std::string copy(text);
-  check_yaml_syntax(copy, where);
-  json j;
+  YAML::Node root;
   try {
-    j = yaml_to_json(YAML::Load(copy));
+    check_yaml_syntax(copy, where);
+    root = YAML::Load(copy);
   } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}: not valid YAML: {}", where, e.what()));
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: {}", where, e.what()));
+    throw InputError(fmt::format("{}:{}:{}: not valid YAML: {}", where, e.mark.line + 1,
+                                 e.mark.column + 1, e.msg));
   }
-  return SpecReader(source, true).spec(j);
+  return SpecReader(source, true).spec(yaml_to_json(root, where));
 }
 
 }  // namespace slicelab::device_plugin

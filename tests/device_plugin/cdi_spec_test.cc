@@ -440,6 +440,12 @@ TEST(CdiSpecParse, HostileOrForeignTextIsRefusedWithAMessage) {
   EXPECT_NE(error("cdiVersion: &v \"0.3.0\"\nkind: *v\ndevices: []\n"), "no error");
   EXPECT_NE(error("kind: a/b\nkind: c/d\n"), "no error");
   EXPECT_NE(error(std::string(200, '[')), "no error");
+  // Found by the fuzzer: text that is not UTF-8, and a YAML escape yaml-cpp decodes to a byte
+  // that is not (each would have been written back differently).
+  EXPECT_EQ(error("kind: \"a\x9f\"\n"),
+            "f:1:9: invalid UTF-8 (byte 0x9F); the file must be UTF-8 text");
+  EXPECT_EQ(error("kind: \"a\\_b\"\n"),
+            "f:1:7: a string that is not UTF-8 once its escapes are read");
   EXPECT_EQ(error("cdiVersion: \"0.3.0\"\nkind: a/b\ndevices:\n  - name: x\n    containerEdits:\n"
                   "      hooks:\n        - {hookName: poststop, path: /h, timeout: soon}\n"),
             "f: devices[0].containerEdits.hooks[0].timeout: expected a whole number, found a "
