@@ -60,6 +60,7 @@ CdiCommand::CdiCommand(CLI::App& app) {
 
 int CdiCommand::run() const {
   const dp::NodePluginConfig config = dp::read_node_plugin_config(config_);
+  for (const std::string& warning : config.warnings) fmt::print(stderr, "warning: {}\n", warning);
   const GpuDetection detection =
       detect_gpus(nvml_library_.empty() ? config.nvml_library : nvml_library_);
   if (!detection.ok()) throw InputError("cdi generate: no GPU to describe: " + detection.problem);
@@ -83,7 +84,6 @@ int CdiCommand::run() const {
     return 0;
   }
   write_cdi_spec(spec, format, output);
-  for (const std::string& warning : config.warnings) fmt::print(stderr, "warning: {}\n", warning);
   fmt::print(stderr, "wrote {} ({} devices of kind {}, cdiVersion {})\n", output,
              spec.devices.size(), spec.kind, spec.version);
   return 0;
