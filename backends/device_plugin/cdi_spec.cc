@@ -272,11 +272,4 @@ std::vector<std::string> validate_cdi_spec(const CdiSpec& spec) {
   return errors;
 }
 
-std::string cdi_spec_file_stem(std::string_view kind) {
-  std::string stem(kind);
-  if (const size_t slash = stem.find('/'); slash != std::string::npos) stem[slash] = '-';
-  std::replace(stem.begin(), stem.end(), '/', '_');
-  return stem;
-}
-
 }  // namespace slicelab::device_plugin

@@ -14,8 +14,8 @@
 
 namespace slicelab::device_plugin {
 
-// The newest spec version (specs-go/version.go CurrentVersion) and the oldest one the CDI
-// library still accepts (vEarliest there).
+// The newest spec version (specs-go/version.go CurrentVersion) and the version a spec without
+// any newer field needs (vEarliest there).
 inline constexpr std::string_view kCdiCurrentVersion = "1.1.0";
 inline constexpr std::string_view kCdiEarliestVersion = "0.3.0";
 
@@ -111,9 +111,5 @@ std::vector<std::string> validate_cdi_spec(const CdiSpec& spec);
 // The parser's name rules (pkg/parser/parser.go): "" when valid, else why not.
 std::string cdi_vendor_or_class_error(std::string_view name);
 std::string cdi_device_name_error(std::string_view name);
-
-// "slicelab.io/gpu" -> "slicelab.io-gpu": the CDI library's GenerateSpecName, the spec file's
-// name without its extension.
-std::string cdi_spec_file_stem(std::string_view kind);
 
 }  // namespace slicelab::device_plugin
