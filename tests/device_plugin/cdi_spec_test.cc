@@ -12,6 +12,10 @@
 
 #include "backends/device_plugin/cdi_spec.h"
 #include "backends/device_plugin/cdi_spec_text.h"
+#include "backends/device_plugin/device_health.h"
+#include "backends/device_plugin/interposer_share_resource.h"
+#include "backends/device_plugin/plugin_config.h"
+#include "backends/device_plugin/pod_source.h"
 #include "cli/cdi_spec_file.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
@@ -450,6 +454,56 @@ TEST(CdiSpecParse, HostileOrForeignTextIsRefusedWithAMessage) {
                   "      hooks:\n        - {hookName: poststop, path: /h, timeout: soon}\n"),
             "f: devices[0].containerEdits.hooks[0].timeout: expected a whole number, found a "
             "string");
+}
+
+// --- the spec of a real resource: interposer shares (interposer_share_resource.h) ---
+
+class NoPodsForSpec final : public PodSource {
+ public:
+  std::optional<PendingPod> pending_pod(std::string_view, int) override { return std::nullopt; }
+  void mark_allocated(const PendingPod&) override {}
+};
+
+class CdiSpecOfShares : public slicelab::testing::TempFilesTest {};
+
+TEST_F(CdiSpecOfShares, NamesTheDevicesThePluginAdvertises) {
+  NodePluginConfig config;
+  config.mode = ShareMode::kInterposer;
+  config.interposer.split_count = 2;
+  config.interposer.host_preload_dir = (dir_ / "preload").string();
+  config.interposer.host_region_root = (dir_ / "regions").string();
+  std::vector<DetectedGpu> gpus(2);
+  gpus[0].uuid = "GPU-aaaa";
+  gpus[1].index = 1;
+  gpus[1].uuid = "GPU-bbbb";
+  DeviceHealth health;
+  NoPodsForSpec pods;
+  const auto resource = make_interposer_share_resource(config, gpus, health, pods);
+  const std::vector<std::string> expected = {"GPU-aaaa::share-0", "GPU-aaaa::share-1",
+                                             "GPU-bbbb::share-0", "GPU-bbbb::share-1"};
+  std::vector<std::string> advertised;
+  for (const AdvertisedDevice& d : resource->devices()) advertised.push_back(d.id);
+  EXPECT_EQ(advertised, expected);
+  const CdiSpec spec = build_cdi_spec(resource->cdi_devices(), config.cdi_kind, control_nodes());
+  std::vector<std::string> names;
+  for (const CdiDevice& d : spec.devices) names.push_back(d.name);
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(spec.kind, "slicelab.io/gpu");
+  EXPECT_TRUE(validate_cdi_spec(spec).empty()) << only_error(spec);
+  // Each share mounts the library and the preload file the plugin wrote, read-only; no field
+  // newer than v0.3.0 is used.
+  ASSERT_EQ(spec.devices[0].container_edits.mounts.size(), 2u);
+  EXPECT_EQ(spec.devices[0].container_edits.mounts[1],
+            (CdiMount{(dir_ / "preload" / "ld.so.preload").string(),
+                      "/etc/ld.so.preload",
+                      {"ro", "nosuid", "nodev", "bind"},
+                      ""}));
+  EXPECT_EQ(spec.version, "0.3.0");
+  const nlohmann::json j = nlohmann::json::parse(cdi_spec_to_json(spec));
+  expect_keys(j, kSchemaSpecRequired, "spec");
+  for (const auto& device : j["devices"]) {
+    expect_keys(device, kSchemaDeviceRequired, "device");
+  }
 }
 
 // --- the writer (cli/cdi_spec_file) ---
