@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/calibrate_command.h"
+#include "cli/cdi_command.h"
 #include "cli/diff_command.h"
 #include "cli/export_command.h"
 #include "cli/import_command.h"
@@ -277,6 +278,7 @@ int run_cli(int argc, char** argv) {
   const DiffCommand diff_cmd(app);
   const ExportCommand export_cmd(app);
   const ServeCommand serve_cmd(app);
+  const CdiCommand cdi_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -301,6 +303,7 @@ int run_cli(int argc, char** argv) {
     if (diff_cmd.chosen()) return diff_cmd.run();
     if (export_cmd.chosen()) return export_cmd.run();
     if (serve_cmd.chosen()) return serve_cmd.run();
+    if (cdi_cmd.chosen()) return cdi_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy);
     if (*compare) return cmd_compare(compare_opts, jobs);
