@@ -353,7 +353,8 @@ TEST(ExtenderExamples, DockerfileBuildsFromSetupsDebianPackages) {
     EXPECT_NE(build_stage.find(" " + p + " "), std::string::npos) << p;
   }
   EXPECT_GE(n, 10);
-  for (const char* lib : {"libyaml-cpp0.7", "libfmt9", "libcpp-httplib0.11", "libssl3"}) {
+  for (const char* lib : {"libyaml-cpp0.7", "libfmt9", "libcpp-httplib0.11", "libssl3",
+                          "libgrpc++1.51", "libprotobuf32"}) {
     EXPECT_NE(dockerfile.find(lib, runtime_stage), std::string::npos) << lib;
   }
   EXPECT_NE(dockerfile.find("--target slicelab"), std::string::npos);
