@@ -23,6 +23,12 @@ std::vector<ResourcePlugin*> pointers(const std::vector<std::unique_ptr<Resource
   return out;
 }
 
+}  // namespace
+
+// Named, not anonymous: Served below holds one, and a class of external linkage may not have a
+// member of an anonymous namespace's type (GCC's -Wsubobject-linkage, in unity builds).
+namespace runner_detail {
+
 // Which kubelet.sock a registration went to: a new file (a restarted kubelet) differs in inode
 // or change time even when the inode number is reused. Zero when there is none.
 struct SocketIdentity {
@@ -37,7 +43,10 @@ SocketIdentity identity_of(const std::filesystem::path& path) {
   return {st.st_ino, int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec};
 }
 
-}  // namespace
+}  // namespace runner_detail
+
+using runner_detail::identity_of;
+using runner_detail::SocketIdentity;
 
 // One resource's server and where it stands with the kubelet; touched only by the runner's
 // thread once start() has returned.
