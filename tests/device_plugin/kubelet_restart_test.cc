@@ -66,6 +66,19 @@ TEST_F(PluginRunnerTest, DeletedPluginSocketLeadsToANewSocketAndRegistration) {
   EXPECT_TRUE(client->allocate({{"GPU-b"}}).ok());
 }
 
+TEST_F(PluginRunnerTest, FolderRemovedAndRecreatedIsWatchedAgain) {
+  ASSERT_NE(start_and_connect(), nullptr);
+  kubelet_->stop();
+  kubelet_.reset();
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_);
+  kubelet_ = std::make_unique<FakeKubelet>(dir_);
+  ASSERT_TRUE(kubelet_->wait_for_registrations(1, seconds(5)));
+  const auto client = serving_client(*kubelet_, "nvidia.com/gpu", seconds(5));
+  ASSERT_NE(client, nullptr);
+  EXPECT_TRUE(client->allocate({{"GPU-c"}}).ok());
+}
+
 TEST_F(PluginRunnerTest, RefusedRegistrationIsRetriedWithBackOff) {
   kubelet_ = std::make_unique<FakeKubelet>(dir_);
   kubelet_->set_refuse(true);
