@@ -408,5 +408,76 @@ TEST_F(PluginEndToEnd, TheBinaryServesRegistersAgainAndStopsOnSigterm) {
   EXPECT_NE(text.str().find("serving nvidia.com/gpu (4 devices)"), std::string::npos) << text.str();
 }
 
+// On a real GPU (skipped, saying why, without one): the plugin serves NVML's GPU 0 as
+// interposer shares, the extender's annotation gives a pod 1 GiB of it, and the real kernel
+// program, started with exactly the allocation, cannot hold 2 GiB but can hold 512 MiB.
+class RealGpuPlugin : public PluginEndToEnd {
+ protected:
+  void SetUp() override {
+    PluginEndToEnd::SetUp();
+    unsetenv("SLICELAB_NVML_LIBRARY");
+    unsetenv("SLICELAB_FAKE_NVML_EVENTS");
+    const GpuDetection d = detect_gpus("libnvidia-ml.so.1");
+    if (!d.ok()) GTEST_SKIP() << "skipped: no GPU (" << d.problem << ")";
+    if (std::string(SLICELAB_KERNEL_BINARY).empty())
+      GTEST_SKIP() << "skipped: slicelab-kernel was not built (no nvcc)";
+    gpu_ = d.gpus.front();
+  }
+  ContainerResult run_kernel(const dp::ContainerAllocation& a, const Strings& args) {
+    ContainerOptions options;  // no fakes: the node's own driver
+    options.timeout = seconds(120);
+    Strings argv{SLICELAB_KERNEL_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_in_container(a, argv, options);
+  }
+  DetectedGpu gpu_;
+};
+
+TEST_F(RealGpuPlugin, ServesTheGpuAndCapsAPodsMemory) {
+  FakeApiServer api;
+  api.add_pod(
+      {{"metadata",
+        {{"name", "capped"},
+         {"namespace", "team"},
+         {"uid", "uid-capped"},
+         {"annotations",
+          {{std::string(k8s::kGpuAssignmentAnnotation),
+            k8s::to_annotation(k8s::GpuAssignment{
+                "n1",
+                "fgd",
+                "hami",
+                {k8s::AssignedGpu{static_cast<int>(gpu_.index), gpu_.uuid, 1024, 30}}})}}}}},
+       {"spec",
+        {{"nodeName", "n1"},
+         {"containers",
+          nlohmann::json::array({{{"name", "main"},
+                                  {"image", "cuda"},
+                                  {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}})}}},
+       {"status", {{"phase", "Pending"}}}});
+  k8s::ApiConfig api_config;
+  api_config.server = api.url();
+  k8s::ApiClient api_client(api_config);
+  auto pods = dp::make_api_pod_source(api_client, "n1");
+  const std::string root = dir_.string();
+  serve(
+      "version: v1\nslicelab:\n  nodeName: n1\n  interposer:\n    splitCount: 4\n"
+      "    hostLibrary: " SLICELAB_INTERPOSER "\n    hostPreloadDir: " +
+          root + "/preload\n    hostRegionRoot: " + root + "/regions\n",
+      pods.get());
+  auto c = client("nvidia.com/gpu");
+  ASSERT_NE(c, nullptr);
+  const auto list = first_list(*c);
+  EXPECT_EQ(health_in(list, gpu_.uuid + "::share-0"), "Healthy");
+  const dp::ContainerAllocation a = allocate(*c, {gpu_.uuid + "::share-1"});
+  EXPECT_EQ(a.envs.at("NVIDIA_VISIBLE_DEVICES"), gpu_.uuid);
+  const ContainerResult over = run_kernel(a, {"fma", "--reps", "5", "--hold-mib", "2048"});
+  EXPECT_NE(over.exit_code, 0) << over.output;
+  EXPECT_NE(over.output.find("hold allocation"), std::string::npos) << over.output;
+  const ContainerResult under = run_kernel(a, {"fma", "--reps", "5", "--hold-mib", "512"});
+  EXPECT_EQ(under.exit_code, 0) << under.output;
+  RecordProperty("gpu", gpu_.name);
+  RecordProperty("over_output", over.output.substr(0, 200));
+}
+
 }  // namespace
 }  // namespace slicelab::testing
