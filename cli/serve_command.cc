@@ -162,8 +162,9 @@ int ServeCommand::run() const {
              policy->name, s.nodes, s.pods_known, shadow_ ? ", shadow mode" : "", host, bound,
              url_prefix_);
   server.listen();
-  // Stopped by a signal: the waiter has returned. Stopped otherwise: wake it.
-  pthread_kill(waiter.native_handle(), SIGTERM);
+  // Stopped by a signal: the waiter has returned. Stopped otherwise: wake it. SIGTERM is blocked
+  // in every thread, so it ends the waiter's sigwait rather than the thread or the process.
+  pthread_kill(waiter.native_handle(), SIGTERM);  // NOLINT(bugprone-bad-signal-to-kill-thread)
   waiter.join();
   return 0;
 }

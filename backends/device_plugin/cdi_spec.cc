@@ -76,7 +76,7 @@ bool env_ok(std::string_view entry) {
 
 void check_edits(const CdiContainerEdits& edits, const std::string& where,
                  std::vector<std::string>& errors) {
-  const auto add = [&](std::string message) { errors.push_back(where + message); };
+  const auto add = [&](const std::string& message) { errors.push_back(where + message); };
   for (size_t i = 0; i < edits.env.size(); ++i)
     if (!env_ok(edits.env[i]))
       add(fmt::format("env[{}] {}: expected NAME=VALUE", i, shown(edits.env[i])));
@@ -147,7 +147,8 @@ std::string cdi_device_name_error(std::string_view name) {
 
 CdiContainerEdits cdi_edits_from_allocation(const ContainerAllocation& allocation) {
   CdiContainerEdits edits;
-  for (const auto& [name, value] : allocation.envs) edits.env.push_back(name + "=" + value);
+  for (const auto& [name, value] : allocation.envs)
+    edits.env.push_back(fmt::format("{}={}", name, value));
   for (const DeviceNode& node : allocation.devices) {
     CdiDeviceNode& out = edits.device_nodes.emplace_back();
     out.path = node.container_path;
@@ -259,7 +260,7 @@ std::vector<std::string> validate_cdi_spec(const CdiSpec& spec) {
     const CdiDevice& device = spec.devices[i];
     const std::string where = fmt::format("devices[{}] {}: ", i, shown(device.name));
     if (std::string e = cdi_device_name_error(device.name); !e.empty())
-      errors.push_back(where + "name: " + e);
+      errors.push_back(fmt::format("{}name: {}", where, e));
     const auto [it, inserted] = first_index.emplace(device.name, i);
     if (!inserted)
       errors.push_back(where + fmt::format("name: the same as devices[{}]'s", it->second));

@@ -207,7 +207,7 @@ class SpecReader {
               std::initializer_list<std::string_view> required) const {
     if (!j.is_object()) fail(where, fmt::format("expected a mapping, found {}", type_name(j)));
     for (const auto& [key, value] : j.items()) {
-      const std::string field = where.empty() ? key : where + "." + key;
+      const std::string field = where.empty() ? key : fmt::format("{}.{}", where, key);
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
       if (std::find(unread.begin(), unread.end(), key) != unread.end())
         fail(field, "a CDI field slicelab does not read (this spec is not one slicelab wrote)");

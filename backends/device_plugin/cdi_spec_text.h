@@ -13,7 +13,7 @@ namespace slicelab::device_plugin {
 enum class CdiFormat { kJson, kYaml };
 
 // A spec file larger than this is refused unread (a node's spec is a few KiB per GPU).
-inline constexpr uint64_t kMaxCdiSpecBytes = 4 * 1024 * 1024;
+inline constexpr uint64_t kMaxCdiSpecBytes = uint64_t{4} << 20;
 
 // The spec's fields in the order of specs-go/config.go, empty optional fields left out, two
 // spaces of indentation, a final newline. YAML starts with "---" as the CDI library writes it

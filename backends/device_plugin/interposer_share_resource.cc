@@ -341,12 +341,12 @@ std::string InterposerShareResource::make_region_folder(const PendingPod& pod) {
     const std::string name = base + "-" + std::to_string(folder_counter_++);
     if (::mkdirat(dir.get(), name.c_str(), 0700) != 0) {
       if (errno == EEXIST) continue;  // someone's (or an earlier run's): never reused
-      throw AllocationError(errno_text("cannot create " + root + "/" + name));
+      throw AllocationError(errno_text("cannot create " + root + ("/" + name)));
     }
     // The mode the umask may have narrowed, set on the folder just made (not a link: O_NOFOLLOW).
     const Fd f(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (f.get() < 0 || ::fchmod(f.get(), 01777) != 0)
-      throw AllocationError(errno_text("cannot open up " + root + "/" + name));
+      throw AllocationError(errno_text("cannot open up " + root + ("/" + name)));
     return (std::filesystem::path(root) / name).string();
   }
   throw AllocationError("no fresh folder name under " + root + " for " + base);

@@ -61,7 +61,7 @@ void KubeletSocketWatch::wake() {
 
 void KubeletSocketWatch::read_events(FolderEvents& events) {
   // Aligned as inotify_event requires; big enough for many events per read.
-  alignas(inotify_event) std::array<char, 16 * 1024> buffer{};
+  alignas(inotify_event) std::array<char, std::size_t{16} << 10> buffer{};
   for (;;) {
     const ssize_t n = ::read(inotify_fd_, buffer.data(), buffer.size());
     if (n <= 0) return;  // EAGAIN: drained
@@ -100,9 +100,10 @@ FolderEvents KubeletSocketWatch::wait(std::chrono::milliseconds timeout) {
     if (timeout.count() < 0 || timeout > std::chrono::seconds(1)) timeout = std::chrono::seconds(1);
   }
   std::array<pollfd, 2> fds{pollfd{inotify_fd_, POLLIN, 0}, pollfd{wake_fd_, POLLIN, 0}};
-  const int wait_ms = timeout.count() < 0
-                          ? -1
-                          : static_cast<int>(std::min<int64_t>(timeout.count(), 24 * 3600 * 1000));
+  const int wait_ms =
+      timeout.count() < 0
+          ? -1
+          : static_cast<int>(std::min<int64_t>(timeout.count(), int64_t{24} * 3600 * 1000));
   const int ready = ::poll(fds.data(), fds.size(), wait_ms);
   if (ready <= 0) return events;  // timeout or EINTR: the caller loops
   if ((fds[1].revents & POLLIN) != 0) {

@@ -146,7 +146,7 @@ class DevicePluginServer::Service final : public v1beta1::DevicePlugin::Service 
     // The version is read before the list: a change between the two is seen on the next round.
     uint64_t seen = health_.version();
     std::vector<AdvertisedDevice> sent;
-    const grpc::Status listed = guarded([&] { sent = devices(); });
+    grpc::Status listed = guarded([&] { sent = devices(); });
     if (!listed.ok()) return listed;
     if (!writer->Write(device_list(sent))) return grpc::Status::OK;
     while (!stopping_ && !context->IsCancelled() && !health_.stopped()) {
@@ -154,7 +154,7 @@ class DevicePluginServer::Service final : public v1beta1::DevicePlugin::Service 
       if (now == seen) continue;
       seen = now;
       std::vector<AdvertisedDevice> next;
-      const grpc::Status status = guarded([&] { next = devices(); });
+      grpc::Status status = guarded([&] { next = devices(); });
       if (!status.ok()) return status;
       // A change to another resource's GPU leaves this list as it was: the kubelet hears
       // only of real changes.
