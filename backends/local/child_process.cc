@@ -146,6 +146,7 @@ CapturedRun run_captured(const std::vector<std::string>& argv, const EnvMap& env
   try {
     ChildProcess p(argv, env, out_path);
     const std::optional<ExitStatus> s = p.wait_for(timeout);
+    r.timed_out = !s.has_value();
     r.status = s ? *s : p.terminate(std::chrono::milliseconds(500));
   } catch (...) {
     unlink(out_path);

@@ -61,7 +61,8 @@ std::string find_tool(const std::string& override_path, const char* env_var, con
 
 struct CapturedRun {
   ExitStatus status;
-  std::string output;  // stdout and stderr together
+  std::string output;      // stdout and stderr together
+  bool timed_out = false;  // it ran past the timeout and was terminated
 };
 
 // Runs `argv` to completion (a short-lived helper program: nvidia-smi, the MPS control) and

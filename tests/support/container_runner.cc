@@ -1,12 +1,5 @@
 #include "tests/support/container_runner.h"
 
-#include <unistd.h>
-
-#include <fstream>
-#include <optional>
-#include <sstream>
-#include <stdexcept>
-
 #include "backends/local/child_process.h"
 #include "workloads/text_file.h"
 
@@ -80,25 +73,10 @@ ContainerResult run_in_container(const device_plugin::ContainerAllocation& a,
                                  const ContainerOptions& options) {
   ContainerResult r;
   r.env = container_environment(a, options);
-  char out_path[] = "/tmp/slicelab-container-XXXXXX";
-  const int fd = mkstemp(out_path);
-  if (fd < 0) throw std::runtime_error("cannot create a temporary file for the output");
-  close(fd);
-  try {
-    ChildProcess p(argv, r.env, out_path);
-    std::optional<ExitStatus> s = p.wait_for(options.timeout);
-    r.timed_out = !s.has_value();
-    if (!s) s = p.terminate(std::chrono::milliseconds(500));
-    r.exit_code = s->exit_code;
-  } catch (...) {
-    unlink(out_path);
-    throw;
-  }
-  std::ifstream in(out_path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  r.output = std::move(text).str();
-  unlink(out_path);
+  CapturedRun run = run_captured(argv, r.env, options.timeout);
+  r.timed_out = run.timed_out;
+  r.exit_code = run.status.exit_code;
+  r.output = std::move(run.output);
   return r;
 }
 
