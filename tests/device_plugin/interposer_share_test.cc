@@ -30,6 +30,7 @@
 
 #if defined(SLICELAB_CLIENT) && defined(SLICELAB_INTERPOSER) && defined(SLICELAB_FAKES)
 #include "tests/interposer/harness.h"
+#include "tests/support/container_runner.h"
 #define SHARE_TEST_CAN_RUN_CLIENT 1
 #else
 #define SHARE_TEST_CAN_RUN_CLIENT 0
@@ -600,67 +601,38 @@ TEST(ApiPodSourceTest, ReadsEveryPageAndSkipsMalformedPods) {
 
 #if SHARE_TEST_CAN_RUN_CLIENT
 
-// What a container runtime makes of an allocation, for a process on this machine: each path
-// the container would see is the host path its mount binds there, and the dynamic loader's
-// /etc/ld.so.preload is the mounted file (its entries resolved the same way).
+// The allocation applied as a container runtime would (tests/support/container_runner), with
+// the fake driver's folder on the library path, run as the interposer harness reports runs.
 class ShareContainer {
  public:
   explicit ShareContainer(const dp::ContainerAllocation& a) : allocation_(a) {}
 
-  // The host path behind `container_path` through the deepest mount holding it; "" when no
-  // mount does (the container's own image: nothing of ours).
-  std::string host_path(const std::string& container_path) const {
-    const dp::Mount* best = nullptr;
-    for (const dp::Mount& m : allocation_.mounts) {
-      const std::string& c = m.container_path;
-      const bool under =
-          container_path == c || (container_path.size() > c.size() &&
-                                  container_path.starts_with(c) && container_path[c.size()] == '/');
-      if (under && (!best || c.size() > best->container_path.size())) best = &m;
-    }
-    if (!best) return "";
-    return best->host_path + container_path.substr(best->container_path.size());
-  }
-
-  slicelab::test::Env environment() const {
-    slicelab::test::Env env;
-    for (const auto& [k, v] : allocation_.envs) {
-      const std::string host = v.starts_with("/") ? host_path(v) : "";
-      env[k] = host.empty() ? v : host;
-    }
-    // The loader reads /etc/ld.so.preload (entries split by white space or ':') and then
-    // LD_PRELOAD; what it names must exist in the container, that is, under a mount.
-    std::string preload;
-    auto add = [&](const std::string& list) {
-      std::string entry;
-      for (const char c : list + " ") {
-        if (c == ' ' || c == '\n' || c == '\t' || c == ':') {
-          if (!entry.empty()) {
-            const std::string host = host_path(entry);
-            if (!host.empty()) preload += (preload.empty() ? "" : ":") + host;
-          }
-          entry.clear();
-        } else {
-          entry += c;
-        }
-      }
-    };
-    const std::string file = host_path("/etc/ld.so.preload");
-    if (!file.empty()) add(share_file_text(file));
-    if (const auto it = allocation_.envs.find("LD_PRELOAD"); it != allocation_.envs.end())
-      add(it->second);
-    env["LD_PRELOAD"] = preload;  // "" when nothing is preloaded: the harness's default is not
+  // LD_PRELOAD is listed even when nothing is preloaded ("" for the loader is the same as
+  // unset), so that a test can say so.
+  slicelab::testing::ContainerEnv environment() const {
+    slicelab::testing::ContainerEnv env =
+        slicelab::testing::container_environment(allocation_, options({}));
+    env.try_emplace("LD_PRELOAD", "");
     return env;
   }
 
   slicelab::test::Result run(const std::vector<std::string>& args,
                              const slicelab::test::Env& knobs = {}) const {
-    slicelab::test::Env env = environment();
-    for (const auto& [k, v] : knobs) env[k] = v;
-    return slicelab::test::run(args, env);
+    std::vector<std::string> argv{SLICELAB_CLIENT};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const slicelab::testing::ContainerResult r =
+        slicelab::testing::run_in_container(allocation_, argv, options(knobs));
+    return {r.exit_code, r.timed_out, r.output};
   }
 
  private:
+  static slicelab::testing::ContainerOptions options(const slicelab::test::Env& knobs) {
+    slicelab::testing::ContainerOptions o;
+    o.fakes_dir = SLICELAB_FAKES;
+    o.node_env = knobs;
+    return o;
+  }
+
   const dp::ContainerAllocation& allocation_;
 };
 

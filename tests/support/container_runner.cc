@@ -1,5 +1,7 @@
 #include "tests/support/container_runner.h"
 
+#include <sstream>
+
 #include "backends/local/child_process.h"
 #include "workloads/text_file.h"
 
