@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "sim/sharing/device_plugin_config.h"
 #include "workloads/input_error.h"
 #include "workloads/text_file.h"
 #include "workloads/yaml_reader.h"
@@ -33,10 +34,6 @@ std::string resource_name(const YamlReader& yaml, const YAML::Node& node, const 
 
 void read_plugin_flags(const YamlReader& yaml, const YAML::Node& p, const std::string& path,
                        NodePluginConfig& c) {
-  yaml.check_keys(
-      p, path,
-      {"passDeviceSpecs", "deviceListStrategy", "deviceIDStrategy", "cdiAnnotationPrefix",
-       "nvidiaCTKPath", "containerDriverRoot", "sharedDevicesAllocationPolicy"});
   if (const YAML::Node v = p["passDeviceSpecs"]; v.IsDefined())
     c.pass_device_specs = yaml.boolean(v, join_path(path, "passDeviceSpecs"));
   if (const YAML::Node v = p["deviceListStrategy"]; v.IsDefined()) {
@@ -98,11 +95,8 @@ void read_plugin_flags(const YamlReader& yaml, const YAML::Node& p, const std::s
 
 void read_flags(const YamlReader& yaml, const YAML::Node& flags, const std::string& path,
                 NodePluginConfig& c) {
-  yaml.require_map(flags, path);
-  yaml.check_keys(flags, path,
-                  {"migStrategy", "failOnInitError", "mpsRoot", "nvidiaDriverRoot", "nvidiaDevRoot",
-                   "gdrcopyEnabled", "gdsEnabled", "mofedEnabled", "useNodeFeatureAPI",
-                   "deviceDiscoveryStrategy", "plugin", "gfd"});
+  // Every key of flags, flags.plugin and flags.gfd spelled as NVIDIA's format has it.
+  check_device_plugin_flag_keys(yaml, flags, path);
   if (const YAML::Node m = flags["migStrategy"]; m.IsDefined()) {
     const std::string mp = join_path(path, "migStrategy");
     const std::string s = yaml.string(m, mp);
@@ -133,13 +127,8 @@ void read_flags(const YamlReader& yaml, const YAML::Node& flags, const std::stri
   for (const char* key : {"gdrcopyEnabled", "gdsEnabled", "mofedEnabled", "useNodeFeatureAPI"})
     if (const YAML::Node v = flags[key]; v.IsDefined() && yaml.boolean(v, join_path(path, key)))
       c.warnings.push_back(fmt::format("{}: read, but has no effect here", join_path(path, key)));
-  if (const YAML::Node p = flags["plugin"]; p.IsDefined()) {
-    yaml.require_map(p, join_path(path, "plugin"));
+  if (const YAML::Node p = flags["plugin"]; p.IsDefined())
     read_plugin_flags(yaml, p, join_path(path, "plugin"), c);
-  }
-  if (const YAML::Node g = flags["gfd"]; g.IsDefined())
-    yaml.check_keys(g, join_path(path, "gfd"),
-                    {"oneshot", "noTimestamp", "sleepInterval", "outputFile", "machineTypeFile"});
 }
 
 // sharing.timeSlicing or sharing.mps: NVIDIA's ReplicatedResources (replicas.go).

@@ -27,10 +27,7 @@ constexpr std::string_view kGpuResource = "nvidia.com/gpu";
 // flags: command-line settings of the plugin and GFD. None changes how GPUs are shared except
 // migStrategy, so the rest are checked for spelling only.
 void read_flags(const YamlReader& yaml, const YAML::Node& flags, const std::string& path) {
-  yaml.check_keys(flags, path,
-                  {"migStrategy", "failOnInitError", "mpsRoot", "nvidiaDriverRoot", "nvidiaDevRoot",
-                   "gdrcopyEnabled", "gdsEnabled", "mofedEnabled", "useNodeFeatureAPI",
-                   "deviceDiscoveryStrategy", "plugin", "gfd"});
+  check_device_plugin_flag_keys(yaml, flags, path);
   if (const YAML::Node m = flags["migStrategy"]; m.IsDefined()) {
     const std::string mp = join_path(path, "migStrategy");
     const std::string s = yaml.string(m, mp);
@@ -43,14 +40,6 @@ void read_flags(const YamlReader& yaml, const YAML::Node& flags, const std::stri
   }
   if (const YAML::Node f = flags["failOnInitError"]; f.IsDefined())
     yaml.boolean(f, join_path(path, "failOnInitError"));
-  if (const YAML::Node p = flags["plugin"]; p.IsDefined())
-    yaml.check_keys(
-        p, join_path(path, "plugin"),
-        {"passDeviceSpecs", "deviceListStrategy", "deviceIDStrategy", "cdiAnnotationPrefix",
-         "nvidiaCTKPath", "containerDriverRoot", "sharedDevicesAllocationPolicy"});
-  if (const YAML::Node g = flags["gfd"]; g.IsDefined())
-    yaml.check_keys(g, join_path(path, "gfd"),
-                    {"oneshot", "noTimestamp", "sleepInterval", "outputFile", "machineTypeFile"});
 }
 
 // sharing.timeSlicing or sharing.mps: ReplicatedResources in the plugin's replicas.go.
@@ -231,6 +220,22 @@ DevicePluginSettings read_config_file(const std::string& file, const std::string
 bool is_device_plugin_sharing(const YAML::Node& sharing) {
   return sharing.IsMap() &&
          (sharing["device_plugin_config"].IsDefined() || sharing["device_plugin"].IsDefined());
+}
+
+void check_device_plugin_flag_keys(const YamlReader& yaml, const YAML::Node& flags,
+                                   std::string_view path) {
+  yaml.check_keys(flags, path,
+                  {"migStrategy", "failOnInitError", "mpsRoot", "nvidiaDriverRoot", "nvidiaDevRoot",
+                   "gdrcopyEnabled", "gdsEnabled", "mofedEnabled", "useNodeFeatureAPI",
+                   "deviceDiscoveryStrategy", "plugin", "gfd"});
+  if (const YAML::Node p = flags["plugin"]; p.IsDefined())
+    yaml.check_keys(
+        p, join_path(path, "plugin"),
+        {"passDeviceSpecs", "deviceListStrategy", "deviceIDStrategy", "cdiAnnotationPrefix",
+         "nvidiaCTKPath", "containerDriverRoot", "sharedDevicesAllocationPolicy"});
+  if (const YAML::Node g = flags["gfd"]; g.IsDefined())
+    yaml.check_keys(g, join_path(path, "gfd"),
+                    {"oneshot", "noTimestamp", "sleepInterval", "outputFile", "machineTypeFile"});
 }
 
 DevicePluginSettings read_device_plugin_config(const YamlReader& yaml, const YAML::Node& node,

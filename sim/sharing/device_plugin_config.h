@@ -23,6 +23,12 @@ bool is_device_plugin_sharing(const YAML::Node& sharing);
 void read_device_plugin_sharing(const YamlReader& yaml, const YAML::Node& node,
                                 std::string_view path, SharingConfig& config);
 
+// The keys NVIDIA's config allows under `flags`, `flags.plugin` and `flags.gfd` (config/v1
+// flags.go), checked for spelling with a did-you-mean: the scenario's reader and the node
+// plugin's (backends/device_plugin) read the same file.
+void check_device_plugin_flag_keys(const YamlReader& yaml, const YAML::Node& flags,
+                                   std::string_view path);
+
 // One config document: the plugin's file, a ConfigMap entry, or the inline mapping. What the
 // simulator cannot model yet (a subset of devices, several resources, MIG resources) is refused
 // with "not supported yet: KEY"; unknown keys get a did-you-mean. `source` names it in results.
