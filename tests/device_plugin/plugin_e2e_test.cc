@@ -161,8 +161,43 @@ class PluginEndToEnd : public ::testing::Test {
     return run_in_container(a, argv, options);
   }
 
+  // A pending pod on n1 asking for one nvidia.com/gpu, with the extender's assignment.
+  static nlohmann::json share_pod(const std::string& name, const std::string& created,
+                                  const k8s::AssignedGpu& gpu) {
+    return {{"metadata",
+             {{"name", name},
+              {"namespace", "team"},
+              {"uid", "uid-" + name},
+              {"creationTimestamp", created},
+              {"annotations",
+               {{std::string(k8s::kGpuAssignmentAnnotation),
+                 k8s::to_annotation(k8s::GpuAssignment{"n1", "fgd", "hami", {gpu}})}}}}},
+            {"spec",
+             {{"nodeName", "n1"},
+              {"containers",
+               nlohmann::json::array({{{"name", "main"},
+                                       {"image", "cuda"},
+                                       {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}})}}},
+            {"status", {{"phase", "Pending"}}}};
+  }
+  // Serves interposer shares (4 per GPU) of node n1, whose pods `api` holds.
+  void serve_shares(const FakeApiServer& api) {
+    k8s::ApiConfig api_config;
+    api_config.server = api.url();
+    api_client_ = std::make_unique<k8s::ApiClient>(api_config);
+    pods_ = dp::make_api_pod_source(*api_client_, "n1");
+    const std::string root = dir_.string();
+    serve(
+        "version: v1\nslicelab:\n  nodeName: n1\n  interposer:\n    splitCount: 4\n"
+        "    hostLibrary: " SLICELAB_INTERPOSER "\n    hostPreloadDir: " +
+            root + "/preload\n    hostRegionRoot: " + root + "/regions\n",
+        pods_.get());
+  }
+
   std::filesystem::path dir_;
   std::string events_;
+  std::unique_ptr<k8s::ApiClient> api_client_;
+  std::unique_ptr<dp::PodSource> pods_;
   dp::NodePluginConfig config_;
   std::vector<DetectedGpu> gpus_;
   dp::DeviceHealth health_;
@@ -293,40 +328,9 @@ TEST_F(PluginEndToEnd, MigDevicesMixedStrategy) {
 
 TEST_F(PluginEndToEnd, InterposerSharesCappedFromTheExtendersAnnotation) {
   FakeApiServer api;
-  for (const auto& [name, gpu, mib, cores] :
-       {std::tuple{"first", 1, 64, 30}, std::tuple{"second", 2, 96, 50}}) {
-    nlohmann::json pod = {
-        {"metadata",
-         {{"name", name},
-          {"namespace", "team"},
-          {"uid", std::string("uid-") + name},
-          {"creationTimestamp", std::string("2026-01-01T00:00:0") + (gpu == 1 ? "1Z" : "2Z")},
-          {"annotations",
-           {{std::string(k8s::kGpuAssignmentAnnotation),
-             k8s::to_annotation(k8s::GpuAssignment{
-                 "n1",
-                 "fgd",
-                 "hami",
-                 {k8s::AssignedGpu{gpu, "GPU-fake-000" + std::to_string(gpu), mib, cores}}})}}}}},
-        {"spec",
-         {{"nodeName", "n1"},
-          {"containers",
-           nlohmann::json::array({{{"name", "main"},
-                                   {"image", "cuda"},
-                                   {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}})}}},
-        {"status", {{"phase", "Pending"}}}};
-    api.add_pod(pod);
-  }
-  k8s::ApiConfig api_config;
-  api_config.server = api.url();
-  k8s::ApiClient api_client(api_config);
-  auto pods = dp::make_api_pod_source(api_client, "n1");
-  const std::string root = dir_.string();
-  serve(
-      "version: v1\nslicelab:\n  nodeName: n1\n  interposer:\n    splitCount: 4\n"
-      "    hostLibrary: " SLICELAB_INTERPOSER "\n    hostPreloadDir: " +
-          root + "/preload\n    hostRegionRoot: " + root + "/regions\n",
-      pods.get());
+  api.add_pod(share_pod("first", "2026-01-01T00:00:01Z", {1, "GPU-fake-0001", 64, 30}));
+  api.add_pod(share_pod("second", "2026-01-01T00:00:02Z", {2, "GPU-fake-0002", 96, 50}));
+  serve_shares(api);
   auto c = client("nvidia.com/gpu");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(first_list(*c).size(), 16u);
@@ -435,35 +439,9 @@ class RealGpuPlugin : public PluginEndToEnd {
 
 TEST_F(RealGpuPlugin, ServesTheGpuAndCapsAPodsMemory) {
   FakeApiServer api;
-  api.add_pod(
-      {{"metadata",
-        {{"name", "capped"},
-         {"namespace", "team"},
-         {"uid", "uid-capped"},
-         {"annotations",
-          {{std::string(k8s::kGpuAssignmentAnnotation),
-            k8s::to_annotation(k8s::GpuAssignment{
-                "n1",
-                "fgd",
-                "hami",
-                {k8s::AssignedGpu{static_cast<int>(gpu_.index), gpu_.uuid, 1024, 30}}})}}}}},
-       {"spec",
-        {{"nodeName", "n1"},
-         {"containers",
-          nlohmann::json::array({{{"name", "main"},
-                                  {"image", "cuda"},
-                                  {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}})}}},
-       {"status", {{"phase", "Pending"}}}});
-  k8s::ApiConfig api_config;
-  api_config.server = api.url();
-  k8s::ApiClient api_client(api_config);
-  auto pods = dp::make_api_pod_source(api_client, "n1");
-  const std::string root = dir_.string();
-  serve(
-      "version: v1\nslicelab:\n  nodeName: n1\n  interposer:\n    splitCount: 4\n"
-      "    hostLibrary: " SLICELAB_INTERPOSER "\n    hostPreloadDir: " +
-          root + "/preload\n    hostRegionRoot: " + root + "/regions\n",
-      pods.get());
+  api.add_pod(share_pod("capped", "2026-01-01T00:00:01Z",
+                        {static_cast<int>(gpu_.index), gpu_.uuid, 1024, 30}));
+  serve_shares(api);
   auto c = client("nvidia.com/gpu");
   ASSERT_NE(c, nullptr);
   const auto list = first_list(*c);
