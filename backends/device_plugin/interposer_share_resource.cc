@@ -8,20 +8,30 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <tuple>
 #include <utility>
 
 #include "backends/local/isolation.h"
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 
 namespace slicelab::device_plugin {
 namespace {
+
+// What write_preload_file writes is one line; anything longer is not ours.
+constexpr uint64_t kMaxPreloadFileBytes = 4096;
+
+// One line naming an interposer library: an ld.so.preload this plugin wrote.
+bool is_interposer_preload(std::string_view text) {
+  if (text.empty() || text.back() != '\n') return false;
+  text.remove_suffix(1);
+  return text.find('\n') == std::string_view::npos && text.starts_with('/') &&
+         text.ends_with("/libslicelab-interposer.so");
+}
 
 constexpr std::string_view kShareSeparator = "::share-";
 // The region file inside a container's region folder (the folder is the container's own, so
@@ -258,14 +268,26 @@ void InterposerShareResource::write_preload_file() const {
   std::error_code ec;
   std::filesystem::create_directories(config_.host_preload_dir, ec);
   if (ec) throw AllocationError("cannot create " + config_.host_preload_dir + ": " + ec.message());
-  {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream have;
-    have << in.rdbuf();
-    if (in && have.str() == content) {
+  // A file already there is ours to replace only when it is what we write: one line naming
+  // the interposer library (another containerLibrary). Anything else (a host's own
+  // /etc/ld.so.preload, a FIFO, a large file) is left alone and the allocation refused.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    std::string have;
+    try {
+      have = read_text_file(path, kMaxPreloadFileBytes);
+    } catch (const std::exception& e) {
+      throw AllocationError(std::string(e.what()) + "; not replaced");
+    }
+    if (have == content) {
       preload_written_ = true;
       return;
     }
+    if (!is_interposer_preload(have))
+      throw AllocationError(path +
+                            " exists and is not an ld.so.preload slicelab wrote (one line naming "
+                            "libslicelab-interposer.so); not replaced: check "
+                            "slicelab.interposer.hostPreloadDir");
   }
   // Written aside and renamed into place: a container starting meanwhile reads the old file
   // or the new one, never a partial one. 0644: the container's loader reads it as any uid.

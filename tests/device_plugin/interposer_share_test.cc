@@ -314,6 +314,27 @@ TEST_F(InterposerShareResourceTest, WithoutThePreloadMountLdPreloadNamesTheLibra
   EXPECT_EQ(a.mounts.size(), 2u);
 }
 
+TEST_F(InterposerShareResourceTest, AnLdSoPreloadItDidNotWriteIsNeverReplaced) {
+  std::filesystem::create_directories(dir_ / "preload");
+  const std::string preload = (dir_ / "preload" / "ld.so.preload").string();
+  { std::ofstream(preload) << "/usr/lib/libsomeone-elses.so\n"; }
+  pods.pods = {share_listed_pod("uid-p", 1), share_listed_pod("uid-q", 1)};
+  auto r = make();
+  const std::vector<std::string> one{"GPU-fake-0001::share-0"};
+  std::string why;
+  try {
+    r->allocate(one);
+  } catch (const dp::AllocationError& e) {
+    why = e.what();
+  }
+  EXPECT_NE(why.find("not replaced"), std::string::npos) << why;
+  EXPECT_EQ(share_file_text(preload), "/usr/lib/libsomeone-elses.so\n");
+  // One it wrote for another containerLibrary is its own: replaced.
+  { std::ofstream(preload) << "/opt/old/libslicelab-interposer.so\n"; }
+  r->allocate(one);
+  EXPECT_EQ(share_file_text(preload), config.interposer.container_library + "\n");
+}
+
 TEST_F(InterposerShareResourceTest, PreferredTakesMustIncludeThenSpreadsOverTheLeastUsedGpus) {
   gpus.push_back(gpus[1]);
   gpus.back().index = 2;
