@@ -1,0 +1,231 @@
+#include "workloads/bounded_json.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace slicelab {
+namespace {
+
+using nlohmann::json;
+
+// What each kind of value is charged (libstdc++, 64-bit): the json node itself; a heap
+// std::string with malloc's header; a std::vector or std::map object; per array element the
+// vector's growth slack (up to one more node); per object member the map node with its key.
+constexpr std::size_t kNode = sizeof(json);
+constexpr std::size_t kString = 48;
+constexpr std::size_t kArray = 40;
+constexpr std::size_t kArraySlack = sizeof(json);
+constexpr std::size_t kObject = 64;
+constexpr std::size_t kMember = 96;
+
+std::size_t string_bytes(const std::string& s) {
+  return kString + (s.size() > 15 ? s.size() + 1 : 0);
+}
+
+// A char iterator that publishes how far the parser has read, so that a SAX callback that
+// stops the parse can say where.
+class CountingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  CountingIterator(const char* p, const char** seen) : p_(p), seen_(seen) {}
+  reference operator*() const { return *p_; }
+  CountingIterator& operator++() {
+    ++p_;
+    *seen_ = p_;
+    return *this;
+  }
+  CountingIterator operator++(int) {
+    CountingIterator before = *this;
+    ++*this;
+    return before;
+  }
+  bool operator==(const CountingIterator& other) const { return p_ == other.p_; }
+  bool operator!=(const CountingIterator& other) const { return p_ != other.p_; }
+
+ private:
+  const char* p_;
+  const char** seen_;
+};
+
+// Builds the document as nlohmann's own DOM parser does (a stack of open containers), refusing
+// depth and memory past the limits at the callback that would pass them.
+class BoundedDomBuilder final : public nlohmann::json_sax<json> {
+ public:
+  BoundedDomBuilder(json& root, std::size_t max_depth, std::size_t max_bytes, BudgetCharge* charge)
+      : root_(root), max_depth_(max_depth), max_bytes_(max_bytes), charge_(charge) {}
+
+  bool null() override { return add(json(nullptr), kNode); }
+  bool boolean(bool v) override { return add(json(v), kNode); }
+  bool number_integer(number_integer_t v) override { return add(json(v), kNode); }
+  bool number_unsigned(number_unsigned_t v) override { return add(json(v), kNode); }
+  bool number_float(number_float_t v, const string_t& /*text*/) override {
+    return add(json(v), kNode);
+  }
+  bool string(string_t& v) override {
+    const std::size_t bytes = kNode + string_bytes(v);
+    return add(json(std::move(v)), bytes);
+  }
+  bool binary(binary_t& /*v*/) override { return fail(JsonFailure::kSyntax, "binary values"); }
+  bool start_object(std::size_t /*elements*/) override { return open(json::object(), kObject); }
+  bool key(string_t& k) override {
+    if (!charge(kMember + (k.size() > 15 ? k.size() + 1 : 0))) return false;
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t /*elements*/) override { return open(json::array(), kArray); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& ex) override {
+    failure_ = JsonFailure::kSyntax;
+    message_ = ex.what();
+    error_offset_ = position == 0 ? 0 : position - 1;
+    return false;
+  }
+
+  std::optional<JsonFailure> failure() const { return failure_; }
+  const std::string& message() const { return message_; }
+  std::optional<std::size_t> error_offset() const { return error_offset_; }
+
+ private:
+  bool fail(JsonFailure f, std::string message) {
+    failure_ = f;
+    message_ = std::move(message);
+    return false;
+  }
+  bool charge(std::size_t bytes) {
+    used_ += bytes;
+    if (used_ > max_bytes_) {
+      return fail(JsonFailure::kTooLarge,
+                  fmt::format("the document would take more than {} bytes of memory", max_bytes_));
+    }
+    if (charge_ != nullptr && !charge_->try_add(bytes)) {
+      return fail(JsonFailure::kTooLarge, "the shared memory budget for parsing is spent");
+    }
+    return true;
+  }
+  // Places `value` in the open container (or as the root); returns where it went.
+  json* place(json&& value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    json& parent = *stack_.back();
+    if (parent.is_array()) {
+      parent.get_ref<json::array_t&>().push_back(std::move(value));
+      return &parent.get_ref<json::array_t&>().back();
+    }
+    json& slot = parent.get_ref<json::object_t&>()[key_];
+    slot = std::move(value);
+    return &slot;
+  }
+  bool add(json&& value, std::size_t bytes) {
+    if (!stack_.empty() && stack_.back()->is_array()) bytes += kArraySlack;
+    if (!charge(bytes)) return false;
+    place(std::move(value));
+    return true;
+  }
+  bool open(json&& container, std::size_t bytes) {
+    if (stack_.size() >= max_depth_) {
+      return fail(JsonFailure::kTooDeep, fmt::format("nesting deeper than {} levels", max_depth_));
+    }
+    if (!stack_.empty() && stack_.back()->is_array()) bytes += kArraySlack;
+    if (!charge(kNode + bytes)) return false;
+    stack_.push_back(place(std::move(container)));
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  json& root_;
+  std::size_t max_depth_;
+  std::size_t max_bytes_;
+  BudgetCharge* charge_;
+  std::vector<json*> stack_;
+  std::string key_;
+  std::size_t used_ = 0;
+  std::optional<JsonFailure> failure_;
+  std::string message_;
+  std::optional<std::size_t> error_offset_;
+};
+
+}  // namespace
+
+bool MemoryBudget::try_charge(std::size_t bytes) {
+  std::size_t used = used_.load(std::memory_order_relaxed);
+  do {
+    if (bytes > limit_ || used > limit_ - bytes) return false;
+  } while (!used_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
+  return true;
+}
+
+void MemoryBudget::release(std::size_t bytes) {
+  used_.fetch_sub(bytes, std::memory_order_relaxed);
+}
+
+bool BudgetCharge::try_add(std::size_t bytes) {
+  if (!budget_->try_charge(bytes)) return false;
+  bytes_ += bytes;
+  return true;
+}
+
+json parse_bounded_json(std::string_view text, const JsonLimits& limits) {
+  std::size_t max_bytes = limits.max_document_bytes;
+  if (max_bytes == 0) {
+    max_bytes = text.size() > std::numeric_limits<std::size_t>::max() / kDefaultMemoryFactor
+                    ? std::numeric_limits<std::size_t>::max()
+                    : (text.size() + 1) * kDefaultMemoryFactor;
+  }
+  json root;
+  BoundedDomBuilder builder(root, limits.max_depth, max_bytes, limits.charge);
+  const char* seen = text.data();
+  const CountingIterator first(text.data(), &seen);
+  const CountingIterator last(text.data() + text.size(), &seen);
+  const bool ok = json::sax_parse(first, last, &builder);
+  if (ok && !builder.failure()) return root;
+  const JsonFailure failure = builder.failure().value_or(JsonFailure::kSyntax);
+  std::size_t offset = builder.error_offset().value_or(
+      static_cast<std::size_t>(seen - text.data()) - (seen > text.data() ? 1 : 0));
+  if (offset > text.size()) offset = text.size();
+  std::string message =
+      builder.message().empty() ? std::string("not valid JSON") : builder.message();
+  throw JsonLimitError(failure, offset, message);
+}
+
+std::size_t estimated_json_bytes(const json& value) {
+  // Iterative, as the document may be as deep as its limits allow.
+  std::size_t total = 0;
+  std::vector<std::pair<const json*, bool>> todo{{&value, false}};
+  while (!todo.empty()) {
+    const auto [v, in_array] = todo.back();
+    todo.pop_back();
+    total += kNode + (in_array ? kArraySlack : 0);
+    if (v->is_string()) {
+      total += string_bytes(v->get_ref<const std::string&>());
+    } else if (v->is_array()) {
+      total += kArray;
+      for (const json& item : *v) todo.emplace_back(&item, true);
+    } else if (v->is_object()) {
+      total += kObject;
+      for (const auto& [k, item] : v->items()) {
+        total += kMember + (k.size() > 15 ? k.size() + 1 : 0);
+        todo.emplace_back(&item, false);
+      }
+    }
+  }
+  return total;
+}
+
+}  // namespace slicelab
