@@ -1,9 +1,13 @@
 // What the interposer adds to a driver call: the same calls straight to the fake driver and
-// through libslicelab-interposer.so, in one process run. `--paired` prints the figures
-// bench/check-overhead gates on; without it, the usual Google Benchmark runs.
+// through libslicelab-interposer.so, in one process run. `--instructions`, run under callgrind,
+// marks the counts bench/check-overhead gates on; `--paired` prints the wall-clock figures it
+// reports beside them; without either, the usual Google Benchmark runs.
 #include <benchmark/benchmark.h>
 #include <cuda.h>
 #include <dlfcn.h>
+#ifdef SLICELAB_HAVE_CALLGRIND
+#include <valgrind/callgrind.h>
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -111,11 +115,11 @@ BENCHMARK(BM_LaunchKernel)->ArgName("interposed")->Arg(0)->Arg(1);
 BENCHMARK(BM_MemAllocFree)->ArgName("interposed")->Arg(0)->Arg(1);
 BENCHMARK(BM_GetProcAddress)->ArgName("interposed")->Arg(0)->Arg(1);
 
-// ---- --paired: the gate's measurement ----
-// The gate compares the added cost with the direct call's cost measured in the same moments, so
-// that neither the machine's speed nor its load moves the figure: each round times a batch of
-// direct calls and a batch of interposed calls back to back (in alternating order, so that
-// neither side always runs second), in this thread's CPU time (time spent descheduled by other
+// ---- --paired: the wall-clock figures the gate reports (information, no verdict) ----
+// The added cost beside the direct call's cost measured in the same moments, so that the
+// machine's speed and load move the figure less (they still do, by 20% and more): each round times
+// a batch of direct calls and a batch of interposed calls back to back (in alternating order, so
+// that neither side always runs second), in this thread's CPU time (time spent descheduled by other
 // builders does not count), and the figures are medians over the rounds.
 struct Op {
   const char* name = nullptr;
@@ -138,6 +142,18 @@ double per_call_ns(const Op& op, const Api& a) {
   return (thread_ns() - t0) / static_cast<double>(op.batch);
 }
 
+// The measured operations, in the order both modes report them.
+std::vector<Op> ops() {
+  std::vector<Op> v(3);
+  v[0].name = "LaunchKernel";
+  v[0].call = launch_kernel;
+  v[1].name = "MemAllocFree";
+  v[1].call = mem_alloc_free;
+  v[2].name = "GetProcAddress";
+  v[2].call = get_proc_address;
+  return v;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -147,21 +163,15 @@ double median(std::vector<double> v) {
 // Prints "op direct_ns interposed_ns added_ns ratio rounds" per operation, where ratio is the
 // median over rounds of (interposed - direct) / direct: the added cost in direct calls.
 int run_paired(int rounds) {
-  std::vector<Op> ops(3);
-  ops[0].name = "LaunchKernel";
-  ops[0].call = launch_kernel;
-  ops[1].name = "MemAllocFree";
-  ops[1].call = mem_alloc_free;
-  ops[2].name = "GetProcAddress";
-  ops[2].call = get_proc_address;
-  for (Op& op : ops) {  // warm both paths, then size the batch from the direct call's cost
+  std::vector<Op> measured = ops();
+  for (Op& op : measured) {  // warm both paths, then size the batch from the direct call's cost
     op.batch = 1000;
     per_call_ns(op, g_interposed);
     const double ns = std::max(per_call_ns(op, g_direct), 1.0);
     op.batch = std::max(100L, static_cast<long>(kBatchNs / ns));
   }
   for (int r = 0; r < rounds; ++r)
-    for (Op& op : ops) {
+    for (Op& op : measured) {
       double d = 0;
       double i = 0;
       if (r % 2) {
@@ -175,7 +185,7 @@ int run_paired(int rounds) {
       op.interposed.push_back(i);
       op.ratio.push_back((i - d) / d);
     }
-  for (const Op& op : ops) {
+  for (const Op& op : measured) {
     std::vector<double> added(op.direct.size());
     for (size_t k = 0; k < added.size(); ++k) added[k] = op.interposed[k] - op.direct[k];
     std::printf("%s %.2f %.2f %.2f %.4f %d\n", op.name, median(op.direct), median(op.interposed),
@@ -184,13 +194,62 @@ int run_paired(int rounds) {
   return 0;
 }
 
+// ---- --instructions: the gate's verdict ----
+// Instructions, not time: under callgrind a call executes the same instructions however loaded
+// or fast the machine is, so a 30% rise of the added work is seen as 30% every time. Each
+// operation's calls are counted in a dump of their own ("<op> <direct|interposed> <calls>"),
+// started from zero just before the loop and written just after it, for this thread only
+// (callgrind --separate-threads=yes keeps any other thread's work out); bench/check-overhead
+// reads the dumps' summaries. The loop is the same code on both sides, so its own instructions
+// cancel in interposed - direct.
+#ifdef SLICELAB_HAVE_CALLGRIND
+constexpr long kWarmCalls = 256;  // past every first-call path (the thread's pacer, lookups)
+
+void count_calls(const Op& op, const Api& a, const char* side, long calls) {
+  char label[96];
+  std::snprintf(label, sizeof label, "%s %s %ld", op.name, side, calls);
+  CALLGRIND_ZERO_STATS;
+  for (long i = 0; i < calls; ++i) op.call(a);
+  CALLGRIND_DUMP_STATS_AT(label);
+}
+
+int run_counted(long calls) {
+  if (!RUNNING_ON_VALGRIND) {
+    std::fprintf(stderr,
+                 "limiter_overhead: --instructions counts under callgrind: run it as valgrind "
+                 "--tool=callgrind --separate-threads=yes build/bench/limiter_overhead "
+                 "--instructions (bench/check-overhead does)\n");
+    return 2;
+  }
+  for (Op& op : ops()) {
+    for (long i = 0; i < kWarmCalls; ++i) {
+      op.call(g_direct);
+      op.call(g_interposed);
+    }
+    count_calls(op, g_direct, "direct", calls);
+    count_calls(op, g_interposed, "interposed", calls);
+  }
+  return 0;
+}
+#else
+int run_counted(long) {
+  std::fprintf(stderr,
+               "limiter_overhead: built without valgrind/callgrind.h, so --instructions cannot "
+               "count (apt-get install valgrind, then configure the build again)\n");
+  return 2;
+}
+#endif
+
 }  // namespace
 
 // Own flags (before Google Benchmark's): --interposer=PATH loads another build of the interposer
-// (bench/check-overhead's deliberately slowed one); --paired[=ROUNDS] runs the gate's measurement.
+// (bench/check-overhead's deliberately slowed one); --instructions[=CALLS] counts the gate's
+// figures under callgrind (CALLS per operation and side, a multiple of 64 so that the launch
+// path's one-in-32 timed launch averages out exactly); --paired[=ROUNDS] times them.
 int main(int argc, char** argv) {
   const char* interposer = SLICELAB_INTERPOSER;
   int rounds = 0;
+  long calls = 0;
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -200,11 +259,16 @@ int main(int argc, char** argv) {
       rounds = 301;
     } else if (arg.rfind("--paired=", 0) == 0) {
       rounds = std::max(1, std::atoi(argv[i] + std::strlen("--paired=")));
+    } else if (arg == "--instructions") {
+      calls = 3200;
+    } else if (arg.rfind("--instructions=", 0) == 0) {
+      calls = std::max(1L, std::atol(argv[i] + std::strlen("--instructions=")));
     } else {
       rest.push_back(argv[i]);
     }
   }
   setup(interposer);
+  if (calls) return run_counted(calls);
   if (rounds) return run_paired(rounds);
   argc = static_cast<int>(rest.size());
   argv = rest.data();
