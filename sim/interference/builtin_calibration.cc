@@ -18,7 +18,7 @@ Calibration builtin_calibration() {
   c.coefficients["time-slice"] = {0.15, 0.01};
   c.coefficients["mps"] = {0.80, 0.005};
   c.coefficients["interposer"] = {0.15, 0.01};
-  c.interposer_launch_overhead_ns = 23.0;  // bench/overhead-baseline.txt, LaunchKernel
+  c.interposer_launch_overhead_ns = 23.0;  // bench/limiter_overhead --paired, LaunchKernel (ns)
   return c;
 }
 

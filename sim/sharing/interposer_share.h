@@ -18,7 +18,7 @@ class InterposerShare final : public SharingMode {
   static constexpr int kMinClaim = (1000 + kMaxTenants - 1) / kMaxTenants;
 
   struct Config {
-    double launch_overhead_ns = 45.0;  // bench/overhead-baseline.txt, LaunchKernel
+    double launch_overhead_ns = 45.0;  // bench/limiter_overhead --paired, LaunchKernel
     double limiter_window_s = 1.0;
     InterferenceCoefficients interference{};
   };

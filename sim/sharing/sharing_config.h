@@ -39,7 +39,7 @@ struct SharingConfig {
   int mps_replicas = 0;  // mps: > 0: N equal clients (100/N % threads, 1/N memory); 0: per pod
   double fault_propagation = 0.5;         // mps: chance each neighbour fails with a client
   double client_fault_probability = 0.0;  // mps: chance a client hits a fatal fault at start
-  // interposer: added CPU time per kernel launch (bench/overhead-baseline.txt, LaunchKernel).
+  // interposer: added CPU time per kernel launch (bench/limiter_overhead --paired, LaunchKernel).
   // Unset: the calibration's interposer_launch_overhead_ns, else kDefaultLaunchOverheadNs.
   std::optional<double> launch_overhead_ns{};
   static constexpr double kDefaultLaunchOverheadNs = 23.0;
