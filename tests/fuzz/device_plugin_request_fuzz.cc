@@ -78,6 +78,8 @@ std::vector<slicelab::DetectedGpu> node_gpus(bool mig) {
 }
 
 struct Node {
+  // The resources keep references to their config and the health: members, kept as long.
+  dp::NodePluginConfig whole, sliced, mixed, shares;
   dp::DeviceHealth health;
   AnyPod pods;
   std::vector<std::unique_ptr<dp::ResourcePlugin>> resources;
@@ -92,19 +94,15 @@ struct Node {
       for (auto& r : dp::make_node_resources(config, gpus, health, &pods))
         resources.push_back(std::move(r));
     };
-    dp::NodePluginConfig whole;
     whole.topology_file = "nvswitch-4";
     add(whole, false);
-    dp::NodePluginConfig sliced;
     sliced.mode = dp::ShareMode::kTimeSlice;
     sliced.fail_requests_greater_than_one = true;
     sliced.replicated.push_back(dp::ReplicatedResource{"nvidia.com/gpu", "", 3, {}});
     add(sliced, false);
-    dp::NodePluginConfig mixed;
     mixed.mig = dp::MigStrategy::kMixed;
     mixed.list_strategies = {dp::DeviceListStrategy::kCdiCri};
     add(mixed, true);
-    dp::NodePluginConfig shares;
     shares.mode = dp::ShareMode::kInterposer;
     shares.interposer.split_count = 3;
     shares.interposer.host_preload_dir = (scratch / "preload").string();
