@@ -3,10 +3,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <system_error>
+#include <optional>
 
+#include "backends/device_plugin/host_files.h"
 #include "reports/output_guard.h"
 #include "workloads/input_error.h"
 
@@ -17,22 +16,12 @@ namespace fs = std::filesystem;
 using device_plugin::CdiFormat;
 using device_plugin::CdiSpec;
 
-// Throws OutputRefused unless the regular file `path` holds a CDI spec of `kind`.
-void check_replaceable(const fs::path& path, const std::string& kind) {
+// Throws OutputRefused unless `text`, the file `path` holds, is a CDI spec of `kind`.
+void check_replaceable(const std::string& text, const fs::path& path, const std::string& kind) {
   const std::string refuse_tail = fmt::format(
       "slicelab replaces only the CDI spec of kind {} it wrote; remove the file or give another "
       "--output",
       kind);
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec || size > device_plugin::kMaxCdiSpecBytes)
-    throw OutputRefused(fmt::format("output file '{}' exists and is not a CDI spec ({}); {}",
-                                    path.string(), ec ? ec.message() : "too large", refuse_tail));
-  std::ifstream in(path, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof())
-    throw OutputRefused(
-        fmt::format("output file '{}' exists and cannot be read; {}", path.string(), refuse_tail));
   CdiSpec existing;
   try {
     existing = device_plugin::parse_cdi_spec(text, path.string());
@@ -69,11 +58,24 @@ void write_cdi_spec(const CdiSpec& spec, CdiFormat format, const std::string& pa
         "output file '{}': a CDI spec's name must end in .json or .yaml (container runtimes "
         "read no other file of their CDI folders)",
         path));
-  std::error_code ec;
-  if (fs::symlink_status(target, ec).type() == fs::file_type::regular)
-    check_replaceable(target, spec.kind);
-  if (const fs::path parent = target.parent_path(); !parent.empty()) fs::create_directories(parent);
-  replace_file_via_temp(target, device_plugin::cdi_spec_text(spec, format));
+  const std::string name = target.filename().string();
+  const std::string text = device_plugin::cdi_spec_text(spec, format);
+  try {
+    // The folder opened without following a link anywhere in its path (host_files.h; the
+    // system's /var/run -> /run alias excepted), created when missing; the file read and
+    // written through that descriptor.
+    const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    const device_plugin::HostFolder folder =
+        device_plugin::HostFolder::open(parent, {.create = true});
+    const std::optional<std::string> have = folder.read_file(name, device_plugin::kMaxCdiSpecBytes);
+    if (have) check_replaceable(*have, target, spec.kind);
+    using Existing = device_plugin::HostFolder::Existing;
+    if (!folder.write_file(name, text, 0644, have ? Existing::kReplace : Existing::kMustBeAbsent))
+      throw OutputRefused(fmt::format(
+          "output file '{}' appeared while slicelab wrote its spec; not replaced", path));
+  } catch (const device_plugin::HostPathError& e) {
+    throw OutputRefused(fmt::format("output file '{}': {}", path, e.what()));
+  }
 }
 
 }  // namespace slicelab

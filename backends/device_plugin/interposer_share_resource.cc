@@ -1,12 +1,8 @@
 #include "backends/device_plugin/interposer_share_resource.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -15,9 +11,9 @@
 #include <tuple>
 #include <utility>
 
+#include "backends/device_plugin/host_files.h"
 #include "backends/local/isolation.h"
 #include "workloads/input_error.h"
-#include "workloads/text_file.h"
 
 namespace slicelab::device_plugin {
 namespace {
@@ -40,25 +36,6 @@ constexpr const char* kRegionFile = "region.cache";
 constexpr const char* kPreloadFile = "ld.so.preload";
 // A fresh folder name is found within this many tries (each one a folder that exists already).
 constexpr int kMaxFolderTries = 10000;
-
-std::string errno_text(const std::string& what) {
-  return what + ": " + std::strerror(errno);
-}
-
-// Closes a descriptor on every path out.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // A pod UID ("5f3c…-…") as a folder name: letters, digits, '-' and '.' kept, the rest '_'.
 std::string folder_name_of(std::string_view text) {
@@ -130,8 +107,10 @@ class InterposerShareResource final : public ResourcePlugin {
                                        std::span<const std::string> device_ids,
                                        std::span<const Share> shares) const;
   // The edits every share has whatever the pod: the library and the preload file (or
-  // LD_PRELOAD). Writes the preload file the first time.
+  // LD_PRELOAD). Writes nothing: the preload file is written when the plugin serves (allocate),
+  // never when a spec is generated.
   ContainerAllocation common_edits() const;
+  // Writes <hostPreloadDir>/ld.so.preload the first time; AllocationError when it cannot.
   void write_preload_file() const;
   std::string preload_host_path() const {
     return (std::filesystem::path(config_.host_preload_dir) / kPreloadFile).string();
@@ -174,11 +153,15 @@ std::vector<std::string> InterposerShareResource::preferred(const PreferredReque
   std::vector<std::string> out;
   std::set<std::string> taken;
   std::vector<int> chosen(gpus_.size(), 0), available(gpus_.size(), 0);
+  // Only what is offered: a must_include ID that is not available (or not ours) is never
+  // handed back (the server refuses such a request before it gets here).
+  const std::set<std::string_view> offered(request.available.begin(), request.available.end());
   for (const std::string& id : request.must_include) {
     if (static_cast<int>(out.size()) >= request.size) break;
-    if (!taken.insert(id).second) continue;
+    const auto s = parse_id(id);
+    if (!s || !offered.contains(id) || !taken.insert(id).second) continue;
     out.push_back(id);
-    if (const auto s = parse_id(id)) ++chosen[s->gpu];
+    ++chosen[s->gpu];
   }
   // Per GPU, its available shares in share order: the lowest k first, for a stable answer.
   std::vector<std::vector<std::pair<int, std::string>>> free(gpus_.size());
@@ -265,50 +248,33 @@ void InterposerShareResource::write_preload_file() const {
   if (preload_written_) return;
   const std::string path = preload_host_path();
   const std::string content = config_.container_library + "\n";
-  std::error_code ec;
-  std::filesystem::create_directories(config_.host_preload_dir, ec);
-  if (ec) throw AllocationError("cannot create " + config_.host_preload_dir + ": " + ec.message());
-  // A file already there is ours to replace only when it is what we write: one line naming
-  // the interposer library (another containerLibrary). Anything else (a host's own
-  // /etc/ld.so.preload, a FIFO, a large file) is left alone and the allocation refused.
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0) {
-    std::string have;
-    try {
-      have = read_text_file(path, kMaxPreloadFileBytes);
-    } catch (const std::exception& e) {
-      throw AllocationError(std::string(e.what()) + "; not replaced");
-    }
+  try {
+    // No link followed anywhere in hostPreloadDir (host_files.h): a folder that is a link, or
+    // lies under one, is refused with nothing written through it.
+    const HostFolder dir = HostFolder::open(config_.host_preload_dir, {.create = true});
+    // A file already there is ours to replace only when it is what we write: one line naming
+    // the interposer library (another containerLibrary). Anything else (a host's own
+    // /etc/ld.so.preload, a FIFO, a link, a large file) is left alone and the allocation refused.
+    const std::optional<std::string> have = dir.read_file(kPreloadFile, kMaxPreloadFileBytes);
     if (have == content) {
       preload_written_ = true;
       return;
     }
-    if (!is_interposer_preload(have))
+    if (have && !is_interposer_preload(*have))
       throw AllocationError(path +
                             " exists and is not an ld.so.preload slicelab wrote (one line naming "
                             "libslicelab-interposer.so); not replaced: check "
                             "slicelab.interposer.hostPreloadDir");
-  }
-  // Written aside and renamed into place: a container starting meanwhile reads the old file
-  // or the new one, never a partial one. 0644: the container's loader reads it as any uid.
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  ::unlink(tmp.c_str());
-  {
-    const Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-    if (fd.get() < 0) throw AllocationError(errno_text("cannot create " + tmp));
-    const bool ok =
-        ::fchmod(fd.get(), 0644) == 0 &&
-        ::write(fd.get(), content.data(), content.size()) == static_cast<ssize_t>(content.size());
-    if (!ok) {
-      const std::string why = errno_text("cannot write " + tmp);
-      ::unlink(tmp.c_str());
-      throw AllocationError(why);
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = errno_text("cannot rename " + tmp + " to " + path);
-    ::unlink(tmp.c_str());
-    throw AllocationError(why);
+    // Written aside under a fresh name (O_EXCL: a file already there under any name is never
+    // touched) and renamed into place: a container starting meanwhile reads the old file or the
+    // new one, never a partial one. 0644: the container's loader reads it as any uid.
+    const auto existing =
+        have ? HostFolder::Existing::kReplace : HostFolder::Existing::kMustBeAbsent;
+    if (!dir.write_file(kPreloadFile, content, 0644, existing))
+      throw AllocationError(path + " appeared while the plugin wrote its own; not replaced");
+  } catch (const HostPathError& e) {
+    throw AllocationError(std::string(e.what()) + " (slicelab.interposer.hostPreloadDir); " +
+                          kPreloadFile + " not written");
   }
   preload_written_ = true;
 }
@@ -319,7 +285,6 @@ ContainerAllocation InterposerShareResource::common_edits() const {
                            .host_path = config_.host_library,
                            .read_only = true});
   if (config_.preload_via_mount) {
-    write_preload_file();
     a.mounts.push_back(Mount{.container_path = "/etc/ld.so.preload",
                              .host_path = preload_host_path(),
                              .read_only = true});
@@ -338,40 +303,20 @@ ContainerAllocation InterposerShareResource::common_edits() const {
 // refused: they could swap a container's folder for a link).
 std::string InterposerShareResource::make_region_folder(const PendingPod& pod) {
   const std::string& root = config_.host_region_root;
-  struct stat st {};
-  if (::lstat(root.c_str(), &st) != 0) {
-    if (errno != ENOENT) throw AllocationError(errno_text("cannot read " + root));
-    std::error_code ec;
-    const std::filesystem::path parent = std::filesystem::path(root).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    if (ec) throw AllocationError("cannot create " + parent.string() + ": " + ec.message());
-    if (::mkdir(root.c_str(), 0700) != 0 && errno != EEXIST)
-      throw AllocationError(errno_text("cannot create " + root));
-    if (::lstat(root.c_str(), &st) != 0) throw AllocationError(errno_text("cannot read " + root));
+  try {
+    // No link followed anywhere in the root's path (host_files.h).
+    const HostFolder dir = HostFolder::open(root, {.create = true, .mode = 0700});
+    const struct stat st = dir.status();
+    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+      throw AllocationError(root +
+                            " (slicelab.interposer.hostRegionRoot) is writable by every user "
+                            "without the sticky bit: anyone could replace a container's folder");
+    const std::string base =
+        folder_name_of(pod.uid.empty() ? pod.namespace_name + "_" + pod.name : pod.uid);
+    return dir.make_fresh_folder(base, 01777, folder_counter_, kMaxFolderTries).path().string();
+  } catch (const HostPathError& e) {
+    throw AllocationError(std::string(e.what()) + " (slicelab.interposer.hostRegionRoot)");
   }
-  if (!S_ISDIR(st.st_mode))
-    throw AllocationError(root + " (slicelab.interposer.hostRegionRoot) is not a folder");
-  if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
-    throw AllocationError(root +
-                          " (slicelab.interposer.hostRegionRoot) is writable by every user "
-                          "without the sticky bit: anyone could replace a container's folder");
-  const Fd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (dir.get() < 0) throw AllocationError(errno_text("cannot open " + root));
-  const std::string base =
-      folder_name_of(pod.uid.empty() ? pod.namespace_name + "_" + pod.name : pod.uid);
-  for (int tries = 0; tries < kMaxFolderTries; ++tries) {
-    const std::string name = base + "-" + std::to_string(folder_counter_++);
-    if (::mkdirat(dir.get(), name.c_str(), 0700) != 0) {
-      if (errno == EEXIST) continue;  // someone's (or an earlier run's): never reused
-      throw AllocationError(errno_text("cannot create " + root + ("/" + name)));
-    }
-    // The mode the umask may have narrowed, set on the folder just made (not a link: O_NOFOLLOW).
-    const Fd f(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (f.get() < 0 || ::fchmod(f.get(), 01777) != 0)
-      throw AllocationError(errno_text("cannot open up " + root + ("/" + name)));
-    return (std::filesystem::path(root) / name).string();
-  }
-  throw AllocationError("no fresh folder name under " + root + " for " + base);
 }
 
 ContainerAllocation InterposerShareResource::allocate(std::span<const std::string> device_ids) {
@@ -402,6 +347,9 @@ ContainerAllocation InterposerShareResource::allocate(std::span<const std::strin
                           ", else nvidia.com/gpumem and nvidia.com/gpucores)");
   const std::vector<Visible> visible = visible_devices(*pod, device_ids, shares);
 
+  // The file the preload mount (in the answer or in the CDI spec) names exists before any
+  // container that mounts it starts.
+  if (config_.preload_via_mount) write_preload_file();
   ContainerAllocation a = common_edits();
   if (cdi_) {
     // The spec holds the library and preload edits; only what depends on the pod stays here.
@@ -437,13 +385,9 @@ ContainerAllocation InterposerShareResource::allocate(std::span<const std::strin
 }
 
 std::vector<CdiDeviceEdits> InterposerShareResource::cdi_devices() const {
-  // The region folder is made per container by Allocate, so it is not in the spec.
-  ContainerAllocation edits;
-  try {
-    edits = common_edits();
-  } catch (const AllocationError& e) {
-    throw InputError(std::string("interposer shares: ") + e.what());
-  }
+  // The region folder is made per container by Allocate, so it is not in the spec; nor is
+  // anything written here (`cdi generate` writes the spec and nothing else).
+  const ContainerAllocation edits = common_edits();
   std::vector<CdiDeviceEdits> out;
   for (const AdvertisedDevice& d : devices()) out.push_back(CdiDeviceEdits{d.id, edits});
   return out;

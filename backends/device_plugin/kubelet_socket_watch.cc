@@ -17,7 +17,8 @@ namespace slicelab::device_plugin {
 namespace {
 
 constexpr uint32_t kWatchMask = IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM |
-                                IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+                                IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR |
+                                IN_DONT_FOLLOW;  // a link in its place is not watched through
 
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(what + ": " + std::strerror(errno));

@@ -17,7 +17,8 @@ class PodSource;  // pod_source.h: finds the pod an interposer share is allocate
 
 // Throws InputError when the config does not fit the GPUs (a resource naming a GPU that is not
 // there, MIG strategy single with mixed profiles, ...). `pods` is needed for interposer mode
-// only (may be null otherwise); `health` must outlive the resources.
+// only (may be null otherwise); `config`, `health` and `pods` must outlive the resources (they
+// keep references to them).
 std::vector<std::unique_ptr<ResourcePlugin>> make_node_resources(const NodePluginConfig& config,
                                                                  std::span<const DetectedGpu> gpus,
                                                                  const DeviceHealth& health,

@@ -10,9 +10,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <functional>
 #include <stdexcept>
 #include <vector>
+
+#include "backends/device_plugin/plugin_requests.h"
 
 namespace slicelab::device_plugin {
 
@@ -23,9 +24,6 @@ namespace {
 constexpr std::chrono::milliseconds kStreamPoll{50};
 // After this, Shutdown cancels calls still running (a plugin stuck in allocate()).
 constexpr std::chrono::milliseconds kShutdownGrace{500};
-// One thread per open stream or call in progress; a bound keeps a flood of connections from
-// starting thousands of threads (the kubelet holds one stream and makes one call at a time).
-constexpr int kMaxServerThreads = 64;
 
 bool same_devices(const std::vector<AdvertisedDevice>& a, const std::vector<AdvertisedDevice>& b) {
   if (a.size() != b.size()) return false;
@@ -48,79 +46,32 @@ v1beta1::ListAndWatchResponse device_list(const std::vector<AdvertisedDevice>& d
   return response;
 }
 
-void fill_container_response(const ContainerAllocation& a,
-                             v1beta1::ContainerAllocateResponse& out) {
-  for (const auto& [name, value] : a.envs) (*out.mutable_envs())[name] = value;
-  for (const Mount& m : a.mounts) {
-    v1beta1::Mount& mount = *out.add_mounts();
-    mount.set_container_path(m.container_path);
-    mount.set_host_path(m.host_path);
-    mount.set_read_only(m.read_only);
+grpc::Status to_grpc(const RequestStatus& status) {
+  switch (status.code) {
+    case RequestCode::kOk:
+      return grpc::Status::OK;
+    case RequestCode::kInvalidArgument:
+      return {grpc::StatusCode::INVALID_ARGUMENT, status.message};
+    case RequestCode::kInternal:
+      break;
   }
-  for (const DeviceNode& d : a.devices) {
-    v1beta1::DeviceSpec& device = *out.add_devices();
-    device.set_container_path(d.container_path);
-    device.set_host_path(d.host_path);
-    device.set_permissions(d.permissions);
-  }
-  for (const auto& [name, value] : a.annotations) (*out.mutable_annotations())[name] = value;
-  for (const std::string& name : a.cdi_devices) out.add_cdi_devices()->set_name(name);
+  return {grpc::StatusCode::INTERNAL, status.message};
 }
 
-// Counts IDs against the request-wide limit and checks each one's length.
-class IdBudget {
+// Holds one of the kMaxListAndWatchStreams places for as long as its stream is open.
+class StreamPlace {
  public:
-  grpc::Status take(const google::protobuf::RepeatedPtrField<std::string>& ids) {
-    if (ids.size() > kMaxDeviceIdsPerRequest - used_) {
-      return {
-          grpc::StatusCode::INVALID_ARGUMENT,
-          "more than " + std::to_string(kMaxDeviceIdsPerRequest) + " device IDs in one request"};
-    }
-    used_ += ids.size();
-    for (const std::string& id : ids) {
-      if (id.size() > kMaxDeviceIdBytes) {
-        return {grpc::StatusCode::INVALID_ARGUMENT,
-                "a device ID longer than " + std::to_string(kMaxDeviceIdBytes) + " bytes"};
-      }
-    }
-    return grpc::Status::OK;
-  }
+  explicit StreamPlace(std::atomic<int>& open)
+      : open_(open), held_(++open_ <= kMaxListAndWatchStreams) {}
+  ~StreamPlace() { --open_; }
+  StreamPlace(const StreamPlace&) = delete;
+  StreamPlace& operator=(const StreamPlace&) = delete;
+  bool held() const { return held_; }
 
  private:
-  int used_ = 0;
+  std::atomic<int>& open_;
+  bool held_;
 };
-
-grpc::Status check_container_count(int count) {
-  if (count <= kMaxContainerRequests) return grpc::Status::OK;
-  return {grpc::StatusCode::INVALID_ARGUMENT,
-          "more than " + std::to_string(kMaxContainerRequests) + " container requests"};
-}
-
-// The plugin's refusals become INVALID_ARGUMENT with its message; anything else it throws is
-// INTERNAL: a call never takes the process down.
-grpc::Status guarded(const std::function<void()>& call) {
-  try {
-    call();
-    return grpc::Status::OK;
-  } catch (const AllocationError& e) {
-    return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
-  } catch (const std::exception& e) {
-    return {grpc::StatusCode::INTERNAL, e.what()};
-  } catch (...) {
-    return {grpc::StatusCode::INTERNAL, "the device plugin failed"};
-  }
-}
-
-v1beta1::DevicePluginOptions plugin_options(const ResourcePlugin& plugin) {
-  v1beta1::DevicePluginOptions options;
-  options.set_get_preferred_allocation_available(true);
-  options.set_pre_start_required(plugin.wants_pre_start());
-  return options;
-}
-
-std::vector<std::string> to_vector(const google::protobuf::RepeatedPtrField<std::string>& ids) {
-  return {ids.begin(), ids.end()};
-}
 
 }  // namespace
 
@@ -133,29 +84,34 @@ std::string plugin_socket_name(std::string_view resource_name) {
 class DevicePluginServer::Service final : public v1beta1::DevicePlugin::Service {
  public:
   Service(ResourcePlugin& plugin, const DeviceHealth& health, const std::atomic<bool>& stopping)
-      : plugin_(plugin), health_(health), stopping_(stopping) {}
+      : requests_(plugin), health_(health), stopping_(stopping) {}
 
   grpc::Status GetDevicePluginOptions(grpc::ServerContext* /*context*/,
                                       const v1beta1::Empty* /*request*/,
                                       v1beta1::DevicePluginOptions* response) override {
-    return guarded([&] { *response = plugin_options(plugin_); });
+    *response = requests_.options();
+    return grpc::Status::OK;
   }
 
   grpc::Status ListAndWatch(grpc::ServerContext* context, const v1beta1::Empty* /*request*/,
                             grpc::ServerWriter<v1beta1::ListAndWatchResponse>* writer) override {
+    const StreamPlace place(open_streams_);
+    if (!place.held())
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+              "ListAndWatch: " + std::to_string(kMaxListAndWatchStreams) +
+                  " streams are open already (the kubelet holds one); close one first"};
     // The version is read before the list: a change between the two is seen on the next round.
     uint64_t seen = health_.version();
     std::vector<AdvertisedDevice> sent;
-    grpc::Status listed = guarded([&] { sent = devices(); });
-    if (!listed.ok()) return listed;
+    if (const RequestStatus listed = requests_.devices(sent); !listed.ok()) return to_grpc(listed);
     if (!writer->Write(device_list(sent))) return grpc::Status::OK;
     while (!stopping_ && !context->IsCancelled() && !health_.stopped()) {
       const uint64_t now = health_.wait_for_change(seen, kStreamPoll);
       if (now == seen) continue;
       seen = now;
       std::vector<AdvertisedDevice> next;
-      grpc::Status status = guarded([&] { next = devices(); });
-      if (!status.ok()) return status;
+      if (const RequestStatus status = requests_.devices(next); !status.ok())
+        return to_grpc(status);
       // A change to another resource's GPU leaves this list as it was: the kubelet hears
       // only of real changes.
       if (same_devices(next, sent)) continue;
@@ -168,77 +124,25 @@ class DevicePluginServer::Service final : public v1beta1::DevicePlugin::Service 
   grpc::Status GetPreferredAllocation(grpc::ServerContext* /*context*/,
                                       const v1beta1::PreferredAllocationRequest* request,
                                       v1beta1::PreferredAllocationResponse* response) override {
-    if (auto s = check_container_count(request->container_requests_size()); !s.ok()) return s;
-    IdBudget budget;
-    for (const auto& container : request->container_requests()) {
-      if (auto s = budget.take(container.available_deviceids()); !s.ok()) return s;
-      if (auto s = budget.take(container.must_include_deviceids()); !s.ok()) return s;
-      if (container.allocation_size() < 0 ||
-          container.allocation_size() > container.available_deviceids_size()) {
-        return {grpc::StatusCode::INVALID_ARGUMENT,
-                "allocation_size " + std::to_string(container.allocation_size()) +
-                    " is not within the " + std::to_string(container.available_deviceids_size()) +
-                    " available devices"};
-      }
-    }
-    return guarded([&] {
-      for (const auto& container : request->container_requests()) {
-        PreferredRequest wanted{to_vector(container.available_deviceids()),
-                                to_vector(container.must_include_deviceids()),
-                                container.allocation_size()};
-        std::vector<std::string> chosen;
-        {
-          const std::lock_guard lock(plugin_mu_);
-          chosen = plugin_.preferred(wanted);
-        }
-        auto& out = *response->add_container_responses();
-        for (std::string& id : chosen) out.add_deviceids(std::move(id));
-      }
-    });
+    return to_grpc(requests_.preferred(*request, *response));
   }
 
   grpc::Status Allocate(grpc::ServerContext* /*context*/, const v1beta1::AllocateRequest* request,
                         v1beta1::AllocateResponse* response) override {
-    if (auto s = check_container_count(request->container_requests_size()); !s.ok()) return s;
-    IdBudget budget;
-    for (const auto& container : request->container_requests()) {
-      if (auto s = budget.take(container.devices_ids()); !s.ok()) return s;
-    }
-    return guarded([&] {
-      for (const auto& container : request->container_requests()) {
-        const std::vector<std::string> ids = to_vector(container.devices_ids());
-        ContainerAllocation allocation;
-        {
-          const std::lock_guard lock(plugin_mu_);
-          allocation = plugin_.allocate(ids);
-        }
-        fill_container_response(allocation, *response->add_container_responses());
-      }
-    });
+    return to_grpc(requests_.allocate(*request, *response));
   }
 
   grpc::Status PreStartContainer(grpc::ServerContext* /*context*/,
                                  const v1beta1::PreStartContainerRequest* request,
                                  v1beta1::PreStartContainerResponse* /*response*/) override {
-    IdBudget budget;
-    if (auto s = budget.take(request->devices_ids()); !s.ok()) return s;
-    return guarded([&] {
-      const std::lock_guard lock(plugin_mu_);
-      if (plugin_.wants_pre_start()) plugin_.pre_start(to_vector(request->devices_ids()));
-    });
+    return to_grpc(requests_.pre_start(*request));
   }
 
  private:
-  std::vector<AdvertisedDevice> devices() {
-    const std::lock_guard lock(plugin_mu_);
-    return plugin_.devices();
-  }
-
-  ResourcePlugin& plugin_;
+  PluginRequests requests_;
   const DeviceHealth& health_;
-  // ResourcePlugin promises no thread safety; gRPC calls come on several threads.
-  std::mutex plugin_mu_;
   const std::atomic<bool>& stopping_;
+  std::atomic<int> open_streams_{0};
 };
 
 DevicePluginServer::DevicePluginServer(ResourcePlugin& plugin, const DeviceHealth& health,
@@ -254,7 +158,7 @@ DevicePluginServer::~DevicePluginServer() {
 }
 
 v1beta1::DevicePluginOptions DevicePluginServer::options() const {
-  return plugin_options(plugin_);
+  return PluginRequests::options_of(plugin_);
 }
 
 v1beta1::RegisterRequest DevicePluginServer::register_request() const {
@@ -273,13 +177,15 @@ void DevicePluginServer::start() {
   if (path.string().size() >= sizeof(sockaddr_un::sun_path)) {
     throw std::runtime_error("the socket path " + path.string() + " is too long for a Unix socket");
   }
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) {
+  // The folder as it is now, no link followed (HostPathError is a runtime_error); every file
+  // operation below goes through it, so that a folder swapped for a link is never written into.
+  HostFolder folder = HostFolder::open(plugin_dir_);
+  if (const std::optional<struct stat> st = folder.entry(endpoint_)) {
+    if (!S_ISSOCK(st->st_mode)) {
       throw std::runtime_error(path.string() +
                                " exists and is not a socket; not replacing it with the plugin's");
     }
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    if (!folder.remove_if_same(endpoint_, *st) && folder.entry(endpoint_)) {
       throw std::runtime_error("cannot remove the stale socket " + path.string() + ": " +
                                std::strerror(errno));
     }
@@ -295,12 +201,20 @@ void DevicePluginServer::start() {
   builder.RegisterService(service.get());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) throw std::runtime_error("cannot serve the device plugin on " + path.string());
-  if (::lstat(path.c_str(), &st) != 0) {
+  // gRPC bound by path: the socket must be in the folder opened above, and the path must still
+  // lead there.
+  const std::optional<struct stat> bound = folder.entry(endpoint_);
+  const struct stat was = folder.status();
+  struct stat now {};
+  if (!bound || !S_ISSOCK(bound->st_mode) || ::stat(plugin_dir_.c_str(), &now) != 0 ||
+      now.st_dev != was.st_dev || now.st_ino != was.st_ino) {
     server->Shutdown();
-    throw std::runtime_error("the socket " + path.string() + " vanished as it was bound");
+    throw std::runtime_error("the socket " + path.string() + " is not in the folder opened as " +
+                             plugin_dir_.string() +
+                             " (the folder was moved or replaced as it was bound)");
   }
-  socket_dev_ = st.st_dev;
-  socket_ino_ = st.st_ino;
+  socket_ = *bound;
+  folder_ = std::move(folder);
   service_ = std::move(service);
   server_ = std::move(server);
   serving_ = true;
@@ -323,11 +237,14 @@ void DevicePluginServer::shut_down() {
   service_.reset();
   serving_ = false;
   // The kubelet (or a new instance of ours) may already have put another file there.
-  struct stat st {};
-  if (::lstat(socket_path().c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
-      st.st_dev == socket_dev_ && st.st_ino == socket_ino_) {
-    ::unlink(socket_path().c_str());
+  if (folder_) {
+    try {
+      folder_->remove_if_same(endpoint_, socket_);
+    } catch (const HostPathError&) {
+      // Nothing of ours to remove.
+    }
   }
+  folder_.reset();
 }
 
 bool DevicePluginServer::serving() const {
@@ -336,9 +253,12 @@ bool DevicePluginServer::serving() const {
 
 bool DevicePluginServer::socket_is_ours() const {
   const std::lock_guard lock(lifecycle_mu_);
+  if (!serving_ || !folder_) return false;
   struct stat st {};
-  return serving_ && ::lstat(socket_path().c_str(), &st) == 0 && st.st_dev == socket_dev_ &&
-         st.st_ino == socket_ino_;
+  // Through the path too: a folder removed and made again (its old descriptor still names the
+  // removed one) no longer holds our socket.
+  if (::lstat(socket_path().c_str(), &st) != 0) return false;
+  return st.st_dev == socket_.st_dev && st.st_ino == socket_.st_ino;
 }
 
 }  // namespace slicelab::device_plugin

@@ -8,11 +8,14 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "backends/device_plugin/api/deviceplugin_v1beta1.grpc.pb.h"
 #include "backends/device_plugin/device_health.h"
+#include "backends/device_plugin/host_files.h"
+#include "backends/device_plugin/request_validation.h"
 #include "backends/device_plugin/resource_plugin.h"
 
 namespace grpc {
@@ -25,13 +28,14 @@ inline constexpr std::string_view kDevicePluginApiVersion = "v1beta1";
 inline constexpr std::string_view kHealthy = "Healthy";
 inline constexpr std::string_view kUnhealthy = "Unhealthy";
 
-// What a request may hold before the plugin sees it; more is INVALID_ARGUMENT. A kubelet asks
-// for one pod's containers at a time, with IDs of 63 characters at most (the API's own limit),
-// so these leave ample room while bounding what a hostile client can make the plugin do.
-inline constexpr int kMaxContainerRequests = 1024;
-inline constexpr int kMaxDeviceIdsPerRequest = 4096;  // over all containers of one request
-inline constexpr std::size_t kMaxDeviceIdBytes = 256;
+// A gRPC message over this is refused (RESOURCE_EXHAUSTED) before it is parsed.
 inline constexpr int kMaxReceiveMessageBytes = 4 * 1024 * 1024;
+// Open ListAndWatch streams per resource; one more is refused with RESOURCE_EXHAUSTED. The
+// kubelet holds one (two for a moment when it registers the plugin again); each stream holds a
+// server thread, and the bound keeps kMaxServerThreads - kMaxListAndWatchStreams threads free for
+// Allocate and GetPreferredAllocation whatever a client opens.
+inline constexpr int kMaxListAndWatchStreams = 16;
+inline constexpr int kMaxServerThreads = 64;
 
 // The socket file name for a resource, as NVIDIA's plugin names its own ("nvidia-gpu.sock"):
 // "nvidia.com/gpu" -> "slicelab-nvidia.com-gpu.sock".
@@ -46,9 +50,11 @@ class DevicePluginServer {
   DevicePluginServer(const DevicePluginServer&) = delete;
   DevicePluginServer& operator=(const DevicePluginServer&) = delete;
 
-  // Serves on <plugin_dir>/<plugin_socket_name>. A stale socket file there is replaced; any
-  // other kind of file is left alone and start() throws std::runtime_error (as it does when
-  // the socket cannot be bound). Starting a started server restarts it on a fresh socket.
+  // Serves on <plugin_dir>/<plugin_socket_name>. The folder is opened without following a link
+  // in its path (host_files.h; a link is refused), and every file operation goes through that
+  // descriptor. A stale socket file there is replaced; any other kind of file is left alone and
+  // start() throws std::runtime_error (as it does when the socket cannot be bound). Starting a
+  // started server restarts it on a fresh socket.
   void start();
   // Ends every ListAndWatch stream (within ~0.1 s), waits for calls in progress and removes the
   // socket file if it is still ours. Idempotent.
@@ -82,8 +88,8 @@ class DevicePluginServer {
   std::unique_ptr<grpc::Server> server_;
   std::atomic<bool> serving_{false};
   std::atomic<bool> stopping_{false};  // read by every open ListAndWatch stream
-  dev_t socket_dev_ = 0;
-  ino_t socket_ino_ = 0;
+  std::optional<HostFolder> folder_;   // plugin_dir_, opened at start()
+  struct stat socket_ {};              // the socket file start() bound
 };
 
 }  // namespace slicelab::device_plugin

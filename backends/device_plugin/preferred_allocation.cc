@@ -20,20 +20,27 @@ namespace {
 // Positions (into `devices`) of the request's candidates: available, known, not already
 // chosen, in the resource's order so that every tie breaks the same way.
 struct Split {
-  std::vector<std::string> result;  // must_include, as given
+  std::vector<std::string> result;  // must_include: those available and known, each once
   std::vector<size_t> candidates;
   size_t needed = 0;
 };
 
 Split split(std::span<const ResourceDevice> devices, const PreferredRequest& r) {
   Split s;
-  s.result = r.must_include;
-  const auto size = static_cast<size_t>(std::max(0, r.size));
-  if (s.result.size() >= size) return s;
-  s.needed = size - s.result.size();
   // Hash sets: a node of 8 GPUs with 48 replicas each offers 384 IDs.
   const std::unordered_set<std::string_view> available(r.available.begin(), r.available.end());
-  const std::unordered_set<std::string_view> chosen(r.must_include.begin(), r.must_include.end());
+  std::unordered_set<std::string_view> known;
+  for (const ResourceDevice& d : devices) known.insert(d.id);
+  std::unordered_set<std::string_view> chosen;
+  const auto size = static_cast<size_t>(std::max(0, r.size));
+  // A must_include ID that is not available is never handed back (the server refuses such a
+  // request before it gets here).
+  for (const std::string& id : r.must_include)
+    if (s.result.size() < size && available.count(id) && known.count(id) &&
+        chosen.insert(id).second)
+      s.result.push_back(id);
+  if (s.result.size() >= size) return s;
+  s.needed = size - s.result.size();
   for (size_t i = 0; i < devices.size(); ++i) {
     const std::string& id = devices[i].id;
     if (available.count(id) && !chosen.count(id)) s.candidates.push_back(i);

@@ -14,8 +14,9 @@
 
 namespace slicelab::device_plugin {
 
-// Each returns must_include first, then request.size - must_include.size() more IDs from
-// `available`. IDs not among `devices` are ignored; AllocationError when too few are left.
+// Each returns must_include first (those of its IDs that are available and among `devices`,
+// each once), then more IDs from `available` up to request.size. IDs not among `devices` are
+// ignored; AllocationError when too few are left.
 
 // `node_gpus`: the node's GPU count (local GPU i = NVML index i); `topology` may be null or
 // of another size (the picker then packs by index).

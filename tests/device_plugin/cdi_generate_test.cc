@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -107,11 +108,54 @@ TEST_F(CdiGenerate, TimeSliceReplicas) {
       {"GPU-fake-0000::0", "GPU-fake-0000::1", "GPU-fake-0001::0", "GPU-fake-0001::1"});
 }
 
+// Every host path of the config in this test's folder: nothing here may read or write the
+// machine's /var/lib/slicelab.
+std::string interposer_config(const std::filesystem::path& dir) {
+  return "version: v1\nslicelab:\n  interposer:\n    splitCount: 2\n    hostPreloadDir: " +
+         (dir / "preload").string() + "\n    hostRegionRoot: " + (dir / "regions").string() + "\n";
+}
+
 TEST_F(CdiGenerate, InterposerShares) {
-  expect_spec_names_the_plugins_devices(
-      "version: v1\nslicelab:\n  interposer:\n    splitCount: 2\n",
-      {"GPU-fake-0000::share-0", "GPU-fake-0000::share-1", "GPU-fake-0001::share-0",
-       "GPU-fake-0001::share-1"});
+  expect_spec_names_the_plugins_devices(interposer_config(dir_),
+                                        {"GPU-fake-0000::share-0", "GPU-fake-0000::share-1",
+                                         "GPU-fake-0001::share-0", "GPU-fake-0001::share-1"});
+  // Printing the spec wrote nothing: the preload file is the plugin's to write when it serves.
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "preload"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "regions"));
+}
+
+TEST_F(CdiGenerate, WritesTheSpecAndNothingElse) {
+  const std::string config = write("config.yaml", interposer_config(dir_));
+  const std::string out = (dir_ / "cdi" / "slicelab.yaml").string();
+  const auto generate_to = [&](const std::string& output, const std::string& name) {
+    return slicelab::testing::run_program(
+        SLICELAB_BINARY,
+        "cdi generate --config " + slicelab::testing::shell_quote(config) + " -o " +
+            slicelab::testing::shell_quote(output) + " --dev-root " +
+            slicelab::testing::shell_quote(dir_.string()),
+        dir_, name,
+        "SLICELAB_FAKE_DEVICES=2 SLICELAB_NVML_LIBRARY=" +
+            slicelab::testing::shell_quote(kGenerateFakeNvml));
+  };
+  const slicelab::testing::CliRun run = generate_to(out, "to-file");
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir_ / "cdi"))
+    files.push_back(e.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"slicelab.yaml"});
+  EXPECT_EQ(parse_cdi_spec(slicelab::testing::read_file(out), out).devices.size(), 4u);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "preload"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "regions"));
+
+  // An output folder under a link is refused, with nothing written through it.
+  std::filesystem::create_directories(dir_ / "real");
+  std::filesystem::create_directory_symlink(dir_ / "real", dir_ / "link");
+  const slicelab::testing::CliRun linked =
+      generate_to((dir_ / "link" / "cdi" / "slicelab.yaml").string(), "linked");
+  EXPECT_NE(linked.status, 0);
+  EXPECT_NE(linked.err.find((dir_ / "link").string() + " is a symbolic link"), std::string::npos)
+      << linked.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "real"));
 }
 
 }  // namespace

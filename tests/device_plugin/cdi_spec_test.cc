@@ -3,6 +3,7 @@
 // rule of the spec rejects its own kind of mistake with its own message; the writer never
 // replaces a file that is not slicelab's spec.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -568,6 +569,26 @@ TEST_F(CdiSpecFile, RefusesNamesRuntimesIgnoreLinksAndInvalidSpecs) {
   EXPECT_EQ(message.rfind("the CDI spec for slicelab.io/gpu is not valid:\n  devices[0]", 0), 0u)
       << message;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(CdiSpecFile, ALinkedFolderIsRefusedAndNoForeignFileIsTouched) {
+  std::filesystem::create_directories(dir_ / "real");
+  std::filesystem::create_directory_symlink(dir_ / "real", dir_ / "link");
+  for (const std::filesystem::path& out :
+       {dir_ / "link" / "slicelab.yaml", dir_ / "link" / "cdi" / "slicelab.yaml"}) {
+    const std::string m =
+        message_of([&] { write_cdi_spec(node_spec(), CdiFormat::kYaml, out.string()); });
+    EXPECT_NE(m.find((dir_ / "link").string() + " is a symbolic link"), std::string::npos) << m;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "real"));
+  // Files under the temporary names an older writer used stay as they are.
+  const std::string path = (dir_ / "cdi" / "slicelab.yaml").string();
+  std::filesystem::create_directories(dir_ / "cdi");
+  const std::string pid_named =
+      write("cdi/slicelab.yaml.slicelab-tmp-" + std::to_string(::getpid()), "theirs");
+  write_cdi_spec(node_spec(), CdiFormat::kYaml, path);
+  EXPECT_EQ(slicelab::testing::read_file(pid_named), "theirs");
+  EXPECT_EQ(parse_cdi_spec(slicelab::testing::read_file(path), path), node_spec());
 }
 
 TEST(CdiSpecFileFormat, FromTheOptionElseTheExtension) {

@@ -335,6 +335,58 @@ TEST_F(InterposerShareResourceTest, AnLdSoPreloadItDidNotWriteIsNeverReplaced) {
   EXPECT_EQ(share_file_text(preload), config.interposer.container_library + "\n");
 }
 
+TEST_F(InterposerShareResourceTest, AForeignFileUnderTheOldTemporaryNameIsKept) {
+  // The name the plugin once wrote aside under (ld.so.preload.tmp-<pid>), taken by someone:
+  // left as it is, and the preload file still written.
+  std::filesystem::create_directories(dir_ / "preload");
+  const std::string foreign =
+      write("preload/ld.so.preload.tmp-" + std::to_string(::getpid()), "someone's\n");
+  pods.pods = {share_listed_pod("uid-t", 1)};
+  auto r = make();
+  const std::vector<std::string> one{"GPU-fake-0000::share-0"};
+  r->allocate(one);
+  EXPECT_EQ(share_file_text(foreign), "someone's\n");
+  EXPECT_EQ(share_file_text((dir_ / "preload" / "ld.so.preload").string()),
+            config.interposer.container_library + "\n");
+  // Nothing else of the plugin's is left in the folder.
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir_ / "preload"))
+    names.insert(e.path().filename().string());
+  EXPECT_EQ(names, (std::set<std::string>{"ld.so.preload",
+                                          std::filesystem::path(foreign).filename().string()}));
+}
+
+TEST_F(InterposerShareResourceTest, ALinkedHostPreloadDirIsRefusedWithNothingWrittenThroughIt) {
+  std::filesystem::create_directories(dir_ / "elsewhere");
+  std::filesystem::create_directory_symlink(dir_ / "elsewhere", dir_ / "preload-link");
+  config.interposer.host_preload_dir = (dir_ / "preload-link").string();
+  pods.pods = {share_listed_pod("uid-l", 1), share_listed_pod("uid-m", 1)};
+  auto r = make();
+  const std::vector<std::string> one{"GPU-fake-0000::share-0"};
+  std::string m = share_allocation_error_of([&] { r->allocate(one); });
+  EXPECT_NE(m.find((dir_ / "preload-link").string() + " is a symbolic link"), std::string::npos)
+      << m;
+  EXPECT_NE(m.find("slicelab.interposer.hostPreloadDir"), std::string::npos) << m;
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "elsewhere"));
+  EXPECT_TRUE(pods.marked.empty());
+  // A link above the folder: refused the same way, nothing made beneath its target.
+  std::filesystem::create_directories(dir_ / "up-real");
+  std::filesystem::create_directory_symlink(dir_ / "up-real", dir_ / "up");
+  config.interposer.host_preload_dir = (dir_ / "up" / "device-plugin").string();
+  auto r2 = make();
+  m = share_allocation_error_of([&] { r2->allocate(one); });
+  EXPECT_NE(m.find((dir_ / "up").string() + " is a symbolic link"), std::string::npos) << m;
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "up-real"));
+  // The region root likewise.
+  config.interposer.host_preload_dir = (dir_ / "preload").string();
+  config.interposer.host_region_root = (dir_ / "up" / "regions").string();
+  auto r3 = make();
+  m = share_allocation_error_of([&] { r3->allocate(one); });
+  EXPECT_NE(m.find((dir_ / "up").string() + " is a symbolic link"), std::string::npos) << m;
+  EXPECT_NE(m.find("slicelab.interposer.hostRegionRoot"), std::string::npos) << m;
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "up-real"));
+}
+
 TEST_F(InterposerShareResourceTest, PreferredTakesMustIncludeThenSpreadsOverTheLeastUsedGpus) {
   gpus.push_back(gpus[1]);
   gpus.back().index = 2;
@@ -355,6 +407,11 @@ TEST_F(InterposerShareResourceTest, PreferredTakesMustIncludeThenSpreadsOverTheL
   q.must_include.clear();
   q.size = 9;  // more than offered: all of them, still spread
   EXPECT_EQ(r->preferred(q).size(), 6u);
+  // A must_include ID that is not offered (or not a share at all) is never handed back.
+  q.must_include = {"GPU-fake-0001::share-0", "GPU-other::share-0"};
+  q.size = 2;
+  for (const std::string& id : r->preferred(q))
+    EXPECT_NE(std::find(q.available.begin(), q.available.end(), id), q.available.end()) << id;
 }
 
 TEST_F(InterposerShareResourceTest, CdiDevicesCarryTheLibraryAndPreloadButNoRegionFolder) {
@@ -370,11 +427,15 @@ TEST_F(InterposerShareResourceTest, CdiDevicesCarryTheLibraryAndPreloadButNoRegi
     EXPECT_NE(share_mount_at(d.edits, "/etc/ld.so.preload"), nullptr);
     EXPECT_TRUE(d.edits.envs.empty());
   }
-  EXPECT_TRUE(std::filesystem::exists(dir_ / "preload" / "ld.so.preload"));
+  // Describing the devices writes nothing: the preload file comes with the first Allocate.
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "preload"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "regions"));
   // With CDI, Allocate names the devices and keeps only the pod's own edits.
   const std::vector<std::string> one{"GPU-fake-0001::share-1"};
   const auto a = r->allocate(one);
   EXPECT_EQ(a.cdi_devices, (std::vector<std::string>{"slicelab.io/gpu=GPU-fake-0001::share-1"}));
+  EXPECT_EQ(share_file_text((dir_ / "preload" / "ld.so.preload").string()),
+            config.interposer.container_library + "\n");
   ASSERT_EQ(a.mounts.size(), 1u);
   EXPECT_EQ(a.mounts[0].container_path, "/var/run/slicelab");
   EXPECT_EQ(a.envs.at("CUDA_VISIBLE_DEVICES"), "GPU-fake-0001");

@@ -142,8 +142,11 @@ TEST_F(DevicePluginServerTest, RefusalsAndOversizedRequestsAreInvalidArgument) {
   ASSERT_NE(client, nullptr);
   const auto unknown = client->allocate({{"GPU-a", "GPU-zzz"}});
   EXPECT_EQ(unknown.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(unknown.status.error_message(), "unknown device GPU-zzz");
+  EXPECT_EQ(unknown.status.error_message(),
+            "Allocate: container request 1 asks for unknown device 'GPU-zzz'; the plugin "
+            "advertises no such device");
   const int calls_before_limits = plugin_.allocate_calls.load();
+  EXPECT_EQ(calls_before_limits, 0);
 
   // 4097 IDs over two containers: over the per-request limit, the plugin never sees them.
   std::vector<std::string> many(2049, "GPU-a");
@@ -165,9 +168,143 @@ TEST_F(DevicePluginServerTest, RefusalsAndOversizedRequestsAreInvalidArgument) {
             grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(client->pre_start(std::vector<std::string>(4097, "GPU-a")).status.error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
-  // Right at the limits the request reaches the plugin (which then refuses the unknown ID).
+  // Right at the limits the request is read (and its unknown ID refused, shown shortened).
   const auto at_limit = client->allocate({{std::string(256, 'G')}});
-  EXPECT_EQ(at_limit.status.error_message(), "unknown device " + std::string(256, 'G'));
+  EXPECT_EQ(at_limit.status.error_message(),
+            "Allocate: container request 1 asks for unknown device '" + std::string(80, 'G') +
+                "... (256 bytes)'; the plugin advertises no such device");
+  EXPECT_EQ(plugin_.allocate_calls.load(), calls_before_limits);
+}
+
+TEST_F(DevicePluginServerTest, AllocateRefusesWhatTheKubeletNeverSends) {
+  const auto client = start_and_connect();
+  ASSERT_NE(client, nullptr);
+  health_.mark_unhealthy("GPU-d", "XID 79");
+  const auto refused = [&](const std::vector<std::vector<std::string>>& containers) {
+    const auto r = client->allocate(containers);
+    EXPECT_EQ(r.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    return r.status.error_message();
+  };
+  EXPECT_EQ(refused({{}}),
+            "Allocate: container request 1 asks for no device; the kubelet asks for at least one");
+  EXPECT_EQ(refused({}), "Allocate: no container request; the kubelet sends one");
+  EXPECT_EQ(refused({{"GPU-a", "GPU-b", "GPU-a"}}),
+            "Allocate: container request 1 asks for device 'GPU-a' twice; the kubelet asks for "
+            "each device once");
+  EXPECT_EQ(refused({{"GPU-a"}, {"GPU-b", "GPU-a"}}),
+            "Allocate: device 'GPU-a' is asked for by container requests 1 and 2; a device goes "
+            "to one container");
+  EXPECT_EQ(refused({{"GPU-a"}, {"GPU-d"}}),
+            "Allocate: container request 2 asks for device 'GPU-d', which is unhealthy; the "
+            "kubelet allocates only healthy devices");
+  EXPECT_EQ(refused({{std::string("GPU-\x01\n", 6)}}),
+            "Allocate: container request 1 asks for unknown device 'GPU-\\x01\\x0a'; the plugin "
+            "advertises no such device");
+  // None of them reached the plugin; a request as the kubelet sends it does.
+  EXPECT_EQ(plugin_.allocate_calls.load(), 0);
+  EXPECT_TRUE(client->allocate({{"GPU-a", "GPU-b"}}).ok());
+  health_.mark_healthy("GPU-d");
+  EXPECT_TRUE(client->allocate({{"GPU-d"}}).ok());
+  EXPECT_EQ(plugin_.allocate_calls.load(), 2);
+}
+
+TEST_F(DevicePluginServerTest, PreferredRefusesWhatTheKubeletNeverSendsAndAnswersOnlyAvailable) {
+  const auto client = start_and_connect();
+  ASSERT_NE(client, nullptr);
+  const auto refused = [&](const std::vector<std::string>& available,
+                           const std::vector<std::string>& must_include, int size) {
+    const auto r = client->preferred(available, must_include, size);
+    EXPECT_EQ(r.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    return r.status.error_message();
+  };
+  EXPECT_EQ(refused({"GPU-a", "GPU-b"}, {"GPU-c"}, 2),
+            "GetPreferredAllocation: must_include_deviceIDs holds 'GPU-c', which is not among "
+            "available_deviceIDs; the kubelet offers what it must include");
+  EXPECT_EQ(refused({"GPU-a", "GPU-b", "GPU-a"}, {}, 1),
+            "GetPreferredAllocation: available_deviceIDs holds 'GPU-a' twice; the kubelet offers "
+            "a set");
+  EXPECT_EQ(refused({"GPU-a", "GPU-x"}, {}, 1),
+            "GetPreferredAllocation: available_deviceIDs holds unknown device 'GPU-x'; the "
+            "plugin advertises no such device");
+  EXPECT_EQ(refused({"GPU-a", "GPU-b"}, {"GPU-a", "GPU-a"}, 2),
+            "GetPreferredAllocation: must_include_deviceIDs holds 'GPU-a' twice; the kubelet "
+            "sends a set");
+  for (const int size : {0, -1, 3}) {
+    EXPECT_EQ(refused({"GPU-a", "GPU-b"}, {}, size),
+              "GetPreferredAllocation: allocation_size " + std::to_string(size) +
+                  " is not within 1..2 (at least 1 and the 0 device(s) it must include, at most "
+                  "the 2 available)");
+  }
+  EXPECT_NE(refused({"GPU-a", "GPU-b", "GPU-c"}, {"GPU-a", "GPU-b"}, 1).find("within 2..3"),
+            std::string::npos);
+
+  // A plugin that answers with IDs it was not offered, twice, or too many: the kubelet gets
+  // must_include first, then only available IDs, each once, at most allocation_size.
+  plugin_.preferred_answer = {"GPU-d", "GPU-b", "GPU-b", "GPU-zzz", "GPU-a", "GPU-c"};
+  const auto answer = client->preferred({"GPU-a", "GPU-b", "GPU-c"}, {"GPU-c"}, 2);
+  ASSERT_TRUE(answer.ok()) << answer.status.error_message();
+  const auto& ids = answer.response.container_responses(0).deviceids();
+  EXPECT_EQ(std::vector<std::string>(ids.begin(), ids.end()),
+            (std::vector<std::string>{"GPU-c", "GPU-b"}));
+}
+
+TEST_F(DevicePluginServerTest, SeventyOpenStreamsLeaveAllocateAndPreferredAnswered) {
+  const auto kubelet_client = start_and_connect();
+  ASSERT_NE(kubelet_client, nullptr);
+  ASSERT_TRUE(kubelet_client->next_device_list(seconds(5)).has_value());
+  // 70 more clients, each holding a stream open (each on its own connection), one after the
+  // other: the first ones get the list, the rest are refused at once.
+  std::vector<std::unique_ptr<FakePluginClient>> watchers;
+  int listed = 0;
+  int refused = 0;
+  for (int i = 0; i < 70; ++i) {
+    auto& w = watchers.emplace_back(
+        std::make_unique<FakePluginClient>(dir_ / "slicelab-nvidia.com-gpu.sock", true));
+    if (w->next_device_list(seconds(10)).has_value()) {
+      ++listed;
+      continue;
+    }
+    const auto end = w->wait_for_stream_end(seconds(1));
+    ASSERT_TRUE(end.has_value());
+    EXPECT_EQ(end->error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << end->error_message();
+    ++refused;
+  }
+  // The kubelet's stream holds one place; the rest up to the limit are served.
+  EXPECT_EQ(listed, device_plugin::kMaxListAndWatchStreams - 1);
+  EXPECT_EQ(refused, 70 - listed);
+  // The streams still open leave threads for the calls.
+  const auto allocated = kubelet_client->allocate({{"GPU-a"}});
+  EXPECT_TRUE(allocated.ok()) << allocated.status.error_message();
+  const auto preferred = kubelet_client->preferred({"GPU-a", "GPU-b"}, {}, 1);
+  EXPECT_TRUE(preferred.ok()) << preferred.status.error_message();
+  // The kubelet's own stream still hears of a change; a place freed is taken again.
+  health_.mark_unhealthy("GPU-b", "XID 79");
+  EXPECT_TRUE(kubelet_client->next_device_list(seconds(5)).has_value());
+  // (The server notices a cancelled stream within its poll interval: retried until then.)
+  watchers.clear();
+  EXPECT_TRUE(eventually(
+      [&] {
+        FakePluginClient again(dir_ / "slicelab-nvidia.com-gpu.sock", true);
+        return again.next_device_list(seconds(2)).has_value();
+      },
+      seconds(5)));
+}
+
+TEST_F(DevicePluginServerTest, ALinkedPluginFolderIsRefusedWithNothingBoundThroughIt) {
+  const auto real = dir_ / "real";
+  std::filesystem::create_directories(real);
+  std::filesystem::create_directory_symlink(real, dir_ / "link");
+  device_plugin::DevicePluginServer server(plugin_, health_, dir_ / "link");
+  try {
+    server.start();
+    ADD_FAILURE() << "a linked plugin folder was served";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find((dir_ / "link").string() + " is a symbolic link"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(server.serving());
+  EXPECT_TRUE(std::filesystem::is_empty(real));
 }
 
 TEST_F(DevicePluginServerTest, GarbagePayloadsGetErrorsAndTheServerGoesOn) {
@@ -211,7 +348,16 @@ TEST_F(DevicePluginServerTest, OversizedMessageIsRefusedAndTheServerGoesOn) {
 }
 
 TEST_F(DevicePluginServerTest, PluginExceptionIsInternalAndTheServerGoesOn) {
-  const auto client = start_and_connect();
+  StubGpuPlugin throwing(health_, {"GPU-throws", "GPU-b"});
+  // The runner stops before `throwing` goes, whichever way the test ends.
+  struct StopRunner {
+    std::unique_ptr<device_plugin::PluginRunner>& runner;
+    ~StopRunner() { runner.reset(); }
+  } stop_first{runner_};
+  kubelet_ = std::make_unique<FakeKubelet>(dir_);
+  start_runner({&throwing});
+  ASSERT_TRUE(kubelet_->wait_for_registrations(1, seconds(5)));
+  const auto client = kubelet_->client("nvidia.com/gpu");
   ASSERT_NE(client, nullptr);
   const auto thrown = client->allocate({{"GPU-throws"}});
   EXPECT_EQ(thrown.status.error_code(), grpc::StatusCode::INTERNAL);

@@ -47,6 +47,7 @@ class StubGpuPlugin : public device_plugin::ResourcePlugin {
 
   std::vector<std::string> preferred(
       const device_plugin::PreferredRequest& request) const override {
+    if (!preferred_answer.empty()) return preferred_answer;
     std::vector<std::string> out = request.must_include;
     for (const auto& id : request.available) {
       if (static_cast<int>(out.size()) >= request.size) break;
@@ -86,6 +87,8 @@ class StubGpuPlugin : public device_plugin::ResourcePlugin {
 
   std::atomic<int> allocate_calls{0};
   std::atomic<int> pre_started{0};
+  // When set, GetPreferredAllocation's answer whatever was asked (a plugin that errs).
+  std::vector<std::string> preferred_answer;
 
  private:
   const device_plugin::DeviceHealth& health_;
