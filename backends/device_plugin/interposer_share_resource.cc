@@ -15,6 +15,7 @@
 #include <tuple>
 #include <utility>
 
+#include "backends/interposer/caps_file.h"
 #include "backends/local/isolation.h"
 #include "workloads/input_error.h"
 #include "workloads/text_file.h"
@@ -138,6 +139,9 @@ class InterposerShareResource final : public ResourcePlugin {
   }
   // A fresh host folder for one container's region; never one that existed before.
   std::string make_region_folder(const PendingPod& pod);
+  // Writes the container's caps file beside its region folder (`folder` + ".caps") and returns
+  // its host path; never replaces a file.
+  std::string write_caps_file(const std::string& folder, const std::string& text) const;
 
   InterposerShareConfig config_;
   std::string cdi_kind_;
@@ -374,6 +378,41 @@ std::string InterposerShareResource::make_region_folder(const PendingPod& pod) {
   throw AllocationError("no fresh folder name under " + root + " for " + base);
 }
 
+// The caps file sits beside the region folder, not in it: the folder is mounted read-write into
+// the container, and a root process there could rewrite a file in it through that mount (a
+// read-only mount of the same file does not stop writes through another). Beside it, in the
+// root folder (0700, never mounted), the container reaches it only through its read-only mount.
+// Created with O_EXCL and O_NOFOLLOW in a folder opened without following a link: a file or
+// link already there (slicelab's or anyone's) is never replaced nor written through.
+std::string InterposerShareResource::write_caps_file(const std::string& folder,
+                                                     const std::string& text) const {
+  const std::filesystem::path p(folder);
+  const std::string root = p.parent_path().string();
+  const std::string name = p.filename().string() + ".caps";
+  const std::string path = (p.parent_path() / name).string();
+  const Fd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir.get() < 0) throw AllocationError(errno_text("cannot open " + root));
+  const Fd fd(::openat(dir.get(), name.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444));
+  if (fd.get() < 0)
+    throw AllocationError(errno_text("cannot create the caps file " + path) +
+                          (errno == EEXIST ? " (not replaced)" : ""));
+  // 0444 whatever the umask: the container's processes read it under any uid.
+  bool ok = ::fchmod(fd.get(), 0444) == 0;
+  for (size_t done = 0; ok && done < text.size();) {
+    const ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  if (!ok) {
+    const std::string why = errno_text("cannot write the caps file " + path);
+    ::unlinkat(dir.get(), name.c_str(), 0);  // the file this call created, and only that
+    throw AllocationError(why);
+  }
+  return path;
+}
+
 ContainerAllocation InterposerShareResource::allocate(std::span<const std::string> device_ids) {
   const std::lock_guard lock(allocate_mutex_);
   if (device_ids.empty()) throw AllocationError("an allocation of no " + config_.resource);
@@ -423,9 +462,19 @@ ContainerAllocation InterposerShareResource::allocate(std::span<const std::strin
   const std::string region =
       (std::filesystem::path(config_.container_region_dir) / kRegionFile).string();
   set_interposer_environment(a.envs, std::span<const InterposerDeviceCaps>(caps), region);
+  std::string caps_text;
+  try {
+    caps_text = interposer_caps_file_text(caps, region);
+  } catch (const std::invalid_argument& e) {
+    throw AllocationError("pod " + pod->namespace_name + "/" + pod->name + ": " + e.what());
+  }
   const std::string folder = make_region_folder(*pod);
   a.mounts.push_back(Mount{
       .container_path = config_.container_region_dir, .host_path = folder, .read_only = false});
+  // The caps the interposer takes: the environment above is a fallback a process can change.
+  a.mounts.push_back(Mount{.container_path = interposer::kCapsFilePath,
+                           .host_path = write_caps_file(folder, caps_text),
+                           .read_only = true});
   try {
     pods_.mark_allocated(*pod);
   } catch (const std::exception& e) {

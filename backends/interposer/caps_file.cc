@@ -38,8 +38,7 @@ const char* expected_of(std::string_view name) {
 
 bool printable(std::string_view s) {
   for (const char c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
-      return false;
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
   return true;
 }
 
@@ -75,9 +74,14 @@ std::string caps_file_text(const CapsFileContents& contents) {
   if (!region.empty() && (!region.starts_with('/') || !printable(region) ||
                           !value_error("SLICELAB_SHARED_REGION", region).empty() ||
                           region.size() > kMaxCapsLineBytes / 2))
-    throw std::invalid_argument("a caps file's region must be an absolute path of printable "
-                                "characters, not '" +
-                                shown(region) + "'");
+    throw std::invalid_argument(
+        "a caps file's region must be an absolute path of printable "
+        "characters, not '" +
+        shown(region) + "'");
+  for (const CapsFileDevice& d : contents.devices)
+    if (d.memory_bytes != UINT64_MAX && (d.memory_bytes == 0 || d.memory_bytes > kMaxMemoryCap))
+      throw std::invalid_argument("a caps file's memory cap is 1 byte to 1Pi, not " +
+                                  std::to_string(d.memory_bytes));
   std::string out = std::string(kCapsFileHeader) +
                     "\n# the interposer's caps for one container (docs/interposer.md); "
                     "written by slicelab\n";
@@ -97,8 +101,8 @@ Config parse_caps_file(std::string_view text, const std::string& path) {
   Config c;
   c.caps_file = path;
   auto fail = [&](size_t line, size_t col, const std::string& why) {
-    fail_closed_config(c, path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
-                              why);
+    fail_closed_config(c,
+                       path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + why);
     return c;
   };
   if (text.size() > kMaxCapsFileBytes)
@@ -151,8 +155,9 @@ Config parse_caps_file(std::string_view text, const std::string& path) {
     if (!values.emplace(std::string(name), std::string(value)).second)
       return fail(line_no, 1, "expected each name once, found " + std::string(name) + " again");
   }
-  if (line_no == 0) return fail(1, 1, "expected the header '" + std::string(kCapsFileHeader) +
-                                          "', found an empty file");
+  if (line_no == 0)
+    return fail(1, 1,
+                "expected the header '" + std::string(kCapsFileHeader) + "', found an empty file");
   std::vector<std::string> names;
   for (const auto& [k, v] : values) names.push_back(k);
   read_caps(
@@ -226,8 +231,9 @@ std::optional<std::string> read_caps_file(const std::string& path, bool read_onl
       return std::nullopt;
     }
     if (!(vfs.f_flag & ST_RDONLY)) {
-      *why = path + ": expected a file on a read-only mount (as the device plugin mounts it), "
-                    "found one on a writable file system";
+      *why = path +
+             ": expected a file on a read-only mount (as the device plugin mounts it), "
+             "found one on a writable file system";
       return std::nullopt;
     }
   }

@@ -37,8 +37,8 @@ struct CapsFileContents {
 };
 
 // The file's text for `contents` (plain byte counts; what the reader reads back).
-// std::invalid_argument for more than kMaxDevices devices or a region path that is not an
-// absolute path of printable characters.
+// std::invalid_argument for more than kMaxDevices devices, a memory cap of 0 or above
+// kMaxMemoryCap, or a region path that is not an absolute path of printable characters.
 std::string caps_file_text(const CapsFileContents& contents);
 
 // The caps a caps file's `text` gives, read as from the file at `path` (for messages, as
@@ -57,9 +57,9 @@ std::optional<std::string> read_caps_file(const std::string& path, bool read_onl
 // hosts without mounts give a file, no stronger than the environment it comes from); else the
 // environment (empty path).
 struct CapsSource {
-  std::string path;        // "" for the environment
-  bool fixed = false;      // the fixed path: it must be on a read-only mount
-  std::string error;       // not empty: the fixed path could not be looked at (fail closed)
+  std::string path;    // "" for the environment
+  bool fixed = false;  // the fixed path: it must be on a read-only mount
+  std::string error;   // not empty: the fixed path could not be looked at (fail closed)
 };
 CapsSource locate_caps(const std::string& fixed, const char* override_path);
 

@@ -103,7 +103,8 @@ std::optional<uint64_t> parse_size(std::string_view t, std::string* why) {
   if (!suffix) return fail("found the suffix '" + shown(unit) + "'");
   // The fraction's bytes, floor(multiple * fraction / scale), without overflow: with
   // multiple = q * scale + r, q * fraction < multiple and r * fraction < 10^18.
-  const uint64_t part = suffix->multiple / scale * fraction + suffix->multiple % scale * fraction / scale;
+  const uint64_t part =
+      suffix->multiple / scale * fraction + suffix->multiple % scale * fraction / scale;
   uint64_t bytes = 0;
   if (__builtin_mul_overflow(whole, suffix->multiple, &bytes) ||
       __builtin_add_overflow(bytes, part, &bytes) || bytes > kMaxMemoryCap)
@@ -133,9 +134,9 @@ struct Lookup {
 
 // Every variable the interposer reads (per-device ones without their _<i>).
 constexpr std::string_view kKnown[] = {
-    "SLICELAB_MEMORY_LIMIT",   "SLICELAB_SM_LIMIT",        "SLICELAB_SHARED_REGION",
-    "SLICELAB_REGION_GROUP",   "SLICELAB_MEASURE_EVERY",   "SLICELAB_NVML_RECONCILE",
-    "SLICELAB_CAPS_FILE",      "SLICELAB_TEST_FAKE_CLOCK", "SLICELAB_TEST_HANG_IN_LOCK"};
+    "SLICELAB_MEMORY_LIMIT", "SLICELAB_SM_LIMIT",        "SLICELAB_SHARED_REGION",
+    "SLICELAB_REGION_GROUP", "SLICELAB_MEASURE_EVERY",   "SLICELAB_NVML_RECONCILE",
+    "SLICELAB_CAPS_FILE",    "SLICELAB_TEST_FAKE_CLOCK", "SLICELAB_TEST_HANG_IN_LOCK"};
 constexpr std::string_view kPerDevice[] = {"SLICELAB_MEMORY_LIMIT", "SLICELAB_SM_LIMIT"};
 // SLICELAB_* names that other parts of slicelab set or read in a pod's environment (the local
 // backend, its tools, the test stand-ins): not the interposer's, not typos.
@@ -222,7 +223,8 @@ void fail_closed_config(Config& c, const std::string& why) {
 }
 
 std::string fail_closed_message(const Config& c) {
-  return c.fail_closed + "; failing closed: every GPU allocation is refused "
+  return c.fail_closed +
+         "; failing closed: every GPU allocation is refused "
          "(CUDA_ERROR_OUT_OF_MEMORY, no memory shown) and launches are paced to " +
          std::to_string(kFailClosedPercent) + "%";
 }

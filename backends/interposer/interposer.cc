@@ -115,9 +115,8 @@ void capture_environment() {
   std::call_once(g_env_once, [] {
     auto* vars = new StartEnvironment;
     for (char** e = environ; e && *e; ++e)
-      if (const char* eq = std::strchr(*e, '=');
-          eq &&
-          (std::strncmp(*e, "SLICELAB_", 9) == 0 || std::strncmp(*e, "CUDA_DEVICE_", 12) == 0))
+      if (const char* eq = std::strchr(*e, '='); eq && (std::strncmp(*e, "SLICELAB_", 9) == 0 ||
+                                                        std::strncmp(*e, "CUDA_DEVICE_", 12) == 0))
         vars->emplace_back(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
     g_start_env = vars;
   });

@@ -7,6 +7,7 @@
 // LD_LIBRARY_PATH stand in for /etc/ld.so.preload and the driver's folder.
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -31,6 +32,21 @@ const std::string k40m = std::to_string(40 * kMiB);
 const std::string k30m = std::to_string(30 * kMiB);
 const std::string k24m = std::to_string(24 * kMiB);
 const std::string k64m = std::to_string(64 * kMiB);
+
+// Kills and reaps a started client that a failed assertion left running (finish() and kill9()
+// reap it themselves: then there is nothing left to do).
+struct Reaped {
+  Child& child;
+  explicit Reaped(Child& c) : child(c) {}
+  Reaped(const Reaped&) = delete;
+  Reaped& operator=(const Reaped&) = delete;
+  ~Reaped() {
+    if (child.pid > 0 && waitpid(child.pid, nullptr, WNOHANG) == 0) {
+      kill(child.pid, SIGKILL);
+      waitpid(child.pid, nullptr, 0);
+    }
+  }
+};
 
 class CapEscape : public ::testing::Test {
  protected:
@@ -97,13 +113,14 @@ TEST_F(CapEscape, AChildStartedWithEnvMinusIKeepsTheFilesCap) {
 TEST_F(CapEscape, APrivateRegionWhileASiblingHoldsMemoryCannotPassTheCap) {
   write_caps();
   Child a = start({"hold", k40m, "0"}, contained());
+  const Reaped reap_a{a};
   ASSERT_TRUE(wait_for(a, "held result=0")) << a.out;
   // Its own region, a higher cap, HAMi's names: the file's region and cap hold. 40 + 30 > 64.
   const std::string mine = dir + "/mine.region";
-  for (const Env& e : {Env{{"SLICELAB_SHARED_REGION", mine}, {"SLICELAB_MEMORY_LIMIT", "1Gi"}},
-                       Env{{"CUDA_DEVICE_MEMORY_SHARED_CACHE", mine},
-                           {"CUDA_DEVICE_MEMORY_LIMIT", "8g"}},
-                       Env{}}) {
+  for (const Env& e :
+       {Env{{"SLICELAB_SHARED_REGION", mine}, {"SLICELAB_MEMORY_LIMIT", "1Gi"}},
+        Env{{"CUDA_DEVICE_MEMORY_SHARED_CACHE", mine}, {"CUDA_DEVICE_MEMORY_LIMIT", "8g"}},
+        Env{}}) {
     const Result b = run({"try", k30m}, contained(e));
     EXPECT_NE(b.out.find("result=2 used=" + k40m), std::string::npos) << b.out;
   }
@@ -119,6 +136,7 @@ TEST_F(CapEscape, APrivateRegionWhileASiblingHoldsMemoryCannotPassTheCap) {
   // The check can fail: without the file, a private region is the process's own accounting.
   Child c = start({"hold", k40m, "0"},
                   {{"SLICELAB_MEMORY_LIMIT", "64Mi"}, {"SLICELAB_SHARED_REGION", region + "2"}});
+  const Reaped reap_c{c};
   ASSERT_TRUE(wait_for(c, "held result=0")) << c.out;
   b = run({"try", k30m}, {{"SLICELAB_MEMORY_LIMIT", "64Mi"}, {"SLICELAB_SHARED_REGION", mine}});
   EXPECT_NE(b.out.find("result=0 "), std::string::npos) << b.out;
@@ -142,9 +160,10 @@ TEST_F(CapEscape, AKubernetesQuantityIsReadAndAGarbageCapFailsClosed) {
   r = run({"survive"}, {{"SLICELAB_MEMORY_LIMIT", "1Gx"}, {"SLICELAB_SHARED_REGION", region}});
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("survived alloc=2 total=0"), std::string::npos) << r.out;
-  EXPECT_EQ(count(r.out, "slicelab-interposer: SLICELAB_MEMORY_LIMIT='1Gx': expected a byte "
-                         "count or a size such as 1Gi, 512Mi, 1.5Gi, 1G or HAMi-core's 1024m, 1g, "
-                         "found the suffix 'Gx'; failing closed: every GPU allocation is refused"),
+  EXPECT_EQ(count(r.out,
+                  "slicelab-interposer: SLICELAB_MEMORY_LIMIT='1Gx': expected a byte "
+                  "count or a size such as 1Gi, 512Mi, 1.5Gi, 1G or HAMi-core's 1024m, 1g, "
+                  "found the suffix 'Gx'; failing closed: every GPU allocation is refused"),
             1u)
       << r.out;
   r = run({"try", "4096"}, {{"SLICELAB_MEMORY_LIMIT", "1Gx"}, {"SLICELAB_SHARED_REGION", region}});
@@ -169,6 +188,7 @@ TEST_F(CapEscape, AKubernetesQuantityIsReadAndAGarbageCapFailsClosed) {
 TEST_F(CapEscape, ARegionTruncatedUnderARunningProcessDoesNotKillIt) {
   write_caps();
   Child a = start({"hold_then_more", k40m}, contained());
+  const Reaped reap{a};
   ASSERT_TRUE(wait_for(a, "held")) << a.out;
   ASSERT_EQ(truncate(region.c_str(), 0), 0);
   ASSERT_EQ(kill(a.pid, SIGUSR1), 0);

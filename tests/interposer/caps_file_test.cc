@@ -123,8 +123,10 @@ TEST(CapsFile, AMalformedFileFailsClosedAtItsLineAndColumn) {
        "caps:3:1: expected each name once, found SLICELAB_MEMORY_LIMIT again"},
       {h + "just words\n", "caps:2:1: expected NAME=VALUE, found 'just words'"},
       {h + "=1Gi\n", "caps:2:1: expected NAME=VALUE"},
-      {h + "SLICELAB_MEMORY_LIMIT=1Gi\r\n", "caps:2:26: expected printable ASCII, found the byte \\x0d"},
-      {h + std::string("SLICELAB_SHARED_REGION=/r\0x\n", 28), "caps:2:26: expected printable ASCII"},
+      {h + "SLICELAB_MEMORY_LIMIT=1Gi\r\n",
+       "caps:2:26: expected printable ASCII, found the byte \\x0d"},
+      {h + std::string("SLICELAB_SHARED_REGION=/r\0x\n", 28),
+       "caps:2:26: expected printable ASCII"},
       {h + "# " + std::string(kMaxCapsLineBytes, 'x') + "\n",
        "caps:2:1025: expected a line of at most 1024 bytes, found 1026"},
       {h + std::string(kMaxCapsFileBytes, '\n'), "caps:1:1: expected a caps file of at most 8192"},
@@ -157,7 +159,8 @@ class CapsFileOnDisk : public ::testing::Test {
 TEST_F(CapsFileOnDisk, OnlyARegularFileIsReadAndALinkIsNotFollowed) {
   const std::string caps = write("caps", "slicelab-interposer-caps 1\nSLICELAB_MEMORY_LIMIT=1Gi\n");
   std::string why;
-  ASSERT_EQ(read_caps_file(caps, false, &why), "slicelab-interposer-caps 1\nSLICELAB_MEMORY_LIMIT=1Gi\n")
+  ASSERT_EQ(read_caps_file(caps, false, &why),
+            "slicelab-interposer-caps 1\nSLICELAB_MEMORY_LIMIT=1Gi\n")
       << why;
   // A link to a file with the caps one would like: not followed.
   const std::string link = dir + "/link";
@@ -208,8 +211,9 @@ TEST_F(CapsFileOnDisk, TheFixedPathWinsThenTheOverrideThenTheEnvironment) {
   s = locate_caps(fixed, other.c_str());
   EXPECT_EQ(s.path, fixed);
   EXPECT_TRUE(s.fixed);
-  expect_failed_closed(load_caps(s, env_of({}), {}), fixed + ": expected a regular file, found "
-                                                               "a symbolic link");
+  expect_failed_closed(load_caps(s, env_of({}), {}), fixed +
+                                                         ": expected a regular file, found "
+                                                         "a symbolic link");
   // Under a file that is no folder: nothing there.
   EXPECT_EQ(locate_caps(other + "/caps", nullptr).path, "");
 }
@@ -219,12 +223,10 @@ TEST_F(CapsFileOnDisk, TheFilesCapsAndRegionWinOverTheEnvironments) {
       write("caps",
             "slicelab-interposer-caps 1\nSLICELAB_SHARED_REGION=/var/run/slicelab/region.cache\n"
             "SLICELAB_MEMORY_LIMIT_0=1Gi\nSLICELAB_SM_LIMIT_0=30\n");
-  const std::map<std::string, std::string> env{{"SLICELAB_MEMORY_LIMIT", "8g"},
-                                               {"SLICELAB_MEMORY_LIMIT_0", "8g"},
-                                               {"CUDA_DEVICE_SM_LIMIT", "100"},
-                                               {"SLICELAB_SHARED_REGION", "/tmp/mine.region"},
-                                               {"SLICELAB_MEASURE_EVERY", "8"},
-                                               {"SLICELAB_CAPS_FILE", caps}};
+  const std::map<std::string, std::string> env{
+      {"SLICELAB_MEMORY_LIMIT", "8g"}, {"SLICELAB_MEMORY_LIMIT_0", "8g"},
+      {"CUDA_DEVICE_SM_LIMIT", "100"}, {"SLICELAB_SHARED_REGION", "/tmp/mine.region"},
+      {"SLICELAB_MEASURE_EVERY", "8"}, {"SLICELAB_CAPS_FILE", caps}};
   Config c = load_caps(locate_caps(dir + "/fixed", caps.c_str()), env_of(env), names_of(env));
   EXPECT_EQ(c.fail_closed, "");
   EXPECT_EQ(c.caps_file, caps);
@@ -238,18 +240,18 @@ TEST_F(CapsFileOnDisk, TheFilesCapsAndRegionWinOverTheEnvironments) {
                                "; the environment's (SLICELAB_*, CUDA_DEVICE_*) differ and are "
                                "ignored");
   // An environment that says the same (the plugin sets both) is not warned about.
-  const std::map<std::string, std::string> same{{"SLICELAB_MEMORY_LIMIT_0", "1024m"},
-                                                {"SLICELAB_SM_LIMIT_0", "30"},
-                                                {"SLICELAB_SHARED_REGION",
-                                                 "/var/run/slicelab/region.cache"}};
+  const std::map<std::string, std::string> same{
+      {"SLICELAB_MEMORY_LIMIT_0", "1024m"},
+      {"SLICELAB_SM_LIMIT_0", "30"},
+      {"SLICELAB_SHARED_REGION", "/var/run/slicelab/region.cache"}};
   c = load_caps(locate_caps(dir + "/fixed", caps.c_str()), env_of(same), names_of(same));
   EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
   // A garbage value in the environment does not matter beside a file; a bad file fails closed
   // whatever the environment says.
   const std::map<std::string, std::string> bad{{"SLICELAB_MEMORY_LIMIT", "lots"}};
-  EXPECT_EQ(load_caps(locate_caps(dir + "/fixed", caps.c_str()), env_of(bad), names_of(bad))
-                .fail_closed,
-            "");
+  EXPECT_EQ(
+      load_caps(locate_caps(dir + "/fixed", caps.c_str()), env_of(bad), names_of(bad)).fail_closed,
+      "");
   const std::string broken = write("broken", "slicelab-interposer-caps 1\nSLICELAB_SM_LIMIT=x\n");
   expect_failed_closed(
       load_caps(locate_caps(dir + "/fixed", broken.c_str()), env_of(env), names_of(env)),
