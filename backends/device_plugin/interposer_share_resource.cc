@@ -389,7 +389,7 @@ std::string InterposerShareResource::write_caps_file(const std::string& folder,
   const std::filesystem::path p(folder);
   const std::string root = p.parent_path().string();
   const std::string name = p.filename().string() + ".caps";
-  const std::string path = (p.parent_path() / name).string();
+  std::string path = (p.parent_path() / name).string();
   const Fd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (dir.get() < 0) throw AllocationError(errno_text("cannot open " + root));
   const Fd fd(::openat(dir.get(), name.c_str(),

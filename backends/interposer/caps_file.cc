@@ -159,6 +159,7 @@ Config parse_caps_file(std::string_view text, const std::string& path) {
     return fail(1, 1,
                 "expected the header '" + std::string(kCapsFileHeader) + "', found an empty file");
   std::vector<std::string> names;
+  names.reserve(values.size());
   for (const auto& [k, v] : values) names.push_back(k);
   read_caps(
       [&](const char* n) -> const char* {
@@ -168,7 +169,7 @@ Config parse_caps_file(std::string_view text, const std::string& path) {
       names, c);
   // Every value was checked above: read_caps cannot have failed on one. Its group warning
   // names the variable; say where it came from.
-  for (std::string& w : c.warnings) w = path + ": " + w;
+  for (std::string& w : c.warnings) w.insert(0, path + ": ");
   return c;
 }
 

@@ -17,7 +17,7 @@ constexpr size_t kMaxMessage = 512;
 
 // Read by the handler: written before `start` is published (release), cleared `start` first.
 struct Entry {
-  std::atomic<uintptr_t> start{0};
+  std::atomic<char*> start{nullptr};
   std::atomic<size_t> size{0};
   std::atomic<std::atomic<bool>*> lost{nullptr};
   std::atomic<bool> said{false};
@@ -48,11 +48,12 @@ void on_sigbus(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   const auto addr = reinterpret_cast<uintptr_t>(info ? info->si_addr : nullptr);
   for (Entry& e : g_entries) {
-    const uintptr_t start = e.start.load(std::memory_order_acquire);
+    char* const start = e.start.load(std::memory_order_acquire);
     const size_t size = e.size.load(std::memory_order_relaxed);
-    if (start == 0 || addr < start || addr - start >= size) continue;
-    void* m = mmap(reinterpret_cast<void*>(start), size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    const auto first = reinterpret_cast<uintptr_t>(start);
+    if (!start || addr < first || addr - first >= size) continue;
+    void* m =
+        mmap(start, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (m == MAP_FAILED) break;  // cannot help: as if unguarded
     if (std::atomic<bool>* lost = e.lost.load(std::memory_order_relaxed))
       lost->store(true, std::memory_order_relaxed);
@@ -83,13 +84,13 @@ int guard_mapping(void* start, size_t size, std::atomic<bool>* lost, const std::
   const std::lock_guard lock(g_table_mutex);
   for (int i = 0; i < kMaxGuardedMappings; ++i) {
     Entry& e = g_entries[i];
-    if (e.start.load(std::memory_order_relaxed) != 0) continue;
+    if (e.start.load(std::memory_order_relaxed) != nullptr) continue;
     e.message_size = std::min(message.size(), kMaxMessage);
     std::memcpy(e.message, message.data(), e.message_size);
     e.said.store(false, std::memory_order_relaxed);
     e.lost.store(lost, std::memory_order_relaxed);
     e.size.store(size, std::memory_order_relaxed);
-    e.start.store(reinterpret_cast<uintptr_t>(start), std::memory_order_release);
+    e.start.store(static_cast<char*>(start), std::memory_order_release);
     return i;
   }
   return -1;
@@ -98,7 +99,7 @@ int guard_mapping(void* start, size_t size, std::atomic<bool>* lost, const std::
 void unguard_mapping(int entry) {
   if (entry < 0 || entry >= kMaxGuardedMappings) return;
   const std::lock_guard lock(g_table_mutex);
-  g_entries[entry].start.store(0, std::memory_order_release);
+  g_entries[entry].start.store(nullptr, std::memory_order_release);
   g_entries[entry].lost.store(nullptr, std::memory_order_relaxed);
 }
 

@@ -35,6 +35,7 @@ Getenv env_of(const std::map<std::string, std::string>& env) {
 
 std::vector<std::string> names_of(const std::map<std::string, std::string>& env) {
   std::vector<std::string> names;
+  names.reserve(env.size());
   for (const auto& [k, v] : env) names.push_back(k);
   return names;
 }
@@ -149,7 +150,7 @@ class CapsFileOnDisk : public ::testing::Test {
     fs::remove_all(dir, ec);
   }
   std::string write(const std::string& name, const std::string& text) {
-    const std::string p = dir + "/" + name;
+    std::string p = dir + "/" + name;
     std::ofstream(p, std::ios::binary) << text;
     return p;
   }

@@ -49,7 +49,7 @@ std::string caps_file_seen_through(const std::vector<device_plugin::Mount>& moun
     text += line + "\n";
   }
   if (!changed) return host_path;
-  const std::string resolved = host_path + ".seen-from-host";
+  std::string resolved = host_path + ".seen-from-host";
   std::ofstream(resolved, std::ios::binary | std::ios::trunc) << text;
   return resolved;
 }
