@@ -72,6 +72,9 @@ std::optional<uint64_t> parse_size(std::string_view t, std::string* why) {
     if (why) *why = w;
     return std::nullopt;
   };
+  static_assert(kMaxMemoryCap == 1125899906842624);
+  constexpr const char* too_large =
+      "found more than 1Pi (1125899906842624 bytes), which no GPU has";
   while (!t.empty() && (t.back() == ' ' || t.back() == '\n')) t.remove_suffix(1);
   while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
   size_t i = 0;
@@ -79,8 +82,7 @@ std::optional<uint64_t> parse_size(std::string_view t, std::string* why) {
   for (; i < t.size() && is_digit(t[i]); ++i)
     if (__builtin_mul_overflow(whole, uint64_t{10}, &whole) ||
         __builtin_add_overflow(whole, static_cast<uint64_t>(t[i] - '0'), &whole))
-      return fail("found more than 1Pi (" + std::to_string(kMaxMemoryCap) +
-                  " bytes), which no GPU has");
+      return fail(too_large);
   if (i == 0)
     return fail(t.empty() ? std::string("found nothing")
                           : "found '" + shown(t) + "', which does not start with a digit");
@@ -108,8 +110,7 @@ std::optional<uint64_t> parse_size(std::string_view t, std::string* why) {
   uint64_t bytes = 0;
   if (__builtin_mul_overflow(whole, suffix->multiple, &bytes) ||
       __builtin_add_overflow(bytes, part, &bytes) || bytes > kMaxMemoryCap)
-    return fail("found more than 1Pi (" + std::to_string(kMaxMemoryCap) +
-                " bytes), which no GPU has");
+    return fail(too_large);
   if (bytes == 0) return fail("found 0 bytes, which is no cap (leave the cap out for none)");
   return bytes;
 }
