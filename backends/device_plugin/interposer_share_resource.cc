@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "backends/device_plugin/host_files.h"
+#include "backends/interposer/caps_file.h"
 #include "backends/local/isolation.h"
 #include "workloads/input_error.h"
 
@@ -117,6 +118,9 @@ class InterposerShareResource final : public ResourcePlugin {
   }
   // A fresh host folder for one container's region; never one that existed before.
   std::string make_region_folder(const PendingPod& pod);
+  // Writes the container's caps file beside its region folder (`folder` + ".caps") and returns
+  // its host path; never replaces a file.
+  std::string write_caps_file(const std::string& folder, const std::string& text) const;
 
   InterposerShareConfig config_;
   std::string cdi_kind_;
@@ -319,6 +323,29 @@ std::string InterposerShareResource::make_region_folder(const PendingPod& pod) {
   }
 }
 
+// The caps file sits beside the region folder, not in it: the folder is mounted read-write into
+// the container, and a root process there could rewrite a file in it through that mount (a
+// read-only mount of the same file does not stop writes through another). Beside it, in the
+// root folder (0700, never mounted), the container reaches it only through its read-only mount.
+// Written with O_EXCL in a folder opened without following a link (host_files.h): a file or
+// link already there (slicelab's or anyone's) is never replaced nor written through.
+std::string InterposerShareResource::write_caps_file(const std::string& folder,
+                                                     const std::string& text) const {
+  const std::filesystem::path p(folder);
+  const std::string name = p.filename().string() + ".caps";
+  const std::string path = (p.parent_path() / name).string();
+  try {
+    const HostFolder dir = HostFolder::open(p.parent_path());
+    // 0444 whatever the umask: the container's processes read it under any uid.
+    if (!dir.write_file(name, text, 0444, HostFolder::Existing::kMustBeAbsent))
+      throw AllocationError("cannot create the caps file " + path +
+                            ": something is already there (not replaced)");
+  } catch (const HostPathError& e) {
+    throw AllocationError(std::string(e.what()) + " (the caps file)");
+  }
+  return path;
+}
+
 ContainerAllocation InterposerShareResource::allocate(std::span<const std::string> device_ids) {
   const std::lock_guard lock(allocate_mutex_);
   if (device_ids.empty()) throw AllocationError("an allocation of no " + config_.resource);
@@ -371,9 +398,19 @@ ContainerAllocation InterposerShareResource::allocate(std::span<const std::strin
   const std::string region =
       (std::filesystem::path(config_.container_region_dir) / kRegionFile).string();
   set_interposer_environment(a.envs, std::span<const InterposerDeviceCaps>(caps), region);
+  std::string caps_text;
+  try {
+    caps_text = interposer_caps_file_text(caps, region);
+  } catch (const std::invalid_argument& e) {
+    throw AllocationError("pod " + pod->namespace_name + "/" + pod->name + ": " + e.what());
+  }
   const std::string folder = make_region_folder(*pod);
   a.mounts.push_back(Mount{
       .container_path = config_.container_region_dir, .host_path = folder, .read_only = false});
+  // The caps the interposer takes: the environment above is a fallback a process can change.
+  a.mounts.push_back(Mount{.container_path = interposer::kCapsFilePath,
+                           .host_path = write_caps_file(folder, caps_text),
+                           .read_only = true});
   try {
     pods_.mark_allocated(*pod);
   } catch (const std::exception& e) {

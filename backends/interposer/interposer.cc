@@ -14,10 +14,13 @@
 #include <ctime>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "backends/interposer/array_bytes.h"
+#include "backends/interposer/caps_file.h"
 #include "backends/interposer/config.h"
 #include "backends/interposer/nvml_subset.h"
 #include "backends/interposer/overhead_test_delay.h"
@@ -101,17 +104,45 @@ void log_line(const std::string& s) {
   std::fprintf(stderr, "slicelab-interposer: %s\n", s.c_str());
 }
 
+// The interposer's variables (SLICELAB_*, CUDA_DEVICE_*) as the process started, taken when the
+// library loads: a process that edits its environment before its first CUDA call (unsetenv,
+// setenv) does not change its caps, nor where its caps file is.
+using StartEnvironment = std::vector<std::pair<std::string, std::string>>;
+std::once_flag g_env_once;
+StartEnvironment* g_start_env = nullptr;  // never freed: read until the process ends
+
+void capture_environment() {
+  std::call_once(g_env_once, [] {
+    auto* vars = new StartEnvironment;
+    for (char** e = environ; e && *e; ++e)
+      if (const char* eq = std::strchr(*e, '='); eq && (std::strncmp(*e, "SLICELAB_", 9) == 0 ||
+                                                        std::strncmp(*e, "CUDA_DEVICE_", 12) == 0))
+        vars->emplace_back(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
+    g_start_env = vars;
+  });
+}
+
+// Before main (and before any constructor of the program's own).
+__attribute__((constructor)) void capture_environment_at_load() {
+  capture_environment();
+}
+
 void init_state() {
   auto* s = new State;
-  // The names load_config checks: SLICELAB_* ones that are not ours, and per-device caps
-  // (ours and HAMi's) beyond the table.
+  capture_environment();
+  const StartEnvironment& vars = *g_start_env;
+  // The names the readers check: SLICELAB_* ones that are not ours, and per-device caps (ours
+  // and HAMi's) beyond the table.
   std::vector<std::string> names;
-  for (char** e = environ; e && *e; ++e)
-    if (const char* eq = std::strchr(*e, '=');
-        eq && (std::strncmp(*e, "SLICELAB_", 9) == 0 || std::strncmp(*e, "CUDA_DEVICE_", 12) == 0))
-      names.emplace_back(*e, static_cast<size_t>(eq - *e));
-  s->cfg = load_config([](const char* n) { return std::getenv(n); }, names);
+  for (const auto& [k, v] : vars) names.push_back(k);
+  const Getenv lookup = [&vars](const char* n) -> const char* {
+    for (const auto& [k, v] : vars)
+      if (k == n) return v.c_str();
+    return nullptr;
+  };
+  s->cfg = load_caps(locate_caps(kCapsFilePath, lookup("SLICELAB_CAPS_FILE")), lookup, names);
   for (const auto& w : s->cfg.warnings) log_line(w);
+  if (!s->cfg.fail_closed.empty()) log_line(fail_closed_message(s->cfg));
   s->libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (!s->libcuda) log_line(std::string("cannot load libcuda.so.1: ") + dlerror());
   auto sym = [&](const char* n) { return s->libcuda ? real_dlsym()(s->libcuda, n) : nullptr; };
@@ -412,8 +443,9 @@ void virtualise(State& s, nvmlDevice_t device, Mem* m) {
   const int d = static_cast<int>(idx);
   if (s.region->memory_cap(d) == UINT64_MAX) return;
   const uint64_t total = capped_total(s, d, m->total);
-  // Beyond the table nothing can be allocated while capped: none of it is free.
-  const uint64_t used = d < kMaxDevices ? s.region->used(d) : total;
+  // Beyond the table, or with the region refused, nothing can be allocated while capped: none
+  // of it is free.
+  const uint64_t used = d < kMaxDevices && !s.region->refused() ? s.region->used(d) : total;
   m->total = total;
   m->used = used < total ? used : total;
   m->free = total - m->used;
@@ -667,8 +699,9 @@ CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
   const int dev = current_device(s);
   if (r != CUDA_SUCCESS || dev < 0 || s.region->memory_cap(dev) == UINT64_MAX) return r;
   const uint64_t t = capped_total(s, dev, *total);
-  // Beyond the table nothing can be allocated while capped: none of it is free.
-  const uint64_t used = dev < kMaxDevices ? s.region->used(dev) : t;
+  // Beyond the table, or with the region refused, nothing can be allocated while capped: none
+  // of it is free.
+  const uint64_t used = dev < kMaxDevices && !s.region->refused() ? s.region->used(dev) : t;
   const uint64_t left = used < t ? t - used : 0;
   *total = t;
   *free_bytes = left < *free_bytes ? left : *free_bytes;

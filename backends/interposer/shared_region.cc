@@ -14,6 +14,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "backends/interposer/region_guard.h"
 #include "sim/limiter/memory_ledger.h"
 
 namespace slicelab::interposer {
@@ -349,6 +350,7 @@ SharedRegion::SharedRegion(RegionLayout* r, bool shared, const Config& cfg)
 }
 
 SharedRegion::~SharedRegion() {
+  unguard_mapping(guard_);
   if (r_) munmap(r_, mapped_);
 }
 
@@ -359,6 +361,10 @@ void SharedRegion::set_caps(const Config& cfg) {
     own_cap_[d] = cfg.devices[d].memory_bytes;
     const uint64_t container = r_->devices[d].cap.load(std::memory_order_relaxed);
     cap_[d] = own_cap_[d] < container ? own_cap_[d] : container;
+    // With a caps file every process of the container reads the same caps: they are the
+    // container's, and a region that says more (written by whoever could write it) is held to
+    // them.
+    container_cap_[d] = cfg.caps_file.empty() ? container : cap_[d];
     const int sm = static_cast<int>(r_->devices[d].sm_percent.load(std::memory_order_relaxed));
     sm_[d] = cfg.devices[d].sm_percent < sm ? cfg.devices[d].sm_percent : sm;
   }
@@ -372,6 +378,12 @@ std::unique_ptr<SharedRegion> SharedRegion::open(const std::string& path, const 
     r->opened_ = true;
     return r;
   };
+  if (!cfg.fail_closed.empty()) {
+    // No caps known: the container's region is not touched, and nothing is allocated.
+    auto r = private_region();
+    r->refused_ = true;
+    return r;
+  }
   if (path.empty()) return private_region();
   auto refuse = [&](const std::string& why) {
     *warning = "cannot use shared region " + path + " (" + why +
@@ -395,6 +407,11 @@ std::unique_ptr<SharedRegion> SharedRegion::open(const std::string& path, const 
   }
   if (!r) return refuse(why);
   std::unique_ptr<SharedRegion> region(new SharedRegion(r, true, cfg));
+  region->guard_ = guard_mapping(
+      r, sizeof(RegionLayout), &region->refused_,
+      "slicelab-interposer: the shared region " + path +
+          " shrank under this process (truncated?); its accounting is lost: allocations on "
+          "capped devices get CUDA_ERROR_OUT_OF_MEMORY from now on\n");
   if (created) {
     region->opened_ = true;
     return region;
@@ -442,7 +459,12 @@ std::unique_ptr<SharedRegion> SharedRegion::open_readonly(const std::string& pat
     *error = path + ": not a usable slicelab interposer region (" + e + ")";
     return nullptr;
   }
-  return std::unique_ptr<SharedRegion>(new SharedRegion(r, true, Config{}));
+  std::unique_ptr<SharedRegion> region(new SharedRegion(r, true, Config{}));
+  region->guard_ = guard_mapping(r, sizeof(RegionLayout), &region->refused_,
+                                 "slicelab: the shared region " + path +
+                                     " shrank while being read (truncated?); its figures are "
+                                     "lost\n");
+  return region;
 }
 
 // ---- the lock ----
@@ -457,6 +479,14 @@ struct OwnerWord {
 thread_local OwnerWord t_owner;
 
 }  // namespace
+
+void SharedRegion::lose(const char* why) {
+  refused_.store(true, std::memory_order_relaxed);
+  static std::atomic<bool> said{false};
+  say_once(said, std::string("the shared region ") + why +
+                     "; its accounting is lost: allocations on capped devices get "
+                     "CUDA_ERROR_OUT_OF_MEMORY from now on");
+}
 
 bool SharedRegion::lock() {
   const pid_t pid = process_id();
@@ -617,9 +647,14 @@ int SharedRegion::claim_slot() {
 bool SharedRegion::reserve(int dev, uint64_t bytes) {
   // A refused region knows nothing of the container: a capped device's allocation could exceed
   // the container's cap unseen, so none is made (fail closed).
-  if (refused_ && cap_[dev] != UINT64_MAX) return false;
+  // A region rewritten under us (truncated and grown back, overwritten) no longer holds the
+  // container's usage: from then on it is refused like one that shrank.
+  if (shared_ && __atomic_load_n(&r_->magic, __ATOMIC_RELAXED) != kRegionMagic &&
+      !refused_.load(std::memory_order_relaxed)) [[unlikely]]
+    lose("was rewritten under this process (its magic number is gone)");
+  if (refused_.load(std::memory_order_relaxed) && cap_[dev] != UINT64_MAX) return false;
   RegionSlot& s = r_->slots[slot()];
-  const uint64_t container_cap = r_->devices[dev].cap.load(std::memory_order_relaxed);
+  const uint64_t container_cap = container_cap_[dev];
   const uint64_t own = own_cap_[dev];
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!lock()) return false;

@@ -89,6 +89,12 @@ class SharedRegion {
   // symbolic link, not a regular file, not ours, open to other users, of the wrong size or with
   // unsound contents is refused without being modified: *warning then says why (one line), and
   // allocations on every capped device are refused (fail closed: the cap is never exceeded).
+  // A configuration that failed closed (cfg.fail_closed) opens no file: private and refused.
+  // With caps from a caps file (cfg.caps_file), the container's cap is the lower of the
+  // region's and the file's, so a region written with higher caps does not raise them.
+  // A shared region is guarded against the file shrinking under the mapping (a truncate by a
+  // process of the same uid): the access that would raise SIGBUS finds zeroed memory instead,
+  // the region is refused from then on, and one line says so.
   static std::unique_ptr<SharedRegion> open(const std::string& path, const Config& cfg,
                                             std::string* warning);
   // For `slicelab interposer stats`: maps an existing region read-only; nullptr and *error.
@@ -127,8 +133,9 @@ class SharedRegion {
   RegionLayout& layout() { return *r_; }
   const RegionLayout& layout() const { return *r_; }
   bool shared() const { return shared_; }
-  // The file was refused: capped devices refuse every allocation.
-  bool refused() const { return refused_; }
+  // The file was refused, or lost since (shrunk, rewritten): capped devices refuse every
+  // allocation.
+  bool refused() const { return refused_.load(std::memory_order_relaxed); }
 
  private:
   SharedRegion(RegionLayout* r, bool shared, const Config& cfg);
@@ -141,6 +148,8 @@ class SharedRegion {
   void free_slot(RegionSlot& s);
   int claim_slot();
   void set_caps(const Config& cfg);
+  // The region has shrunk or been rewritten under us: refused from now on (said once).
+  void lose(const char* why);
   // getpid(), cached and refreshed in a fork's child (a system call per launch would cost more
   // than the rest of the hook).
   static pid_t process_id() {
@@ -152,11 +161,15 @@ class SharedRegion {
   RegionLayout* r_;
   size_t mapped_;
   bool shared_;
-  bool refused_ = false;
+  // Set from the SIGBUS handler too (region_guard.h): lock-free, so async-signal-safe.
+  std::atomic<bool> refused_{false};
   bool opened_ = false;  // checked and in use (lock timeouts are reported from then on)
   bool hang_;
   uint64_t cap_[kMaxDevices];      // effective: min(container, own)
   uint64_t own_cap_[kMaxDevices];  // this process's own; checked on its slot when lower
+  // The container's, read once at open: a region rewritten later cannot raise it.
+  uint64_t container_cap_[kMaxDevices];
+  int guard_ = -1;  // this mapping's entry in the SIGBUS guard, or -1
   int sm_[kMaxDevices];
   uint64_t other_cap_;
   std::atomic<uint64_t> stuck_owner_{0};  // a lock word we waited kLockWaitNs for in vain

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <stdexcept>
 #include <utility>
+
+#include "backends/interposer/caps_file.h"
 
 namespace slicelab {
 namespace {
@@ -135,6 +138,24 @@ void set_interposer_environment(EnvMap& env, std::span<const InterposerDeviceCap
   if (!devices.empty() && same_sm && compute_capped(devices[0].sm_percent))
     env["CUDA_DEVICE_SM_LIMIT"] = std::to_string(devices[0].sm_percent);
   set_region(env, shared_region);
+}
+
+std::string interposer_caps_file_text(std::span<const InterposerDeviceCaps> devices,
+                                      const std::string& shared_region) {
+  interposer::CapsFileContents contents;
+  contents.region_path = shared_region;
+  for (const InterposerDeviceCaps& d : devices) {
+    interposer::CapsFileDevice f;
+    if (d.memory_mib > 0) {
+      if (static_cast<uint64_t>(d.memory_mib) > (interposer::kMaxMemoryCap >> 20))
+        throw std::invalid_argument("a memory cap of " + std::to_string(d.memory_mib) +
+                                    " MiB is more than the interposer reads (1 PiB)");
+      f.memory_bytes = static_cast<uint64_t>(d.memory_mib) << 20;
+    }
+    if (compute_capped(d.sm_percent)) f.sm_percent = d.sm_percent;
+    contents.devices.push_back(f);
+  }
+  return interposer::caps_file_text(contents);
 }
 
 }  // namespace slicelab

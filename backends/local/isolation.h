@@ -58,5 +58,12 @@ void set_interposer_environment(EnvMap& env, const InterposerDeviceCaps& every_d
 // CUDA_DEVICE_SM_LIMIT is written only when every device's compute cap is the same.
 void set_interposer_environment(EnvMap& env, std::span<const InterposerDeviceCaps> devices,
                                 const std::string& shared_region);
+// The same caps as the interposer's caps file (backends/interposer/caps_file.h), which the
+// device plugin writes on the host and mounts read-only where the interposer looks
+// (/etc/slicelab/caps), so that a process's environment cannot raise them. `shared_region` is
+// the region's path as the process sees it. std::invalid_argument for more devices than the
+// interposer counts or a cap beyond what it reads (1 PiB).
+std::string interposer_caps_file_text(std::span<const InterposerDeviceCaps> devices,
+                                      const std::string& shared_region);
 
 }  // namespace slicelab

@@ -174,7 +174,7 @@ TEST_F(InterposerShareResourceTest, AnnotationNamesTheGpuAndItsCapsWhateverTheKu
       {"SLICELAB_SHARED_REGION", "/var/run/slicelab/region.cache"},
       {"CUDA_DEVICE_MEMORY_SHARED_CACHE", "/var/run/slicelab/region.cache"}};
   EXPECT_EQ(a.envs, want);
-  ASSERT_EQ(a.mounts.size(), 3u);
+  ASSERT_EQ(a.mounts.size(), 4u);
   const dp::Mount* lib = share_mount_at(a, config.interposer.container_library);
   ASSERT_NE(lib, nullptr);
   EXPECT_EQ(lib->host_path, config.interposer.host_library);
@@ -195,8 +195,61 @@ TEST_F(InterposerShareResourceTest, AnnotationNamesTheGpuAndItsCapsWhateverTheKu
   EXPECT_EQ(st.st_mode & 07777, 01777u);
   ASSERT_EQ(::lstat((dir_ / "regions").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0700u);
+  // The caps file: beside the region folder (not in it: the container may write there), 0444,
+  // mounted read-only where the interposer looks, with the caps the environment also names.
+  const dp::Mount* caps = share_mount_at(a, "/etc/slicelab/caps");
+  ASSERT_NE(caps, nullptr);
+  EXPECT_TRUE(caps->read_only);
+  EXPECT_EQ(caps->host_path, region->host_path + ".caps");
+  ASSERT_EQ(::lstat(caps->host_path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0444u);
+  EXPECT_EQ(share_file_text(caps->host_path),
+            "slicelab-interposer-caps 1\n"
+            "# the interposer's caps for one container (docs/interposer.md); written by slicelab\n"
+            "SLICELAB_SHARED_REGION=/var/run/slicelab/region.cache\n"
+            "SLICELAB_MEMORY_LIMIT_0=3145728000\n"
+            "SLICELAB_SM_LIMIT_0=30\n");
   EXPECT_TRUE(a.devices.empty());
   EXPECT_TRUE(a.cdi_devices.empty());
+}
+
+TEST_F(InterposerShareResourceTest, TheCapsFileNeverReplacesOrFollowsWhatIsThere) {
+  pods.pods = {share_listed_pod("uid-k", 1), share_listed_pod("uid-l", 1)};
+  std::filesystem::create_directories(dir_ / "regions");
+  ::chmod((dir_ / "regions").c_str(), 0700);
+  // Where the first container's caps file would go: someone's file, and a link to another.
+  write("regions/uid-k-0.caps", "theirs\n");
+  write("victim", "precious\n");
+  // (The folder counter is the plugin's, not the pod's: the second container's is uid-l-1.)
+  ASSERT_EQ(::symlink((dir_ / "victim").c_str(), (dir_ / "regions" / "uid-l-1.caps").c_str()), 0);
+  auto r = make();
+  const std::vector<std::string> one{"GPU-fake-0000::share-0"};
+  std::string m = share_allocation_error_of([&] { r->allocate(one); });
+  EXPECT_NE(m.find("cannot create the caps file " + (dir_ / "regions" / "uid-k-0.caps").string() +
+                   ": File exists (not replaced)"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(share_file_text((dir_ / "regions" / "uid-k-0.caps").string()), "theirs\n");
+  EXPECT_FALSE(pods.marked.contains("uid-k"));
+  pods.pods.erase(pods.pods.begin());
+  m = share_allocation_error_of([&] { r->allocate(one); });
+  EXPECT_NE(m.find("uid-l-1.caps: File exists (not replaced)"), std::string::npos) << m;
+  EXPECT_EQ(share_file_text((dir_ / "victim").string()), "precious\n");
+}
+
+TEST_F(InterposerShareResourceTest, CapsTheInterposerCannotReadRefuseTheAllocation) {
+  dp::PendingPod p = share_listed_pod("uid-m", 1);
+  p.memory_mib = int64_t{1} << 40;  // 1 EiB: more than any caps file may hold
+  pods.pods = {p};
+  auto r = make();
+  const std::vector<std::string> one{"GPU-fake-0000::share-0"};
+  const std::string m = share_allocation_error_of([&] { r->allocate(one); });
+  EXPECT_NE(m.find("pod team/pod-uid-m: a memory cap of 1099511627776 MiB is more than the "
+                   "interposer reads (1 PiB)"),
+            std::string::npos)
+      << m;
+  EXPECT_FALSE(pods.marked.contains("uid-m"));
 }
 
 TEST_F(InterposerShareResourceTest, TwoGpusByIndexGetPerDeviceCapsAndNoCommonHamiSmLimit) {
@@ -311,7 +364,7 @@ TEST_F(InterposerShareResourceTest, WithoutThePreloadMountLdPreloadNamesTheLibra
   EXPECT_EQ(a.envs.at("LD_PRELOAD"), config.interposer.container_library);
   EXPECT_EQ(share_mount_at(a, "/etc/ld.so.preload"), nullptr);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "preload" / "ld.so.preload"));
-  EXPECT_EQ(a.mounts.size(), 2u);
+  EXPECT_EQ(a.mounts.size(), 3u);  // the library, the region folder, the caps file
 }
 
 TEST_F(InterposerShareResourceTest, AnLdSoPreloadItDidNotWriteIsNeverReplaced) {
@@ -436,8 +489,10 @@ TEST_F(InterposerShareResourceTest, CdiDevicesCarryTheLibraryAndPreloadButNoRegi
   EXPECT_EQ(a.cdi_devices, (std::vector<std::string>{"slicelab.io/gpu=GPU-fake-0001::share-1"}));
   EXPECT_EQ(share_file_text((dir_ / "preload" / "ld.so.preload").string()),
             config.interposer.container_library + "\n");
-  ASSERT_EQ(a.mounts.size(), 1u);
+  ASSERT_EQ(a.mounts.size(), 2u);
   EXPECT_EQ(a.mounts[0].container_path, "/var/run/slicelab");
+  EXPECT_EQ(a.mounts[1].container_path, "/etc/slicelab/caps");  // per container, like the folder
+  EXPECT_TRUE(a.mounts[1].read_only);
   EXPECT_EQ(a.envs.at("CUDA_VISIBLE_DEVICES"), "GPU-fake-0001");
 }
 
@@ -772,6 +827,48 @@ TEST_F(ShareContainerRunTest, TheReturnedEnvironmentAndMountsHoldTheComputeCap) 
   ASSERT_NE(at, std::string::npos) << res.out;
   const double share = std::strtod(res.out.c_str() + at + 6, nullptr);
   EXPECT_NEAR(share, 0.30, 0.05) << res.out;
+}
+
+TEST_F(ShareContainerRunTest, TheMountedCapsFileHoldsWhateverTheContainersProcessesDo) {
+  dp::PendingPod p = share_listed_pod("uid-caps", 1);
+  p.memory_mib = 64;
+  pods.pods.push_back(p);
+  auto r = make();
+  const std::vector<std::string> ids{"GPU-fake-0001::share-0"};
+  dp::ContainerAllocation a = r->allocate(ids);
+  const std::string caps = share_mount_at(a, "/etc/slicelab/caps")->host_path;
+  const std::string over = std::to_string((64u << 20) + 1);
+  const std::string loader = "LD_PRELOAD,LD_LIBRARY_PATH,ASAN_OPTIONS,TSAN_OPTIONS";
+  {
+    const ShareContainer container(a);
+    // The file as the container sees it: its region path resolved through the folder's mount.
+    const std::string seen = container.environment().at("SLICELAB_CAPS_FILE");
+    EXPECT_EQ(seen, caps + ".seen-from-host");
+    EXPECT_NE(share_file_text(seen).find(
+                  "SLICELAB_SHARED_REGION=" + share_mount_at(a, "/var/run/slicelab")->host_path +
+                  "/region.cache\n"),
+              std::string::npos)
+        << share_file_text(seen);
+    // unsetenv of every interposer variable before the first CUDA call, then a cap of its own.
+    slicelab::test::Result res = container.run({"unset_try", over});
+    EXPECT_NE(res.out.find("result=2 "), std::string::npos) << res.out;
+    // A child with an empty environment but for the file system (preload, driver, caps mount).
+    res = container.run({"env_i", loader + ",SLICELAB_CAPS_FILE", "try", over});
+    EXPECT_NE(res.out.find("result=2 "), std::string::npos) << res.out;
+    res =
+        container.run({"env_i", loader + ",SLICELAB_CAPS_FILE", "try", std::to_string(64u << 20)});
+    EXPECT_NE(res.out.find("result=0 "), std::string::npos) << res.out;
+  }
+  // The check can fail: without the caps mount, the environment is all there is, and a child
+  // started without it has no cap.
+  std::erase_if(a.mounts,
+                [](const dp::Mount& m) { return m.container_path == "/etc/slicelab/caps"; });
+  const ShareContainer bare(a);
+  EXPECT_EQ(bare.environment().count("SLICELAB_CAPS_FILE"), 0u);
+  slicelab::test::Result res = bare.run({"try", over});
+  EXPECT_NE(res.out.find("result=2 "), std::string::npos) << res.out;  // the fallback holds
+  res = bare.run({"env_i", loader, "try", over});
+  EXPECT_NE(res.out.find("result=0 "), std::string::npos) << res.out;
 }
 
 TEST_F(ShareContainerRunTest, WithoutTheInterposerTheSameRunIsNotCapped) {

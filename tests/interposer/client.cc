@@ -3,6 +3,8 @@
 // prints what it saw; CHECK failures print the expression and exit 1.
 #include <cuda.h>
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -550,20 +552,95 @@ int mode_share(int64_t kernel_ns) {
   return 0;
 }
 
-// Configuration errors must not stop the program: it allocates and launches as usual.
+// Configuration errors must not stop the program: it allocates (or is refused: a cap that
+// cannot be read fails closed) and launches, and says what it got.
 int mode_survive() {
   use_device(0);
   CUdeviceptr p = 0;
-  CHECK_EQ(cuMemAlloc(&p, 1 << 20), CUDA_SUCCESS);
+  const CUresult alloc = cuMemAlloc(&p, 1 << 20);
   CUmodule m;
   CUfunction f;
   cuModuleLoadData(&m, "");
   cuModuleGetFunction(&f, m, "k");
   CHECK_EQ(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_SUCCESS);
-  CHECK_EQ(cuMemFree(p), CUDA_SUCCESS);
+  if (alloc == CUDA_SUCCESS) CHECK_EQ(cuMemFree(p), CUDA_SUCCESS);
   size_t free_b = 0, total = 0;
   CHECK_EQ(cuMemGetInfo(&free_b, &total), CUDA_SUCCESS);
-  std::printf("survived total=%zu\n", total);
+  std::printf("survived alloc=%d total=%zu\n", static_cast<int>(alloc), total);
+  return 0;
+}
+
+// The unsetenv escape: before its first CUDA call the program removes every interposer variable
+// (SLICELAB_*, CUDA_DEVICE_*) and sets a huge cap of its own, then tries `bytes`.
+int mode_unset_try(uint64_t bytes) {
+  std::vector<std::string> names;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "SLICELAB_", 9) == 0 || std::strncmp(*e, "CUDA_DEVICE_", 12) == 0)
+      names.emplace_back(*e, static_cast<size_t>(std::strchr(*e, '=') - *e));
+  for (const std::string& n : names)
+    if (n.rfind("SLICELAB_FAKE_", 0) != 0) unsetenv(n.c_str());
+  setenv("SLICELAB_MEMORY_LIMIT", "100Gi", 1);
+  std::printf("unset %zu variables\n", names.size());
+  return mode_try(bytes);
+}
+
+// The env -i escape: runs this program again as `args` with an environment holding only the
+// variables named in `keep` (comma-separated), and ends as it ends.
+int mode_env_i(const std::string& keep, char** args) {
+  std::vector<std::string> kv;
+  size_t start = 0;
+  while (start <= keep.size()) {
+    size_t comma = keep.find(',', start);
+    if (comma == std::string::npos) comma = keep.size();
+    const std::string name = keep.substr(start, comma - start);
+    if (const char* v = std::getenv(name.c_str()); v && !name.empty()) kv.push_back(name + "=" + v);
+    start = comma + 1;
+  }
+  std::vector<char*> envp;
+  for (std::string& e : kv) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv{const_cast<char*>("/proc/self/exe")};
+  for (char** a = args; *a; ++a) argv.push_back(*a);
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    execve("/proc/self/exe", argv.data(), envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  CHECK(waitpid(child, &status, 0) == child);
+  std::printf("child with %zu variables exited %d\n", kv.size(),
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+// Holds `bytes` on device 0, says "held", and after SIGUSR1 (the test shrinks the region file
+// meanwhile) allocates, frees, launches and asks for memory info: each touches the region.
+int mode_hold_then_more(uint64_t bytes) {
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  CHECK(pthread_sigmask(SIG_BLOCK, &usr1, nullptr) == 0);
+  use_device(0);
+  CUmodule m;
+  CUfunction f;
+  cuModuleLoadData(&m, "");
+  cuModuleGetFunction(&f, m, "k");
+  CUdeviceptr p = 0;
+  CHECK_EQ(cuMemAlloc(&p, bytes), CUDA_SUCCESS);
+  std::printf("held\n");
+  std::fflush(stdout);
+  int sig = 0;
+  CHECK(sigwait(&usr1, &sig) == 0);
+  CUdeviceptr q = 0;
+  const CUresult more = cuMemAlloc(&q, 4096);
+  const CUresult freed = cuMemFree(p);
+  const CUresult launched = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr);
+  size_t free_b = 0, total = 0;
+  CHECK_EQ(cuMemGetInfo(&free_b, &total), CUDA_SUCCESS);
+  std::printf("after more=%d free=%d launch=%d free_bytes=%zu\n", static_cast<int>(more),
+              static_cast<int>(freed), static_cast<int>(launched), free_b);
   return 0;
 }
 
@@ -585,8 +662,12 @@ int main(int argc, char** argv) {
   if (mode == "threads") return mode_threads(static_cast<int>(arg(2)), static_cast<int>(arg(3)));
   if (mode == "share") return mode_share(arg(2));
   if (mode == "survive") return mode_survive();
+  if (mode == "unset_try") return mode_unset_try(static_cast<uint64_t>(arg(2)));
+  if (mode == "env_i" && argc > 3) return mode_env_i(argv[2], argv + 3);
+  if (mode == "hold_then_more") return mode_hold_then_more(static_cast<uint64_t>(arg(2)));
   std::fprintf(stderr,
-               "usage: %s paths|hold|try|try_device|lookup|meminfo|threads|share|survive ...\n",
+               "usage: %s paths|hold|try|try_device|lookup|meminfo|threads|share|survive|"
+               "unset_try|env_i|hold_then_more ...\n",
                argv[0]);
   return 2;
 }

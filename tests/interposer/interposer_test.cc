@@ -136,16 +136,26 @@ TEST_F(Interposer, NvmlReconciliationCountsMemoryTakenBehindItsBack) {
 }
 
 TEST_F(Interposer, BadConfigurationValuesAreSurvivedWithOneLineEach) {
-  const Result r = run({"survive"}, {{"CUDA_DEVICE_MEMORY_LIMIT", "lots"},
-                                     {"SLICELAB_SM_LIMIT_0", "150"},
-                                     {"SLICELAB_MEASURE_EVERY", "0"},
-                                     {"SLICELAB_SHARED_REGION", "/nonexistent/dir/region"}});
+  // Knobs that are no caps: one line each, and the program runs as usual.
+  Result r = run({"survive"}, {{"SLICELAB_MEASURE_EVERY", "0"},
+                               {"SLICELAB_NVML_RECONCILE", "yes"},
+                               {"SLICELAB_SHARED_REGION", "/nonexistent/dir/region"}});
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("survived total=17179869184"), std::string::npos) << r.out;  // no cap
+  EXPECT_NE(r.out.find("survived alloc=0 total=17179869184"), std::string::npos) << r.out;
+  EXPECT_EQ(count(r.out, "SLICELAB_MEASURE_EVERY='0'"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "SLICELAB_NVML_RECONCILE='yes'"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "cannot use shared region /nonexistent/dir/region"), 1u) << r.out;
+  // Caps that cannot be read: the program still runs, but fails closed (never "no cap"), and
+  // one line names every bad value.
+  r = run({"survive"}, {{"CUDA_DEVICE_MEMORY_LIMIT", "lots"},
+                        {"SLICELAB_SM_LIMIT_0", "150"},
+                        {"SLICELAB_SHARED_REGION", region}});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("survived alloc=2 total=0"), std::string::npos) << r.out;
   EXPECT_EQ(count(r.out, "CUDA_DEVICE_MEMORY_LIMIT='lots'"), 1u) << r.out;
   EXPECT_EQ(count(r.out, "SLICELAB_SM_LIMIT_0='150'"), 1u) << r.out;
-  EXPECT_EQ(count(r.out, "SLICELAB_MEASURE_EVERY='0'"), 1u) << r.out;
-  EXPECT_EQ(count(r.out, "cannot use shared region /nonexistent/dir/region"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "failing closed"), 1u) << r.out;
+  EXPECT_EQ(access(region.c_str(), F_OK), -1) << "the container's region was touched";
 }
 
 TEST_F(Interposer, SixteenThreadsAllocateFreeAndLaunchConcurrently) {

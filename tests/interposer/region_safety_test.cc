@@ -275,7 +275,7 @@ TEST_F(Region, DevicesBeyondTheTableAreCappedNotPassedThrough) {
   EXPECT_NE(r.out.find("device=" + beyond + " result=0 create=0"), std::string::npos) << r.out;
 }
 
-TEST_F(Region, AnUnknownSlicelabNameIsWarnedAndATypoKeepsTheHamiValue) {
+TEST_F(Region, AnUnknownSlicelabNameIsWarnedAndATypoFailsClosed) {
   const std::string over = std::to_string((64 << 20) + 4096);
   Result r = run({"try", over},
                  env({{"SLICELAB_MEMROY_LIMIT", "1g"}, {"CUDA_DEVICE_MEMORY_LIMIT", "64m"}}));
@@ -285,16 +285,19 @@ TEST_F(Region, AnUnknownSlicelabNameIsWarnedAndATypoKeepsTheHamiValue) {
                   "(did you mean SLICELAB_MEMORY_LIMIT?)"),
             1u)
       << r.out;
-  // A bad value in our variable falls through to HAMi's instead of dropping the cap.
+  // A bad value in our variable is not replaced by HAMi's (which may be more than meant): the
+  // process fails closed, and nothing at all is allocated.
   fs::remove(region);
-  r = run({"try", over},
+  r = run({"try", "4096"},
           env({{"SLICELAB_MEMORY_LIMIT", "64x"}, {"CUDA_DEVICE_MEMORY_LIMIT", "64m"}}));
-  EXPECT_NE(r.out.find("result=2 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result=2 used=0"), std::string::npos) << r.out;
   EXPECT_EQ(count(r.out,
-                  "SLICELAB_MEMORY_LIMIT='64x' is not a size like 3000m, 2g or a byte "
-                  "count; using CUDA_DEVICE_MEMORY_LIMIT='64m' instead"),
+                  "SLICELAB_MEMORY_LIMIT='64x': expected a byte count or a size such as 1Gi, "
+                  "512Mi, 1.5Gi, 1G or HAMi-core's 1024m, 1g, found the suffix 'x'; failing "
+                  "closed"),
             1u)
       << r.out;
+  EXPECT_FALSE(fs::exists(region));
 }
 
 TEST_F(Region, AConfiguredGroupSharesTheRegionBetweenUids) {

@@ -2,6 +2,7 @@
 // images, the refusals of files that are not ours or not sound, the container's caps stored by
 // its first process, and a lock that never waits forever.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -229,6 +230,83 @@ TEST_F(RegionFile, TheFirstProcessesCapsHoldForTheContainer) {
   Config sm10;
   sm10.devices[0].sm_percent = 10;
   EXPECT_EQ(open(sm10)->sm_percent(0), 10);
+}
+
+TEST_F(RegionFile, WithACapsFileTheFilesCapsHoldWhateverTheRegionSays) {
+  // A region written with no caps at all (by a process without the file, or by hand).
+  auto first = open(Config{});
+  ASSERT_TRUE(first->reserve(0, 40 << 20));
+  first->commit(0, 40 << 20);
+  Config file = capped(64 << 20);
+  file.caps_file = "/etc/slicelab/caps";
+  auto a = open(file);
+  EXPECT_EQ(warning, "");
+  EXPECT_EQ(a->memory_cap(0), uint64_t{64} << 20);
+  // The container's total, not only this process's own, is held to the file's cap: 40 + 30 > 64.
+  EXPECT_FALSE(a->reserve(0, 30 << 20));
+  EXPECT_TRUE(a->reserve(0, 24 << 20));
+  // Without the file the region's (absent) cap is the container's, and only this process's own
+  // use is held: the same 30 MiB would pass.
+  fs::remove(path);
+  auto env_first = open(Config{});
+  ASSERT_TRUE(env_first->reserve(0, 40 << 20));
+  EXPECT_TRUE(open(capped(64 << 20))->reserve(0, 30 << 20));
+}
+
+TEST_F(RegionFile, AConfigurationThatFailedClosedOpensNoRegionAndRefusesEveryAllocation) {
+  Config c;
+  fail_closed_config(c, "SLICELAB_MEMORY_LIMIT='x': expected a size");
+  auto r = open(c);
+  EXPECT_EQ(warning, "");
+  EXPECT_TRUE(r->refused());
+  EXPECT_FALSE(r->shared());
+  EXPECT_FALSE(fs::exists(path));
+  for (int d : {0, 1, 15}) {
+    EXPECT_FALSE(r->reserve(d, 1)) << d;
+    EXPECT_EQ(r->memory_cap(d), 0u);
+    EXPECT_EQ(r->sm_percent(d), kFailClosedPercent);
+  }
+  EXPECT_EQ(r->memory_cap(40), 0u);
+}
+
+TEST_F(RegionFile, AShrinkUnderTheMappingIsSurvivedAndRefusesFromThenOn) {
+  // In a child, so that a SIGBUS the guard missed ends the child (the test fails) and not the
+  // suite.
+  EXPECT_EXIT(
+      {
+        auto a = open();
+        if (!a->reserve(0, 4096)) _exit(10);
+        a->commit(0, 4096);
+        if (truncate(path.c_str(), 0) != 0) _exit(11);
+        // Each of these touches the region: without the guard the first is a SIGBUS.
+        const bool refused = !a->reserve(0, 4096);
+        a->release(0, 4096);
+        a->layout().slots[a->slot()].launches[0].fetch_add(1);
+        _exit(refused && a->refused() && a->reserve(1, 4096) == false ? 0 : 12);
+      },
+      ::testing::ExitedWithCode(0),
+      "slicelab-interposer: the shared region .*/r shrank under this process \\(truncated\\?\\); "
+      "its accounting is lost: allocations on capped devices get CUDA_ERROR_OUT_OF_MEMORY");
+  // Truncated and grown back to its size: no SIGBUS, but the bytes are gone: refused as well.
+  fs::remove(path);
+  EXPECT_EXIT(
+      {
+        auto a = open();
+        if (truncate(path.c_str(), 0) != 0 ||
+            truncate(path.c_str(), static_cast<off_t>(sizeof(RegionLayout))) != 0)
+          _exit(11);
+        _exit(!a->reserve(0, 4096) && a->refused() ? 0 : 12);
+      },
+      ::testing::ExitedWithCode(0), "the shared region was rewritten under this process");
+  // A SIGBUS elsewhere is not ours: the default action still ends the process.
+  fs::remove(path);
+  EXPECT_EXIT(
+      {
+        auto a = open();
+        raise(SIGBUS);
+        _exit(0);
+      },
+      ::testing::KilledBySignal(SIGBUS), "");
 }
 
 TEST_F(RegionFile, AForgedLiveLockOwnerIsWaitedForABoundedTimeOnly) {

@@ -1,7 +1,10 @@
 #include "tests/support/container_runner.h"
 
+#include <fstream>
 #include <sstream>
+#include <string_view>
 
+#include "backends/interposer/caps_file.h"
 #include "backends/local/child_process.h"
 #include "workloads/text_file.h"
 
@@ -30,6 +33,26 @@ std::string resolve_list(const std::vector<device_plugin::Mount>& mounts,
 }
 
 }  // namespace
+
+std::string caps_file_seen_through(const std::vector<device_plugin::Mount>& mounts,
+                                   const std::string& host_path) {
+  std::istringstream in(read_text_file(host_path));
+  std::string text;
+  bool changed = false;
+  constexpr std::string_view kRegion = "SLICELAB_SHARED_REGION=";
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(kRegion)) {
+      const std::string seen = host_path_of(mounts, line.substr(kRegion.size()));
+      changed = changed || seen != line.substr(kRegion.size());
+      line = std::string(kRegion) + seen;
+    }
+    text += line + "\n";
+  }
+  if (!changed) return host_path;
+  std::string resolved = host_path + ".seen-from-host";
+  std::ofstream(resolved, std::ios::binary | std::ios::trunc) << text;
+  return resolved;
+}
 
 std::string host_path_of(const std::vector<device_plugin::Mount>& mounts,
                          const std::string& container_path) {
@@ -63,6 +86,11 @@ ContainerEnv container_environment(const device_plugin::ContainerAllocation& a,
   }
   if (!preload.empty())
     env["LD_PRELOAD"] = env.count("LD_PRELOAD") ? preload + ":" + env["LD_PRELOAD"] : preload;
+  // The interposer's caps file, mounted where it looks (outside a container that path cannot be
+  // given one): the variable it honours when nothing is at the fixed path.
+  for (const device_plugin::Mount& m : a.mounts)
+    if (m.container_path == interposer::kCapsFilePath)
+      env["SLICELAB_CAPS_FILE"] = caps_file_seen_through(a.mounts, m.host_path);
   if (!options.fakes_dir.empty())
     env["LD_LIBRARY_PATH"] = env.count("LD_LIBRARY_PATH")
                                  ? options.fakes_dir + ":" + env["LD_LIBRARY_PATH"]

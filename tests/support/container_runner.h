@@ -1,6 +1,7 @@
 // Runs a program as a container runtime would after a device plugin's Allocate: the answer's
 // envs over a bare environment, paths inside the container resolved through its mounts, and
-// a mounted /etc/ld.so.preload honoured (outside a container /etc cannot be replaced).
+// a mounted /etc/ld.so.preload and /etc/slicelab/caps honoured (outside a container /etc cannot
+// be replaced: LD_PRELOAD and SLICELAB_CAPS_FILE stand for them).
 #pragma once
 
 #include <chrono>
@@ -35,11 +36,18 @@ struct ContainerResult {
 std::string host_path_of(const std::vector<device_plugin::Mount>& mounts,
                          const std::string& container_path);
 
+// The caps file at `host_path` as the interposer sees it from the host: itself, or, when it names
+// a region inside the container, a copy beside it (`<host_path>.seen-from-host`) with that path
+// resolved through `mounts` (inside the container the mount namespace does that).
+std::string caps_file_seen_through(const std::vector<device_plugin::Mount>& mounts,
+                                   const std::string& host_path);
+
 // The environment the program gets: a minimal base (PATH, HOME, the sanitizers' options the
 // interposer tests use), options.node_env, the
 // allocation's envs with every ':'-separated absolute path resolved through the mounts, the
-// libraries of a mounted /etc/ld.so.preload in LD_PRELOAD (before any the envs give), and
-// options.fakes_dir first in LD_LIBRARY_PATH.
+// libraries of a mounted /etc/ld.so.preload in LD_PRELOAD (before any the envs give), a mounted
+// /etc/slicelab/caps in SLICELAB_CAPS_FILE (caps_file_seen_through), and options.fakes_dir
+// first in LD_LIBRARY_PATH.
 ContainerEnv container_environment(const device_plugin::ContainerAllocation& a,
                                    const ContainerOptions& options);
 
