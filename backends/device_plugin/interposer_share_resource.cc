@@ -339,7 +339,7 @@ std::string InterposerShareResource::write_caps_file(const std::string& folder,
     // 0444 whatever the umask: the container's processes read it under any uid.
     if (!dir.write_file(name, text, 0444, HostFolder::Existing::kMustBeAbsent))
       throw AllocationError("cannot create the caps file " + path +
-                            ": something is already there (not replaced)");
+                            ": File exists (not replaced)");
   } catch (const HostPathError& e) {
     throw AllocationError(std::string(e.what()) + " (the caps file)");
   }
