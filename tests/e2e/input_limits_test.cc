@@ -118,7 +118,7 @@ TEST_F(InputLimits, BadJsonNamesTheFile) {
                                      shell_quote((dir_ / "merged").string()));
   EXPECT_EQ(m.status, 1);
   EXPECT_EQ(m.err, "error: " + (shard / "sweep.json").string() +
-                       ": not a sweep manifest: 'rows' must be a non-negative integer\n");
+                       ":1:27: rows: expected a whole number from 0 to 1000000, found \"two\"\n");
 }
 
 }  // namespace
