@@ -7,11 +7,23 @@
 #include <cstdio>
 
 #include "reports/output_file.h"
+#include "reports/output_guard.h"
 #include "sim/interference/builtin_calibration.h"
 #include "sim/interference/calibration_fit.h"
 #include "workloads/input_error.h"
 
 namespace slicelab {
+namespace {
+
+// `text` for a comment line: a control character (a line break in a file name) would end the
+// comment and put the rest into the YAML.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
+}
+
+}  // namespace
 
 CalibrateCommand::CalibrateCommand(CLI::App& app) {
   cmd_ = app.add_subcommand("calibrate",
@@ -33,6 +45,8 @@ CalibrateCommand::CalibrateCommand(CLI::App& app) {
 }
 
 int CalibrateCommand::run() const {
+  const std::string inputs[] = {measurements_, classes_};
+  check_own_output_file(out_, inputs);  // a refusal before the fit, not after it
   const Calibration prior = classes_.empty() ? builtin_calibration() : load_calibration(classes_);
   const auto rows = read_measurements_csv(measurements_);
   const std::string source = source_.empty()
@@ -100,12 +114,15 @@ int CalibrateCommand::run() const {
     }
     return 1;
   }
-  const std::string inputs[] = {measurements_, classes_};
-  write_output_file(out_,
-                    "# Written by `slicelab calibrate " + measurements_ +
-                        "`: non-negative least-squares fit of docs/sharing-models.md's model.\n" +
-                        comments + calibration_yaml(fit),
-                    inputs);
+  // The first line marks the file as slicelab's: a later `calibrate -o` may replace it, and
+  // nothing else (reports/output_guard.h).
+  write_own_output_file(out_,
+                        std::string(kOwnFileLine) + "calibrate " + one_line(measurements_) +
+                            ": non-negative least-squares fit of docs/sharing-models.md's "
+                            "model. `slicelab calibrate -o` replaces only files that begin "
+                            "with this line.\n" +
+                            comments + calibration_yaml(fit),
+                        inputs);
   if (result.refused())
     std::fprintf(stderr, "warning: written despite the errors above (--force)\n");
   if (format_.json()) {

@@ -10,6 +10,7 @@
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
 #include "reports/output_file.h"
+#include "reports/output_guard.h"
 #include "sim/scenario/kubernetes_import.h"
 #include "workloads/csv_trace_reader.h"
 #include "workloads/input_error.h"
@@ -50,10 +51,14 @@ double unit(const std::string& option, const std::string& value, F lookup, const
   return *v;
 }
 
-// Never onto one of the inputs: `-o` naming the CSV would replace the trace with its import.
+// Never onto one of the inputs (`-o` naming the CSV would replace the trace with its import),
+// nor onto a file slicelab did not write: the trace's first line marks it as slicelab's.
 void write_trace(const std::string& out, const std::vector<PodSpec>& pods,
                  const std::string& description, std::span<const std::string> inputs) {
   std::ostringstream text;
+  text << kOwnFileLine
+       << "import: a trace file (docs/scenario-format.md). `slicelab import -o` replaces only "
+          "files that begin with this line.\n";
   write_trace_yaml(text, pods, description);
   // A trace slicelab would refuse to read back is not written (docs/scenario-format.md#limits).
   if (text.view().size() > kMaxTraceYamlBytes)
@@ -61,7 +66,7 @@ void write_trace(const std::string& out, const std::vector<PodSpec>& pods,
         "{}: the trace of {} pods would be {} MiB of YAML, more than the {} MiB a trace file may "
         "hold; use the CSV directly (workload.openb or workload.csv) instead of importing it",
         out, pods.size(), text.view().size() >> 20, kMaxTraceYamlBytes >> 20));
-  write_output_file(out, text.str(), inputs);
+  write_own_output_file(out, text.str(), inputs);
 }
 
 // The figures of TraceSummary::text(), as JSON.
@@ -235,6 +240,8 @@ int ImportCommand::run_kubernetes() const {
 
 int ImportCommand::run() const {
   if (kubernetes_->parsed()) return run_kubernetes();
+  const std::string inputs[] = {pods_, nodes_, file_};
+  check_own_output_file(out_, inputs);  // a refusal before the reading, not after it
   TraceSummary summary;
   std::vector<PodSpec> pods;
   std::string description;
@@ -270,7 +277,6 @@ int ImportCommand::run() const {
     description = fmt::format("imported from CSV {} with --map {}", file_, map_);
   }
   summary.add_pods(pods);
-  const std::string inputs[] = {pods_, nodes_, file_};
   write_trace(out_, pods, description, inputs);
   if (format_.json()) {
     nlohmann::ordered_json j;

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -21,6 +22,7 @@
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
 #include "cli/measured_comparison.h"
+#include "cli/out_of_memory.h"
 #include "cli/output_format.h"
 #include "cli/plan_command.h"
 #include "cli/plugins_command.h"
@@ -287,6 +289,13 @@ int run_cli(int argc, char** argv) {
     // usage error (2), told apart from a bad input or a failed run (1).
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+  // Named now: when memory runs out, building a name could fail too.
+  std::string doing = "slicelab";
+  for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+    sub = sub->get_subcommands().front();
+    doing += " " + sub->get_name();
+  }
+  set_out_of_memory_command(doing);
   try {
     if (import_cmd.chosen()) return import_cmd.run();
     if (interposer_cmd.chosen()) return interposer_cmd.run();
@@ -314,6 +323,9 @@ int run_cli(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    print_out_of_memory();  // what the work held is freed by now
+    return 1;
   } catch (const std::exception& e) {  // InputError included: its message is already located
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
@@ -324,6 +336,9 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Enough for the destructors that run while an out-of-memory error unwinds (a stack of
+  // pointers per nlohmann value freed; 64 MiB covers a document of millions of values).
+  slicelab::install_out_of_memory_handling(size_t{64} << 20);
   try {
     return run_cli(argc, argv);
   } catch (...) {

@@ -60,7 +60,10 @@ void check_json_depth(std::string_view text, const std::string& path) {
 }
 
 nlohmann::ordered_json read_json_file(const std::string& path) {
-  const std::string text = read_text_file(path, kMaxJsonBytes);
+  return parse_json_text(read_text_file(path, kMaxJsonBytes), path);
+}
+
+nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& path) {
   check_json_depth(text, path);
   try {
     return parse_ordered_json(text);  // linear in the keys (nlohmann's is not)

@@ -24,6 +24,9 @@ void check_json_depth(std::string_view text, const std::string& path);
 // kMaxJsonBytes), nests too deep, or is not valid JSON ("PATH:LINE:COL: not valid JSON: …").
 nlohmann::ordered_json read_json_file(const std::string& path);
 
+// As read_json_file, for `text` already read from `path` (named in the messages).
+nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& path);
+
 // An nlohmann exception raised while reading the content of `path` (a value of the wrong type,
 // a missing member), as an InputError naming the file, without nlohmann's "[json.exception…]".
 InputError json_content_error(const std::string& path, const nlohmann::json::exception& e);

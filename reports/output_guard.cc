@@ -48,6 +48,28 @@ std::string without_trailing_slashes(std::string s) {
 
 constexpr const char* kNewFolderHint = "give a folder of its own, e.g. results/run1";
 
+// Earlier versions' calibration files began so; they are slicelab's too.
+constexpr std::string_view kOldCalibrationLine = "# Written by `slicelab calibrate ";
+
+// Whether the regular file `p` is empty or begins as slicelab's own files do. Opened without
+// following a link or blocking; only the first line's worth of bytes is read.
+bool own_file(const fs::path& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  char head[64];
+  const size_t want = std::max(kOwnFileLine.size(), kOldCalibrationLine.size());
+  size_t got = 0;
+  while (got < want) {
+    const ssize_t n = ::read(fd, head + got, want - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  const std::string_view text(head, got);
+  return got == 0 || text.starts_with(kOwnFileLine) || text.starts_with(kOldCalibrationLine);
+}
+
 }  // namespace
 
 std::vector<std::string> folder_entries(const fs::path& dir) {
@@ -242,6 +264,17 @@ fs::path check_output_file(const std::string& file, std::span<const std::string>
           "another name",
           file, in));
   }
+  return p;
+}
+
+fs::path check_own_output_file(const std::string& file, std::span<const std::string> inputs) {
+  fs::path p = check_output_file(file, inputs);
+  std::error_code ec;
+  if (fs::symlink_status(p, ec).type() == fs::file_type::regular && !own_file(p))
+    throw OutputRefused(fmt::format(
+        "output file '{}' exists and was not written by slicelab (its first line is not "
+        "'{}…'): slicelab replaces only files it wrote; give a new name, or move it elsewhere",
+        file, kOwnFileLine));
   return p;
 }
 

@@ -60,4 +60,15 @@ std::filesystem::path check_results_folder_to_add_to(const std::string& dir);
 std::filesystem::path check_output_file(const std::string& file,
                                         std::span<const std::string> inputs = {});
 
+// The first line of every single output file slicelab writes as its own (`import openb|csv -o`,
+// `calibrate -o`) begins with this: it is what makes the file replaceable, as the marker file
+// makes a folder replaceable.
+inline constexpr std::string_view kOwnFileLine = "# Written by slicelab ";
+
+// As check_output_file, and an existing file is replaced only when it is slicelab's: empty, or
+// beginning with kOwnFileLine (or "# Written by `slicelab calibrate", the calibration files of
+// earlier versions). Any other file is refused, with no option to override it.
+std::filesystem::path check_own_output_file(const std::string& file,
+                                            std::span<const std::string> inputs = {});
+
 }  // namespace slicelab

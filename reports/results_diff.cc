@@ -6,9 +6,10 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "reports/atomic_folder.h"
-#include "reports/json_file.h"
+#include "reports/json_reader.h"
 #include "reports/metric_cells.h"
 #include "reports/output_values.h"
 #include "reports/policy_choice.h"
@@ -16,6 +17,7 @@
 #include "reports/report_html.h"
 #include "reports/report_markdown.h"
 #include "reports/results_writer.h"
+#include "reports/summary_json_check.h"
 #include "reports/vega_bundle.h"
 #include "reports/vega_specs.h"
 
@@ -27,9 +29,29 @@ using ojson = nlohmann::ordered_json;
 
 constexpr const char* kOneSeed = "one seed: noise unknown";
 
+// A summary.json checked against its format, with its policies by name.
+struct Summary {
+  ojson doc;
+  std::unordered_map<std::string, const ojson*> by_name;
+
+  const ojson* policy(const std::string& name) const {
+    const auto it = by_name.find(name);
+    return it == by_name.end() ? nullptr : it->second;
+  }
+};
+
+Summary read_summary(const fs::path& file) {
+  JsonFile f(file.string());
+  check_summary_json(f);
+  Summary s{f.take_root(), {}};
+  // Names are unique (checked): an index keeps diff linear in the policies.
+  for (const ojson& p : policies_of(s.doc)) s.by_name.emplace(policy_name(p), &p);
+  return s;
+}
+
 struct Folder {
-  ojson summary;
-  std::vector<ojson> seeds;  // seed-<n>/summary.json, in the order summary.json lists them
+  Summary summary;
+  std::vector<Summary> seeds;  // seed-<n>/summary.json, in the order summary.json lists them
 };
 
 Folder read_folder(const fs::path& dir) {
@@ -41,19 +63,13 @@ Folder read_folder(const fs::path& dir) {
     throw std::runtime_error(fmt::format(
         "{}: no summary.json (diff compares the results folders of run or compare)", dir.string()));
   Folder f;
-  f.summary = read_json_file(file.string());
-  if (const auto it = f.summary.find("seeds"); it != f.summary.end() && it->is_array())
+  f.summary = read_summary(file);
+  if (const auto it = f.summary.doc.find("seeds"); it != f.summary.doc.end() && it->is_array())
     for (const auto& seed : *it) {
       const fs::path s = dir / fmt::format("seed-{}", seed.dump()) / "summary.json";
-      if (fs::is_regular_file(s)) f.seeds.push_back(read_json_file(s.string()));
+      if (fs::is_regular_file(s)) f.seeds.push_back(read_summary(s));
     }
   return f;
-}
-
-const ojson* policy_in(const ojson& summary, const std::string& name) {
-  for (const ojson& p : policies_of(summary))
-    if (policy_name(p) == name) return &p;
-  return nullptr;
 }
 
 // Mean and sample variance of a metric over the seeds that hold it.
@@ -61,10 +77,10 @@ struct Spread {
   size_t n = 0;
   double variance = 0;
 };
-Spread spread_of(const std::vector<ojson>& seeds, const std::string& policy, const RunMetric& m) {
+Spread spread_of(const std::vector<Summary>& seeds, const std::string& policy, const RunMetric& m) {
   std::vector<double> v;
-  for (const ojson& s : seeds)
-    if (const ojson* p = policy_in(s, policy))
+  for (const Summary& s : seeds)
+    if (const ojson* p = s.policy(policy))
       if (const auto x = json_metric(*p, m)) v.push_back(*x);
   Spread out{v.size(), 0};
   if (v.size() < 2) return out;
@@ -130,11 +146,11 @@ ResultsDiff diff_results(const fs::path& a, const fs::path& b) {
   d.a_dir = a.string(), d.b_dir = b.string();
   d.a_seeds = std::max<size_t>(1, fa.seeds.size());
   d.b_seeds = std::max<size_t>(1, fb.seeds.size());
-  for (const ojson& p : policies_of(fb.summary))
-    if (!policy_in(fa.summary, policy_name(p))) d.only_in_b.push_back(policy_name(p));
-  for (const ojson& pa : policies_of(fa.summary)) {
+  for (const ojson& p : policies_of(fb.summary.doc))
+    if (!fa.summary.policy(policy_name(p))) d.only_in_b.push_back(policy_name(p));
+  for (const ojson& pa : policies_of(fa.summary.doc)) {
     const std::string name = policy_name(pa);
-    const ojson* pb = policy_in(fb.summary, name);
+    const ojson* pb = fb.summary.policy(name);
     if (!pb) {
       d.only_in_a.push_back(name);
       continue;

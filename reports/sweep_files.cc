@@ -6,10 +6,10 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "reports/atomic_folder.h"
-#include "reports/json_file.h"
 #include "reports/output_values.h"
 #include "sim/planning/plan_metrics.h"
 #include "workloads/input_error.h"
@@ -20,6 +20,8 @@ namespace slicelab {
 namespace {
 
 using ojson = nlohmann::ordered_json;
+
+constexpr const char* kSweepFormat = "slicelab.sweep/1";
 
 std::string num(double v) {
   return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string();
@@ -40,16 +42,6 @@ std::string fingerprint(const std::string& path) {
     h *= 1099511628211ULL;
   }
   return fmt::format("{:016x}", h);
-}
-
-// A manifest count ("points", "rows"): present and a non-negative integer, else a located
-// InputError (json's own accessors would throw type_error or out_of_range past the CLI's catch).
-size_t manifest_count(const ojson& manifest, const char* key, const std::string& file) {
-  const auto it = manifest.find(key);
-  if (it == manifest.end() || !it->is_number_unsigned())
-    throw InputError(
-        fmt::format("{}: not a sweep manifest: '{}' must be a non-negative integer", file, key));
-  return it->get<size_t>();
 }
 
 }  // namespace
@@ -73,7 +65,7 @@ std::string sweep_csv(const SweepSpec& spec, std::span<const SweepRow> rows) {
 ojson sweep_manifest(const SweepSpec& spec, Shard shard, size_t rows) {
   ojson j;
   j["kind"] = "sweep";
-  j["format"] = "slicelab.sweep/1";
+  j["format"] = kSweepFormat;
   j["name"] = spec.name;
   j["scenario"] = spec.scenario;
   j["scenario_fnv1a"] = fingerprint(spec.scenario_path);
@@ -99,24 +91,69 @@ void write_sweep(const std::string& dir, const SweepSpec& spec, Shard shard,
   });
 }
 
+void check_sweep_manifest(const JsonFile& f) {
+  const JsonAt root = f.at_root();
+  f.require_object(root);
+  const JsonAt kind = f.required(root, "kind");
+  if (kind.value() != "sweep") f.fail_expected(kind, "\"sweep\" (a sweep.json of slicelab sweep)");
+  with_member(root, "format", [&](const JsonAt& v) {
+    if (v.value() != kSweepFormat)
+      f.fail_expected(v, fmt::format("\"{}\" (the format this slicelab reads)", kSweepFormat));
+  });
+  for (const char* key : {"name", "scenario", "scenario_fnv1a"})
+    with_member(root, key, [&](const JsonAt& v) { f.string(v); });
+  // The count is not trusted: a forged "points": 1e12 made merge walk (and list) every index.
+  const JsonAt points = f.required(root, "points");
+  if (f.count(points, kMaxSweepPoints) == 0)
+    f.fail(points, "the grid has no points (a sweep has at least one)");
+  f.count(f.required(root, "rows"), kMaxSweepPoints);
+  with_member(root, "shard", [&](const JsonAt& shard) {
+    const JsonAt count = f.required(shard, "count");
+    const JsonAt index = f.required(shard, "index");
+    if (f.count(count, kMaxSweepPoints) == 0)
+      f.fail_expected(count, "a number of shards of at least 1");
+    if (f.count(index) >= f.count(count))
+      f.fail_expected(index, fmt::format("a shard index below its count {} (0 to {})",
+                                         f.count(count), f.count(count) - 1));
+  });
+  with_member(root, "grid", [&](const JsonAt& grid) {
+    f.require_object(grid);
+    with_member(grid, "order", [&](const JsonAt& v) { f.string(v); });
+    with_member(grid, "policies", [&](const JsonAt& v) {
+      f.require_array(v);
+      for (size_t i = 0; i < v->size(); ++i) f.string(v.element(i));
+    });
+    for (const char* key : {"cluster_scales", "workload_scales"})
+      with_member(grid, key, [&](const JsonAt& v) {
+        f.require_array(v);
+        for (size_t i = 0; i < v->size(); ++i)
+          if (const JsonAt s = v.element(i); f.number(s) <= 0)
+            f.fail_expected(s, "a scale above 0");
+      });
+    with_member(grid, "seeds", [&](const JsonAt& v) {
+      f.require_array(v);
+      for (size_t i = 0; i < v->size(); ++i) f.count(v.element(i));
+    });
+  });
+}
+
 size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& out, bool force) {
   if (shard_dirs.empty()) throw InputError("merge: give at least one shard folder");
   namespace fs = std::filesystem;
   ojson first;
   std::string first_header;
   std::map<size_t, std::string> rows;  // grid index -> the row as written
+  // The shards' count (all alike) and which indices were seen, with the folder of each.
+  std::optional<uint64_t> shard_count;
+  std::map<uint64_t, std::string> shard_of;
   for (const auto& dir : shard_dirs) {
     const fs::path d(dir);
     const std::string manifest_file = (d / "sweep.json").string();
-    const ojson m = read_json_file(manifest_file);
+    const JsonFile f(manifest_file);
     // Types checked here so that nlohmann's type_error (no file named) cannot come out below.
-    if (!m.is_object() || !m.contains("kind") || m.at("kind") != "sweep")
-      throw InputError(
-          fmt::format("{}: not a sweep manifest (kind is not 'sweep')", manifest_file));
-    const size_t manifest_rows = manifest_count(m, "rows", manifest_file);
-    if (manifest_count(m, "points", manifest_file) == 0)
-      throw InputError(
-          fmt::format("{}: not a sweep manifest: the grid has no points", manifest_file));
+    check_sweep_manifest(f);
+    const ojson& m = f.root();
+    const size_t manifest_rows = m["rows"].get<size_t>();
     ojson same = m;
     same.erase("shard");
     same.erase("rows");
@@ -130,6 +167,20 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
         throw InputError(fmt::format(
             "{}: describes a different sweep than {} (grid, scenario or its contents differ)", dir,
             shard_dirs.front()));
+    }
+    // Shards of one split: one count, each index once (a shard given twice would otherwise
+    // be noticed only by its first row, and an empty one not at all).
+    const JsonAt root = f.at_root();
+    if (const std::optional<JsonAt> shard = root.member("shard")) {
+      const uint64_t count = (*shard)->at("count").get<uint64_t>();
+      const uint64_t index = (*shard)->at("index").get<uint64_t>();
+      if (shard_count && *shard_count != count)
+        f.fail(*shard, fmt::format("a shard of {}, where {} is one of {}", count,
+                                   shard_of.begin()->second, *shard_count));
+      shard_count = count;
+      if (const auto [it, fresh] = shard_of.emplace(index, dir); !fresh)
+        f.fail(*shard,
+               fmt::format("shard {} of {} again: {} is that shard too", index, count, it->second));
     }
     const std::string csv = read_text_file((d / "sweep.csv").string(), kMaxCsvBytes);
     std::istringstream lines(csv);
@@ -155,16 +206,9 @@ size_t merge_sweeps(std::span<const std::string> shard_dirs, const std::string& 
       throw InputError(fmt::format("{}: sweep.csv has {} rows, its manifest says {}", dir, count,
                                    manifest_rows));
   }
-  // The manifest's count is not trusted: a forged "points": 1e12 made merge walk (and list)
-  // every missing index. Bound it, then find the first missing ones in time linear in the rows.
-  const ojson points_json = first.contains("points") ? first["points"] : ojson();
-  if (!points_json.is_number_unsigned() ||
-      points_json.get<uint64_t>() > static_cast<uint64_t>(kMaxSweepPoints))
-    throw InputError(fmt::format(
-        "{}: 'points' must be a whole number of at most {} (the limit of one sweep), found {}",
-        (fs::path(shard_dirs.front()) / "sweep.json").string(), kMaxSweepPoints,
-        points_json.dump()));
-  const auto points = points_json.get<size_t>();
+  // Bounded by check_sweep_manifest; the first missing points are found in time linear in the
+  // rows.
+  const auto points = first["points"].get<size_t>();
   size_t inside = 0;  // rows whose index lies in the grid
   for (const auto& [i, line] : rows) inside += i < points ? 1 : 0;
   std::vector<size_t> missing;

@@ -8,8 +8,9 @@
 #include <tuple>
 
 #include "reports/csv_table.h"
-#include "reports/json_file.h"
+#include "reports/json_reader.h"
 #include "reports/report_format.h"
+#include "reports/sweep_files.h"
 #include "reports/vega_specs.h"
 #include "workloads/text_file.h"
 
@@ -126,9 +127,10 @@ bool is_sweep_folder(const fs::path& dir) {
 
 Report build_sweep_report(const fs::path& dir) {
   const fs::path manifest_file = dir / "sweep.json", csv_file = dir / "sweep.csv";
-  const ojson manifest = read_json_file(manifest_file.string());
-  if (manifest.value("kind", "") != "sweep" || !manifest.contains("grid"))
-    throw std::runtime_error(fmt::format("{}: not a sweep manifest", manifest_file.string()));
+  const JsonFile f(manifest_file.string());
+  check_sweep_manifest(f);
+  const ojson& manifest = f.root();
+  f.required(f.at_root(), "grid");  // a sweep's, checked above; merge needs none
   const ojson& grid = manifest["grid"];
   const std::vector<double> clusters = numbers(grid, "cluster_scales", manifest_file);
   const std::vector<double> workloads = numbers(grid, "workload_scales", manifest_file);
@@ -220,8 +222,8 @@ Report build_sweep_report(const fs::path& dir) {
     // The same everywhere: a sentence says so, rather than a chart of one colour.
     if (std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; })) {
       section(r, "Metrics across the grid")
-          .paragraphs.push_back(fmt::format("{}: {} at every grid point.", d.title,
-                                            cell_text(d.metric, values[0])));
+          .paragraphs.push_back(
+              fmt::format("{}: {} at every grid point.", d.title, cell_text(d.metric, values[0])));
       continue;
     }
     HeatmapOptions o;

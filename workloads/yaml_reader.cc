@@ -371,10 +371,18 @@ std::vector<std::string> YamlReader::string_list(const YAML::Node& node,
 void YamlReader::require_file(const YAML::Node& at, std::string_view path,
                               const std::filesystem::path& file, std::string_view kind) const {
   std::error_code ec;
-  if (std::filesystem::exists(file, ec)) return;
+  // Links are followed: a link to a regular file is that file.
+  const std::filesystem::file_type type = std::filesystem::status(file, ec).type();
+  if (type == std::filesystem::file_type::regular) return;
+  if (type == std::filesystem::file_type::directory)
+    fail(at, path, fmt::format("{} '{}' is a folder; give a file", kind, file.string()));
+  if (type == std::filesystem::file_type::not_found || ec == std::errc::no_such_file_or_directory)
+    fail(at, path, fmt::format("{} '{}' does not exist", kind, file.string()));
   if (ec)
     fail(at, path, fmt::format("{} '{}' cannot be used: {}", kind, file.string(), ec.message()));
-  fail(at, path, fmt::format("{} '{}' does not exist", kind, file.string()));
+  fail(at, path,
+       fmt::format("{} '{}' is not a regular file (a device, pipe or socket); give a file", kind,
+                   file.string()));
 }
 
 std::optional<std::string> YamlReader::opt_string(const YAML::Node& map, std::string_view path,

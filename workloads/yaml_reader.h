@@ -64,9 +64,11 @@ class YamlReader {
   // Kubernetes `cpu:` in thousandths of a core: "4" -> 4000, "500m" -> 500, "0.5" -> 500.
   int64_t cpu_milli(const YAML::Node& node, std::string_view path) const;
   std::vector<std::string> string_list(const YAML::Node& node, std::string_view path) const;
-  // Fails at `at` unless `file` (a file the document names) exists: "KIND 'FILE' does not
-  // exist", or "… cannot be used: REASON" when even asking fails (a name too long, no access),
-  // where std::filesystem would throw an unlocated filesystem_error.
+  // Fails at `at` unless `file` (a file the document names) is a regular file (or a link to
+  // one): "KIND 'FILE' does not exist", "… is a folder; give a file", "… is not a regular file
+  // (a device, pipe or socket)", or "… cannot be used: REASON" when even asking fails (a name
+  // too long, no access), where std::filesystem would throw an unlocated filesystem_error and
+  // the file's reader would name the file but not the key that names it.
   void require_file(const YAML::Node& at, std::string_view path, const std::filesystem::path& file,
                     std::string_view kind) const;
 

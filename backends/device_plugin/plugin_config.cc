@@ -14,23 +14,9 @@
 namespace slicelab::device_plugin {
 namespace {
 
-// Kubernetes' limit on an extended resource name (NVIDIA's MaxResourceNameLength).
-constexpr size_t kMaxResourceNameLength = 63;
 // MPS serves at most 48 clients per GPU; more replicas than that could never all run.
 constexpr int64_t kMaxReplicas = 48;
 constexpr int64_t kMaxSplitCount = 1024;
-
-// NVIDIA's NewResourceName: a bare name gets the nvidia.com/ prefix; at most 63 characters.
-std::string resource_name(const YamlReader& yaml, const YAML::Node& node, const std::string& path) {
-  std::string name = yaml.string(node, path);
-  if (name.empty()) yaml.fail(node, path, "needs a resource name");
-  if (name.find('/') == std::string::npos) name = "nvidia.com/" + name;
-  if (name.size() > kMaxResourceNameLength)
-    yaml.fail(node, path,
-              fmt::format("fully-qualified resource name must be {} characters or less: {}",
-                          kMaxResourceNameLength, name));
-  return name;
-}
 
 void read_plugin_flags(const YamlReader& yaml, const YAML::Node& p, const std::string& path,
                        NodePluginConfig& c) {
@@ -151,11 +137,12 @@ void read_replicated(const YamlReader& yaml, const YAML::Node& node, const std::
     yaml.require_map(r, ip);
     yaml.check_keys(r, ip, {"name", "rename", "devices", "replicas"});
     ReplicatedResource rr;
-    rr.name = resource_name(yaml, yaml.required(r, ip, "name"), join_path(ip, "name"));
+    rr.name =
+        read_device_plugin_resource_name(yaml, yaml.required(r, ip, "name"), join_path(ip, "name"));
     const YAML::Node rep = yaml.required(r, ip, "replicas");
     rr.replicas = static_cast<int>(yaml.integer(rep, join_path(ip, "replicas"), 1, kMaxReplicas));
     if (const YAML::Node n = r["rename"]; n.IsDefined())
-      rr.rename = resource_name(yaml, n, join_path(ip, "rename"));
+      rr.rename = read_device_plugin_resource_name(yaml, n, join_path(ip, "rename"));
     else if (c.rename_by_default)
       rr.rename = rr.name + ".shared";
     if (const YAML::Node d = r["devices"]; d.IsDefined()) {
@@ -196,18 +183,30 @@ void read_interposer(const YamlReader& yaml, const YAML::Node& node, const std::
                   {"resource", "splitCount", "hostLibrary", "containerLibrary", "hostPreloadDir",
                    "hostRegionRoot", "containerRegionDir", "preloadViaMount"});
   if (const YAML::Node r = node["resource"]; r.IsDefined())
-    s.resource = resource_name(yaml, r, join_path(path, "resource"));
+    s.resource = read_device_plugin_resource_name(yaml, r, join_path(path, "resource"));
   if (auto v = yaml.opt_integer(node, path, "splitCount", 1, kMaxSplitCount))
     s.split_count = static_cast<int>(*v);
-  const auto absolute = [&](const char* key, std::string& out) {
+  // Paths end up in mounts, in ld.so.preload (whose entries whitespace separates) and in
+  // LD_PRELOAD (spaces and colons): a control character or, in the library's container path, a
+  // separator would split one path into others the config never named.
+  const auto absolute = [&](const char* key, std::string& out, std::string_view separators = {}) {
     const YAML::Node v = node[key];
     if (!v.IsDefined()) return;
     const std::string kp = join_path(path, key);
     out = yaml.string(v, kp);
     if (out.empty() || out.front() != '/') yaml.fail_expected(v, kp, "an absolute path");
+    for (const char c : out) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        yaml.fail_expected(v, kp,
+                           "an absolute path without control characters (a line break, a tab)");
+      if (separators.find(c) != std::string_view::npos)
+        yaml.fail_expected(v, kp,
+                           "an absolute path without spaces or ':' (ld.so.preload and LD_PRELOAD "
+                           "would read it as several libraries)");
+    }
   };
   absolute("hostLibrary", s.host_library);
-  absolute("containerLibrary", s.container_library);
+  absolute("containerLibrary", s.container_library, " :");
   absolute("hostPreloadDir", s.host_preload_dir);
   absolute("hostRegionRoot", s.host_region_root);
   absolute("containerRegionDir", s.container_region_dir);

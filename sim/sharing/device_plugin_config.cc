@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workloads/input_error.h"
+#include "workloads/k8s_names.h"
 #include "workloads/text_file.h"
 #include "workloads/yaml_syntax_check.h"
 
@@ -18,6 +19,9 @@ namespace {
 constexpr int64_t kMinReplicas = 2;
 constexpr int64_t kMaxReplicas = 48;
 constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+// NVIDIA's MaxResourceNameLength (api/config/v1/consts.go): the fully-qualified name's limit.
+constexpr size_t kMaxResourceNameLength = 63;
+constexpr std::string_view kResourcePrefix = "nvidia.com/";
 
 [[noreturn]] void not_supported(const YamlReader& yaml, const YAML::Node& at, std::string_view path,
                                 std::string_view why) {
@@ -62,9 +66,8 @@ void read_replicated(const YamlReader& yaml, const YAML::Node& node, const std::
     const YAML::Node r = resources[i];
     yaml.check_keys(r, ip, {"name", "rename", "devices", "replicas"});
     const std::string np = join_path(ip, "name");
-    std::string name = yaml.string(yaml.required(r, ip, "name"), np);
-    // The plugin qualifies a bare name with its prefix (resources.go, NewResourceName).
-    if (name.find('/') == std::string::npos) name = "nvidia.com/" + name;
+    const std::string name =
+        read_device_plugin_resource_name(yaml, yaml.required(r, ip, "name"), np);
     if (name.starts_with("nvidia.com/mig-"))
       not_supported(yaml, r["name"], np,
                     fmt::format("sharing MIG devices ({}); the simulator time-slices or MPS-shares "
@@ -90,7 +93,7 @@ void read_replicated(const YamlReader& yaml, const YAML::Node& node, const std::
     const std::string advertised = rename ? name + ".shared" : name;
     if (const YAML::Node n = r["rename"]; n.IsDefined()) {
       const std::string p = join_path(ip, "rename");
-      if (yaml.string(n, p) != advertised)
+      if (read_device_plugin_resource_name(yaml, n, p) != advertised)
         not_supported(yaml, n, p,
                       fmt::format("rename to '{}' (the device plugin ignores it too and warns); "
                                   "renameByDefault: true advertises {}.shared",
@@ -236,6 +239,25 @@ void check_device_plugin_flag_keys(const YamlReader& yaml, const YAML::Node& fla
   if (const YAML::Node g = flags["gfd"]; g.IsDefined())
     yaml.check_keys(g, join_path(path, "gfd"),
                     {"oneshot", "noTimestamp", "sleepInterval", "outputFile", "machineTypeFile"});
+}
+
+std::string read_device_plugin_resource_name(const YamlReader& yaml, const YAML::Node& node,
+                                             std::string_view path) {
+  std::string name = yaml.string(node, path);
+  if (name.empty()) yaml.fail(node, path, "needs a resource name");
+  // NVIDIA's NewResourceName qualifies a bare name with its prefix (resources.go).
+  if (name.find('/') == std::string::npos) name = std::string(kResourcePrefix) + name;
+  if (name.size() > kMaxResourceNameLength)
+    yaml.fail(node, path,
+              fmt::format("fully-qualified resource name must be {} characters or less: {}",
+                          kMaxResourceNameLength, name));
+  const std::string_view part = std::string_view(name).substr(name.find('/') + 1);
+  if (const auto e = dns_subdomain_error(part))
+    yaml.fail(node, path,
+              fmt::format("resource name '{}' is refused: its name part '{}' {}", name, part, *e));
+  if (const auto e = extended_resource_name_error(name))
+    yaml.fail(node, path, fmt::format("resource name '{}' is refused: it {}", name, *e));
+  return name;
 }
 
 DevicePluginSettings read_device_plugin_config(const YamlReader& yaml, const YAML::Node& node,

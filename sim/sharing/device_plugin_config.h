@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <string>
 #include <string_view>
 
 #include "sim/sharing/device_plugin_settings.h"
@@ -28,6 +29,15 @@ void read_device_plugin_sharing(const YamlReader& yaml, const YAML::Node& node,
 // plugin's (backends/device_plugin) read the same file.
 void check_device_plugin_flag_keys(const YamlReader& yaml, const YAML::Node& flags,
                                    std::string_view path);
+
+// A resource name of the config (`sharing.*.resources[].name` and `.rename`, and the node
+// plugin's `slicelab.interposer.resource`), as NVIDIA's NewResourceName and the kubelet read it:
+// a bare name gets the nvidia.com/ prefix; the result must be at most 63 characters, its part
+// after the '/' a DNS-1123 subdomain (NVIDIA's check: "nvidia.com/g pu" and "nvidia.com/GPU"
+// fail it), and an extended resource name (the kubelet's check when the plugin registers).
+// Returns the qualified name; fails at `node` with the rule it breaks.
+std::string read_device_plugin_resource_name(const YamlReader& yaml, const YAML::Node& node,
+                                             std::string_view path);
 
 // One config document: the plugin's file, a ConfigMap entry, or the inline mapping. What the
 // simulator cannot model yet (a subset of devices, several resources, MIG resources) is refused

@@ -204,6 +204,49 @@ TEST(NodePluginConfig, UnknownKeysGetADidYouMean) {
   EXPECT_NE(res.find("replicas"), std::string::npos) << res;
 }
 
+// Names the kubelet would refuse at registration, and paths that would split into others in
+// ld.so.preload or LD_PRELOAD, are refused where they are written (before: accepted and
+// advertised, or written into the preload file as two lines).
+TEST(NodePluginConfig, ResourceNamesAndContainerPathsFollowTheirRules) {
+  EXPECT_EQ(parse_error("sharing:\n  timeSlicing:\n    resources:\n"
+                        "    - {name: nvidia.com/g pu, replicas: 2}\n"),
+            "p.yaml:4:14: sharing.timeSlicing.resources[0].name: resource name 'nvidia.com/g pu' "
+            "is refused: its name part 'g pu' holds a space (only lower-case letters, digits, '-' "
+            "and '.' may appear)");
+  EXPECT_EQ(parse_error("slicelab:\n  interposer: {resource: example.com/GPU}\n"),
+            "p.yaml:2:26: slicelab.interposer.resource: resource name 'example.com/GPU' is "
+            "refused: its name part 'GPU' holds 'G' (only lower-case letters, digits, '-' and '.' "
+            "may appear)");
+  EXPECT_EQ(parse_error("slicelab:\n  interposer: {resource: kubernetes.io/gpu}\n"),
+            "p.yaml:2:26: slicelab.interposer.resource: resource name 'kubernetes.io/gpu' is "
+            "refused: it is in the kubernetes.io/ namespace, which is Kubernetes' own");
+  EXPECT_EQ(parse_error("sharing:\n  mps:\n    resources:\n"
+                        "    - {name: gpu, rename: 'a..b', replicas: 2}\n"),
+            "p.yaml:4:27: sharing.mps.resources[0].rename: resource name 'nvidia.com/a..b' is "
+            "refused: its name part 'a..b' has a part that does not start and end with a "
+            "lower-case letter or digit");
+  EXPECT_EQ(parse_error("slicelab:\n  interposer:\n    containerLibrary: \"/usr/lib/a.so\\n"
+                        "/tmp/evil.so\"\n"),
+            "p.yaml:3:23: slicelab.interposer.containerLibrary: expected an absolute path "
+            "without control characters (a line break, a tab), found '/usr/lib/a.so\n"
+            "/tmp/evil.so'");
+  EXPECT_EQ(parse_error("slicelab:\n  interposer:\n    containerLibrary: '/usr/lib/a.so "
+                        "/tmp/evil.so'\n"),
+            "p.yaml:3:23: slicelab.interposer.containerLibrary: expected an absolute path without "
+            "spaces or ':' (ld.so.preload and LD_PRELOAD would read it as several libraries), "
+            "found '/usr/lib/a.so /tmp/evil.so'");
+  EXPECT_NE(parse_error("slicelab:\n  interposer: {hostRegionRoot: \"/var/lib/r\\t\"}\n")
+                .find("without control characters"),
+            std::string::npos);
+  // What NVIDIA and the kubelet accept still reads.
+  const NodePluginConfig ok = parse(
+      "sharing:\n  timeSlicing:\n    resources:\n"
+      "    - {name: gpu, rename: gpu.shared-1, replicas: 2}\n"
+      "slicelab: {}\n");
+  ASSERT_EQ(ok.replicated.size(), 1U);
+  EXPECT_EQ(ok.replicated[0].rename, "nvidia.com/gpu.shared-1");
+}
+
 class NodePluginConfigFile : public slicelab::testing::TempFilesTest {};
 
 TEST_F(NodePluginConfigFile, ReadsTheFileAndAConfigMapHoldingIt) {

@@ -138,5 +138,36 @@ TEST_F(DiffCli, AFolderWithoutSummaryIsNamed) {
   EXPECT_NE(err_.find("empty: no summary.json"), std::string::npos) << err_;
 }
 
+// Before: a negative count, a summary of another format and a list were compared as if they
+// were figures (or ended in nlohmann's "cannot use value() with array"); a seed's summary too.
+TEST_F(DiffCli, SummariesOfTheWrongShapeAreRefusedAtTheirValue) {
+  single("a", 100, 4);
+  fs::create_directories(dir_ / "neg");
+  write("neg/summary.json",
+        "{\"format\": \"slicelab.summary/1\",\n \"policies\": [{\"name\": "
+        "\"p\", \"pods\": {\"completed\": -3}}]}");
+  EXPECT_EQ(slicelab("diff " + folders("a", "neg")), 1);
+  EXPECT_EQ(err_, "error: " + (dir_ / "neg" / "summary.json").string() +
+                      ":2:51: policies[0].pods.completed: expected a whole number of at least 0, "
+                      "found -3\n");
+  EXPECT_EQ(out_, "");
+  fs::create_directories(dir_ / "v99");
+  write("v99/summary.json", "{\"format\": \"summary/99\", \"policies\": []}");
+  EXPECT_EQ(slicelab("diff " + folders("v99", "a")), 1);
+  EXPECT_EQ(err_, "error: " + (dir_ / "v99" / "summary.json").string() +
+                      ":1:12: format: expected 'slicelab.summary/1' or 'slicelab.seeds/1' (the "
+                      "formats this slicelab reads), found \"summary/99\"\n");
+  fs::create_directories(dir_ / "list");
+  write("list/summary.json", "[1, 2]");
+  EXPECT_EQ(slicelab("diff " + folders("a", "list")), 1);
+  EXPECT_EQ(err_, "error: " + (dir_ / "list" / "summary.json").string() +
+                      ":1:1: top level: expected an object, found a list\n");
+  seeded("s", 100, 120, 4, 5);
+  write("s/seed-2/summary.json", "{\"policies\": [{\"name\": \"p\", \"cost_usd\": \"cheap\"}]}");
+  EXPECT_EQ(slicelab("diff " + folders("s", "a")), 1);
+  EXPECT_EQ(err_, "error: " + (dir_ / "s" / "seed-2" / "summary.json").string() +
+                      ":1:41: policies[0].cost_usd: expected a number, found \"cheap\"\n");
+}
+
 }  // namespace
 }  // namespace slicelab

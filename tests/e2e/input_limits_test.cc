@@ -118,7 +118,33 @@ TEST_F(InputLimits, BadJsonNamesTheFile) {
                                      shell_quote((dir_ / "merged").string()));
   EXPECT_EQ(m.status, 1);
   EXPECT_EQ(m.err, "error: " + (shard / "sweep.json").string() +
-                       ": not a sweep manifest: 'rows' must be a non-negative integer\n");
+                       ":1:27: rows: expected a whole number from 0 to 1000000, found \"two\"\n");
+}
+
+// Before: "error: std::bad_alloc", or "terminate called after throwing an instance of
+// 'std::bad_alloc'" (exit 134) when a destructor found no room while the error unwound. A report
+// of 100,000 policies (about 700 MB) under a 300 MB address-space limit.
+TEST_F(InputLimits, OutOfMemoryIsSaidInWords) {
+#ifdef SLICELAB_SANITIZED
+  GTEST_SKIP() << "the sanitizers reserve terabytes of address space: ulimit -v cannot apply";
+#endif
+  std::string text = R"({"format": "slicelab.summary/1", "policies": [)";
+  for (int i = 0; i < 100'000; ++i)
+    text += (i == 0 ? R"({"name": "p)" : R"(, {"name": "p)") + std::to_string(i) +
+            R"(", "pods": {"total": 10, "completed": 10}, "allocation_ratio": {"time_weighted": )"
+            R"(0.5}})";
+  text += "]}";
+  const std::string results = results_with("big", text);
+  const testing::CliRun r =
+      testing::run_program(SLICELAB_BINARY, "report -q " + shell_quote(results), dir_, "oom",
+                           "ulimit -v 300000 && timeout 60");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "error: out of memory while running `slicelab report`: the input asks for more memory "
+            "than this process may use (docs/scenario-format.md#limits lists the limits); give it "
+            "a smaller input, fewer parallel jobs (-j 1), or more memory (ulimit -v, the "
+            "container's limit)\n");
+  EXPECT_FALSE(fs::exists(fs::path(results) / "report.md"));
 }
 
 }  // namespace

@@ -240,5 +240,59 @@ TEST_F(OutputSafety, ImportNeverWritesOverItsInput) {
   EXPECT_EQ(read_file(csv), "job,dur\na,60\n");
 }
 
+// -o of import and calibrate: a file slicelab did not write is never replaced, whatever its
+// name (before: replaced, as naming it was taken to ask for); one it wrote is. The refusal comes
+// before the input is read.
+TEST_F(OutputSafety, ImportAndCalibrateReplaceOnlyTheirOwnFiles) {
+  const std::string csv = write("trace.csv", "job,dur\na,60\n");
+  const std::string import_args =
+      "import csv --file " + shell_quote(csv) + " --map name=job,duration=dur -o ";
+  const std::string foreign = write("notes.yaml", "my: notes\n");
+  testing::CliRun r = slicelab(import_args + shell_quote(foreign));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "error: output file '" + foreign +
+                       "' exists and was not written by slicelab (its first line is not "
+                       "'# Written by slicelab …'): slicelab replaces only files it wrote; give a "
+                       "new name, or move it elsewhere\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(read_file(foreign), "my: notes\n");
+
+  // A file slicelab wrote (its first line says so) is replaced; so is an empty one.
+  const std::string own = (tmp_ / "trace.yaml").string();
+  ASSERT_EQ(slicelab(import_args + shell_quote(own)).status, 0);
+  EXPECT_TRUE(read_file(own).starts_with("# Written by slicelab import: a trace file"))
+      << read_file(own);
+  ASSERT_EQ(slicelab(import_args + shell_quote(own)).status, 0);
+  const std::string empty = write("empty.yaml", "");
+  ASSERT_EQ(slicelab(import_args + shell_quote(empty)).status, 0);
+  EXPECT_EQ(read_file(empty), read_file(own));
+  // The trace it wrote reads back.
+  const std::string scenario = write("with-trace.yaml", R"(name: t
+cluster:
+  node_groups:
+    - {name: a100, count: 1, gpu_model: A100-80GB, gpus_per_node: 2, cpu_milli: 64000, memory_mib: 512Gi}
+workload:
+  trace: trace.yaml
+policies:
+  - placement: best-fit
+)");
+  EXPECT_EQ(slicelab("validate " + shell_quote(scenario)).status, 0);
+
+  // calibrate -o: the same rule; a calibration file of an earlier version is slicelab's.
+  const std::string measurements = kSource + "/calibration/example-colocation.csv";
+  r = slicelab("calibrate " + shell_quote(measurements) + " -o " + shell_quote(foreign));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("exists and was not written by slicelab"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(read_file(foreign), "my: notes\n");
+  const std::string old =
+      write("old.yaml", "# Written by `slicelab calibrate m.csv`: fit.\nx: 1\n");
+  r = slicelab("calibrate " + shell_quote(measurements) + " -o " + shell_quote(old));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(read_file(old).starts_with("# Written by slicelab calibrate ")) << read_file(old);
+  r = slicelab("calibrate " + shell_quote(measurements) + " -o " + shell_quote(old));
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 }  // namespace
 }  // namespace slicelab

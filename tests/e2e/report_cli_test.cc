@@ -137,5 +137,48 @@ TEST_F(ReportCli, ErrorsNameTheProblem) {
   EXPECT_FALSE(fs::exists(dir_ / "r" / "report.html"));
 }
 
+// nlohmann's own messages used to reach the user ("unexpected content: cannot use value() with
+// array", "type must be boolean, but is string"), and a summary of another format was reported
+// as if it were one of this version's. Each is now refused at its value, and nothing is written.
+TEST_F(ReportCli, ResultsOfTheWrongShapeAreRefusedAtTheirValue) {
+  const auto results = [&](const std::string& name, const std::string& file,
+                           const std::string& text) {
+    fs::create_directories(dir_ / name);
+    std::ofstream(dir_ / name / file, std::ios::binary) << text;
+    std::ofstream(dir_ / name / ".slicelab-results")
+        << "slicelab results folder\n# Written by slicelab.\n"
+        << file << "\n";
+    return dir_ / name;
+  };
+  const fs::path list = results("list", "summary.json", "[1, 2]\n");
+  EXPECT_EQ(slicelab("report " + testing::shell_quote(list.string())), 1);
+  EXPECT_EQ(err_, "error: " + (list / "summary.json").string() +
+                      ":1:1: top level: expected an object, found a list\n");
+  const fs::path plan = results(
+      "plan", "plan.json",
+      "{\"kind\": \"plan\",\n \"policies\": [{\"policy\": \"a\", \"feasible\": \"yes\"}]}\n");
+  EXPECT_EQ(slicelab("report " + testing::shell_quote(plan.string())), 1);
+  EXPECT_EQ(err_, "error: " + (plan / "plan.json").string() +
+                      ":2:43: policies[0].feasible: expected true or false, found \"yes\"\n");
+  const fs::path v99 =
+      results("v99", "summary.json", "{\"format\": \"summary/99\", \"policies\": []}\n");
+  EXPECT_EQ(slicelab("report " + testing::shell_quote(v99.string())), 1);
+  EXPECT_EQ(err_, "error: " + (v99 / "summary.json").string() +
+                      ":1:12: format: expected 'slicelab.summary/1' or 'slicelab.seeds/1' (the "
+                      "formats this slicelab reads), found \"summary/99\"\n");
+  for (const fs::path& d : {list, plan, v99}) {
+    EXPECT_FALSE(fs::exists(d / "report.md")) << d;
+    EXPECT_FALSE(fs::exists(d / "report.html")) << d;
+  }
+  // A valid key of 2,000 characters is read, and listed as the figure it is.
+  const fs::path wide =
+      results("wide", "summary.json",
+              "{\"format\": \"slicelab.summary/1\", \"policies\": [{\"name\": \"p\", \"" +
+                  std::string(2000, 'k') + "\": 7}]}\n");
+  EXPECT_EQ(slicelab("report -q " + testing::shell_quote(wide.string())), 0) << err_;
+  EXPECT_NE(read_file(wide / "report.md").find("| " + std::string(2000, 'k') + " | 7 |"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace slicelab

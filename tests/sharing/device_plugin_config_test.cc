@@ -238,6 +238,15 @@ TEST_F(DevicePluginConfig, ErrorsAreLocatedAndSayWhatIsSupported) {
                        "mps: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}\n")
                 .find("give one of timeSlicing and mps"),
             std::string::npos);
+  // A name the plugin and the kubelet would refuse, before: "expected nvidia.com/gpu".
+  EXPECT_EQ(file_error(head + "      - {name: nvidia.com/g pu, replicas: 2}\n"),
+            "dp.yaml:5:16: sharing.timeSlicing.resources[0].name: resource name "
+            "'nvidia.com/g pu' is refused: its name part 'g pu' holds a space (only lower-case "
+            "letters, digits, '-' and '.' may appear)");
+  EXPECT_EQ(file_error(head + "      - {name: nvidia.com/gpu, rename: gpu.shared, replicas: 2}\n"),
+            "dp.yaml:5:40: sharing.timeSlicing.resources[0].rename: not supported yet: rename "
+            "to 'gpu.shared' (the device plugin ignores it too and warns); renameByDefault: true "
+            "advertises nvidia.com/gpu.shared");
   // The scenario's side: the mode comes from the config; a misspelt key gets its suggestion.
   EXPECT_NE(error_of("{mode: time-slice, device_plugin_config: dp.yaml}")
                 .find("the device plugin config decides the mode"),

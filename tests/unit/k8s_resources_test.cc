@@ -189,11 +189,11 @@ TEST(PodYamlKubernetes, LimitsAndRequestsAsAContainerHasThem) {
 
 TEST(PodYamlKubernetes, ReusableOnAnyNode) {
   // import kubernetes reads a container's resources from kubectl's JSON with the same code.
-  const YAML::Node json = YAML::Load(
+  const YAML::Node from_json = YAML::Load(
       R"({"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpucores": "40"}, "requests": {"cpu": )"
       R"("250m", "memory": "512Mi"}})");
   PodResourceRequest r;
-  read_kubernetes_resources(kPodFile, json, "items[0].spec.containers[0].resources", r);
+  read_kubernetes_resources(kPodFile, from_json, "items[0].spec.containers[0].resources", r);
   PodSpec p;
   apply_resource_request(kPodFile, r, p);
   EXPECT_EQ(p.gpu_count, 1);

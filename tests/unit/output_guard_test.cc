@@ -278,5 +278,37 @@ TEST_F(OutputGuard, OutputFilesAreNeverAFolderALinkADeviceOrAnInput) {
   EXPECT_EQ(names_in(dir_), (std::vector<std::string>{"in.csv", "link.yaml", "out.yaml"}));
 }
 
+// A file slicelab owns (import's trace, calibrate's YAML) is replaced only when it is missing,
+// empty or begins with kOwnFileLine: before, -o replaced any regular file it named.
+TEST_F(OutputGuard, OwnOutputFilesReplaceOnlySlicelabsFiles) {
+  const std::string mine = std::string(kOwnFileLine) + "test\nx: 1\n";
+  const std::string foreign = write("notes.yaml", "my: notes\n");
+  EXPECT_EQ(refusal([&] { write_own_output_file(foreign, mine); }),
+            "output file '" + foreign +
+                "' exists and was not written by slicelab (its first line is not '# Written by "
+                "slicelab …'): slicelab replaces only files it wrote; give a new name, or move it "
+                "elsewhere");
+  EXPECT_EQ(read_file(foreign), "my: notes\n");
+  // Almost the line is not the line.
+  const std::string near = write("near.yaml", "# Written by slicelabs\n");
+  EXPECT_NE(refusal([&] { write_own_output_file(near, mine); }).find("not written by slicelab"),
+            std::string::npos);
+  const std::string fresh = (dir_ / "fresh.yaml").string();
+  write_own_output_file(fresh, mine);
+  write_own_output_file(fresh, mine + "y: 2\n");  // its own: replaced
+  EXPECT_EQ(read_file(fresh), mine + "y: 2\n");
+  const std::string empty = write("empty.yaml", "");
+  write_own_output_file(empty, mine);
+  EXPECT_EQ(read_file(empty), mine);
+  const std::string old = write("old.yaml", "# Written by `slicelab calibrate m.csv`: fit.\n");
+  write_own_output_file(old, mine);
+  EXPECT_EQ(read_file(old), mine);
+  // The other refusals still hold, and content that would not be recognised is a bug.
+  EXPECT_NE(refusal([&] { write_own_output_file(dir_.string(), mine); }).find("is a folder"),
+            std::string::npos);
+  EXPECT_THROW(write_own_output_file((dir_ / "x.yaml").string(), "x: 1\n"), std::logic_error);
+  EXPECT_FALSE(fs::exists(dir_ / "x.yaml"));
+}
+
 }  // namespace
 }  // namespace slicelab

@@ -188,7 +188,7 @@ TEST(DifferingMetrics, TerminalGetsTheRowsWithoutAColumnOnly) {
 TEST_F(ReportCharts, SweepReportSaysWherePoliciesStopMeetingTheTargets) {
   testing::write_text(dir_ / "sweep.json", R"({"kind": "sweep", "name": "s", "scenario": "x.yaml",
     "grid": {"policies": ["p", "q"], "cluster_scales": [1, 2], "workload_scales": [1, 2],
-             "seeds": [1, 2]}, "rows": 16})");
+             "seeds": [1, 2]}, "points": 16, "rows": 16})");
   // p: meets at cluster x2 for workload x1 only (mean over seeds of 200 s and 500 s is 350 s at
   // x1/x1, over the 300 s target); q: never (a failed pod everywhere).
   std::string csv =

@@ -211,6 +211,10 @@ const Case kCases[] = {
     {"top_level_typo.yaml",
      "{dir}/top_level_typo.yaml:9:1: top level: unknown key 'polices' (did you mean "
      "'policies'?)"},
+    // A folder where a file belongs is named at the key (before: only the folder was named).
+    {"trace_is_a_folder.yaml",
+     "{dir}/trace_is_a_folder.yaml:7:10: workload.trace: trace file '{dir}/traces' is a folder; "
+     "give a file"},
     // Before: std::filesystem's "filesystem error: status: File name too long [...]".
     {"trace_name_too_long.yaml",
      "{dir}/trace_name_too_long.yaml:8:10: workload.trace: trace file "

@@ -1,0 +1,17 @@
+// What a plan.json must hold for `slicelab report` to read it back: the capacity planner's
+// format (reports/plan_files.h writes it), checked value by value before any figure is read.
+#pragma once
+
+#include "reports/json_reader.h"
+
+namespace slicelab {
+
+// Checks `f` as a plan.json; throws InputError "FILE:LINE:COL: PATH: expected X, found Y" at
+// the first value that is not as the format says: the top level an object of `kind` "plan";
+// `targets[]` objects of a string `metric` and `op` and a number `value`; `policies[]` objects
+// with a string `policy`, a boolean `feasible`, whole numbers (or null) `gpus` and `nodes`,
+// numbers (or null) in `metrics`, `curve[]` points with a boolean `meets`, and a `fit` object
+// of numbers or null. Keys it does not know are left alone.
+void check_plan_json(const JsonFile& f);
+
+}  // namespace slicelab
