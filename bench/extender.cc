@@ -225,8 +225,11 @@ void BM_BurstOf1000Binds(benchmark::State& state) {
         ++errors;
         continue;
       }
-      const json bind = {
-          {"PodName", name}, {"PodNamespace", "default"}, {"PodUID", ""}, {"Node", chosen[0]}};
+      // kube-scheduler sends the pod's UID: bind refuses a request without it.
+      const json bind = {{"PodName", name},
+                         {"PodNamespace", "default"},
+                         {"PodUID", "uid-" + name},
+                         {"Node", chosen[0]}};
       const auto bound = f.server->handle_bind(bind.dump());
       errors += json::parse(bound.body)["Error"].get<std::string>().empty() ? 0 : 1;
     }

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <thread>
 
+#include "workloads/bounded_json.h"
 #include "workloads/input_error.h"
 #include "workloads/text_file.h"
 
@@ -126,7 +127,11 @@ std::string url_escape(std::string_view s) {
 }
 
 std::string status_message(int status, const std::string& body, std::string* reason) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  nlohmann::json j;
+  try {
+    j = parse_bounded_json(body);
+  } catch (const JsonLimitError&) {
+  }
   if (j.is_object() && j.value("kind", "") == "Status") {
     if (reason != nullptr && j.contains("reason") && j["reason"].is_string()) {
       *reason = j["reason"].get<std::string>();
@@ -215,16 +220,42 @@ std::string ApiClient::auth_header() const {
   return file_token_.empty() ? "" : "Bearer " + file_token_;
 }
 
+namespace {
+
+httplib::Request base_request(const ApiClient& client, const std::string& method,
+                              const std::string& path) {
+  httplib::Request req;
+  req.method = method;
+  req.path = parse_server(client.config().server).base_path + path;
+  req.headers.emplace("Accept", "application/json");
+  if (const std::string auth = client.auth_header(); !auth.empty()) {
+    req.headers.emplace("Authorization", auth);
+  }
+  return req;
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+  const auto ms = d.count();
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+}
+
+// Why a request that the watchdog cut has no answer.
+std::string cut_reason(ConnectionWatchdog::Cut cut, std::chrono::milliseconds total) {
+  return cut == ConnectionWatchdog::Cut::kDeadline
+             ? "no complete answer within " + seconds_text(total)
+             : "cancelled: the client is stopping";
+}
+
+}  // namespace
+
+void ApiClient::shutdown() {
+  watchdog_.shutdown();
+}
+
 ApiResponse ApiClient::request(const std::string& method, const std::string& path,
                                const std::string& body, const std::string& content_type,
                                size_t max_body_bytes) {
-  httplib::Request req;
-  req.method = method;
-  req.path = parse_server(config_.server).base_path + path;
-  req.headers.emplace("Accept", "application/json");
-  if (const std::string auth = auth_header(); !auth.empty()) {
-    req.headers.emplace("Authorization", auth);
-  }
+  httplib::Request req = base_request(*this, method, path);
   if (!body.empty() || !content_type.empty()) {
     req.body = body;
     req.headers.emplace("Content-Type", content_type.empty() ? "application/json" : content_type);
@@ -242,18 +273,29 @@ ApiResponse ApiClient::request(const std::string& method, const std::string& pat
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
   bool ok = false;
+  ConnectionWatchdog::Cut cut = ConnectionWatchdog::Cut::kNone;
   {
     std::lock_guard lock(conn_mutex_);
+    if (watchdog_.is_shut_down()) {
+      throw ApiError(0, "", method + " " + path + ": cancelled: the client is stopping");
+    }
     if (!conn_) conn_ = connect(kReadTimeoutS);
+    const uint64_t id =
+        watchdog_.watch(*conn_, ConnectionWatchdog::Clock::now() + kRequestDeadline);
     ok = conn_->send(req, res, err);
-    if (!ok) conn_.reset();  // a fresh connection next time
+    cut = watchdog_.release(id);
+    if (!ok || cut != ConnectionWatchdog::Cut::kNone) conn_.reset();  // a fresh one next time
   }
   if (too_big) {
     throw ApiError(
-        0, "", method + " " + path + ": answer over " + std::to_string(max_body_bytes) + " bytes");
+        0, ApiError::kTooLarge,
+        method + " " + path + ": answer over " + std::to_string(max_body_bytes) + " bytes");
   }
   if (!ok) {
-    throw ApiError(0, "", method + " " + config_.server + path + ": " + httplib::to_string(err));
+    const std::string why = cut != ConnectionWatchdog::Cut::kNone
+                                ? cut_reason(cut, kRequestDeadline)
+                                : httplib::to_string(err);
+    throw ApiError(0, "", method + " " + config_.server + path + ": " + why);
   }
   return ApiResponse{res.status, std::move(received)};
 }
@@ -266,9 +308,13 @@ nlohmann::json json_or_throw(const std::string& what, const ApiResponse& r) {
     const std::string msg = status_message(r.status, r.body, &reason);
     throw ApiError(r.status, reason, what + ": " + msg);
   }
-  nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
-  if (j.is_discarded()) throw ApiError(r.status, "", what + ": the answer is not JSON");
-  return j;
+  try {
+    return parse_bounded_json(r.body);
+  } catch (const JsonLimitError& e) {
+    throw ApiError(r.status, "",
+                   what + ": the answer is not JSON that can be read (at byte " +
+                       std::to_string(e.offset()) + ": " + e.what() + ")");
+  }
 }
 
 }  // namespace
@@ -286,42 +332,72 @@ nlohmann::json ApiClient::merge_patch(const std::string& path, const nlohmann::j
                        request("PATCH", path, patch.dump(), "application/merge-patch+json"));
 }
 
-LineStream::LineStream() = default;
-LineStream::~LineStream() = default;
-
 void LineStream::stop() {
+  std::lock_guard lock(mutex_);
   stopped_ = true;
-  // httplib's stop() cuts only a socket that is already open: a run() caught between taking its
-  // connection and sending would otherwise read a quiet watch until the server ends it (minutes).
-  // So cut again until run() lets go of the connection (bounded: 2 s).
-  for (int tries = 0; tries < 1000; ++tries) {
-    {
-      std::lock_guard lock(mutex_);
-      if (active_ == nullptr) return;
-      active_->stop();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  if (watchdog_ != nullptr) watchdog_->cancel(active_);
 }
 
-StreamEnd LineStream::run(const ApiClient& client, const std::string& path, size_t max_line_bytes,
-                          const std::function<bool(std::string_view)>& on_line) {
+uint64_t LineStream::begin(ApiClient& client, httplib::ClientImpl& conn,
+                           std::chrono::milliseconds total) {
+  std::lock_guard lock(mutex_);
+  if (stopped_) return 0;
+  watchdog_ = &client.watchdog();
+  active_ = watchdog_->watch(conn, ConnectionWatchdog::Clock::now() + total);
+  return active_;
+}
+
+ConnectionWatchdog::Cut LineStream::end(ApiClient& client, uint64_t id) {
+  const ConnectionWatchdog::Cut cut = client.watchdog().release(id);
+  std::lock_guard lock(mutex_);
+  watchdog_ = nullptr;
+  active_ = 0;
+  return cut;
+}
+
+ApiResponse LineStream::get(ApiClient& client, const std::string& path, size_t max_body_bytes,
+                            std::chrono::milliseconds total) {
+  const std::string what = "GET " + path + ": ";
+  std::unique_ptr<httplib::ClientImpl> conn = client.connect(ApiClient::kReadTimeoutS);
+  const uint64_t id = begin(client, *conn, total);
+  if (id == 0) throw ApiError(0, "", what + "cancelled: the stream is stopped");
+  httplib::Request req = base_request(client, "GET", path);
+  std::string received;
+  bool too_big = false;
+  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    if (received.size() + n > max_body_bytes) {
+      too_big = true;
+      return false;
+    }
+    received.append(data, n);
+    return true;
+  };
+  httplib::Response res;
+  httplib::Error err = httplib::Error::Success;
+  const bool ok = conn->send(req, res, err);
+  const ConnectionWatchdog::Cut cut = end(client, id);
+  if (too_big) {
+    throw ApiError(0, ApiError::kTooLarge,
+                   what + "answer over " + std::to_string(max_body_bytes) + " bytes");
+  }
+  if (!ok) {
+    throw ApiError(0, "",
+                   what + (cut != ConnectionWatchdog::Cut::kNone ? cut_reason(cut, total)
+                                                                 : httplib::to_string(err)));
+  }
+  return ApiResponse{res.status, std::move(received)};
+}
+
+StreamEnd LineStream::run(ApiClient& client, const std::string& path, size_t max_line_bytes,
+                          const std::function<bool(std::string_view)>& on_line,
+                          std::chrono::milliseconds total) {
   // A watch sends at least a bookmark or the end of its timeoutSeconds within this; a silent
   // connection longer than that is a dead one.
   constexpr int kStreamReadTimeoutS = 15 * 60;
   std::unique_ptr<httplib::ClientImpl> conn = client.connect(kStreamReadTimeoutS);
-  {
-    std::lock_guard lock(mutex_);
-    if (stopped_) return StreamEnd::kStopped;
-    active_ = conn.get();
-  }
-  httplib::Request req;
-  req.method = "GET";
-  req.path = parse_server(client.config().server).base_path + path;
-  req.headers.emplace("Accept", "application/json");
-  if (const std::string auth = client.auth_header(); !auth.empty()) {
-    req.headers.emplace("Authorization", auth);
-  }
+  const uint64_t id = begin(client, *conn, total);
+  if (id == 0) return StreamEnd::kStopped;
+  httplib::Request req = base_request(client, "GET", path);
   int status = 0;
   std::string pending;  // the current line's start (or an error body)
   bool oversized = false, caller_stopped = false;
@@ -332,7 +408,7 @@ StreamEnd LineStream::run(const ApiClient& client, const std::string& path, size
   req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
     if (stopped_) return false;
     if (status < 200 || status > 299) {
-      if (pending.size() < 64 * 1024) pending.append(data, n);
+      if (pending.size() < (size_t{64} << 10)) pending.append(data, n);
       return true;
     }
     std::string_view chunk(data, n);
@@ -357,13 +433,11 @@ StreamEnd LineStream::run(const ApiClient& client, const std::string& path, size
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
   const bool ok = conn->send(req, res, err);
-  {
-    std::lock_guard lock(mutex_);
-    active_ = nullptr;
-  }
+  const ConnectionWatchdog::Cut cut = end(client, id);
   if (oversized) return StreamEnd::kOversized;
   if (caller_stopped || stopped_) return StreamEnd::kStopped;
-  if (!ok) return StreamEnd::kBroken;
+  if (cut == ConnectionWatchdog::Cut::kCancelled) return StreamEnd::kStopped;
+  if (!ok || cut == ConnectionWatchdog::Cut::kDeadline) return StreamEnd::kBroken;
   if (status < 200 || status > 299) {
     std::string reason;
     const std::string msg = status_message(status, pending, &reason);

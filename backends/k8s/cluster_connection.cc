@@ -19,6 +19,9 @@ void ClusterConnection::start() {
 }
 
 void ClusterConnection::stop() {
+  // Cut every request in flight first (a LIST page, a WATCH, a bind's write), so that neither
+  // watch waits for the other's read to end.
+  client_.shutdown();
   pods_.stop();
   nodes_.stop();
 }

@@ -23,6 +23,8 @@ class ClusterConnection {
   // Starts both watches (each LISTs, then WATCHes on its own thread); the sink reports
   // readiness once both have synced.
   void start();
+  // Cuts every request in flight (LISTs, WATCHes, bind's writes) and joins the watches, within
+  // milliseconds. Final: the client refuses every later request.
   void stop();
 
   ClusterWriter& writer() { return writer_; }

@@ -1,13 +1,12 @@
 #include "backends/k8s/extender_metrics.h"
 
+#include <charconv>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace slicelab::k8s {
 namespace {
-
-using Samples = GaugeFamily::Samples;
 
 constexpr std::array<DecisionResult, 6> kResults = {
     DecisionResult::kFeasible, DecisionResult::kUnschedulable, DecisionResult::kPrioritized,
@@ -57,26 +56,6 @@ ExtenderMetrics::ExtenderMetrics(MetricRegistry& registry)
           std::vector<double>(kLatencyBuckets.begin(), kLatencyBuckets.end()))),
       decisions_(registry.counter("slicelab_extender_decisions_total",
                                   "Extender decisions by result", {"result"})),
-      memory_limit_(registry.gauge("hami_gpu_memory_limit_bytes",
-                                   "Device memory limit for a certain GPU", kDeviceLabels)),
-      core_limit_(registry.gauge("hami_gpu_core_limit_ratio", "Device core limit for a certain GPU",
-                                 kDeviceLabels)),
-      memory_allocated_(registry.gauge("hami_gpu_memory_allocated_bytes",
-                                       "Device memory allocated for a certain GPU",
-                                       kAllocatedLabels)),
-      shared_count_(registry.gauge("hami_gpu_shared_count", "Number of containers sharing this GPU",
-                                   kDeviceLabels)),
-      core_allocated_(registry.gauge("hami_gpu_core_allocated_ratio",
-                                     "Device core allocated for a certain GPU", kDeviceLabels)),
-      overview_(registry.gauge("hami_node_gpu_overview", "GPU overview on a certain node",
-                               kOverviewLabels)),
-      memory_ratio_(registry.gauge("hami_node_gpu_memory_allocated_ratio",
-                                   "GPU Memory Allocated Percentage on a certain GPU",
-                                   kDeviceLabels)),
-      pod_memory_(registry.gauge("hami_vgpu_memory_allocated_bytes",
-                                 "vGPU memory allocated from a container", kContainerLabels)),
-      pod_cores_(registry.gauge("hami_vgpu_core_allocated_ratio",
-                                "vGPU core allocated from a container", kContainerLabels)),
       shadow_fragmented_(registry.gauge(
           "slicelab_shadow_fragmented_gpus",
           "GPUs' worth of capacity left fragmented: by the scheduler's actual decisions "
@@ -99,8 +78,30 @@ ExtenderMetrics::ExtenderMetrics(MetricRegistry& registry)
       pods_(registry.gauge("slicelab_extender_pods",
                            "Pods in the extender's state: known, and bound to a node", {"state"})),
       objects_rejected_(registry.counter("slicelab_extender_watch_objects_rejected_total",
-                                         "Watched nodes and pods the extender could not read",
-                                         {})) {
+                                         "Watched nodes and pods the extender could not read", {})),
+      memory_limit_(registry.collected_gauge(
+          "hami_gpu_memory_limit_bytes", "Device memory limit for a certain GPU", kDeviceLabels)),
+      core_limit_(registry.collected_gauge("hami_gpu_core_limit_ratio",
+                                           "Device core limit for a certain GPU", kDeviceLabels)),
+      memory_allocated_(registry.collected_gauge("hami_gpu_memory_allocated_bytes",
+                                                 "Device memory allocated for a certain GPU",
+                                                 kAllocatedLabels)),
+      shared_count_(registry.collected_gauge(
+          "hami_gpu_shared_count", "Number of containers sharing this GPU", kDeviceLabels)),
+      core_allocated_(registry.collected_gauge("hami_gpu_core_allocated_ratio",
+                                               "Device core allocated for a certain GPU",
+                                               kDeviceLabels)),
+      overview_(registry.collected_gauge("hami_node_gpu_overview", "GPU overview on a certain node",
+                                         kOverviewLabels)),
+      memory_ratio_(registry.collected_gauge("hami_node_gpu_memory_allocated_ratio",
+                                             "GPU Memory Allocated Percentage on a certain GPU",
+                                             kDeviceLabels)),
+      pod_memory_(registry.collected_gauge("hami_vgpu_memory_allocated_bytes",
+                                           "vGPU memory allocated from a container",
+                                           kContainerLabels)),
+      pod_cores_(registry.collected_gauge("hami_vgpu_core_allocated_ratio",
+                                          "vGPU core allocated from a container",
+                                          kContainerLabels)) {
   for (size_t v = 0; v < kVerbs.size(); ++v) {
     duration_by_verb_[v] = &duration_.with({std::string(kVerbs[v])});
   }
@@ -119,6 +120,102 @@ ExtenderMetrics::ExtenderMetrics(MetricRegistry& registry)
   pods_.with({"known"});
   pods_.with({"bound"});
   objects_rejected_.with({});
+  set_gpu_collectors();
+}
+
+namespace {
+
+// Writes one line per GPU of the snapshot with `labels_and_value(node, gpu, writer)`.
+template <typename Write>
+void each_gpu(const std::shared_ptr<const GpuAllocationSnapshot>& s, SampleWriter& w,
+              const Write& write) {
+  if (!s) return;
+  for (const NodeGpuAllocation& node : s->nodes) {
+    for (const GpuDeviceAllocation& g : node.gpus) {
+      if (!write(node, g, w)) return;
+    }
+  }
+}
+
+// Integers as label text without an allocation.
+struct IntText {
+  explicit IntText(int64_t v) {
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    len = static_cast<size_t>(r.ptr - buf);
+  }
+  std::string_view view() const { return {buf, len}; }
+  char buf[24];
+  size_t len = 0;
+};
+
+}  // namespace
+
+// HAMi's label sets (cmd/scheduler/metrics.go), with its wrapped constant label "zone" last; the
+// memory label of the overview in MiB (its accounting unit), the values in bytes.
+void ExtenderMetrics::set_gpu_collectors() {
+  const std::string_view zone = kHamiZone;
+  const auto device = [this, zone](CollectedGaugeFamily& family, auto value_of) {
+    family.set_collector([this, zone, value_of](SampleWriter& w) {
+      each_gpu(gpus(), w,
+               [&](const NodeGpuAllocation& n, const GpuDeviceAllocation& g, SampleWriter& out) {
+                 const IntText index(g.index);
+                 return out.add({n.node, g.uuid, index.view(), g.type, zone}, value_of(g));
+               });
+    });
+  };
+  device(memory_limit_,
+         [](const GpuDeviceAllocation& g) { return static_cast<double>(g.memory_total_bytes); });
+  device(core_limit_,
+         [](const GpuDeviceAllocation& g) { return static_cast<double>(g.cores_total); });
+  device(shared_count_,
+         [](const GpuDeviceAllocation& g) { return static_cast<double>(g.shared_count); });
+  device(core_allocated_, [](const GpuDeviceAllocation& g) { return g.cores_allocated; });
+  memory_allocated_.set_collector([this, zone](SampleWriter& w) {
+    each_gpu(gpus(), w,
+             [&](const NodeGpuAllocation& n, const GpuDeviceAllocation& g, SampleWriter& out) {
+               const IntText index(g.index), cores(g.cores_total);
+               return out.add({n.node, g.uuid, index.view(), cores.view(), g.type, zone},
+                              static_cast<double>(g.memory_allocated_bytes));
+             });
+  });
+  overview_.set_collector([this, zone](SampleWriter& w) {
+    each_gpu(
+        gpus(), w,
+        [&](const NodeGpuAllocation& n, const GpuDeviceAllocation& g, SampleWriter& out) {
+          const IntText index(g.index), cores(g.cores_total);
+          const IntText memory_mib(g.memory_total_bytes / static_cast<int64_t>(kBytesPerMiBDouble));
+          return out.add(
+              {n.node, g.uuid, index.view(), cores.view(), memory_mib.view(), g.type, zone},
+              static_cast<double>(g.memory_allocated_bytes));
+        });
+  });
+  memory_ratio_.set_collector([this, zone](SampleWriter& w) {
+    each_gpu(gpus(), w,
+             [&](const NodeGpuAllocation& n, const GpuDeviceAllocation& g, SampleWriter& out) {
+               if (g.memory_total_bytes <= 0) return true;
+               const IntText index(g.index);
+               return out.add({n.node, g.uuid, index.view(), g.type, zone},
+                              static_cast<double>(g.memory_allocated_bytes) /
+                                  static_cast<double>(g.memory_total_bytes));
+             });
+  });
+  // Per container (a pod's GPUs are counted on its first container); a share without a UUID is
+  // left out, as HAMi does.
+  const auto per_pod = [this, zone](CollectedGaugeFamily& family, auto value_of) {
+    family.set_collector([this, zone, value_of](SampleWriter& w) {
+      const std::shared_ptr<const GpuAllocationSnapshot> s = gpus();
+      if (!s) return;
+      for (const PodGpuShare& p : s->pods) {
+        if (p.device_uuid.empty()) continue;
+        const IntText container(p.container_index);
+        if (!w.add({p.pod_namespace, p.node, p.pod, container.view(), p.device_uuid, zone},
+                   value_of(p)))
+          return;
+      }
+    });
+  };
+  per_pod(pod_memory_, [](const PodGpuShare& p) { return static_cast<double>(p.memory_bytes); });
+  per_pod(pod_cores_, [](const PodGpuShare& p) { return p.cores; });
 }
 
 size_t ExtenderMetrics::verb_index(std::string_view verb) {
@@ -154,50 +251,19 @@ void ExtenderMetrics::record_decision(DecisionResult result) {
   decision_by_result_[static_cast<size_t>(result)]->add();
 }
 
-void ExtenderMetrics::update_gpu_allocation(const GpuAllocationSnapshot& snapshot) {
-  Samples limit, core_limit, allocated, shared, core_allocated, overview, ratio;
-  const std::string zone(kHamiZone);
-  for (const NodeGpuAllocation& node : snapshot.nodes) {
-    for (const GpuDeviceAllocation& g : node.gpus) {
-      const std::string index = std::to_string(g.index);
-      const std::string cores = std::to_string(g.cores_total);
-      // HAMi writes the memory label in MiB (its accounting unit) and the values in bytes.
-      const std::string memory_mib =
-          std::to_string(g.memory_total_bytes / static_cast<int64_t>(kBytesPerMiBDouble));
-      const std::vector<std::string> device = {node.node, g.uuid, index, g.type, zone};
-      limit.emplace_back(device, static_cast<double>(g.memory_total_bytes));
-      core_limit.emplace_back(device, g.cores_total);
-      allocated.emplace_back(
-          std::vector<std::string>{node.node, g.uuid, index, cores, g.type, zone},
-          static_cast<double>(g.memory_allocated_bytes));
-      shared.emplace_back(device, g.shared_count);
-      core_allocated.emplace_back(device, g.cores_allocated);
-      overview.emplace_back(
-          std::vector<std::string>{node.node, g.uuid, index, cores, memory_mib, g.type, zone},
-          static_cast<double>(g.memory_allocated_bytes));
-      if (g.memory_total_bytes > 0) {
-        ratio.emplace_back(device, static_cast<double>(g.memory_allocated_bytes) /
-                                       static_cast<double>(g.memory_total_bytes));
-      }
-    }
+void ExtenderMetrics::update_gpu_allocation(GpuAllocationSnapshot snapshot) {
+  auto next = std::make_shared<const GpuAllocationSnapshot>(std::move(snapshot));
+  std::shared_ptr<const GpuAllocationSnapshot> old;
+  {
+    const std::lock_guard lock(gpus_mutex_);
+    old = std::exchange(gpus_, std::move(next));
   }
-  Samples pod_memory, pod_cores;
-  for (const PodGpuShare& p : snapshot.pods) {
-    if (p.device_uuid.empty()) continue;
-    const std::vector<std::string> labels = {
-        p.pod_namespace, p.node, p.pod, std::to_string(p.container_index), p.device_uuid, zone};
-    pod_memory.emplace_back(labels, static_cast<double>(p.memory_bytes));
-    pod_cores.emplace_back(labels, p.cores);
-  }
-  pod_memory_.replace_all(std::move(pod_memory));
-  pod_cores_.replace_all(std::move(pod_cores));
-  memory_limit_.replace_all(std::move(limit));
-  core_limit_.replace_all(std::move(core_limit));
-  memory_allocated_.replace_all(std::move(allocated));
-  shared_count_.replace_all(std::move(shared));
-  core_allocated_.replace_all(std::move(core_allocated));
-  overview_.replace_all(std::move(overview));
-  memory_ratio_.replace_all(std::move(ratio));
+  // The old snapshot is freed here, outside the lock (or by a scrape still reading it).
+}
+
+std::shared_ptr<const GpuAllocationSnapshot> ExtenderMetrics::gpus() const {
+  const std::lock_guard lock(gpus_mutex_);
+  return gpus_;
 }
 
 namespace {

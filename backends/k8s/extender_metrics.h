@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string_view>
 
@@ -33,8 +34,10 @@ class ExtenderMetrics {
   // free once a (verb, status) pair has been seen.
   void record_request(std::string_view verb, int http_status, double seconds);
   void record_decision(DecisionResult result);
-  // Replaces the per-GPU gauges: GPUs and nodes that are gone leave the exposition.
-  void update_gpu_allocation(const GpuAllocationSnapshot& snapshot);
+  // Replaces the per-GPU gauges: GPUs and nodes that are gone leave the exposition. The snapshot
+  // is kept as it is and the gauges' lines are written from it at each scrape, straight into the
+  // exposition (no structure per series).
+  void update_gpu_allocation(GpuAllocationSnapshot snapshot);
   void update_shadow(const ShadowSnapshot& figures);
   void update_cluster(const ClusterFigures& figures);
 
@@ -54,6 +57,7 @@ class ExtenderMetrics {
  private:
   static constexpr int kStatusCodes = 600;
   static size_t verb_index(std::string_view verb);
+  void set_gpu_collectors();
 
   CounterFamily& requests_;
   HistogramFamily& duration_;
@@ -63,16 +67,6 @@ class ExtenderMetrics {
   // Counters per (verb, HTTP status), filled on first use so that the common path is one load.
   std::array<std::array<std::atomic<Counter*>, kStatusCodes>, kVerbs.size()> request_by_code_{};
 
-  GaugeFamily& memory_limit_;
-  GaugeFamily& core_limit_;
-  GaugeFamily& memory_allocated_;
-  GaugeFamily& shared_count_;
-  GaugeFamily& core_allocated_;
-  GaugeFamily& overview_;
-  GaugeFamily& memory_ratio_;
-  GaugeFamily& pod_memory_;
-  GaugeFamily& pod_cores_;
-
   GaugeFamily& shadow_fragmented_;
   GaugeFamily& shadow_placeable_;
   CounterFamily& shadow_pods_;
@@ -81,6 +75,23 @@ class ExtenderMetrics {
   GaugeFamily& nodes_;
   GaugeFamily& pods_;
   CounterFamily& objects_rejected_;
+  // The latest GPU allocation, read by the collected families below at each scrape.
+  std::shared_ptr<const GpuAllocationSnapshot> gpus() const;
+  mutable std::mutex gpus_mutex_;
+  std::shared_ptr<const GpuAllocationSnapshot> gpus_;
+  // HAMi's per-GPU and per-container families, registered last: an exposition over its size
+  // limit leaves these out before the small families above (whole families that do not fit are
+  // dropped, in order).
+  CollectedGaugeFamily& memory_limit_;
+  CollectedGaugeFamily& core_limit_;
+  CollectedGaugeFamily& memory_allocated_;
+  CollectedGaugeFamily& shared_count_;
+  CollectedGaugeFamily& core_allocated_;
+  CollectedGaugeFamily& overview_;
+  CollectedGaugeFamily& memory_ratio_;
+  CollectedGaugeFamily& pod_memory_;
+  CollectedGaugeFamily& pod_cores_;
+
   // Running totals from the state become counter increments (only what is new is added).
   std::mutex totals_mutex_;
   int64_t shadow_pods_seen_ = 0;

@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <new>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -13,6 +14,18 @@ namespace {
 
 ExtenderServer::Reply bad_request(const std::string& message) {
   return {400, nlohmann::json{{"Error", message}}.dump()};
+}
+
+// An answer's JSON: text that came from elsewhere (an API server's error message) may hold bytes
+// that are not UTF-8, which are replaced rather than failing the answer.
+std::string answer(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Parsing the body would pass its memory (the shared budget of the requests in flight, or the
+// process's): not the client's fault; kube-scheduler tries the pod again.
+ExtenderServer::Reply unavailable(const std::string& message) {
+  return {503, nlohmann::json{{"Error", "slicelab: " + message}}.dump()};
 }
 
 }  // namespace
@@ -155,10 +168,16 @@ ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body) {
     record(!result.error.empty() ? DecisionResult::kRejected
            : none                ? DecisionResult::kUnschedulable
                                  : DecisionResult::kFeasible);
-    return {200, to_json(result).dump()};
+    return {200, answer(to_json(result))};
   } catch (const WireError& e) {
     record(DecisionResult::kRejected);
     return bad_request(e.what());
+  } catch (const WireOverBudget& e) {
+    record(DecisionResult::kRejected);
+    return unavailable(e.what());
+  } catch (const std::bad_alloc&) {
+    record(DecisionResult::kRejected);
+    return unavailable("out of memory while answering");
   }
 }
 
@@ -167,10 +186,16 @@ ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body)
     const ExtenderArgs args = parse_extender_args(body);
     const std::vector<HostPriority> result = state_.prioritize(args);
     record(DecisionResult::kPrioritized);
-    return {200, to_json(result).dump()};
+    return {200, answer(to_json(result))};
   } catch (const WireError& e) {
     record(DecisionResult::kRejected);
     return bad_request(e.what());
+  } catch (const WireOverBudget& e) {
+    record(DecisionResult::kRejected);
+    return unavailable(e.what());
+  } catch (const std::bad_alloc&) {
+    record(DecisionResult::kRejected);
+    return unavailable("out of memory while answering");
   }
 }
 
@@ -179,10 +204,16 @@ ExtenderServer::Reply ExtenderServer::handle_bind(const std::string& body) {
     const ExtenderBindingArgs args = parse_binding_args(body);
     const ExtenderBindingResult result = state_.bind(args, writer_);
     record(result.error.empty() ? DecisionResult::kBound : DecisionResult::kBindFailed);
-    return {200, to_json(result).dump()};
+    return {200, answer(to_json(result))};
   } catch (const WireError& e) {
     record(DecisionResult::kRejected);
     return bad_request(e.what());
+  } catch (const WireOverBudget& e) {
+    record(DecisionResult::kRejected);
+    return unavailable(e.what());
+  } catch (const std::bad_alloc&) {
+    record(DecisionResult::kRejected);
+    return unavailable("out of memory while answering");
   }
 }
 

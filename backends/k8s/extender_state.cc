@@ -37,6 +37,29 @@ std::string bare_name(const std::string& key) {
   return key.substr(key.find('/') + 1);
 }
 
+// metadata.deletionTimestamp is set: the pod is going away and must not be bound.
+bool deleting(const nlohmann::json& object) {
+  const auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return false;
+  const auto ts = meta->find("deletionTimestamp");
+  return ts != meta->end() && !ts->is_null();
+}
+
+// Pending and unbound: what a pod must be for the scheduler (and so the extender) to bind it.
+bool bindable(const std::string& phase, const std::string& node_name, bool is_deleting,
+              std::string& why) {
+  if (is_deleting) {
+    why = "it is being deleted";
+  } else if (!node_name.empty()) {
+    why = "it is already bound to node " + node_name;
+  } else if (!phase.empty() && phase != "Pending") {
+    why = "its phase is " + phase + ", not Pending";
+  } else {
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 ExtenderState::ExtenderState(const Scenario& scenario, const PolicySpec& policy, uint64_t seed,
@@ -119,6 +142,11 @@ void ExtenderState::synced(WatchKind kind) {
   }
   refresh();
   synced_[k] = true;
+}
+
+void ExtenderState::rejected(WatchKind /*kind*/, const std::string& /*why*/) {
+  std::lock_guard lock(mu_);
+  ++counters_.objects_rejected;
 }
 
 void ExtenderState::load(const KubeObjects& objects) {
@@ -269,6 +297,35 @@ std::vector<std::string> ExtenderState::node_names_of(const ExtenderArgs& args) 
   return names;
 }
 
+void ExtenderState::prune_decisions(Clock::time_point now) {
+  // Entries whose decision was replaced or used are stale (another seq, or gone): dropped as
+  // they reach the front.
+  while (!decision_order_.empty()) {
+    const auto& [seq, key] = decision_order_.front();
+    const auto it = decisions_.find(key);
+    const bool stale = it == decisions_.end() || it->second.seq != seq;
+    if (!stale && it->second.expires > now && decisions_.size() <= kMaxKeptDecisions) break;
+    if (!stale) decisions_.erase(it);
+    decision_order_.pop_front();
+  }
+  // Stale entries behind a long-lived one: rebuilt from the live decisions when they outnumber
+  // them, so that the queue stays within a small multiple of kMaxKeptDecisions.
+  if (decision_order_.size() > 2 * kMaxKeptDecisions) {
+    decision_order_.clear();
+    for (const auto& [key, d] : decisions_) decision_order_.emplace_back(d.seq, key);
+    std::sort(decision_order_.begin(), decision_order_.end());
+  }
+}
+
+void ExtenderState::keep_decision(const std::string& key, CachedDecision d) {
+  const Clock::time_point now = Clock::now();
+  d.expires = now + options_.decision_ttl;
+  d.seq = next_seq_++;
+  decision_order_.emplace_back(d.seq, key);
+  decisions_.insert_or_assign(key, std::move(d));
+  prune_decisions(now);
+}
+
 ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
   std::lock_guard lock(mu_);
   ++counters_.filter_requests;
@@ -278,9 +335,22 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
   try {
     const KubePod pod = kube_pod_from_json(args.pod, "request Pod");
     const PodSpec spec = spec_of(pod);
+    // Only a pod that is pending and unbound in the request gets a decision bind may use.
+    std::string not_bindable;
+    const bool grant =
+        !options_.shadow && bindable(pod.phase, pod.node_name, deleting(args.pod), not_bindable);
+    const auto granted = [&](Decision d) {
+      CachedDecision c;
+      c.spec = spec;
+      c.decision = std::move(d);
+      c.filtered = true;
+      c.uid = pod.uid;
+      c.passed = pass;
+      return c;
+    };
     if (spec.gpu_count == 0 || options_.shadow) {
-      pass = names;                                                     // not slicelab's to decide
-      if (!options_.shadow) decisions_[pod.name] = {spec, Decision{}};  // bind needs its request
+      pass = names;                                             // not slicelab's to decide
+      if (grant) keep_decision(pod.name, granted(Decision{}));  // bind needs its request
     } else {
       std::vector<std::string> known;
       for (const std::string& n : names) {
@@ -298,8 +368,8 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
         // change it; the other feasible nodes are neither passed nor failed.
         pass = {*d.node};
       }
-      if (d.node) {
-        decisions_[pod.name] = {spec, std::move(d)};
+      if (d.node && grant) {
+        keep_decision(pod.name, granted(std::move(d)));
       } else {
         decisions_.erase(pod.name);
       }
@@ -344,13 +414,18 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
     return out;
   }
   auto it = decisions_.find(pod.name);
-  if (it == decisions_.end()) {
+  if (it == decisions_.end() || it->second.expires <= Clock::now()) {
     std::vector<std::string> known;
     for (const std::string& n : names)
       if (actual_.has_node(n)) known.push_back(n);
     Decision d = actual_.decide(pod.name, spec, &known);
     if (!d.node) return out;
-    it = decisions_.insert_or_assign(pod.name, CachedDecision{spec, std::move(d)}).first;
+    // For the scores only: bind does not accept it (filtered stays false).
+    CachedDecision scores;
+    scores.spec = spec;
+    scores.decision = std::move(d);
+    keep_decision(pod.name, std::move(scores));
+    it = decisions_.find(pod.name);
   }
   const Decision& d = it->second.decision;
   std::unordered_map<std::string, int64_t> score;
@@ -392,9 +467,17 @@ std::string ExtenderState::annotation_for(const std::string& key, const std::str
   return to_annotation(a);
 }
 
+ExtenderBindingResult ExtenderState::refuse(const std::string& why) {
+  ++counters_.bind_errors;
+  ++counters_.binds_refused;
+  return {"slicelab: bind refused: " + why};
+}
+
 ExtenderBindingResult ExtenderState::bind(const ExtenderBindingArgs& args, ClusterWriter& writer) {
   const std::string key = args.pod_namespace + "/" + args.pod_name;
-  std::map<std::string, std::string> annotations;
+  CachedDecision granted;
+  // 1. This extender's own records, under the lock: filter's decision (taken: a decision binds
+  // once, whatever comes of it), its UID and nodes, and the watch's view of the pod.
   {
     std::lock_guard lock(mu_);
     ++counters_.bind_requests;
@@ -402,30 +485,77 @@ ExtenderBindingResult ExtenderState::bind(const ExtenderBindingArgs& args, Clust
       ++counters_.bind_errors;
       return {"slicelab: the extender runs in shadow mode and binds nothing"};
     }
-    PodSpec spec;
-    const std::vector<int>* gpus = nullptr;
+    prune_decisions(Clock::now());
     const auto d = decisions_.find(key);
-    if (d != decisions_.end()) {
-      spec = d->second.spec;
-      if (d->second.decision.node == args.node) gpus = &d->second.decision.gpus;
-    } else if (const auto p = pods_.find(key); p != pods_.end()) {
-      spec = p->second.spec;
-    } else {
-      ++counters_.bind_errors;
-      return {fmt::format("slicelab: pod {} was neither filtered nor seen on the watch", key)};
+    if (d == decisions_.end() || !d->second.filtered) {
+      return refuse(fmt::format(
+          "pod {} has no decision of this extender's filter (never filtered, already bound, "
+          "or its decision expired after {} s)",
+          key, std::chrono::duration_cast<std::chrono::seconds>(options_.decision_ttl).count()));
     }
-    if (actual_.bound(key) == nullptr) {
-      const std::string error = actual_.bind(key, spec, args.node, gpus);
-      // A pod without GPUs on a node slicelab does not know still binds: not ours to refuse.
-      if (!error.empty() && spec.gpu_count > 0) {
-        ++counters_.bind_errors;
-        return {"slicelab: " + error};
+    granted = std::move(d->second);
+    decisions_.erase(d);
+    if (args.pod_uid.empty())
+      return refuse(fmt::format("the request for pod {} has no PodUID", key));
+    if (granted.uid.empty()) {
+      return refuse(fmt::format("the filtered Pod {} had no metadata.uid", key));
+    }
+    if (args.pod_uid != granted.uid) {
+      return refuse(fmt::format("PodUID {} is not the UID {} of the pod {} that filter decided",
+                                args.pod_uid, granted.uid, key));
+    }
+    if (std::find(granted.passed.begin(), granted.passed.end(), args.node) ==
+        granted.passed.end()) {
+      return refuse(fmt::format("filter did not pass node {} for pod {}", args.node, key));
+    }
+    // The watch may lag, but what it shows of this very pod (same UID) is already true.
+    if (const auto p = pods_.find(key); p != pods_.end() && p->second.pod.uid == args.pod_uid) {
+      std::string why;
+      if (!bindable(p->second.pod.phase, p->second.pod.node_name, false, why)) {
+        return refuse(fmt::format("pod {}: {}", key, why));
       }
     }
-    decisions_.erase(key);
-    if (spec.gpu_count > 0 && actual_.bound(key) != nullptr)
+    if (actual_.bound(key) != nullptr) {
+      return refuse(fmt::format("pod {} is already bound in the extender's state", key));
+    }
+  }
+  // 2. The pod as the API server holds it now, before anything is written.
+  const LivePodRead live = writer.read_pod(args.pod_namespace, args.pod_name);
+  if (live.live) {
+    std::string why;
+    if (!live.error.empty()) {
+      why = "cannot read it: " + live.error;
+    } else if (live.pod.uid != args.pod_uid) {
+      why = "its UID is " + live.pod.uid + ", not the request's " + args.pod_uid;
+    } else {
+      (void)bindable(live.pod.phase, live.pod.node_name, live.pod.deleting, why);
+    }
+    if (!why.empty()) {
+      std::lock_guard lock(mu_);
+      return refuse(fmt::format("pod {}: {}", key, why));
+    }
+  }
+  // 3. The GPUs, reserved under the lock.
+  std::map<std::string, std::string> annotations;
+  {
+    std::lock_guard lock(mu_);
+    if (actual_.bound(key) != nullptr) {
+      return refuse(fmt::format("pod {} is already bound in the extender's state", key));
+    }
+    const std::vector<int>* gpus =
+        granted.decision.node == args.node ? &granted.decision.gpus : nullptr;
+    const std::string error = actual_.bind(key, granted.spec, args.node, gpus);
+    // A pod without GPUs on a node slicelab does not know still binds: not ours to refuse.
+    if (!error.empty() && granted.spec.gpu_count > 0) {
+      ++counters_.bind_errors;
+      return {"slicelab: " + error};
+    }
+    if (granted.spec.gpu_count > 0 && actual_.bound(key) != nullptr)
       annotations.emplace(std::string(kGpuAssignmentAnnotation), annotation_for(key, args.node));
   }
+  // 4. The writes, outside the lock; the UID rides on both, and the patch applies only to the
+  // pod as the fresh read found it (its resourceVersion), so that nothing is written to a pod
+  // bound by someone else between the read and the patch.
   const auto undo = [&](const std::string& error) {
     std::lock_guard lock(mu_);
     actual_.release(key);
@@ -434,7 +564,8 @@ ExtenderBindingResult ExtenderState::bind(const ExtenderBindingArgs& args, Clust
   };
   if (!annotations.empty()) {
     const WriteResult w =
-        writer.patch_pod_annotations(args.pod_namespace, args.pod_name, annotations);
+        writer.annotate_pod(args.pod_namespace, args.pod_name, args.pod_uid,
+                            live.live ? live.pod.resource_version : std::string(), annotations);
     if (!w.ok()) return undo(w.error);
   }
   const WriteResult w = writer.bind_pod(args.pod_namespace, args.pod_name, args.pod_uid, args.node);

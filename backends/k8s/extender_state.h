@@ -3,7 +3,9 @@
 // kube-scheduler's filter, prioritize and bind; in shadow mode, what slicelab would have done.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,7 +30,15 @@ struct ExtenderOptions {
   // Prioritize-only and changes nothing: every node scores 0, filter passes every node, bind
   // refuses; slicelab's choices are applied to a second, counterfactual state.
   bool shadow = false;
+  // How long filter's decision for a pod lets bind bind it: kube-scheduler binds right after
+  // filter, unless a PreBind plugin holds the pod (VolumeBinding waits up to its
+  // bindTimeoutSeconds, 600 s by default): that, and a minute more.
+  std::chrono::milliseconds decision_ttl{std::chrono::seconds(660)};
 };
+
+// Decisions kept at most (filter's for bind, prioritize's for scoring): a flood of filter
+// requests for made-up pods evicts the oldest, it does not grow memory.
+inline constexpr size_t kMaxKeptDecisions = 10000;
 
 // Shadow mode's running figures (docs/extender.md#shadow-mode).
 struct ShadowFigures {
@@ -48,7 +58,12 @@ struct ExtenderSnapshot {
   size_t pods_bound = 0;
   uint64_t filter_requests = 0, prioritize_requests = 0, bind_requests = 0;
   uint64_t bind_errors = 0;
-  uint64_t objects_rejected = 0;  // watch objects that could not be read (a bad quantity)
+  // Binds refused by bind's checks (not filtered, expired, wrong UID, not pending, node not
+  // passed), before anything was written; counted in bind_errors too.
+  uint64_t binds_refused = 0;
+  // Watched objects that could not be read: a bad quantity, and the items and events the watch
+  // itself skipped (not JSON, nested too deep, over its memory limit).
+  uint64_t objects_rejected = 0;
   std::optional<ShadowFigures> shadow;
 };
 
@@ -62,14 +77,20 @@ class ExtenderState final : public ClusterWatchSink {
   void list_started(WatchKind kind) override;
   void apply(WatchKind kind, WatchEvent event, const nlohmann::json& object) override;
   void synced(WatchKind kind) override;
+  void rejected(WatchKind kind, const std::string& why) override;
   // An offline source (snapshot files): every object added, both kinds synced.
   void load(const KubeObjects& objects);
   bool ready() const;
 
   ExtenderFilterResult filter(const ExtenderArgs& args);
   std::vector<HostPriority> prioritize(const ExtenderArgs& args);
-  // Chooses the GPUs (reserved under the lock), then, outside it, patches the pod's annotation
-  // and posts the Binding through `writer`; a failed write gives the reservation back.
+  // Binds only what this extender's filter decided (docs/extender.md#bind-and-the-annotation):
+  // the pod's unexpired, unused filter decision, with the request's PodUID equal to the filtered
+  // Pod's metadata.uid, to a node filter passed; the pod pending (phase Pending, no
+  // deletionTimestamp) and unbound in the watch's view and in a fresh read through `writer`.
+  // Then chooses the GPUs (reserved under the lock) and, outside it, patches the pod's
+  // annotation (the UID as a precondition) and posts the Binding (with the UID); a failed write
+  // gives the reservation back. A refused bind writes nothing.
   ExtenderBindingResult bind(const ExtenderBindingArgs& args, ClusterWriter& writer);
 
   ExtenderSnapshot snapshot() const;
@@ -84,9 +105,16 @@ class ExtenderState final : public ClusterWatchSink {
     KubePod pod;
     PodSpec spec;
   };
+  using Clock = std::chrono::steady_clock;
   struct CachedDecision {
     PodSpec spec;
     Decision decision;
+    // Filter's decisions only (prioritize's serve its scores): what bind may bind.
+    bool filtered = false;
+    std::string uid;                  // the filtered Pod's metadata.uid
+    std::vector<std::string> passed;  // the nodes filter passed
+    Clock::time_point expires{};
+    uint64_t seq = 0;  // its entry in decision_order_
   };
   void refresh();  // node changes take effect (one rebuild per batch)
   void apply_node(const KubeNode& node);
@@ -98,6 +126,11 @@ class ExtenderState final : public ClusterWatchSink {
   void shadow_decide(const std::string& key, const PodSpec& spec);
   std::string annotation_for(const std::string& key, const std::string& node) const;
   std::vector<std::string> node_names_of(const ExtenderArgs& args);
+  // Keeps `d` for `key`, evicting expired decisions and, past kMaxKeptDecisions, the oldest.
+  void keep_decision(const std::string& key, CachedDecision d);
+  void prune_decisions(Clock::time_point now);
+  // Refuses a bind: counted, nothing written.
+  ExtenderBindingResult refuse(const std::string& why);
 
   const Scenario& scenario_;
   std::string policy_name_;
@@ -111,6 +144,8 @@ class ExtenderState final : public ClusterWatchSink {
   std::vector<KubeNodeFacts> facts_list_;
   std::unordered_map<std::string, PodRecord> pods_;
   std::unordered_map<std::string, CachedDecision> decisions_;
+  std::deque<std::pair<uint64_t, std::string>> decision_order_;  // (seq, key), oldest first
+  uint64_t next_seq_ = 1;
   std::unordered_map<std::string, std::string> shadow_choice_;  // pod -> slicelab's node
   std::set<std::string> compared_;
   bool listing_[2] = {false, false};

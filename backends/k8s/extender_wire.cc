@@ -1,6 +1,11 @@
 #include "backends/k8s/extender_wire.h"
 
+#include <fmt/format.h>
+
 #include <string>
+#include <utility>
+
+#include "workloads/bounded_json.h"
 
 namespace slicelab::k8s {
 
@@ -10,7 +15,8 @@ using nlohmann::json;
 
 // Go's encoding/json matches keys case-insensitively; kube-scheduler sends the exact Go names,
 // other clients (tests, curl users) often send lowerCamel. Accept both spellings.
-const json* member(const json& object, const char* go_name) {
+template <typename Json>
+Json* member(Json& object, const char* go_name) {
   auto it = object.find(go_name);
   if (it != object.end()) return &*it;
   std::string lower(go_name);
@@ -20,12 +26,43 @@ const json* member(const json& object, const char* go_name) {
   return nullptr;
 }
 
-json parse_object(std::string_view body, const char* what) {
+// The parser's message quotes what it last read, which may be any bytes: kept to printable ASCII,
+// so that the message can go into a JSON answer.
+std::string printable(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) c = '?';
+  }
+  return out;
+}
+
+// Depth and memory are bounded while parsing (workloads/bounded_json.h): a body nested 100,000
+// levels deep is refused at level 65, before anything recursive sees it.
+json parse_bounded(std::string_view body, const char* what, const WireLimits& limits) {
   if (body.size() > kMaxExtenderBodyBytes) {
     throw WireError(std::string(what) + ": body larger than the limit");
   }
-  json parsed = json::parse(body.begin(), body.end(), nullptr, false);
-  if (parsed.is_discarded()) throw WireError(std::string(what) + ": body is not valid JSON");
+  JsonLimits bounds;
+  bounds.max_depth = kMaxExtenderDepth;
+  bounds.max_document_bytes = limits.max_document_bytes;
+  bounds.charge = limits.charge;
+  try {
+    return parse_bounded_json(body, bounds);
+  } catch (const JsonLimitError& e) {
+    if (e.failure() == JsonFailure::kTooLarge) {
+      throw WireOverBudget(fmt::format("{}: {} (at byte {})", what, e.what(), e.offset()));
+    }
+    if (e.failure() == JsonFailure::kTooDeep) {
+      throw WireError(fmt::format("{}: body nested deeper than {} levels at byte {}", what,
+                                  kMaxExtenderDepth, e.offset()));
+    }
+    throw WireError(fmt::format("{}: body is not valid JSON: {}", what, printable(e.what())));
+  }
+}
+
+json parse_object(std::string_view body, const char* what, const WireLimits& limits = {}) {
+  json parsed = parse_bounded(body, what, limits);
   if (!parsed.is_object()) throw WireError(std::string(what) + ": body is not a JSON object");
   return parsed;
 }
@@ -53,16 +90,17 @@ std::vector<std::string> string_array(const json& value, const char* what, const
   return out;
 }
 
-std::vector<json> node_items(const json& list, const char* what) {
+// The items are moved out of `list` (which the caller discards), not copied.
+std::vector<json> node_items(json& list, const char* what) {
   if (!list.is_object()) throw WireError(std::string(what) + ": Nodes is not a NodeList object");
   auto items = list.find("items");
   std::vector<json> out;
   if (items == list.end() || items->is_null()) return out;
   if (!items->is_array()) throw WireError(std::string(what) + ": Nodes.items is not an array");
   out.reserve(items->size());
-  for (const json& node : *items) {
+  for (json& node : *items) {
     if (!node.is_object()) throw WireError(std::string(what) + ": a node is not an object");
-    out.push_back(node);
+    out.push_back(std::move(node));
   }
   return out;
 }
@@ -85,14 +123,14 @@ std::map<std::string, std::string> string_map(const json* value, const char* wha
 
 }  // namespace
 
-ExtenderArgs parse_extender_args(std::string_view body) {
+ExtenderArgs parse_extender_args(std::string_view body, const WireLimits& limits) {
   constexpr const char* what = "ExtenderArgs";
-  json parsed = parse_object(body, what);
+  json parsed = parse_object(body, what, limits);
   ExtenderArgs args;
-  const json* pod = member(parsed, "Pod");
+  json* pod = member(parsed, "Pod");
   if (pod == nullptr || !pod->is_object()) throw WireError("ExtenderArgs: Pod is missing");
-  args.pod = *pod;
-  if (const json* nodes = member(parsed, "Nodes"); nodes != nullptr && !nodes->is_null()) {
+  args.pod = std::move(*pod);
+  if (json* nodes = member(parsed, "Nodes"); nodes != nullptr && !nodes->is_null()) {
     args.nodes = node_items(*nodes, what);
   }
   if (const json* names = member(parsed, "NodeNames"); names != nullptr && !names->is_null()) {
@@ -104,9 +142,9 @@ ExtenderArgs parse_extender_args(std::string_view body) {
   return args;
 }
 
-ExtenderBindingArgs parse_binding_args(std::string_view body) {
+ExtenderBindingArgs parse_binding_args(std::string_view body, const WireLimits& limits) {
   constexpr const char* what = "ExtenderBindingArgs";
-  json parsed = parse_object(body, what);
+  const json parsed = parse_object(body, what, limits);
   ExtenderBindingArgs args;
   args.pod_name = string_member(parsed, "PodName", what, true);
   args.pod_namespace = string_member(parsed, "PodNamespace", what, false);
@@ -115,6 +153,11 @@ ExtenderBindingArgs parse_binding_args(std::string_view body) {
   args.node = string_member(parsed, "Node", what, true);
   if (args.pod_name.empty() || args.node.empty()) {
     throw WireError("ExtenderBindingArgs: PodName and Node must not be empty");
+  }
+  // Kubernetes names have no '/': "a/b" in "ns" must not be read as the pod "b" in "ns/a".
+  if (args.pod_name.find('/') != std::string::npos ||
+      args.pod_namespace.find('/') != std::string::npos) {
+    throw WireError("ExtenderBindingArgs: PodName and PodNamespace must not contain '/'");
   }
   return args;
 }
@@ -159,7 +202,7 @@ ExtenderFilterResult parse_filter_result(std::string_view body) {
   constexpr const char* what = "ExtenderFilterResult";
   json parsed = parse_object(body, what);
   ExtenderFilterResult result;
-  if (const json* nodes = member(parsed, "Nodes"); nodes != nullptr && !nodes->is_null()) {
+  if (json* nodes = member(parsed, "Nodes"); nodes != nullptr && !nodes->is_null()) {
     result.nodes = node_items(*nodes, what);
   }
   if (const json* names = member(parsed, "NodeNames"); names != nullptr && !names->is_null()) {
@@ -173,11 +216,8 @@ ExtenderFilterResult parse_filter_result(std::string_view body) {
 }
 
 std::vector<HostPriority> parse_host_priorities(std::string_view body) {
-  if (body.size() > kMaxExtenderBodyBytes) throw WireError("HostPriorityList: body too large");
-  json parsed = json::parse(body.begin(), body.end(), nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_array()) {
-    throw WireError("HostPriorityList: body is not a JSON array");
-  }
+  const json parsed = parse_bounded(body, "HostPriorityList", {});
+  if (!parsed.is_array()) throw WireError("HostPriorityList: body is not a JSON array");
   std::vector<HostPriority> out;
   for (const json& item : parsed) {
     if (!item.is_object()) throw WireError("HostPriorityList: an item is not an object");

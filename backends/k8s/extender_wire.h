@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -11,6 +12,10 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace slicelab {
+class BudgetCharge;
+}
 
 namespace slicelab::k8s {
 
@@ -21,11 +26,30 @@ inline constexpr std::size_t kMaxExtenderBodyBytes = std::size_t{32} << 20;
 // extender/v1 MaxExtenderPriority: prioritize scores are 0..10.
 inline constexpr std::int64_t kMaxExtenderPriority = 10;
 
-// A request body that is not what the protocol says (bad JSON, wrong types). The server answers
-// 400 with the message.
+// A request body that is not what the protocol says (bad JSON, wrong types, nested deeper than
+// kMaxExtenderDepth). The server answers 400 with the message.
 class WireError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A body that could not be parsed within its memory: the shared budget of the requests in flight
+// is spent (WireLimits::charge), or the body alone would pass WireLimits::max_document_bytes. Not
+// the client's fault as a WireError is: the server answers 503 and kube-scheduler tries again.
+class WireOverBudget : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Containers nested deeper than this are refused while the body is parsed, before any copy or
+// conversion (each of which would recurse) can see it: Kubernetes objects nest about 12 levels.
+inline constexpr std::size_t kMaxExtenderDepth = 64;
+
+// How much memory parsing one body may take. The parsed document is estimated as
+// workloads/bounded_json.h does (at most 32 bytes per byte of text for any JSON).
+struct WireLimits {
+  std::size_t max_document_bytes = 0;  // 0: 32 times the body's size
+  BudgetCharge* charge = nullptr;      // also charged here when given (kept by the caller)
 };
 
 struct ExtenderArgs {
@@ -58,9 +82,11 @@ struct ExtenderBindingResult {
   std::string error;
 };
 
-// Parsing: throws WireError on malformed JSON, wrong types or missing required fields.
-ExtenderArgs parse_extender_args(std::string_view body);
-ExtenderBindingArgs parse_binding_args(std::string_view body);
+// Parsing: throws WireError on malformed JSON, nesting past kMaxExtenderDepth, wrong types or
+// missing required fields, and WireOverBudget when the limits' memory is spent. The Pod and
+// Nodes are moved out of the parsed body, not copied.
+ExtenderArgs parse_extender_args(std::string_view body, const WireLimits& limits = {});
+ExtenderBindingArgs parse_binding_args(std::string_view body, const WireLimits& limits = {});
 
 nlohmann::json to_json(const ExtenderFilterResult& result);
 nlohmann::json to_json(const std::vector<HostPriority>& priorities);

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "workloads/bounded_json.h"
+
 namespace slicelab::k8s {
 
 std::string to_annotation(const GpuAssignment& a) {
@@ -23,8 +25,18 @@ std::string to_annotation(const GpuAssignment& a) {
 }
 
 std::optional<GpuAssignment> parse_gpu_assignment(std::string_view text, std::string& error) {
-  const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
+  // The annotation is the pod's (anyone who can edit the pod can write it): read with its depth
+  // and memory bounded; the format nests three levels.
+  nlohmann::json j;
+  try {
+    JsonLimits limits;
+    limits.max_depth = 8;
+    j = parse_bounded_json(text, limits);
+  } catch (const JsonLimitError& e) {
+    error = std::string("not a JSON object: ") + e.what();
+    return std::nullopt;
+  }
+  if (!j.is_object()) {
     error = "not a JSON object";
     return std::nullopt;
   }

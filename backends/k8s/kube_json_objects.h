@@ -4,11 +4,16 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstddef>
 #include <string>
 
 #include "workloads/kubernetes_objects.h"
 
 namespace slicelab::k8s {
+
+// The deepest nesting read (an object's own levels). JSON from the network is parsed with its depth
+// bounded at the same limit, so the conversion's recursion never goes deeper.
+inline constexpr int kMaxObjectDepth = 64;
 
 // Throw InputError naming `source` and the field when the object is not a valid Node / Pod.
 KubeNode kube_node_from_json(const nlohmann::json& object, const std::string& source);

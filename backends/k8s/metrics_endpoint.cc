@@ -2,7 +2,8 @@
 
 namespace slicelab::k8s {
 
-MetricsEndpoint::MetricsEndpoint(const ExtenderState& state) : state_(state), metrics_(registry_) {}
+MetricsEndpoint::MetricsEndpoint(const ExtenderState& state, size_t max_exposition_bytes)
+    : state_(state), registry_(max_exposition_bytes), metrics_(registry_) {}
 
 std::string MetricsEndpoint::scrape() {
   const ExtenderSnapshot s = state_.snapshot();

@@ -2,6 +2,7 @@
 // the extender's state (cluster, GPU allocation, shadow figures) on every scrape.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "backends/k8s/extender_metrics.h"
@@ -12,14 +13,18 @@ namespace slicelab::k8s {
 
 class MetricsEndpoint {
  public:
-  // `state` outlives the endpoint.
-  explicit MetricsEndpoint(const ExtenderState& state);
+  // `state` outlives the endpoint. A scrape's text is at most `max_exposition_bytes`
+  // (MetricRegistry: past it whole families are left out, and counted).
+  explicit MetricsEndpoint(
+      const ExtenderState& state,
+      size_t max_exposition_bytes = MetricRegistry::kDefaultMaxExpositionBytes);
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
 
   // What the server's handlers record into (requests, latency, decisions).
   ExtenderMetrics& metrics() { return metrics_; }
-  // The exposition text, after reading the state's figures.
+  // The exposition text, after reading the state's figures: the GPU families are written from
+  // the state's snapshot straight into one string, so a scrape takes about its text's size.
   std::string scrape();
 
  private:

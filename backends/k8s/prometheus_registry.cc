@@ -180,25 +180,53 @@ void MetricFamily::check_arity(const std::vector<std::string>& values) const {
   }
 }
 
-void MetricFamily::append_labels(std::string& out, const std::vector<std::string>& values,
-                                 std::string_view extra_name, std::string_view extra_value) const {
-  if (values.empty() && extra_name.empty()) return;
+namespace {
+
+// `{a="x",b="y"}` for the names and values, escaped; an extra label (histograms' le) last.
+template <typename Values>
+void append_label_pairs(std::string& out, const std::vector<std::string>& names,
+                        const Values& values, std::string_view extra_name,
+                        std::string_view extra_value) {
+  if (std::empty(values) && extra_name.empty()) return;
   out.push_back('{');
-  for (size_t i = 0; i < values.size(); ++i) {
+  size_t i = 0;
+  for (const auto& value : values) {
     if (i > 0) out.push_back(',');
-    out.append(label_names_[i]);
+    out.append(names[i]);
     out.append("=\"");
-    append_escaped_label_value(out, values[i]);
+    append_escaped_label_value(out, value);
     out.push_back('"');
+    ++i;
   }
   if (!extra_name.empty()) {
-    if (!values.empty()) out.push_back(',');
+    if (i > 0) out.push_back(',');
     out.append(extra_name);
     out.append("=\"");
     append_escaped_label_value(out, extra_value);
     out.push_back('"');
   }
   out.push_back('}');
+}
+
+}  // namespace
+
+void MetricFamily::append_labels(std::string& out, const std::vector<std::string>& values,
+                                 std::string_view extra_name, std::string_view extra_value) const {
+  append_label_pairs(out, label_names_, values, extra_name, extra_value);
+}
+
+bool SampleWriter::add(std::initializer_list<std::string_view> label_values, double v) {
+  if (label_values.size() != family_.label_names().size()) {
+    throw std::invalid_argument(family_.name() + " takes " +
+                                std::to_string(family_.label_names().size()) +
+                                " label values, got " + std::to_string(label_values.size()));
+  }
+  out_.append(family_.name());
+  append_label_pairs(out_, family_.label_names(), label_values, {}, {});
+  out_.push_back(' ');
+  out_.append(format_prometheus_value(v));
+  out_.push_back('\n');
+  return !full();
 }
 
 void MetricFamily::append_sample(std::string& out, std::string_view sample_name,
@@ -211,13 +239,14 @@ void MetricFamily::append_sample(std::string& out, std::string_view sample_name,
   out.push_back('\n');
 }
 
-void MetricFamily::write(std::string& out) const {
+bool MetricFamily::write(std::string& out, size_t limit) const {
   out.append("# HELP ").append(name_).push_back(' ');
   out.append(escape_help(help_)).push_back('\n');
   out.append("# TYPE ").append(name_).push_back(' ');
   out.append(type_name(type_)).push_back('\n');
+  if (out.size() > limit) return false;
   const std::lock_guard lock(mutex_);
-  write_samples(out);
+  return write_samples(out, limit);
 }
 
 CounterFamily::CounterFamily(std::string name, std::string help,
@@ -225,10 +254,12 @@ CounterFamily::CounterFamily(std::string name, std::string help,
     : KeptSeriesFamily(std::move(name), std::move(help), MetricType::kCounter,
                        std::move(label_names)) {}
 
-void CounterFamily::write_samples(std::string& out) const {
+bool CounterFamily::write_samples(std::string& out, size_t limit) const {
   for (const auto& [values, series] : series_) {
     append_sample(out, name(), values, series->value());
+    if (out.size() > limit) return false;
   }
+  return true;
 }
 
 GaugeFamily::GaugeFamily(std::string name, std::string help, std::vector<std::string> label_names)
@@ -242,11 +273,32 @@ void GaugeFamily::replace_all(Samples samples) {
   // The old figures are freed when `samples` goes, after the lock (a scrape waits less).
 }
 
-void GaugeFamily::write_samples(std::string& out) const {
+bool GaugeFamily::write_samples(std::string& out, size_t limit) const {
   for (const auto& [values, series] : series_) {
     append_sample(out, name(), values, series->value());
+    if (out.size() > limit) return false;
   }
-  for (const auto& [values, v] : snapshot_) append_sample(out, name(), values, v);
+  for (const auto& [values, v] : snapshot_) {
+    append_sample(out, name(), values, v);
+    if (out.size() > limit) return false;
+  }
+  return true;
+}
+
+CollectedGaugeFamily::CollectedGaugeFamily(std::string name, std::string help,
+                                           std::vector<std::string> label_names)
+    : MetricFamily(std::move(name), std::move(help), MetricType::kGauge, std::move(label_names)) {}
+
+void CollectedGaugeFamily::set_collector(Collector collector) {
+  const std::lock_guard lock(mutex_);
+  collector_ = std::move(collector);
+}
+
+bool CollectedGaugeFamily::write_samples(std::string& out, size_t limit) const {
+  if (!collector_) return true;
+  SampleWriter writer(*this, out, limit);
+  collector_(writer);
+  return !writer.full();
 }
 
 HistogramFamily::HistogramFamily(std::string name, std::string help,
@@ -264,7 +316,7 @@ HistogramFamily::HistogramFamily(std::string name, std::string help,
   }
 }
 
-void HistogramFamily::write_samples(std::string& out) const {
+bool HistogramFamily::write_samples(std::string& out, size_t limit) const {
   const std::string bucket = name() + "_bucket";
   const std::string sum_name = name() + "_sum";
   const std::string count_name = name() + "_count";
@@ -277,7 +329,9 @@ void HistogramFamily::write_samples(std::string& out) const {
     append_sample(out, bucket, values, static_cast<double>(s.cumulative.back()), "le", "+Inf");
     append_sample(out, sum_name, values, s.sum);
     append_sample(out, count_name, values, static_cast<double>(s.count));
+    if (out.size() > limit) return false;
   }
+  return true;
 }
 
 template <typename Family, typename... Args>
@@ -304,6 +358,13 @@ GaugeFamily& MetricRegistry::gauge(std::string name, std::string help,
   return add<GaugeFamily>(std::move(name), std::move(help), std::move(label_names));
 }
 
+MetricRegistry::MetricRegistry(size_t max_exposition_bytes) : max_bytes_(max_exposition_bytes) {}
+
+CollectedGaugeFamily& MetricRegistry::collected_gauge(std::string name, std::string help,
+                                                      std::vector<std::string> label_names) {
+  return add<CollectedGaugeFamily>(std::move(name), std::move(help), std::move(label_names));
+}
+
 HistogramFamily& MetricRegistry::histogram(std::string name, std::string help,
                                            std::vector<std::string> label_names,
                                            std::vector<double> bounds) {
@@ -312,9 +373,36 @@ HistogramFamily& MetricRegistry::histogram(std::string name, std::string help,
 }
 
 std::string MetricRegistry::expose() const {
+  // Room kept for the trailer that counts dropped families (its HELP, TYPE and sample).
+  constexpr size_t kTrailerRoom = 512;
+  // A family passes the limit by at most a line before it is cut back: room for that too, so
+  // that the reserved string never has to grow at the limit.
+  constexpr size_t kOvershoot = size_t{64} << 10;
+  const size_t limit = max_bytes_ > kTrailerRoom ? max_bytes_ - kTrailerRoom : 0;
   std::string out;
   const std::lock_guard lock(mutex_);
-  for (const auto& f : families_) f->write(out);
+  // One allocation, never grown: growing by doubling would copy the text up to ~20 times and
+  // hold 1.5 times it at each copy. Reserving the whole limit costs address space only: the
+  // pages that are not written are never resident. (A limit past 1 GiB: the previous size.)
+  constexpr size_t kReserveWhole = size_t{1} << 30;
+  out.reserve((max_bytes_ <= kReserveWhole ? max_bytes_ : last_size_ + last_size_ / 16) +
+              kOvershoot);
+  size_t dropped = 0;
+  for (const auto& f : families_) {
+    const size_t start = out.size();
+    if (!f->write(out, limit)) {
+      out.resize(start);
+      ++dropped;
+    }
+  }
+  if (dropped > 0) {
+    out.append("# HELP ").append(kDroppedFamilies);
+    out.append(" Metric families left out of this scrape: the exposition would have passed ");
+    out.append(std::to_string(max_bytes_)).append(" bytes\n# TYPE ");
+    out.append(kDroppedFamilies).append(" gauge\n").append(kDroppedFamilies).push_back(' ');
+    out.append(std::to_string(dropped)).push_back('\n');
+  }
+  last_size_ = out.size();
   return out;
 }
 

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -78,8 +80,9 @@ class MetricFamily {
   const std::string& name() const { return name_; }
   MetricType type() const { return type_; }
   const std::vector<std::string>& label_names() const { return label_names_; }
-  // Appends HELP, TYPE and every sample line.
-  void write(std::string& out) const;
+  // Appends HELP, TYPE and every sample line; false (and `out` possibly past `limit`, to be cut
+  // back by the caller) when the family does not fit under `limit` bytes of exposition.
+  bool write(std::string& out, size_t limit) const;
 
  protected:
   // Appends `{a="x",b="y"}` for the given values (and an extra label, for buckets' le).
@@ -90,7 +93,8 @@ class MetricFamily {
                      const std::vector<std::string>& values, double v,
                      std::string_view extra_name = {}, std::string_view extra_value = {}) const;
   void check_arity(const std::vector<std::string>& values) const;
-  virtual void write_samples(std::string& out) const = 0;
+  // Appends the sample lines; false once `out` has passed `limit` (the rest is not written).
+  virtual bool write_samples(std::string& out, size_t limit) const = 0;
   mutable std::mutex mutex_;
 
  private:
@@ -125,7 +129,7 @@ class CounterFamily : public KeptSeriesFamily<Counter> {
   Counter& with(const std::vector<std::string>& label_values) { return find_or_add(label_values); }
 
  private:
-  void write_samples(std::string& out) const override;
+  bool write_samples(std::string& out, size_t limit) const override;
 };
 
 class GaugeFamily : public KeptSeriesFamily<Gauge> {
@@ -140,8 +144,38 @@ class GaugeFamily : public KeptSeriesFamily<Gauge> {
   void replace_all(Samples samples);
 
  private:
-  void write_samples(std::string& out) const override;
+  bool write_samples(std::string& out, size_t limit) const override;
   Samples snapshot_;
+};
+
+// Writes one collected family's sample lines straight into the exposition being built.
+class SampleWriter {
+ public:
+  SampleWriter(const MetricFamily& family, std::string& out, size_t limit)
+      : family_(family), out_(out), limit_(limit) {}
+  // Appends `name{label="value",...} v`, the family's label names with these values (escaped;
+  // as many as the family has names). False once the exposition has passed its limit: stop.
+  bool add(std::initializer_list<std::string_view> label_values, double v);
+  bool full() const { return out_.size() > limit_; }
+
+ private:
+  const MetricFamily& family_;
+  std::string& out_;
+  size_t limit_;
+};
+
+// A gauge family that keeps no samples: at each scrape its collector writes them, straight into
+// the exposition, from whatever it reads (the GPUs of every node, from the latest snapshot), so
+// that a scrape builds no structure per series. The collector runs under the family's lock.
+class CollectedGaugeFamily : public MetricFamily {
+ public:
+  using Collector = std::function<void(SampleWriter&)>;
+  CollectedGaugeFamily(std::string name, std::string help, std::vector<std::string> label_names);
+  void set_collector(Collector collector);
+
+ private:
+  bool write_samples(std::string& out, size_t limit) const override;
+  Collector collector_;
 };
 
 class HistogramFamily : public KeptSeriesFamily<Histogram> {
@@ -154,7 +188,7 @@ class HistogramFamily : public KeptSeriesFamily<Histogram> {
   }
 
  private:
-  void write_samples(std::string& out) const override;
+  bool write_samples(std::string& out, size_t limit) const override;
   std::vector<double> bounds_;
   std::vector<std::string> bound_text_;  // each bound as the le label writes it
 };
@@ -162,15 +196,29 @@ class HistogramFamily : public KeptSeriesFamily<Histogram> {
 // The set of families one /metrics endpoint exposes, in the order they were added. Names are
 // checked against the exposition format's grammar; a second family with the same name, a bad
 // name or a wrong number of label values is a programming error (std::invalid_argument).
+//
+// The exposition is written into one string, reserved at the previous scrape's size, and is
+// never longer than max_exposition_bytes: a family that would pass it is left out whole (a
+// family is never half reported), the families after it are still written if they fit, and the
+// exposition then ends with the gauge slicelab_metrics_families_dropped (how many were left
+// out), which has room kept for it.
 class MetricRegistry {
  public:
+  // 64 MiB: about 8,000 nodes of 8 GPUs with every HAMi series (1.1 KB per GPU).
+  static constexpr size_t kDefaultMaxExpositionBytes = size_t{64} << 20;
+  static constexpr std::string_view kDroppedFamilies = "slicelab_metrics_families_dropped";
+
+  explicit MetricRegistry(size_t max_exposition_bytes = kDefaultMaxExpositionBytes);
   CounterFamily& counter(std::string name, std::string help,
                          std::vector<std::string> label_names = {});
   GaugeFamily& gauge(std::string name, std::string help, std::vector<std::string> label_names = {});
   HistogramFamily& histogram(std::string name, std::string help,
                              std::vector<std::string> label_names, std::vector<double> bounds);
+  CollectedGaugeFamily& collected_gauge(std::string name, std::string help,
+                                        std::vector<std::string> label_names);
   // The whole exposition, Content-Type "text/plain; version=0.0.4; charset=utf-8".
   std::string expose() const;
+  size_t max_exposition_bytes() const { return max_bytes_; }
 
   static constexpr std::string_view kContentType = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -179,6 +227,8 @@ class MetricRegistry {
   Family& add(Args&&... args);
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<MetricFamily>> families_;
+  size_t max_bytes_;
+  mutable size_t last_size_ = 0;  // the previous exposition's size (under mutex_)
 };
 
 }  // namespace slicelab::k8s

@@ -4,22 +4,28 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <random>
+
+#include "backends/k8s/list_page.h"
+#include "backends/k8s/watch_event.h"
 
 namespace slicelab::k8s {
 namespace {
 
-std::string resource_version_of(const nlohmann::json& object) {
-  const auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return "";
-  const auto rv = meta->find("resourceVersion");
-  return rv != meta->end() && rv->is_string() ? rv->get<std::string>() : "";
-}
+// client-go's reflector treats a watch that the server ends within a second, having delivered
+// nothing, as a failure ("very short watch"): without this, a server that closes every watch at
+// once would be asked again in a hot loop.
+constexpr auto kShortWatch = std::chrono::seconds(1);
 
 }  // namespace
 
 ResourceWatch::ResourceWatch(ApiClient& client, WatchKind kind, ClusterWatchSink& sink,
                              WatchOptions options)
-    : client_(client), kind_(kind), sink_(sink), options_(options) {}
+    : client_(client),
+      kind_(kind),
+      sink_(sink),
+      options_(options),
+      page_limit_(std::max<size_t>(1, options.page_limit)) {}
 
 ResourceWatch::~ResourceWatch() {
   stop();
@@ -40,7 +46,7 @@ void ResourceWatch::stop() {
     stopping_ = true;
   }
   wake_.notify_all();
-  stream_.stop();
+  stream_.stop();  // cuts an open LIST page or WATCH stream within milliseconds
   if (thread_.joinable()) thread_.join();
 }
 
@@ -59,78 +65,103 @@ void ResourceWatch::note_error(const std::string& e) {
   last_error_ = e;
 }
 
+void ResourceWatch::reject(const std::string& why) {
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.rejected;
+    last_error_ = why;
+  }
+  sink_.rejected(kind_, why);
+}
+
 void ResourceWatch::back_off(std::chrono::milliseconds d) {
   std::unique_lock lock(mutex_);
   wake_.wait_for(lock, d, [this] { return stopping_.load(); });
 }
 
 void ResourceWatch::loop() {
-  std::chrono::milliseconds backoff = options_.initial_backoff;
+  BackoffRule rule;
+  rule.initial = options_.initial_backoff;
+  rule.max = options_.max_backoff;
+  rule.reset_after = options_.backoff_reset;
+  rule.jitter = options_.backoff_jitter;
+  RelistBackoff backoff(rule, std::random_device{}());
   bool need_list = true;
   std::string rv;
   while (!stopping_) {
-    Outcome outcome = Outcome::kBackOff;
+    Outcome outcome = Outcome::kRelist;
     try {
       if (need_list) {
         rv = list();
         need_list = false;
       }
+      if (stopping_) break;
       outcome = watch(rv);
     } catch (const ApiError& e) {
       note_error(e.what());
       std::lock_guard lock(mutex_);
       if (e.status() == 410) {
         ++stats_.expired;
-        outcome = Outcome::kRelist;
       } else {
         ++stats_.failures;
       }
-    } catch (const std::exception& e) {  // unreadable JSON in a LIST answer
+    } catch (const std::exception& e) {  // a LIST answer that is not a List
       note_error(e.what());
       std::lock_guard lock(mutex_);
       ++stats_.failures;
     }
     if (stopping_) break;
-    switch (outcome) {
-      case Outcome::kRenew:  // the server closed a healthy stream: renew from where it was
-        backoff = options_.initial_backoff;
-        break;
-      case Outcome::kRelist:  // what we had is too old: re-list soon, but never in a hot loop
-        need_list = true;
-        back_off(options_.initial_backoff);
-        break;
-      case Outcome::kBackOff:  // a failure: re-list after a growing pause
-        need_list = true;
-        back_off(backoff);
-        backoff = std::min(options_.max_backoff, backoff * 2);
-        break;
+    if (outcome == Outcome::kRelist) {
+      // Whatever the cause (410, a broken stream, a failed request), the reflector waits before
+      // it lists again: a persistent 410 costs one LIST per pause, not a hot loop.
+      need_list = true;
+      back_off(backoff.next(RelistBackoff::Clock::now()));
     }
   }
 }
 
 std::string ResourceWatch::list() {
-  const std::string base = collection_path(kind_) + "?limit=" + std::to_string(options_.page_limit);
   std::string cont;
   std::string rv;
+  ListPageLimits limits;
+  limits.max_item_bytes = options_.max_object_bytes;
   sink_.list_started(kind_);
   do {
-    const nlohmann::json page = client_.get_json(
-        base + (cont.empty() ? "" : "&continue=" + url_escape(cont)), options_.max_page_bytes);
-    const auto items = page.find("items");
-    if (items == page.end() || !(items->is_array() || items->is_null())) {
-      throw ApiError(200, "", "GET " + base + ": the answer has no items list");
+    const std::string path = collection_path(kind_) + "?limit=" + std::to_string(page_limit_) +
+                             (cont.empty() ? "" : "&continue=" + url_escape(cont));
+    ApiResponse r;
+    try {
+      r = stream_.get(client_, path, options_.max_page_bytes, options_.page_timeout);
+    } catch (const ApiError& e) {
+      // A page over the limit: the next LIST asks for smaller pages.
+      if (e.reason() == ApiError::kTooLarge && page_limit_ > 1) page_limit_ /= 2;
+      throw;
     }
-    if (items->is_array()) {
-      for (const nlohmann::json& item : *items) {
-        if (stopping_) return rv;
-        sink_.apply(kind_, WatchEvent::Added, item);
-      }
+    if (r.status < 200 || r.status > 299) {
+      std::string reason;
+      const std::string msg = status_message(r.status, r.body, &reason);
+      throw ApiError(r.status, reason, "GET " + path + ": " + msg);
     }
-    rv = resource_version_of(page);
-    const auto meta = page.find("metadata");
-    cont = meta != page.end() && meta->is_object() ? meta->value("continue", "") : "";
+    ListPageInfo page;
+    try {
+      page = read_list_page(
+          r.body, limits,
+          [&](nlohmann::json&& item) {
+            if (stopping_) return false;
+            sink_.apply(kind_, WatchEvent::Added, item);
+            return true;
+          },
+          [&](const std::string& why) { reject("GET " + path + ": " + why); });
+    } catch (const ListPageError& e) {
+      throw ApiError(r.status, "", "GET " + path + ": " + e.what());
+    }
+    if (stopping_) return rv;
+    rv = std::move(page.resource_version);
+    cont = std::move(page.continue_token);
   } while (!cont.empty());
-  if (rv.empty()) throw ApiError(200, "", "GET " + base + ": the list has no resourceVersion");
+  if (rv.empty()) {
+    throw ApiError(200, "", "GET " + collection_path(kind_) + ": the list has no resourceVersion");
+  }
   sink_.synced(kind_);
   std::lock_guard lock(mutex_);
   ++stats_.lists;
@@ -146,82 +177,75 @@ ResourceWatch::Outcome ResourceWatch::watch(std::string& resource_version) {
     std::lock_guard lock(mutex_);
     ++stats_.watches;
   }
-  bool expired = false, unreadable = false;
-  const StreamEnd end =
-      stream_.run(client_, path, options_.max_line_bytes, [&](std::string_view line) {
-        const nlohmann::json ev = nlohmann::json::parse(line, nullptr, false);
-        if (!ev.is_object() || !ev.contains("type") || !ev["type"].is_string() ||
-            !ev.contains("object") || !ev["object"].is_object()) {
-          note_error("watch " + path + ": unreadable event: " + std::string(line.substr(0, 200)));
-          unreadable = true;
-          return false;
-        }
-        const std::string& type = ev["type"].get_ref<const std::string&>();
-        const nlohmann::json& object = ev["object"];
-        if (type == "ERROR") {
-          // The API server reports an expired resourceVersion as an ERROR event carrying a
-          // Status with code 410 (reason Expired or Gone).
-          const int code = object.value("code", 0);
-          note_error("watch " + path + ": " + object.value("message", std::string("ERROR event")));
-          if (code == 410) {
-            expired = true;
-          } else {
-            unreadable = true;
+  bool expired = false, failed = false;
+  uint64_t lines = 0;  // events of any kind read from this stream
+  const auto started = std::chrono::steady_clock::now();
+  const auto total = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::seconds(options_.timeout_seconds)) +
+                     options_.watch_grace;
+  const StreamEnd end = stream_.run(
+      client_, path, options_.max_line_bytes,
+      [&](std::string_view text) {
+        ++lines;
+        WatchLine line = read_watch_line(text, options_.max_object_bytes);
+        switch (line.kind) {
+          case WatchLine::Kind::kSkipped:
+            reject("watch " + path + ": skipped " + line.message);
+            return true;
+          case WatchLine::Kind::kError:
+            // The API server reports an expired resourceVersion as an ERROR event carrying a
+            // Status with code 410 (reason Expired or Gone); any ERROR ends the watch.
+            note_error("watch " + path + ": " + line.message);
+            (line.code == 410 ? expired : failed) = true;
+            return false;
+          case WatchLine::Kind::kBookmark: {
+            if (!line.resource_version.empty()) resource_version = line.resource_version;
+            std::lock_guard lock(mutex_);
+            ++stats_.bookmarks;
+            return true;
           }
-          return false;
-        }
-        const std::string rv = resource_version_of(object);
-        if (type == "BOOKMARK") {
-          if (!rv.empty()) resource_version = rv;
-          std::lock_guard lock(mutex_);
-          ++stats_.bookmarks;
-          return true;
-        }
-        WatchEvent event;
-        if (type == "ADDED") {
-          event = WatchEvent::Added;
-        } else if (type == "MODIFIED") {
-          event = WatchEvent::Modified;
-        } else if (type == "DELETED") {
-          event = WatchEvent::Deleted;
-        } else {
-          note_error("watch " + path + ": unknown event type " + type);
-          unreadable = true;
-          return false;
+          case WatchLine::Kind::kObject:
+            break;
         }
         if (stopping_) return false;
-        sink_.apply(kind_, event, object);
-        if (!rv.empty()) resource_version = rv;
+        sink_.apply(kind_, line.event, line.object);
+        if (!line.resource_version.empty()) resource_version = line.resource_version;
         std::lock_guard lock(mutex_);
         ++stats_.events;
         return true;
-      });
+      },
+      total);
   std::lock_guard lock(mutex_);
   if (expired) {
     ++stats_.expired;
     return Outcome::kRelist;
   }
+  if (failed) {
+    ++stats_.broken;
+    return Outcome::kRelist;
+  }
   switch (end) {
     case StreamEnd::kFinished:
+      if (lines == 0 && std::chrono::steady_clock::now() - started < kShortWatch) {
+        ++stats_.short_watches;
+        last_error_ = "watch " + path + ": the server ended it within a second with no event";
+        return Outcome::kRelist;
+      }
       return Outcome::kRenew;
     case StreamEnd::kStopped:
-      if (unreadable) {
-        ++stats_.broken;
-        return Outcome::kBackOff;
-      }
       return Outcome::kRenew;  // only when stopping: the loop ends
     case StreamEnd::kOversized:
       ++stats_.oversized;
       ++stats_.broken;
       last_error_ = "watch " + path + ": an event line passed " +
                     std::to_string(options_.max_line_bytes) + " bytes";
-      return Outcome::kBackOff;
+      return Outcome::kRelist;
     case StreamEnd::kBroken:
       ++stats_.broken;
-      last_error_ = "watch " + path + ": the stream broke";
-      return Outcome::kBackOff;
+      last_error_ = "watch " + path + ": the stream broke or passed its deadline";
+      return Outcome::kRelist;
   }
-  return Outcome::kBackOff;
+  return Outcome::kRelist;
 }
 
 }  // namespace slicelab::k8s

@@ -1,6 +1,8 @@
 // Keeps a ClusterWatchSink in step with the API server's nodes or pods, as client-go's
 // reflector does: a paged LIST, then a WATCH from the list's resourceVersion, re-listing when
-// the version has expired (410 Gone) or the stream broke, with back-off, on a thread of its own.
+// the version has expired (410 Gone) or the stream broke, with the reflector's back-off, on a
+// thread of its own. Pages and events are read with their depth and memory bounded; an item or
+// event that cannot be read is skipped and counted, and the watch goes on.
 #pragma once
 
 #include <atomic>
@@ -14,6 +16,7 @@
 
 #include "backends/k8s/api_client.h"
 #include "backends/k8s/cluster_io.h"
+#include "backends/k8s/relist_backoff.h"
 
 namespace slicelab::k8s {
 
@@ -22,10 +25,24 @@ struct WatchOptions {
   // The longest watch event line (one object and its envelope). etcd refuses objects over
   // 1.5 MiB, so a longer line is a broken or hostile stream: it is cut and the kind re-listed.
   size_t max_line_bytes = size_t{8} << 20;
-  size_t max_page_bytes = size_t{256} << 20;  // one LIST page's body
+  // One LIST page's body. A page is read whole, then parsed one item at a time: it takes its
+  // text plus one item's parsed form (at most max_object_bytes). A page over this is refused
+  // and the next LIST asks for half as many items per page.
+  size_t max_page_bytes = size_t{64} << 20;
+  // One object's parsed form (a listed item, an event), the estimate of bounded_json.h: a real
+  // object of 1.5 MiB takes about a tenth of it. An object over it is skipped and counted.
+  size_t max_object_bytes = size_t{32} << 20;
+  // Each LIST page must arrive whole within this (a server that trickles it is cut here).
+  std::chrono::milliseconds page_timeout{60000};
   int timeout_seconds = 300;  // each WATCH request's timeoutSeconds; then it is renewed
-  std::chrono::milliseconds initial_backoff{200};
+  // A WATCH is cut this long after its timeoutSeconds if the server has not ended it.
+  std::chrono::milliseconds watch_grace{30000};
+  // Pauses before a re-list (client-go's reflector: 800 ms doubling to 30 s, jittered, reset
+  // after 2 minutes); tests shorten them.
+  std::chrono::milliseconds initial_backoff{800};
   std::chrono::milliseconds max_backoff{30000};
+  std::chrono::milliseconds backoff_reset{120000};
+  double backoff_jitter = 1.0;
 };
 
 struct WatchStats {
@@ -34,9 +51,11 @@ struct WatchStats {
   uint64_t events = 0;   // ADDED/MODIFIED/DELETED events delivered from streams
   uint64_t bookmarks = 0;
   uint64_t expired = 0;    // 410 Gone (as an HTTP status or an ERROR event)
-  uint64_t broken = 0;     // streams that failed mid-way, oversized lines, unreadable events
+  uint64_t broken = 0;     // streams that failed mid-way, oversized lines, ERROR events
   uint64_t failures = 0;   // requests that failed outright (connection refused, 5xx, 401)
   uint64_t oversized = 0;  // lines over max_line_bytes
+  uint64_t rejected = 0;   // items and events skipped: not JSON, too deep, too large, wrong shape
+  uint64_t short_watches = 0;  // watches the server ended within a second with no event
 };
 
 class ResourceWatch {
@@ -57,18 +76,20 @@ class ResourceWatch {
   static std::string collection_path(WatchKind kind);
 
  private:
-  enum class Outcome { kRenew, kRelist, kBackOff };
+  enum class Outcome { kRenew, kRelist };
   void loop();
   std::string list();  // returns the list's resourceVersion
   Outcome watch(std::string& resource_version);
   void back_off(std::chrono::milliseconds d);
   void note_error(const std::string& e);
+  void reject(const std::string& why);
 
   ApiClient& client_;
   const WatchKind kind_;
   ClusterWatchSink& sink_;
   const WatchOptions options_;
   LineStream stream_;
+  size_t page_limit_;  // halved when a page passes max_page_bytes
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;  // guards the fields below

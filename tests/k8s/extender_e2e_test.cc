@@ -552,5 +552,114 @@ TEST_F(ExtenderBinaryTest, ServeExtenderAgainstTheApiServerDecidesAsTheSimulator
   EXPECT_GE(api.count("GET", "/api/v1/pods"), 2u);
 }
 
+// `slicelab serve extender --api-server URL` started in the background: its pid, its port, and
+// its output so far.
+struct ServedExtender {
+  FILE* out = nullptr;
+  int pid = -1;
+  int port = -1;
+  std::string seen;
+};
+
+ServedExtender serve_extender(const std::string& api_url) {
+  ServedExtender s;
+  // `echo $$; exec` gives the shell's pid, which the binary keeps.
+  const std::string command = "echo $$; exec " + shell_quote(SLICELAB_BINARY) +
+                              " serve extender --scenario " + shell_quote(kScenario) +
+                              " -p best-fit --listen 127.0.0.1:0 --api-server " + api_url + " 2>&1";
+  s.out = ::popen(command.c_str(), "r");
+  if (s.out == nullptr) return s;
+  char line[4096];
+  while (s.port < 0 && std::fgets(line, sizeof line, s.out) != nullptr) {
+    s.seen += line;
+    const std::string l = line;
+    if (s.pid < 0) {
+      s.pid = std::stoi(l);
+    } else if (const size_t at = l.find("listening on 127.0.0.1:"); at != std::string::npos) {
+      s.port = std::stoi(l.substr(at + 23));
+    }
+  }
+  return s;
+}
+
+// SIGTERM ends the extender within 2 s even while the API server trickles its LIST a byte at a
+// time (the watch's LIST used to hold the exit until its 60 s read timeout, 14-20 s and more).
+TEST_F(ExtenderBinaryTest, ExitsPromptlyOnSigtermWhileItsListTrickles) {
+  FakeApiServer api;
+  const Scenario scenario = load_scenario(kScenario);
+  for (json& n : scenario_nodes(scenario)) api.add_node(n);
+  api.trickle_lists(100);
+  ServedExtender ext = serve_extender(api.url());
+  ASSERT_GT(ext.port, 0) << ext.seen;
+  // Both LISTs are in flight, a few bytes in.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while ((api.count("GET", "/api/v1/nodes") == 0 || api.count("GET", "/api/v1/pods") == 0) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto t0 = std::chrono::steady_clock::now();
+  ::kill(ext.pid, SIGTERM);
+  char line[4096];
+  while (std::fgets(line, sizeof line, ext.out) != nullptr) ext.seen += line;
+  const int status = ::pclose(ext.out);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("serve extender: exited %.3f s after SIGTERM with both LISTs trickling\n", seconds);
+  EXPECT_LT(seconds, 2.0) << ext.seen;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ext.seen;
+}
+
+// A body nested 100,000 levels deep inside the Pod (200 KB), sent to /filter and /prioritize,
+// is answered 400 and the extender goes on serving (it used to end with SIGSEGV); so is a Pod
+// or Node from the API server as deep, in a LIST or a watch event: skipped and counted.
+TEST_F(ExtenderBinaryTest, DeepBodiesAndObjectsAreRefusedAndCounted) {
+  FakeApiServer api;
+  const Scenario scenario = load_scenario(kScenario);
+  for (json& n : scenario_nodes(scenario)) api.add_node(n);
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  api.inject_list_item("pod",
+                       R"({"metadata":{"name":"deep","namespace":"x"},"spec":)" + deep + "}");
+  ServedExtender ext = serve_extender(api.url());
+  ASSERT_GT(ext.port, 0) << ext.seen;
+  httplib::Client client("127.0.0.1", ext.port);
+  bool ready = false;
+  for (int i = 0; i < 200 && !ready; ++i) {
+    const auto r = client.Get("/readyz");
+    ready = r && r->status == 200;
+    if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_TRUE(ready);
+  ASSERT_TRUE(api.wait_for_watches(2));
+  api.inject_line(R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"deeper"},"spec":)" +
+                  deep + "}}");
+  const std::string body =
+      R"({"NodeNames":["a"],"Pod":{"metadata":{"name":"p","namespace":"default"},"spec":)" + deep +
+      "}}";
+  for (const char* verb : {"/filter", "/prioritize"}) {
+    const auto r = client.Post(verb, body, "application/json");
+    ASSERT_TRUE(r) << verb;
+    EXPECT_EQ(r->status, 400) << verb;
+    EXPECT_NE(r->body.find("nested deeper than 64 levels"), std::string::npos) << r->body;
+  }
+  // Still serving; the watches skipped the list item and the event (which the fake writes to
+  // both watches, nodes' and pods'), and counted each: 3.
+  double rejected = -1;
+  for (int i = 0; i < 200 && rejected < 3; ++i) {
+    const auto m = client.Get("/metrics");
+    ASSERT_TRUE(m);
+    const std::string key = "slicelab_extender_watch_objects_rejected_total ";
+    const size_t at = m->body.find("\n" + key);
+    if (at != std::string::npos) rejected = std::stod(m->body.substr(at + 1 + key.size()));
+    if (rejected < 3) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_EQ(rejected, 3);
+  ::kill(ext.pid, SIGTERM);
+  char line[4096];
+  while (std::fgets(line, sizeof line, ext.out) != nullptr) ext.seen += line;
+  const int status = ::pclose(ext.out);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ext.seen;
+}
+
 }  // namespace
 }  // namespace slicelab::testing

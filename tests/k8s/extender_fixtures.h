@@ -50,6 +50,9 @@ inline nlohmann::json pod_object(const std::string& name, int gpus, int cores = 
   return p;
 }
 
+// Records what bind writes (or fails it). `live`: the pods a fresh read finds, by "ns/name"
+// (a pod not there reads as not found); empty, the writer has no cluster to read, as the
+// offline extender's.
 class FakeWriter final : public k8s::ClusterWriter {
  public:
   k8s::WriteResult patch_pod_annotations(const std::string& ns, const std::string& name,
@@ -58,17 +61,49 @@ class FakeWriter final : public k8s::ClusterWriter {
     for (const auto& [k, v] : patch) annotations[ns + "/" + name][k] = v;
     return {fail_patch ? "patch refused" : ""};
   }
-  k8s::WriteResult bind_pod(const std::string& ns, const std::string& name,
-                            const std::string& /*uid*/, const std::string& node) override {
+  k8s::WriteResult annotate_pod(const std::string& ns, const std::string& name,
+                                const std::string& uid, const std::string& resource_version,
+                                const std::map<std::string, std::string>& patch) override {
+    {
+      std::lock_guard lock(mu);
+      annotated_uids[ns + "/" + name] = uid;
+      annotated_versions[ns + "/" + name] = resource_version;
+    }
+    return patch_pod_annotations(ns, name, patch);
+  }
+  k8s::WriteResult bind_pod(const std::string& ns, const std::string& name, const std::string& uid,
+                            const std::string& node) override {
     std::lock_guard lock(mu);
     if (fail_bind) return {"binding refused"};
     bindings[ns + "/" + name] = node;
+    bound_uids[ns + "/" + name] = uid;
     return {};
+  }
+  k8s::LivePodRead read_pod(const std::string& ns, const std::string& name) override {
+    std::lock_guard lock(mu);
+    ++reads;
+    if (live.empty()) return {};
+    k8s::LivePodRead r;
+    r.live = true;
+    const auto it = live.find(ns + "/" + name);
+    if (it == live.end()) {
+      r.error = "HTTP 404: pods \"" + name + "\" not found";
+    } else {
+      r.pod = it->second;
+    }
+    return r;
+  }
+  size_t writes() {
+    std::lock_guard lock(mu);
+    return annotations.size() + bindings.size();
   }
   std::mutex mu;
   bool fail_patch = false, fail_bind = false;
   std::map<std::string, std::map<std::string, std::string>> annotations;
   std::map<std::string, std::string> bindings;
+  std::map<std::string, std::string> annotated_uids, annotated_versions, bound_uids;
+  std::map<std::string, k8s::LivePod> live;
+  int reads = 0;
 };
 
 }  // namespace slicelab::testing

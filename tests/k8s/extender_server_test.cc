@@ -98,7 +98,7 @@ TEST_F(ExtenderServerTest, FilterPrioritizeBindOverHttp) {
   for (const HostPriority& h : p)
     EXPECT_EQ(h.score, h.host == chosen ? kMaxExtenderPriority : h.score) << h.host;
   const json bind = {
-      {"PodName", "p"}, {"PodNamespace", "default"}, {"PodUID", "u"}, {"Node", chosen}};
+      {"PodName", "p"}, {"PodNamespace", "default"}, {"PodUID", "uid-p"}, {"Node", chosen}};
   r = client_->Post("/ext/bind", bind.dump(), "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(json::parse(r->body)["Error"], "");

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <thread>
 
+#include "backends/k8s/extender_server.h"
 #include "backends/k8s/extender_state.h"
 #include "backends/k8s/gpu_assignment.h"
 #include "sim/scenario/run_policies.h"
@@ -115,7 +117,8 @@ void expect_simulator_decisions(const Scenario& sc, const std::string& policy_na
     ASSERT_EQ(f.node_names->size(), 1U) << policy_name << " pod " << i;
     const std::string& node = names[static_cast<size_t>(o.node)];
     EXPECT_EQ(f.node_names->front(), node) << policy_name << " pod " << i;
-    const ExtenderBindingResult b = st.bind({"p" + std::to_string(i), "default", "", node}, writer);
+    const ExtenderBindingResult b =
+        st.bind({"p" + std::to_string(i), "default", "uid-p" + std::to_string(i), node}, writer);
     ASSERT_EQ(b.error, "") << policy_name << " pod " << i;
     const auto bound = st.bound("default/p" + std::to_string(i));
     ASSERT_TRUE(bound.has_value());
@@ -215,7 +218,7 @@ TEST_F(ExtenderState, PodWithoutGpusPassesEverywhereAndBindsWithoutAnnotation) {
   EXPECT_TRUE(f.failed_nodes.empty());
   for (const HostPriority& h : st.prioritize(args_for(pod, names))) EXPECT_EQ(h.score, 0);
   FakeWriter w;
-  EXPECT_EQ(st.bind({"web", "default", "", "cpu-only-node"}, w).error, "");
+  EXPECT_EQ(st.bind({"web", "default", "uid-web", "cpu-only-node"}, w).error, "");
   EXPECT_EQ(w.bindings.at("default/web"), "cpu-only-node");
   EXPECT_TRUE(w.annotations.empty());
 }
@@ -229,7 +232,7 @@ TEST_F(ExtenderState, FailedWriteGivesTheGpuBack) {
   const nlohmann::json pod = pod_object("q", 8);
   const ExtenderFilterResult f = st.filter(args_for(pod, {"a100-0"}));
   ASSERT_EQ(*f.node_names, std::vector<std::string>{"a100-0"});
-  EXPECT_NE(st.bind({"q", "default", "", "a100-0"}, w).error.find("binding refused"),
+  EXPECT_NE(st.bind({"q", "default", "uid-q", "a100-0"}, w).error.find("binding refused"),
             std::string::npos);
   EXPECT_FALSE(st.bound("default/q").has_value());
   // All 8 GPUs are free again.
@@ -285,20 +288,185 @@ TEST_F(ExtenderState, ConcurrentBindsNeverDoubleBookAGpu) {
   k8s::ExtenderState st(sc, sc.policies[0], 1, {});
   add_nodes(st);
   constexpr int kThreads = 16;
-  for (int i = 0; i < kThreads; ++i)
-    st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("c" + std::to_string(i), 3));
+  // Each pod filtered on its own (nothing is reserved until bind): every one gets l4-0.
+  for (int i = 0; i < kThreads; ++i) {
+    const nlohmann::json pod = pod_object("c" + std::to_string(i), 3);
+    st.apply(WatchKind::Pod, WatchEvent::Added, pod);
+    ASSERT_EQ(*st.filter(args_for(pod, {"l4-0"})).node_names, std::vector<std::string>{"l4-0"});
+  }
   // l4-0 has 4 GPUs: one 3-GPU pod fits, never two.
   FakeWriter w;
   std::atomic<int> ok{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i)
     threads.emplace_back([&, i] {
-      if (st.bind({"c" + std::to_string(i), "default", "", "l4-0"}, w).error.empty()) ++ok;
+      const std::string name = "c" + std::to_string(i);
+      if (st.bind({name, "default", "uid-" + name, "l4-0"}, w).error.empty()) ++ok;
     });
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(ok.load(), 1);
   EXPECT_EQ(w.bindings.size(), 1U);
   EXPECT_EQ(st.snapshot().pods_bound, 1U);
+}
+
+// --- bind binds only what filter decided, checked before anything is written ---
+
+TEST_F(ExtenderState, BindRefusesWhatFilterDidNotGrant) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  add_nodes(st);
+  FakeWriter w;
+  const auto refused = [&](const ExtenderBindingArgs& a, const std::string& why) {
+    const std::string error = st.bind(a, w).error;
+    EXPECT_NE(error.find("bind refused"), std::string::npos) << error;
+    EXPECT_NE(error.find(why), std::string::npos) << error;
+  };
+  // Seen on the watch, pending, but never filtered.
+  st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("seen", 1));
+  refused({"seen", "default", "uid-seen", "l4-0"}, "no decision of this extender's filter");
+  // A Running pod of the watch (the issue's forged bind: GPU 7 of a 4-GPU node).
+  st.apply(WatchKind::Pod, WatchEvent::Added, pod_object("running", 1, 100, 0, "l4-1"));
+  refused({"running", "default", "uid-running", "l4-2"}, "no decision");
+  // Filtered, then a bind with another UID, to a node filter did not pass, with no UID.
+  const nlohmann::json q = pod_object("q", 1);
+  ASSERT_EQ(st.filter(args_for(q, all_nodes())).node_names->size(), 1U);
+  refused({"q", "default", "uid-other", "l4-0"}, "not the UID uid-q");
+  ASSERT_EQ(st.filter(args_for(q, {"l4-0"})).node_names->size(), 1U);
+  refused({"q", "default", "uid-q", "a100-0"}, "filter did not pass node a100-0");
+  ASSERT_EQ(st.filter(args_for(q, {"l4-0"})).node_names->size(), 1U);
+  refused({"q", "default", "", "l4-0"}, "has no PodUID");
+  // A decision binds once: the legitimate bind, then the same again.
+  ASSERT_EQ(st.filter(args_for(q, {"l4-0"})).node_names->size(), 1U);
+  ASSERT_EQ(st.bind({"q", "default", "uid-q", "l4-0"}, w).error, "");
+  refused({"q", "default", "uid-q", "l4-0"}, "no decision");
+  // Filter of a pod that is not pending (bound, Running, being deleted) grants nothing.
+  const nlohmann::json bound = pod_object("b", 1, 100, 0, "l4-2");
+  (void)st.filter(args_for(bound, {"l4-2"}));
+  refused({"b", "default", "uid-b", "l4-2"}, "no decision");
+  nlohmann::json leaving = pod_object("d", 1);
+  leaving["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:01Z";
+  (void)st.filter(args_for(leaving, {"l4-2"}));
+  refused({"d", "default", "uid-d", "l4-2"}, "no decision");
+  // Only q's bind wrote anything; the refused ones wrote nothing.
+  EXPECT_EQ(w.annotations.size(), 1U);
+  EXPECT_EQ(w.bindings, (std::map<std::string, std::string>{{"default/q", "l4-0"}}));
+  EXPECT_EQ(w.annotated_uids.at("default/q"), "uid-q");
+  EXPECT_EQ(w.bound_uids.at("default/q"), "uid-q");
+  EXPECT_EQ(st.snapshot().binds_refused, 8U);
+}
+
+TEST_F(ExtenderState, BindChecksThePodAsTheApiServerHoldsItNow) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  add_nodes(st);
+  FakeWriter w;
+  const auto filter_then_bind = [&](const std::string& name, const k8s::LivePod* live) {
+    ASSERT_EQ(st.filter(args_for(pod_object(name, 1), {"l4-0"})).node_names->size(), 1U);
+    std::lock_guard lock(w.mu);
+    w.live.erase("default/" + name);
+    if (live != nullptr) w.live["default/" + name] = *live;
+    w.live["default/unrelated"] = {};  // the writer reads live pods
+  };
+  const auto refused = [&](const std::string& name, const std::string& why) {
+    const std::string error = st.bind({name, "default", "uid-" + name, "l4-0"}, w).error;
+    EXPECT_NE(error.find(why), std::string::npos) << name << ": " << error;
+  };
+  // The watch still shows it pending, but it has been bound meanwhile (Running elsewhere).
+  const k8s::LivePod running{"uid-r", "7", "Running", "l4-1", false};
+  filter_then_bind("r", &running);
+  refused("r", "already bound to node l4-1");
+  const k8s::LivePod recreated{"uid-new", "7", "Pending", "", false};
+  filter_then_bind("n", &recreated);
+  refused("n", "its UID is uid-new");
+  const k8s::LivePod leaving{"uid-l", "7", "Pending", "", true};
+  filter_then_bind("l", &leaving);
+  refused("l", "being deleted");
+  const k8s::LivePod failed{"uid-f", "7", "Failed", "", false};
+  filter_then_bind("f", &failed);
+  refused("f", "its phase is Failed");
+  filter_then_bind("gone", nullptr);
+  refused("gone", "cannot read it: HTTP 404");
+  EXPECT_EQ(w.writes(), 0U);  // nothing was patched or bound
+  EXPECT_FALSE(st.bound("default/r").has_value());
+  // Pending and unbound now: bound.
+  const k8s::LivePod pending{"uid-ok", "42", "Pending", "", false};
+  filter_then_bind("ok", &pending);
+  EXPECT_EQ(st.bind({"ok", "default", "uid-ok", "l4-0"}, w).error, "");
+  EXPECT_EQ(w.bindings.at("default/ok"), "l4-0");
+  // The patch applies only to the pod as that read found it.
+  EXPECT_EQ(w.annotated_uids.at("default/ok"), "uid-ok");
+  EXPECT_EQ(w.annotated_versions.at("default/ok"), "42");
+}
+
+TEST_F(ExtenderState, FilterDecisionsExpireAndAreBoundedInNumber) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderOptions options;
+  options.decision_ttl = std::chrono::milliseconds(50);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, options);
+  add_nodes(st);
+  FakeWriter w;
+  ASSERT_EQ(st.filter(args_for(pod_object("late", 1), {"l4-0"})).node_names->size(), 1U);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_NE(st.bind({"late", "default", "uid-late", "l4-0"}, w).error.find("expired after"),
+            std::string::npos);
+  // A flood of filters for made-up pods keeps kMaxKeptDecisions: the oldest goes.
+  k8s::ExtenderState flooded(sc, sc.policies[0], 1, {});
+  add_nodes(flooded);
+  for (size_t i = 0; i <= kMaxKeptDecisions; ++i)
+    (void)flooded.filter(args_for(pod_object("f" + std::to_string(i), 0), {"l4-0"}));
+  EXPECT_NE(flooded.bind({"f0", "default", "uid-f0", "l4-0"}, w).error.find("no decision"),
+            std::string::npos);
+  const std::string last = "f" + std::to_string(kMaxKeptDecisions);
+  EXPECT_EQ(flooded.bind({last, "default", "uid-" + last, "l4-0"}, w).error, "");
+}
+
+// A Pod nested 100,000 levels deep (what no parse from the network lets through any more) is
+// refused by the conversion's own bound, not recursed into.
+nlohmann::json deeply_nested(int levels) {
+  nlohmann::json deep = nlohmann::json::array();
+  nlohmann::json* at = &deep;
+  for (int i = 0; i < levels; ++i) {
+    at->push_back(nlohmann::json::array());
+    at = &at->back();
+  }
+  return deep;
+}
+
+TEST_F(ExtenderState, DeepObjectsAreRefusedWithoutRecursion) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  add_nodes(st);
+  nlohmann::json pod = pod_object("deep", 1);
+  pod["spec"]["affinity"] = deeply_nested(100000);
+  st.apply(WatchKind::Pod, WatchEvent::Added, pod);
+  EXPECT_EQ(st.snapshot().objects_rejected, 1U);
+  ExtenderArgs args;
+  args.pod = std::move(pod);
+  args.node_names = all_nodes();
+  const ExtenderFilterResult f = st.filter(args);
+  EXPECT_NE(f.error.find("deeper than 64 levels"), std::string::npos) << f.error;
+  // What the watch itself skipped is counted with the rest.
+  st.rejected(WatchKind::Pod, "an event that cannot be read");
+  EXPECT_EQ(st.snapshot().objects_rejected, 2U);
+}
+
+// The handlers: a body nested 100,000 levels deep inside the Pod (200 KB) is 400, not a crash.
+TEST_F(ExtenderState, DeepBodiesAreAnswered400) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  add_nodes(st);
+  FakeWriter w;
+  ExtenderServer server(st, w, {});
+  const std::string body = R"({"NodeNames":["l4-0"],"Pod":{"metadata":{"name":"x"},"spec":)" +
+                           std::string(100000, '[') + std::string(100000, ']') + "}}";
+  for (const auto& r : {server.handle_filter(body), server.handle_prioritize(body)}) {
+    EXPECT_EQ(r.status, 400);
+    EXPECT_NE(r.body.find("nested deeper than 64 levels"), std::string::npos) << r.body;
+  }
+  const std::string bind = R"({"PodName":"x","Node":"l4-0","PodUID":)" + std::string(100000, '[') +
+                           std::string(100000, ']') + "}";
+  EXPECT_EQ(server.handle_bind(bind).status, 400);
+  EXPECT_EQ(server.handle_filter(R"({"NodeNames":["l4-0"],"Pod":{}})").status, 200);
 }
 
 // Shadow mode, worked by hand: two 1-GPU L4 nodes, a target workload of whole-GPU pods. Half-GPU

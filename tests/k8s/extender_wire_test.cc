@@ -3,6 +3,7 @@
 
 #include "backends/k8s/extender_wire.h"
 #include "backends/k8s/gpu_assignment.h"
+#include "workloads/bounded_json.h"
 
 namespace slicelab::k8s {
 namespace extender_wire_test {
@@ -70,6 +71,54 @@ TEST(ExtenderWire, HostileBodiesAreWireErrors) {
   EXPECT_THROW(parse_extender_args(huge), WireError);
 }
 
+// Nesting is refused while parsing, at level 65, whatever follows: 100,000 arrays inside the Pod
+// (a 200 KB body) used to be copied and converted recursively until the stack ran out.
+TEST(ExtenderWire, DeepBodiesAreRefusedWhileParsing) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    (void)parse_extender_args(R"({"NodeNames":["n1"],"Pod":{"spec":)" + deep + "}}");
+    ADD_FAILURE() << "no error";
+  } catch (const WireError& e) {
+    // The Pod's spec opens level 3 at byte 34: level 65 is the 63rd '[', at byte 34 + 62.
+    EXPECT_STREQ(e.what(), "ExtenderArgs: body nested deeper than 64 levels at byte 96");
+  }
+  EXPECT_THROW(parse_binding_args(R"({"PodName":"p","Node":"n","PodUID":)" + deep + "}"),
+               WireError);
+  EXPECT_THROW(parse_host_priorities(deep), WireError);
+  // 64 levels in all are a valid body.
+  const std::string at_limit =
+      R"({"NodeNames":["n1"],"Pod":{"spec":)" + std::string(62, '[') + std::string(62, ']') + "}}";
+  EXPECT_EQ(parse_extender_args(at_limit).pod["spec"].size(), 1U);
+  const std::string past_limit =
+      R"({"NodeNames":["n1"],"Pod":{"spec":)" + std::string(63, '[') + std::string(63, ']') + "}}";
+  EXPECT_THROW(parse_extender_args(past_limit), WireError);
+}
+
+// Memory: a body whose parse would pass the shared budget (or its own limit) is WireOverBudget,
+// which the server answers 503, and what it took is given back.
+TEST(ExtenderWire, ABodyOverItsMemoryIsOverBudget) {
+  std::string body = R"({"NodeNames":[)";
+  for (int i = 0; i < 1000; ++i) body += (i ? ",\"n" : "\"n") + std::to_string(i) + "\"";
+  body += R"(],"Pod":{}})";
+  MemoryBudget budget(16 * 1024);
+  {
+    BudgetCharge charge(budget);
+    WireLimits limits;
+    limits.charge = &charge;
+    EXPECT_THROW(parse_extender_args(body, limits), WireOverBudget);
+  }
+  EXPECT_EQ(budget.used(), 0U);
+  WireLimits small;
+  small.max_document_bytes = 4096;
+  EXPECT_THROW(parse_extender_args(body, small), WireOverBudget);
+  MemoryBudget enough(size_t{16} << 20);
+  BudgetCharge charge(enough);
+  WireLimits limits;
+  limits.charge = &charge;
+  EXPECT_EQ(parse_extender_args(body, limits).node_names->size(), 1000U);
+  EXPECT_GT(enough.used(), 1000U * 32);  // held while the parsed body lives
+}
+
 TEST(ExtenderWire, GpuAssignmentRoundTrip) {
   GpuAssignment a{"n1", "fgd", "hami", {{0, "GPU-1", 8192, 30}, {3, "", 81920, 100}}};
   const std::string text = to_annotation(a);
@@ -84,6 +133,10 @@ TEST(ExtenderWire, GpuAssignmentRoundTrip) {
   EXPECT_EQ(back->gpus[0].uuid, "GPU-1");
   EXPECT_FALSE(parse_gpu_assignment(R"({"gpus":[{"index":-1}]})", error).has_value());
   EXPECT_FALSE(parse_gpu_assignment("{", error).has_value());
+  // The annotation is the pod owner's to write: a deep one is refused, not recursed into.
+  EXPECT_FALSE(
+      parse_gpu_assignment(std::string(100000, '[') + std::string(100000, ']'), error).has_value());
+  EXPECT_NE(error.find("nesting deeper than 8 levels"), std::string::npos) << error;
 }
 
 }  // namespace extender_wire_test

@@ -1,19 +1,29 @@
 // The kube-scheduler stand-in against a stub extender and the fake API server: the request
 // bodies kube-scheduler sends, how it adds extender scores, breaks ties, skips prioritize for a
-// single feasible node, honours managedResources and ignorable, and binds.
+// single feasible node, honours managedResources and ignorable, and binds. Then slicelab's own
+// extender state behind the same HTTP verbs: kube-scheduler's sequence binds, and forged binds
+// (a Running pod, a pod never filtered, a wrong UID, a node filter did not pass, a pod bound
+// meanwhile) are refused with nothing patched or bound, as the API server's request log shows.
 #include "tests/support/kube_scheduler_driver.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <atomic>
+#include <chrono>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
 
 #include "backends/k8s/api_client.h"
 #include "backends/k8s/api_cluster_writer.h"
+#include "backends/k8s/extender_state.h"
+#include "backends/k8s/extender_wire.h"
+#include "sim/scenario/scenario.h"
+#include "tests/k8s/extender_fixtures.h"
 #include "tests/support/fake_api_server.h"
+#include "tests/support/temp_files.h"
 
 namespace slicelab::testing {
 namespace {
@@ -238,6 +248,184 @@ TEST(KubeSchedulerDriverTest, ManagedResourcesIgnorableAndTheDefaultBinder) {
   KubeSchedulerDriver lenient(ignorable, 1);
   const CycleResult kept = lenient.schedule(pod, nodes, "", false);
   EXPECT_EQ(kept.feasible.size(), 4u);
+}
+
+// --- slicelab's extender state behind the protocol's verbs ---
+
+// The extender's verbs over HTTP as the server's handlers answer them (parse, decide, answer),
+// on slicelab's ExtenderState, binding through the API server.
+class StateExtender {
+ public:
+  StateExtender(k8s::ExtenderState& state, k8s::ClusterWriter& writer)
+      : state_(state), writer_(writer) {
+    server_.Post("/ext/filter", [this](const httplib::Request& req, httplib::Response& res) {
+      res.set_content(k8s::to_json(state_.filter(k8s::parse_extender_args(req.body))).dump(),
+                      "application/json");
+    });
+    server_.Post("/ext/prioritize", [this](const httplib::Request& req, httplib::Response& res) {
+      res.set_content(k8s::to_json(state_.prioritize(k8s::parse_extender_args(req.body))).dump(),
+                      "application/json");
+    });
+    server_.Post("/ext/bind", [this](const httplib::Request& req, httplib::Response& res) {
+      res.set_content(k8s::to_json(state_.bind(k8s::parse_binding_args(req.body), writer_)).dump(),
+                      "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~StateExtender() {
+    for (int i = 0; i < 5000 && !server_.is_running(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/ext/"; }
+  // What anyone who reaches the port can send: a bind of their choosing.
+  std::string post_bind(const std::string& name, const std::string& uid, const std::string& node) {
+    httplib::Client c("127.0.0.1", port_);
+    const json body = {
+        {"PodName", name}, {"PodNamespace", "default"}, {"PodUID", uid}, {"Node", node}};
+    const auto r = c.Post("/ext/bind", body.dump(), "application/json");
+    if (!r) return "no answer";
+    return json::parse(r->body).value("Error", "");
+  }
+
+ private:
+  k8s::ExtenderState& state_;
+  k8s::ClusterWriter& writer_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+class ExtenderBindTest : public TempFilesTest {
+ protected:
+  void SetUp() override {
+    TempFilesTest::SetUp();
+    scenario_ = load_scenario(write("s.yaml", R"(name: bind
+cluster:
+  node_groups:
+    - {name: l4, count: 2, gpu_model: L4, gpus_per_node: 4, cpu_milli: 64000, memory_mib: 262144, node_names: [n0, n1]}
+workload:
+  pods:
+    - {name: t, duration: 1h, cpu_milli: 1000, gpu_count: 1, gpu_milli: 1000}
+policies:
+  - {name: best-fit, placement: best-fit, sharing: gpu-share}
+)"));
+    state_ = std::make_unique<k8s::ExtenderState>(scenario_, scenario_.policies[0], 1,
+                                                  k8s::ExtenderOptions{});
+    // The extender's watch, fed by hand so that a test can hold it back (a watch that lags).
+    state_->list_started(k8s::WatchKind::Node);
+    for (const char* n : {"n0", "n1"}) {
+      nodes_.push_back(as_informer_object(api_.add_node(node_object(n, "NVIDIA-L4", 4))));
+      state_->apply(k8s::WatchKind::Node, k8s::WatchEvent::Added, nodes_.back());
+    }
+    state_->synced(k8s::WatchKind::Node);
+    state_->list_started(k8s::WatchKind::Pod);
+    state_->synced(k8s::WatchKind::Pod);
+    k8s::ApiConfig c;
+    c.server = api_.url();
+    client_ = std::make_unique<k8s::ApiClient>(c);
+    writer_ = std::make_unique<k8s::ApiClusterWriter>(*client_);
+    ext_ = std::make_unique<StateExtender>(*state_, *writer_);
+  }
+  // A pod stored by the API server and seen on the extender's watch.
+  json add_pod(const std::string& name, const std::string& node = "") {
+    const json p = as_informer_object(api_.add_pod(pod_object(name, 1, 100, 0, node)));
+    state_->apply(k8s::WatchKind::Pod, k8s::WatchEvent::Added, p);
+    return p;
+  }
+  static std::string uid_of(const json& pod) { return pod["metadata"]["uid"]; }
+  // kube-scheduler's filter for `pod` over both nodes: the node it passes.
+  std::string filter(const json& pod) {
+    ExtenderStanza stanza;
+    stanza.url_prefix = ext_->url();
+    stanza.node_cache_capable = true;
+    KubeSchedulerDriver driver(stanza, 1);
+    return driver.schedule(pod, nodes_, "", false).node;
+  }
+  // The writes a bind makes: annotation patches and Bindings.
+  size_t writes() const {
+    return api_.count("PATCH", "/api/v1/namespaces/") + api_.count("POST", "/api/v1/namespaces/");
+  }
+  void expect_refused(const std::string& error, const std::string& why, size_t writes_before) {
+    EXPECT_NE(error.find("bind refused"), std::string::npos) << error;
+    EXPECT_NE(error.find(why), std::string::npos) << error;
+    EXPECT_EQ(writes(), writes_before) << "a refused bind wrote to the API server";
+  }
+
+  FakeApiServer api_;
+  Scenario scenario_;
+  std::unique_ptr<k8s::ExtenderState> state_;
+  std::unique_ptr<k8s::ApiClient> client_;
+  std::unique_ptr<k8s::ApiClusterWriter> writer_;
+  std::unique_ptr<StateExtender> ext_;
+  std::vector<json> nodes_;
+};
+
+TEST_F(ExtenderBindTest, KubeSchedulersSequenceBindsWithTheUidOnEveryWrite) {
+  const json pod = add_pod("a");
+  ExtenderStanza stanza;
+  stanza.url_prefix = ext_->url();
+  stanza.node_cache_capable = true;
+  KubeSchedulerDriver driver(stanza, 1);
+  const CycleResult r = driver.schedule(pod, nodes_);
+  ASSERT_TRUE(r.bound) << r.error;
+  const json stored = api_.pod("default", "a");
+  EXPECT_EQ(stored["spec"]["nodeName"], r.node);
+  EXPECT_TRUE(stored["metadata"]["annotations"].contains("slicelab.io/gpu-assignment"));
+  // A fresh GET of the pod, then the patch and the Binding, both carrying its UID.
+  std::vector<RecordedRequest> log;
+  for (const RecordedRequest& q : api_.requests())
+    if (q.path.rfind("/api/v1/namespaces/default/pods/a", 0) == 0) log.push_back(q);
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0].method, "GET");
+  EXPECT_EQ(log[1].method, "PATCH");
+  EXPECT_EQ(json::parse(log[1].body)["metadata"]["uid"], uid_of(pod));
+  EXPECT_EQ(log[2].method, "POST");
+  EXPECT_EQ(json::parse(log[2].body)["metadata"]["uid"], uid_of(pod));
+}
+
+TEST_F(ExtenderBindTest, ForgedBindsAreRefusedWithNothingWritten) {
+  // A Running pod (the issue's case: its annotation was patched to GPU 7 of a 4-GPU node).
+  const json running = add_pod("running", "n0");
+  const json running_before = api_.pod("default", "running");
+  size_t before = writes();
+  expect_refused(ext_->post_bind("running", uid_of(running), "n1"), "no decision", before);
+  EXPECT_EQ(api_.pod("default", "running"), running_before);
+  // A pending pod this extender never filtered.
+  const json never = add_pod("never");
+  expect_refused(ext_->post_bind("never", uid_of(never), "n0"), "no decision", before);
+  // Filtered, then bound under another UID.
+  const json a = add_pod("a");
+  ASSERT_FALSE(filter(a).empty());
+  expect_refused(ext_->post_bind("a", "pod-uid-999", filter(a)), "is not the UID", before);
+  // Filtered, then bound to a node filter did not pass.
+  const std::string chosen = filter(a);
+  const std::string other = chosen == "n0" ? "n1" : "n0";
+  expect_refused(ext_->post_bind("a", uid_of(a), other), "did not pass node " + other, before);
+  // Filtered while pending; bound by someone else since (the watch has not said so yet): the
+  // fresh read refuses it.
+  const json b = add_pod("b");
+  ASSERT_FALSE(filter(b).empty());
+  ASSERT_TRUE(writer_->bind_pod("default", "b", uid_of(b), "n1").ok());
+  before = writes();
+  expect_refused(ext_->post_bind("b", uid_of(b), filter(b)), "already bound to node n1", before);
+  // Filtered while pending, Running since (and bound).
+  const json c = add_pod("c");
+  const std::string c_node = filter(c);
+  ASSERT_FALSE(c_node.empty());
+  api_.modify_pod("default", "c",
+                  {{"spec", {{"nodeName", c_node}}}, {"status", {{"phase", "Running"}}}});
+  expect_refused(ext_->post_bind("c", uid_of(c), c_node), "already bound", before);
+  EXPECT_FALSE(api_.pod("default", "c")["metadata"].contains("annotations"));
+  // Bound once legitimately, then again: the decision was used.
+  const json d = add_pod("d");
+  const std::string d_node = filter(d);
+  EXPECT_EQ(ext_->post_bind("d", uid_of(d), d_node), "");
+  before = writes();
+  expect_refused(ext_->post_bind("d", uid_of(d), d_node), "no decision", before);
+  EXPECT_EQ(state_->snapshot().binds_refused, 7u);
 }
 
 }  // namespace

@@ -63,7 +63,8 @@ double sum_of(const PromExposition& e, const std::string& family) {
 // One server over one state, listening on a free port of 127.0.0.1.
 class MetricsEndpointTest : public ::testing::Test {
  protected:
-  void start(bool shadow, bool with_pods) {
+  void start(bool shadow, bool with_pods,
+             size_t max_exposition_bytes = MetricRegistry::kDefaultMaxExpositionBytes) {
     scenario_ = std::make_unique<Scenario>(load_scenario(kDir + "kubernetes.yaml"));
     ExtenderOptions options;
     options.shadow = shadow;
@@ -75,7 +76,7 @@ class MetricsEndpointTest : public ::testing::Test {
     ExtenderServerOptions server_options;
     server_options.max_body_bytes = 64 * 1024;
     server_ = std::make_unique<ExtenderServer>(*state_, writer_, server_options);
-    endpoint_ = std::make_unique<MetricsEndpoint>(*state_);
+    endpoint_ = std::make_unique<MetricsEndpoint>(*state_, max_exposition_bytes);
     server_->set_metrics([this] { return endpoint_->scrape(); });
     server_->set_request_metrics(endpoint_->metrics());
     port_ = server_->bind("127.0.0.1", 0);
@@ -173,6 +174,47 @@ TEST_F(MetricsEndpointTest, CountsRequestsDecisionsAndGpuAllocation) {
   EXPECT_EQ(sum_of(e, "hami_gpu_memory_allocated_bytes"), card);
   // Outside shadow mode the shadow series exist and stay 0.
   EXPECT_EQ(e.value("slicelab_shadow_pods_total"), 0);
+}
+
+// Past its size limit the scrape leaves the per-GPU families out whole, keeps the cluster's, and
+// says how many it left out.
+TEST_F(MetricsEndpointTest, AScrapeStaysWithinItsLimit) {
+  start(/*shadow=*/false, /*with_pods=*/false);
+  const std::string whole = endpoint_->scrape();
+  // The small families come first; HAMi's per-GPU ones (28 GPUs, ~5 KB each) after them.
+  const size_t small = whole.find("# HELP hami_");
+  ASSERT_NE(small, std::string::npos);
+  const size_t limit = small + 2048;
+  ASSERT_LT(limit, whole.size());
+  MetricsEndpoint capped(*state_, limit);
+  const std::string text = capped.scrape();
+  EXPECT_LE(text.size(), limit);
+  const PromExposition e = parse_prometheus_text(text);
+  ASSERT_NE(e.family("slicelab_metrics_families_dropped"), nullptr);
+  // The seven per-GPU families; the two per-container ones are empty (no pod holds a GPU) and
+  // fit in what is left.
+  EXPECT_EQ(e.value("slicelab_metrics_families_dropped"), 7);
+  EXPECT_EQ(e.value("slicelab_extender_nodes"), 6);
+  EXPECT_EQ(e.family("hami_gpu_memory_limit_bytes"), nullptr);
+  // Room for about half of them: each family written is written whole, 28 GPUs or none.
+  MetricsEndpoint half(*state_, small + (whole.size() - small) / 2);
+  const PromExposition h = parse_prometheus_text(half.scrape());
+  size_t written = 0;
+  for (const char* f :
+       {"hami_gpu_memory_limit_bytes", "hami_gpu_core_limit_ratio",
+        "hami_gpu_memory_allocated_bytes", "hami_gpu_shared_count", "hami_gpu_core_allocated_ratio",
+        "hami_node_gpu_overview", "hami_node_gpu_memory_allocated_ratio"}) {
+    if (h.family(f) != nullptr) {
+      EXPECT_EQ(h.family(f)->samples.size(), 28u) << f;
+      ++written;
+    }
+  }
+  EXPECT_GT(written, 0u);
+  EXPECT_LT(written, 7u);
+  for (const char* f : {"hami_vgpu_memory_allocated_bytes", "hami_vgpu_core_allocated_ratio"}) {
+    if (h.family(f) != nullptr) ++written;
+  }
+  EXPECT_EQ(h.value("slicelab_metrics_families_dropped"), static_cast<double>(9 - written));
 }
 
 TEST_F(MetricsEndpointTest, ExportsShadowFigures) {

@@ -103,6 +103,47 @@ TEST(PrometheusRegistry, ReplaceAllDropsSeriesThatLeft) {
 
 // Observers in several threads while another scrapes: every scrape parses (its +Inf bucket
 // equals its _count), and the totals come out exact.
+// A collected family's lines are written at the scrape, straight into the exposition; past the
+// registry's limit a family is left out whole, the later ones are still written, and the
+// exposition says how many were left out.
+TEST(PrometheusRegistry, FamiliesPastTheLimitAreLeftOutWholeAndCounted) {
+  const auto fill = [](MetricRegistry& registry) {
+    registry.gauge("small_a", "A").with({}).set(1);
+    registry.collected_gauge("big", "Big", {"i"}).set_collector([](SampleWriter& w) {
+      for (int i = 0; i < 1000; ++i) {
+        if (!w.add({std::to_string(i)}, i)) return;
+      }
+    });
+    registry.counter("small_b", "B").with({}).add(2);
+  };
+  MetricRegistry roomy(size_t{1} << 20);
+  fill(roomy);
+  const std::string whole = roomy.expose();
+  const PromExposition all = parse_prometheus_text(whole);
+  EXPECT_EQ(all.family("big")->samples.size(), 1000u);
+  EXPECT_EQ(all.value("big", {{"i", "999"}}), 999);
+  EXPECT_EQ(all.family("slicelab_metrics_families_dropped"), nullptr);
+  EXPECT_GT(whole.size(), 10000u);
+
+  MetricRegistry tight(2048);
+  fill(tight);
+  const std::string cut = tight.expose();
+  EXPECT_LE(cut.size(), 2048u);
+  const PromExposition e = parse_prometheus_text(cut);
+  EXPECT_EQ(e.family("big"), nullptr);
+  EXPECT_EQ(cut.find("big{"), std::string::npos);
+  EXPECT_EQ(e.value("small_a"), 1);
+  EXPECT_EQ(e.value("small_b"), 2);
+  EXPECT_EQ(e.value("slicelab_metrics_families_dropped"), 1);
+  EXPECT_EQ(e.family("slicelab_metrics_families_dropped")->type, "gauge");
+  // A collector that writes a wrong number of label values is a programming error.
+  MetricRegistry wrong;
+  wrong.collected_gauge("g", "G", {"a", "b"}).set_collector([](SampleWriter& w) {
+    w.add({"only one"}, 1);
+  });
+  EXPECT_THROW(wrong.expose(), std::invalid_argument);
+}
+
 TEST(PrometheusRegistry, CountsExactlyUnderConcurrentObservers) {
   MetricRegistry registry;
   ExtenderMetrics metrics(registry);

@@ -175,6 +175,17 @@ void FakeApiServer::send_bookmarks() {
   changed_.notify_all();
 }
 
+void FakeApiServer::inject_list_item(const std::string& kind, const std::string& text) {
+  std::lock_guard lock(mutex_);
+  injected_items_[kind].push_back(text);
+}
+
+void FakeApiServer::trickle_lists(int interval_ms) {
+  std::lock_guard lock(mutex_);
+  trickle_ms_ = interval_ms;
+  changed_.notify_all();
+}
+
 void FakeApiServer::inject_line(const std::string& line) {
   std::lock_guard lock(mutex_);
   injected_.push_back(line);
@@ -240,7 +251,7 @@ void FakeApiServer::handle_collection(Kind kind, const httplib::Request& req,
 }
 
 void FakeApiServer::handle_list(Kind kind, const httplib::Request& req, httplib::Response& res) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   const auto& store = store_locked(kind);
   size_t limit = 0;
   if (req.has_param("limit")) limit = std::stoul(req.get_param_value("limit"));
@@ -271,13 +282,47 @@ void FakeApiServer::handle_list(Kind kind, const httplib::Request& req, httplib:
     items.push_back(without_type(it->second));
     last = it->first;
   }
-  json list = {{"kind", kind == Kind::kNode ? "NodeList" : "PodList"},
-               {"apiVersion", "v1"},
-               {"metadata", {{"resourceVersion", std::to_string(list_rv)}}},
-               {"items", std::move(items)}};
-  if (more) list["metadata"]["continue"] = std::to_string(list_rv) + "|" + last;
+  json meta = {{"resourceVersion", std::to_string(list_rv)}};
+  if (more) meta["continue"] = std::to_string(list_rv) + "|" + last;
+  // Written by hand so that raw items (inject_list_item) go in as they are, after the stored
+  // ones, on the last page.
+  std::string body = std::string(R"({"kind":")") + (kind == Kind::kNode ? "NodeList" : "PodList") +
+                     R"(","apiVersion":"v1","metadata":)" + meta.dump() + R"(,"items":[)";
+  for (size_t i = 0; i < items.size(); ++i) body += (i ? "," : "") + items[i].dump();
+  if (const auto raw = injected_items_.find(kind == Kind::kNode ? "node" : "pod");
+      raw != injected_items_.end() && !more) {
+    for (const std::string& item : raw->second) body += (body.back() == '[' ? "" : ",") + item;
+  }
+  body += "]}";
   res.status = 200;
-  res.set_content(list.dump(), "application/json");
+  if (trickle_ms_ > 0) {
+    // One byte at a time, never finishing while the fault is on: a client must cut it itself.
+    auto text = std::make_shared<std::string>(std::move(body));
+    lock.unlock();
+    res.set_chunked_content_provider("application/json", [this, text](size_t offset,
+                                                                      httplib::DataSink& sink) {
+      int interval = 0;
+      {
+        std::unique_lock wait(mutex_);
+        if (stopping_) return false;
+        interval = trickle_ms_;
+        if (interval > 0) {
+          changed_.wait_for(wait, std::chrono::milliseconds(interval), [&] { return stopping_; });
+          if (stopping_) return false;
+        }
+      }
+      if (interval <= 0) {  // the fault was turned off: the rest at once
+        if (offset < text->size() && !sink.write(text->data() + offset, text->size() - offset))
+          return false;
+        sink.done();
+        return true;
+      }
+      if (offset < text->size()) return sink.write(text->data() + offset, 1);
+      return sink.is_writable();  // all sent, but the answer never ends while trickling
+    });
+    return;
+  }
+  res.set_content(body, "application/json");
 }
 
 void FakeApiServer::handle_watch(Kind kind, const httplib::Request& req, httplib::Response& res) {
@@ -447,6 +492,28 @@ void FakeApiServer::install_routes() {
     const json patch = json::parse(req.body, nullptr, false);
     if (patch.is_discarded()) {
       answer_status(res, 400, "BadRequest", "the patch is not JSON");
+      return;
+    }
+    // metadata.uid is immutable (apimachinery's ValidateObjectMetaUpdate): a patch that would
+    // change it is refused with 422 Invalid, which makes a uid in the patch a precondition.
+    const json current = pod(req.matches[1].str(), req.matches[2].str());
+    if (!current.is_null() && patch.contains("metadata") && patch["metadata"].is_object() &&
+        patch["metadata"].contains("uid") &&
+        patch["metadata"]["uid"] != current["metadata"]["uid"]) {
+      answer_status(res, 422, "Invalid",
+                    "Pod \"" + req.matches[2].str() +
+                        "\" is invalid: metadata.uid: Invalid value: " +
+                        patch["metadata"]["uid"].dump() + ": field is immutable");
+      return;
+    }
+    // A resourceVersion in the patch is a precondition (optimistic concurrency).
+    if (!current.is_null() && patch.contains("metadata") && patch["metadata"].is_object() &&
+        patch["metadata"].contains("resourceVersion") &&
+        patch["metadata"]["resourceVersion"] != current["metadata"]["resourceVersion"]) {
+      answer_status(res, 409, "Conflict",
+                    "Operation cannot be fulfilled on pods \"" + req.matches[2].str() +
+                        "\": the object has been modified; please apply your changes to the "
+                        "latest version and try again");
       return;
     }
     if (!modify_pod(req.matches[1].str(), req.matches[2].str(), patch)) {

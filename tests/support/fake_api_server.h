@@ -67,6 +67,12 @@ class FakeApiServer {
   void send_bookmarks();
   // `line` (and a newline) is written to every open watch stream as it is.
   void inject_line(const std::string& line);
+  // `text` is served as one more item of every LIST of `kind` ("node" or "pod"), as it is (a
+  // hostile item: nested 100,000 levels deep, not an object, not JSON).
+  void inject_list_item(const std::string& kind, const std::string& text);
+  // LIST answers (not watches, not other requests) trickle: one byte of the body every
+  // `interval_ms`, the body never ending while the fault is on (0 turns it off).
+  void trickle_lists(int interval_ms);
   // Waits until `n` watch streams are open (or the timeout passes); true when they are.
   bool wait_for_watches(size_t n, int timeout_ms = 5000) const;
   size_t open_watches() const;
@@ -108,6 +114,8 @@ class FakeApiServer {
   uint64_t break_generation_ = 0;
   uint64_t bookmark_generation_ = 0;
   std::vector<std::string> injected_;  // lines for every open stream; index = injection number
+  std::map<std::string, std::vector<std::string>> injected_items_;  // kind -> raw list items
+  int trickle_ms_ = 0;
   size_t open_watches_ = 0;
   std::string token_;
   std::map<std::string, nlohmann::json> nodes_, pods_;  // key: name, "namespace/name"
