@@ -159,6 +159,14 @@ int ServeCommand::run_extender() const {
   // A peer that closes while the API client (cpp-httplib) writes must be an error, not the end
   // of the process (the server's sockets already write with MSG_NOSIGNAL).
   std::signal(SIGPIPE, SIG_IGN);
+  // SIGINT and SIGTERM stop the server: blocked here, before any thread starts (every thread
+  // inherits the mask: the server's workers, the watches), and awaited by one thread, so no
+  // handler and no global are needed.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   const auto [host, port] = host_port("--listen", listen_);
   k8s::ExtenderServerOptions server_options;
   server_options.url_prefix = url_prefix_;
@@ -258,14 +266,6 @@ int ServeCommand::run_extender() const {
                "slicelab extender: warning: --auth-token-file without --tls-cert-file: the token "
                "crosses the network in clear text\n");
   }
-  // SIGINT and SIGTERM stop the server: blocked here (every thread inherits the mask) and
-  // awaited by one thread, so no handler and no global are needed.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  // The watch threads start after the mask is set, so that they inherit it too.
   if (link) link->start();
   std::thread waiter([&] {
     int signal = 0;

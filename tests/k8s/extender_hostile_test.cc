@@ -46,7 +46,8 @@ double ms_since(Clock::time_point t) {
 
 json pod_named(const std::string& name) {
   std::ifstream in(kScenarios + "kubernetes/pods.json");
-  for (const json& p : json::parse(in)["items"]) {
+  const json list = json::parse(in);
+  for (const json& p : list["items"]) {
     if (p["metadata"]["name"] == name) return p;
   }
   ADD_FAILURE() << "no pod " << name;
