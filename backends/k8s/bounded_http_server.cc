@@ -18,6 +18,7 @@
 #include <boost/beast/ssl.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -263,6 +264,10 @@ class Session final : public SessionBase {
   void start() {
     if (!server_.register_session(weak_from_this(), id_)) return end();
     started_ = Clock::now();
+    if constexpr (!kTls) {
+      beast::error_code ignored;  // see write_from_worker
+      lowest().socket().non_blocking(true, ignored);
+    }
     if constexpr (kTls) {
       lowest().expires_at(started_ + limits().header_timeout);
       stream_.async_handshake(
@@ -453,6 +458,9 @@ class Session final : public SessionBase {
       const std::size_t body_bytes = req.body.size();
       std::string().swap(req.body);  // the body goes before the answer is written
       if (body_bytes >= self->limits().trim_after_body_bytes) malloc_trim(0);
+      if constexpr (!kTls) {
+        if (self->write_from_worker(r)) return;
+      }
       net::post(self->stream_.get_executor(),
                 [self, r = std::move(r)]() mutable { self->respond(std::move(r)); });
     };
@@ -508,13 +516,69 @@ class Session final : public SessionBase {
         [self = shared()](const beast::error_code& ec, std::size_t) { self->on_write(ec); });
   }
 
+  // Plain HTTP: the worker writes the answer itself when the socket takes it, sparing the client
+  // a hand-off back to the I/O thread (which then only starts reading the next request). Safe
+  // because no operation of the I/O thread touches the socket while a request is answered (the
+  // socket is in non-blocking mode: this never waits). False when nothing could be written.
+  bool write_from_worker(HttpResponse& r) {
+    const bool keep = keep_alive_ && !close_after_ && !server_.stopping;
+    std::string head = head_of(r, keep);
+    if (server_.observer) server_.observer(listener_.spec.name, method_, path_, r.status);
+    const std::array<net::const_buffer, 2> parts{net::buffer(head), net::buffer(r.body)};
+    beast::buffers_suffix<std::array<net::const_buffer, 2>> rest(parts);
+    beast::error_code ec;
+    std::size_t written = 0;
+    while (beast::buffer_bytes(rest) > 0) {
+      const std::size_t n = lowest().socket().write_some(rest, ec);
+      if (ec) break;
+      rest.consume(n);
+      written += n;
+    }
+    if (written == 0 && ec == net::error::would_block) return false;
+    auto self = shared();
+    if (ec == net::error::would_block) {  // a large answer, a slow reader: the rest asynchronously
+      auto left = std::make_shared<std::string>(beast::buffers_to_string(rest));
+      net::post(stream_.get_executor(), [self, left, keep] {
+        self->lowest().expires_after(self->limits().write_timeout);
+        net::async_write(self->lowest(), net::buffer(*left),
+                         [self, left, keep](const beast::error_code& e, std::size_t) {
+                           self->finish_answer(e, keep);
+                         });
+      });
+      return true;
+    }
+    net::post(stream_.get_executor(), [self, ec, keep] { self->finish_answer(ec, keep); });
+    return true;
+  }
+
+  static std::string head_of(const HttpResponse& r, bool keep) {
+    std::string h = "HTTP/1.1 ";
+    h += std::to_string(r.status);
+    h += ' ';
+    h += view(http::obsolete_reason(http::int_to_status(static_cast<unsigned>(r.status))));
+    h += "\r\nContent-Type: ";
+    h += r.content_type;
+    h += "\r\nContent-Length: ";
+    h += std::to_string(r.body.size());
+    if (r.retry_after_s > 0) h += "\r\nRetry-After: " + std::to_string(r.retry_after_s);
+    if (r.status == 401) h += "\r\nWWW-Authenticate: Bearer";
+    if (!keep) h += "\r\nConnection: close";
+    h += "\r\n\r\n";
+    return h;
+  }
+
   void on_write(const beast::error_code& ec) {
+    const bool keep = response_.keep_alive();
+    response_ = {};
+    finish_answer(ec, keep);
+  }
+
+  // The answer is written (or failed): the connection closes or waits for the next request.
+  void finish_answer(const beast::error_code& ec, bool keep) {
     busy_ = false;
     charge_.reset();
     large_charge_.reset();
     body_reserved_ = 0;
-    const bool keep = response_.keep_alive();
-    response_ = {};
     if (ec) {
       if (ec == beast::error::timeout) ++server_.stats.deadlines;
       return end();

@@ -278,7 +278,9 @@ YAML::Node check_extender_workload(const std::vector<YAML::Node>& docs,
   for (const char* flag : {"--tls-cert-file=", "--tls-private-key-file=", "--client-ca-file=",
                            "--auth-token-file=", "--metrics-token-file="}) {
     const std::string file = arg_value(extender, flag);
-    if (!file.empty()) EXPECT_NE(secret_of(deployment, extender, file), "") << flag << file;
+    if (!file.empty()) {
+      EXPECT_NE(secret_of(deployment, extender, file), "") << flag << file;
+    }
   }
   // Probes go to the probe listener, on the pod's IP.
   const auto [probe_host, probe_port] = host_port(arg_value(extender, "--probe-listen="));
