@@ -23,11 +23,18 @@ class ServeCommand {
   CLI::App* cmd_;
   CLI::App* extender_;
   DevicePluginCommand device_plugin_;
-  std::string scenario_, policy_, listen_ = "0.0.0.0:8888", url_prefix_;
+  int run_extender() const;
+
+  std::string scenario_, policy_, listen_ = "127.0.0.1:8888", url_prefix_;
   std::optional<uint64_t> seed_;
   std::string kubeconfig_, api_server_, token_file_, nodes_file_, pods_file_;
   std::string filter_returns_ = "chosen";
   bool in_cluster_ = false, shadow_ = false;
+  // Who may call the extender, and its limits (docs/extender-deploy.md).
+  std::string tls_cert_file_, tls_key_file_, client_ca_file_, auth_token_file_;
+  std::string probe_listen_, metrics_token_file_, memory_budget_ = "512Mi";
+  bool insecure_listen_ = false;
+  size_t max_connections_ = 256, max_connections_per_client_ = 64;
 };
 
 }  // namespace slicelab

@@ -1,13 +1,12 @@
 #include "backends/k8s/extender_server.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <chrono>
 #include <new>
 #include <stdexcept>
 #include <string_view>
-#include <thread>
+#include <utility>
 
 namespace slicelab::k8s {
 namespace {
@@ -28,6 +27,16 @@ ExtenderServer::Reply unavailable(const std::string& message) {
   return {503, nlohmann::json{{"Error", "slicelab: " + message}}.dump()};
 }
 
+constexpr const char* kExtenderListener = "extender";
+
+HttpRoute probe_route(std::string path, HttpRoute::Dispatch dispatch, HttpHandler handler) {
+  return {"GET", std::move(path), HttpRoute::Access::kPublic, dispatch, std::move(handler)};
+}
+
+HttpResponse healthz(HttpRequest&, RequestContext&) {
+  return {200, "text/plain", "ok\n"};
+}
+
 }  // namespace
 
 ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
@@ -35,79 +44,105 @@ ExtenderServer::ExtenderServer(ExtenderState& state, ClusterWriter& writer,
     : state_(state),
       writer_(writer),
       options_(std::move(options)),
-      server_(std::make_unique<httplib::Server>()) {
-  httplib::Server& s = *server_;
-  // Bodies above the limit are refused with 413 before they are read in full.
-  s.set_payload_max_length(options_.max_body_bytes);
-  // Two small writes per answer: without it Nagle and delayed ACKs add 40 ms to a request.
-  s.set_tcp_nodelay(true);
-  const int threads = options_.threads;
-  // cpp-httplib takes ownership of the queue it is handed (its API's only form).
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  const auto post = [this](const std::string& verb,
-                           Reply (ExtenderServer::*handler)(const std::string&)) {
-    server_->Post(options_.url_prefix + "/" + verb,
-                  [this, handler, verb](const httplib::Request& req, httplib::Response& res) {
-                    const auto start = std::chrono::steady_clock::now();
-                    const Reply r = (this->*handler)(req.body);
-                    res.status = r.status;
-                    res.set_content(r.body, "application/json");
-                    observe(verb, r.status, start);
-                  });
-  };
-  post("filter", &ExtenderServer::handle_filter);
-  post("prioritize", &ExtenderServer::handle_prioritize);
-  post("bind", &ExtenderServer::handle_bind);
-  s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok\n", "text/plain");
+      server_(std::make_unique<BoundedHttpServer>(options_.limits)) {
+  // Every answer of the extender's listener is counted just before it is written (so a client
+  // that reads it finds it counted), also those the transport gives itself (401, 404, 413, 503),
+  // which no handler sees.
+  server_->set_observer([this](std::string_view listener, std::string_view method,
+                               std::string_view path, int status) {
+    if (listener == kExtenderListener) count_answer(method, path, status);
   });
-  s.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-    const bool ready = state_.ready();
-    res.status = ready ? 200 : 503;
-    res.set_content(ready ? "ok\n" : "waiting for the node and pod lists\n", "text/plain");
-  });
-  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    MetricsText metrics;
-    {
-      std::lock_guard lock(metrics_mu_);
-      metrics = metrics_;
-    }
-    res.set_content(metrics ? metrics() : std::string(), std::string(MetricRegistry::kContentType));
-  });
-  // Every answer is counted here, just before it is written (so a client that reads it finds
-  // it counted): also those httplib gives itself (413 for a body over the limit, 404 for an
-  // unknown path), which no handler sees. Probes and scrapes are not extender requests.
-  s.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (request_metrics_ == nullptr) return;
-    if (req.method == "GET" &&
-        (req.path == "/healthz" || req.path == "/readyz" || req.path == "/metrics")) {
-      return;
-    }
-    std::string_view verb = "other";
-    const std::string_view path = req.path;
-    if (path.size() > options_.url_prefix.size() + 1 &&
-        path.substr(0, options_.url_prefix.size()) == options_.url_prefix &&
-        path[options_.url_prefix.size()] == '/') {
-      verb = path.substr(options_.url_prefix.size() + 1);
-    }
-    request_metrics_->count_request(verb, res.status);
-  });
-  s.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-        std::string what = "internal error";
-        try {
-          std::rethrow_exception(ep);
-        } catch (const std::exception& e) {
-          what = e.what();
-        } catch (...) {
-        }
-        res.status = 500;
-        res.set_content(nlohmann::json{{"Error", "slicelab: " + what}}.dump(), "application/json");
-      });
 }
 
 ExtenderServer::~ExtenderServer() {
   stop();
+}
+
+HttpRoute ExtenderServer::verb_route(const std::string& verb,
+                                     Reply (ExtenderServer::*handler)(const std::string&,
+                                                                         BudgetCharge*)) {
+  return {"POST", options_.url_prefix + "/" + verb, HttpRoute::Access::kAuthenticated,
+          HttpRoute::Dispatch::kWorker,
+          [this, handler, verb](HttpRequest& request, RequestContext& context) {
+            const auto start = std::chrono::steady_clock::now();
+            // The parse charges the request's share of the server's memory budget.
+            Reply r = (this->*handler)(request.body, &context.charge());
+            observe(verb, r.status, start);
+            return HttpResponse{r.status, "application/json", std::move(r.body)};
+          }};
+}
+
+HttpResponse ExtenderServer::serve_metrics() {
+  MetricsText metrics;
+  {
+    std::lock_guard lock(metrics_mu_);
+    metrics = metrics_;
+  }
+  return {200, std::string(MetricRegistry::kContentType), metrics ? metrics() : std::string()};
+}
+
+HttpResponse ExtenderServer::serve_readyz() {
+  const bool ready = state_.ready();
+  return {ready ? 200 : 503, "text/plain", ready ? "ok\n" : "waiting for the node and pod lists\n"};
+}
+
+int ExtenderServer::bind(const std::string& host, int port) {
+  ListenerSpec spec;
+  spec.name = kExtenderListener;
+  spec.host = host;
+  spec.port = port;
+  spec.tls = options_.security.tls;
+  spec.token = options_.security.token;
+  spec.insecure = options_.security.insecure_listen;
+  spec.routes = {
+      verb_route("filter", &ExtenderServer::handle_filter),
+      verb_route("prioritize", &ExtenderServer::handle_prioritize),
+      verb_route("bind", &ExtenderServer::handle_bind),
+      {"GET", "/metrics", HttpRoute::Access::kAuthenticated, HttpRoute::Dispatch::kWorker,
+       [this](HttpRequest&, RequestContext&) { return serve_metrics(); }},
+      probe_route("/healthz", HttpRoute::Dispatch::kInline, healthz),
+      // The state's lock may be held by a decision: on a worker.
+      probe_route("/readyz", HttpRoute::Dispatch::kWorker,
+                  [this](HttpRequest&, RequestContext&) { return serve_readyz(); })};
+  return server_->add_listener(std::move(spec));
+}
+
+int ExtenderServer::bind_probes(const std::string& host, int port) {
+  ListenerSpec spec;
+  spec.name = "probes";
+  spec.host = host;
+  spec.port = port;
+  spec.routes = {probe_route("/healthz", HttpRoute::Dispatch::kInline, healthz),
+                 probe_route("/readyz", HttpRoute::Dispatch::kWorker,
+                             [this](HttpRequest&, RequestContext&) { return serve_readyz(); })};
+  if (options_.security.metrics_token) {
+    spec.token = options_.security.metrics_token;
+    spec.routes.push_back({"GET", "/metrics", HttpRoute::Access::kAuthenticated,
+                           HttpRoute::Dispatch::kWorker,
+                           [this](HttpRequest&, RequestContext&) { return serve_metrics(); }});
+  }
+  return server_->add_listener(std::move(spec));
+}
+
+void ExtenderServer::listen() {
+  server_->run();
+}
+
+void ExtenderServer::stop() {
+  server_->stop();
+}
+
+void ExtenderServer::count_answer(std::string_view method, std::string_view path, int status) {
+  if (request_metrics_ == nullptr) return;
+  // Probes and scrapes are not extender requests.
+  if (method == "GET" && (path == "/healthz" || path == "/readyz" || path == "/metrics")) return;
+  std::string_view verb = "other";
+  const std::string& prefix = options_.url_prefix;
+  if (path.size() > prefix.size() + 1 && path.substr(0, prefix.size()) == prefix &&
+      path[prefix.size()] == '/') {
+    verb = path.substr(prefix.size() + 1);
+  }
+  request_metrics_->count_request(verb, status);
 }
 
 void ExtenderServer::set_metrics(MetricsText metrics) {
@@ -136,32 +171,12 @@ void ExtenderServer::record(DecisionResult result) {
   if (request_metrics_ != nullptr) request_metrics_->record_decision(result);
 }
 
-int ExtenderServer::bind(const std::string& host, int port) {
-  const int bound = port == 0                           ? server_->bind_to_any_port(host)
-                    : server_->bind_to_port(host, port) ? port
-                                                        : -1;
-  if (bound < 0) throw std::runtime_error(fmt::format("cannot listen on {}:{}", host, port));
-  return bound;
-}
-
-void ExtenderServer::listen() {
-  listening_ = true;
-  if (!stop_requested_) server_->listen_after_bind();
-  listening_ = false;
-}
-
-void ExtenderServer::stop() {
-  stop_requested_ = true;
-  for (int waited_ms = 0; listening_ && !server_->is_running() && waited_ms < 5000; ++waited_ms)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  server_->stop();
-}
-
 // The handlers: a body the protocol does not allow is 400 with the reason in Error; a valid one
 // is 200, with the decision's own error (a pod slicelab cannot read) in the result's Error.
-ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body) {
+ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body,
+                                                      BudgetCharge* charge) {
   try {
-    const ExtenderArgs args = parse_extender_args(body);
+    const ExtenderArgs args = parse_extender_args(body, {.charge = charge});
     const ExtenderFilterResult result = state_.filter(args);
     const bool none = (!result.node_names || result.node_names->empty()) &&
                       (!result.nodes || result.nodes->empty());
@@ -181,9 +196,10 @@ ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body) {
   }
 }
 
-ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body) {
+ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body,
+                                                      BudgetCharge* charge) {
   try {
-    const ExtenderArgs args = parse_extender_args(body);
+    const ExtenderArgs args = parse_extender_args(body, {.charge = charge});
     const std::vector<HostPriority> result = state_.prioritize(args);
     record(DecisionResult::kPrioritized);
     return {200, answer(to_json(result))};
@@ -199,9 +215,10 @@ ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body)
   }
 }
 
-ExtenderServer::Reply ExtenderServer::handle_bind(const std::string& body) {
+ExtenderServer::Reply ExtenderServer::handle_bind(const std::string& body,
+                                                      BudgetCharge* charge) {
   try {
-    const ExtenderBindingArgs args = parse_binding_args(body);
+    const ExtenderBindingArgs args = parse_binding_args(body, {.charge = charge});
     const ExtenderBindingResult result = state_.bind(args, writer_);
     record(result.error.empty() ? DecisionResult::kBound : DecisionResult::kBindFailed);
     return {200, answer(to_json(result))};

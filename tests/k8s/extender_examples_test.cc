@@ -1,7 +1,9 @@
 // The deployment examples in docs/examples/extender: each YAML parses, carries its fields at the
 // paths kube-scheduler and the API server read (k8s.io/kube-scheduler/config/v1 types.go, whose
 // strict decoding rejects unknown fields), passes kube-scheduler's extender validation, and the
-// files agree with each other (ports, names, the ServiceAccount, Debian packages).
+// files agree with each other (ports, names, the ServiceAccount, Debian packages). The
+// extender is deployed securely: loopback in kube-scheduler's pod, or HTTPS with client
+// certificates; probes on the probe listener; no Service publishes an unauthenticated port.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -76,6 +78,9 @@ const std::set<std::string> kExtenderFields = {
     "weight",      "bindVerb",         "enableHTTPS",      "tlsConfig",
     "httpTimeout", "nodeCacheCapable", "managedResources", "ignorable"};
 const std::set<std::string> kManagedResourceFields = {"name", "ignoredByScheduler"};
+// config/v1 ExtenderTLSConfig.
+const std::set<std::string> kTlsConfigFields = {"insecure", "serverName", "certFile", "keyFile",
+                                                "caFile",   "certData",   "keyData",  "caData"};
 const std::set<std::string> kProfileFields = {"schedulerName", "percentageOfNodesToScore",
                                               "plugins", "pluginConfig"};
 // component-base config/v1alpha1 LeaderElectionConfiguration and ClientConnectionConfiguration.
@@ -117,7 +122,15 @@ YAML::Node check_scheduler_config(const std::string& file) {
   int binders = 0;
   for (const auto& e : extenders) {
     EXPECT_EQ(unknown_keys(e, kExtenderFields), std::vector<std::string>{});
-    EXPECT_EQ(e["urlPrefix"].as<std::string>().rfind("http://", 0), 0u);
+    // kube-scheduler takes the scheme from urlPrefix; enableHTTPS and tlsConfig make its
+    // transport. They must agree, and verification is never switched off.
+    const bool https = e["enableHTTPS"] && e["enableHTTPS"].as<bool>();
+    EXPECT_EQ(e["urlPrefix"].as<std::string>().rfind(https ? "https://" : "http://", 0), 0u);
+    if (e["tlsConfig"]) {
+      EXPECT_TRUE(https) << "tlsConfig without enableHTTPS";
+      EXPECT_EQ(unknown_keys(e["tlsConfig"], kTlsConfigFields), std::vector<std::string>{});
+      EXPECT_FALSE(e["tlsConfig"]["insecure"] && e["tlsConfig"]["insecure"].as<bool>());
+    }
     if (e["prioritizeVerb"]) {
       EXPECT_GT(e["weight"].as<int64_t>(), 0) << "a prioritizing extender needs a positive weight";
     }
@@ -188,8 +201,41 @@ std::string volume_config_map(const YAML::Node& deployment, const std::string& v
   return "";
 }
 
-// The extender container's probes, port and the Service in front of it.
-void check_extender_workload(const std::vector<YAML::Node>& docs, const std::string& namespace_) {
+// The host and port of a HOST:PORT argument.
+std::pair<std::string, int> host_port(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) return {"", -1};
+  return {listen.substr(0, colon), std::stoi(listen.substr(colon + 1))};
+}
+
+// The Secret behind the volume mounted at the folder holding `file`, or "".
+std::string secret_of(const YAML::Node& deployment, const YAML::Node& c, const std::string& file) {
+  for (const auto& m : c["volumeMounts"]) {
+    const std::string dir = m["mountPath"].as<std::string>() + "/";
+    if (file.rfind(dir, 0) != 0 || file.find('/', dir.size()) != std::string::npos) continue;
+    for (const auto& v : deployment["spec"]["template"]["spec"]["volumes"]) {
+      if (v["name"].as<std::string>() == m["name"].as<std::string>() && v["secret"]) {
+        return v["secret"]["secretName"].as<std::string>();
+      }
+    }
+  }
+  return "";
+}
+
+// The container port named `name` (-1 when none).
+int container_port(const YAML::Node& c, const std::string& name) {
+  for (const auto& p : c["ports"]) {
+    if (p["name"].as<std::string>() == name) return p["containerPort"].as<int>();
+  }
+  return -1;
+}
+
+// The extender container: its listeners and the rule the command enforces (a non-loopback
+// --listen only with client certificates or a token, never --insecure-listen here), credentials
+// from Secrets, probes on the probe listener, and Services that publish only the extender's
+// authenticated port. Returns the extender container.
+YAML::Node check_extender_workload(const std::vector<YAML::Node>& docs,
+                                   const std::string& namespace_) {
   const YAML::Node deployment = the_one(docs, "Deployment");
   EXPECT_EQ(deployment["apiVersion"].as<std::string>(), "apps/v1");
   EXPECT_EQ(deployment["metadata"]["namespace"].as<std::string>(), namespace_);
@@ -202,7 +248,6 @@ void check_extender_workload(const std::vector<YAML::Node>& docs, const std::str
   const YAML::Node extender = container(deployment, "extender");
   EXPECT_EQ(extender["args"][0].as<std::string>(), "serve");
   EXPECT_EQ(extender["args"][1].as<std::string>(), "extender");
-  EXPECT_TRUE(has_arg(extender, "--listen=0.0.0.0:8888"));
   EXPECT_TRUE(has_arg(extender, "--in-cluster"));
   // --scenario names scenario.yaml inside the mounted ConfigMap, and --policy one of its policies.
   const std::string scenario_path = arg_value(extender, "--scenario=");
@@ -215,29 +260,70 @@ void check_extender_workload(const std::vector<YAML::Node>& docs, const std::str
   bool policy_found = false;
   for (const PolicySpec& p : scenario.policies) policy_found = policy_found || p.name == policy;
   EXPECT_TRUE(policy_found) << "--policy=" << policy << " is not in scenario.yaml";
-  EXPECT_EQ(extender["ports"][0]["name"].as<std::string>(), "http");
-  EXPECT_EQ(extender["ports"][0]["containerPort"].as<int>(), 8888);
-  EXPECT_EQ(extender["livenessProbe"]["httpGet"]["path"].as<std::string>(), "/healthz");
-  EXPECT_EQ(extender["livenessProbe"]["httpGet"]["port"].as<std::string>(), "http");
-  EXPECT_EQ(extender["readinessProbe"]["httpGet"]["path"].as<std::string>(), "/readyz");
-  EXPECT_EQ(extender["readinessProbe"]["httpGet"]["port"].as<std::string>(), "http");
 
-  const YAML::Node service = the_one(docs, "Service");
-  EXPECT_EQ(service["apiVersion"].as<std::string>(), "v1");
-  EXPECT_EQ(service["metadata"]["namespace"].as<std::string>(), namespace_);
-  for (const auto& kv : service["spec"]["selector"]) {
-    EXPECT_EQ(labels[kv.first.as<std::string>()].as<std::string>(), kv.second.as<std::string>());
+  // Who may reach it.
+  EXPECT_FALSE(has_arg(extender, "--insecure-listen"));
+  const auto [host, port] = host_port(arg_value(extender, "--listen="));
+  EXPECT_EQ(port, 8888);
+  const bool loopback = host == "127.0.0.1" || host == "::1" || host == "[::1]";
+  const std::string client_ca = arg_value(extender, "--client-ca-file=");
+  if (!loopback) {
+    EXPECT_FALSE(client_ca.empty() && arg_value(extender, "--auth-token-file=").empty())
+        << "a non-loopback --listen needs --client-ca-file or --auth-token-file";
   }
-  EXPECT_EQ(service["spec"]["ports"][0]["port"].as<int>(), 8888);
-  EXPECT_EQ(service["spec"]["ports"][0]["targetPort"].as<std::string>(), "http");
-  EXPECT_EQ(service["metadata"]["annotations"]["prometheus.io/path"].as<std::string>(), "/metrics");
+  if (!client_ca.empty()) {
+    EXPECT_FALSE(arg_value(extender, "--tls-cert-file=").empty());
+    EXPECT_FALSE(arg_value(extender, "--tls-private-key-file=").empty());
+  }
+  for (const char* flag : {"--tls-cert-file=", "--tls-private-key-file=", "--client-ca-file=",
+                           "--auth-token-file=", "--metrics-token-file="}) {
+    const std::string file = arg_value(extender, flag);
+    if (!file.empty()) {
+      EXPECT_NE(secret_of(deployment, extender, file), "") << flag << file;
+    }
+  }
+  // Probes go to the probe listener, on the pod's IP.
+  const auto [probe_host, probe_port] = host_port(arg_value(extender, "--probe-listen="));
+  EXPECT_EQ(probe_host, "0.0.0.0");
+  EXPECT_EQ(container_port(extender, "probes"), probe_port);
+  EXPECT_EQ(extender["livenessProbe"]["httpGet"]["path"].as<std::string>(), "/healthz");
+  EXPECT_EQ(extender["livenessProbe"]["httpGet"]["port"].as<std::string>(), "probes");
+  EXPECT_EQ(extender["readinessProbe"]["httpGet"]["path"].as<std::string>(), "/readyz");
+  EXPECT_EQ(extender["readinessProbe"]["httpGet"]["port"].as<std::string>(), "probes");
+  // Prometheus scrapes /metrics on the probe port with the token.
+  EXPECT_FALSE(arg_value(extender, "--metrics-token-file=").empty());
+  const YAML::Node annotations = deployment["spec"]["template"]["metadata"]["annotations"];
+  EXPECT_EQ(annotations["prometheus.io/port"].as<int>(), probe_port);
+  EXPECT_EQ(annotations["prometheus.io/path"].as<std::string>(), "/metrics");
+
+  // A Service may publish only the extender's own port, and only when it authenticates.
+  for (const auto& d : docs) {
+    if (d["kind"].as<std::string>() != "Service") continue;
+    EXPECT_EQ(d["apiVersion"].as<std::string>(), "v1");
+    EXPECT_EQ(d["metadata"]["namespace"].as<std::string>(), namespace_);
+    for (const auto& kv : d["spec"]["selector"]) {
+      EXPECT_EQ(labels[kv.first.as<std::string>()].as<std::string>(), kv.second.as<std::string>());
+    }
+    EXPECT_FALSE(loopback) << "a Service in front of a loopback listener";
+    EXPECT_FALSE(client_ca.empty())
+        << "a Service publishes the extender without client certificates";
+    for (const auto& p : d["spec"]["ports"]) {
+      EXPECT_EQ(container_port(extender, p["targetPort"].as<std::string>()), port)
+          << "the Service publishes a port other than the extender's";
+    }
+  }
+  return extender;
 }
 
 TEST(ExtenderExamples, DecidingConfigurationCallsEveryVerb) {
   const YAML::Node extenders = check_scheduler_config("kube-scheduler-config.yaml");
   ASSERT_EQ(extenders.size(), 1u);
   const YAML::Node e = extenders[0];
-  EXPECT_EQ(e["urlPrefix"].as<std::string>(), "http://127.0.0.1:8888");  // the sidecar
+  // The sidecar, on the loopback address it listens on.
+  EXPECT_EQ(e["urlPrefix"].as<std::string>(), "http://127.0.0.1:8888");
+  const YAML::Node deployment =
+      the_one(load_documents(kExamples + "deployment.yaml"), "Deployment");
+  EXPECT_EQ(arg_value(container(deployment, "extender"), "--listen="), "127.0.0.1:8888");
   EXPECT_EQ(e["filterVerb"].as<std::string>(), "filter");
   EXPECT_EQ(e["prioritizeVerb"].as<std::string>(), "prioritize");
   EXPECT_EQ(e["bindVerb"].as<std::string>(), "bind");
@@ -269,14 +355,26 @@ TEST(ExtenderExamples, ShadowConfigurationOnlyWatches) {
   for (const auto& r : e["managedResources"]) {
     EXPECT_FALSE(r["ignoredByScheduler"].as<bool>()) << r["name"].as<std::string>();
   }
-  // The scheduler reaches it at the Service's fixed ClusterIP.
+  // The scheduler reaches it at the Service's fixed ClusterIP, over HTTPS with its client
+  // certificate, and checks the extender's certificate for the Service's name.
   const auto docs = load_documents(kExamples + "shadow/deployment.yaml");
-  check_extender_workload(docs, "slicelab");
+  const YAML::Node extender = check_extender_workload(docs, "slicelab");
   const YAML::Node service = the_one(docs, "Service");
   EXPECT_EQ(e["urlPrefix"].as<std::string>(),
-            "http://" + service["spec"]["clusterIP"].as<std::string>() + ":" +
+            "https://" + service["spec"]["clusterIP"].as<std::string>() + ":" +
                 service["spec"]["ports"][0]["port"].as<std::string>());
-  EXPECT_TRUE(has_arg(container(the_one(docs, "Deployment"), "extender"), "--shadow"));
+  EXPECT_TRUE(e["enableHTTPS"].as<bool>());
+  const YAML::Node tls = e["tlsConfig"];
+  ASSERT_TRUE(tls.IsMap());
+  EXPECT_EQ(tls["serverName"].as<std::string>(),
+            service["metadata"]["name"].as<std::string>() + "." +
+                service["metadata"]["namespace"].as<std::string>() + ".svc");
+  for (const char* file : {"certFile", "keyFile", "caFile"}) {
+    EXPECT_EQ(tls[file].as<std::string>().rfind("/etc/kubernetes/slicelab-extender/", 0), 0u)
+        << file;
+  }
+  EXPECT_FALSE(arg_value(extender, "--client-ca-file=").empty());
+  EXPECT_TRUE(has_arg(extender, "--shadow"));
 }
 
 TEST(ExtenderExamples, DeploymentRunsSchedulerAndExtenderWithMountedConfig) {

@@ -1,5 +1,6 @@
 // The extender's HTTP server: the verbs on a real localhost socket, both request forms (NodeNames,
-// NodeList), readiness, and hostile bodies (truncated, wrong types, 50 MB) answered, not fatal.
+// NodeList), readiness, and hostile bodies (truncated, wrong types, 50 MB) answered, not fatal;
+// who may call it: a token, TLS client certificates, the probe listener, loopback by default.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -8,7 +9,9 @@
 #include "backends/k8s/extender_server.h"
 #include "sim/scenario/scenario.h"
 #include "tests/k8s/extender_fixtures.h"
+#include "tests/support/raw_tcp_client.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_certificates.h"
 
 namespace slicelab::k8s {
 namespace extender_server_test {
@@ -17,11 +20,13 @@ using nlohmann::json;
 using slicelab::testing::FakeWriter;
 using slicelab::testing::node_object;
 using slicelab::testing::pod_object;
+using slicelab::testing::RawConnection;
 
 class ExtenderServerTest : public slicelab::testing::TempFilesTest {
  protected:
   void SetUp() override {
     TempFilesTest::SetUp();
+    slicelab::testing::ignore_sigpipe();
     scenario_ = load_scenario(write("s.yaml", R"(name: e
 cluster:
   node_groups:
@@ -34,17 +39,34 @@ policies:
 )"));
     state_ =
         std::make_unique<ExtenderState>(scenario_, scenario_.policies[0], 3, ExtenderOptions{});
-    server_ = std::make_unique<ExtenderServer>(*state_, writer_, ExtenderServerOptions{"/ext"});
+    ExtenderServerOptions options;
+    options.url_prefix = "/ext";
+    start(options);
+  }
+  // (Re)starts the server with `options` on a free port of 127.0.0.1.
+  void start(const ExtenderServerOptions& options) {
+    stop();
+    server_ = std::make_unique<ExtenderServer>(*state_, writer_, options);
     port_ = server_->bind("127.0.0.1", 0);
     thread_ = std::thread([this] { server_->listen(); });
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
     client_->set_read_timeout(30, 0);
     client_->set_write_timeout(30, 0);
   }
-  void TearDown() override {
+  void stop() {
+    if (!server_) return;
     server_->stop();
     thread_.join();
+    server_.reset();
+  }
+  void TearDown() override {
+    stop();
     TempFilesTest::TearDown();
+  }
+  std::string bind_body() const {
+    return json{
+        {"PodName", "p"}, {"PodNamespace", "default"}, {"PodUID", "uid-p"}, {"Node", "l4-0"}}
+        .dump();
   }
   void sync_nodes() {
     state_->list_started(WatchKind::Node);
@@ -177,7 +199,6 @@ TEST_F(ExtenderServerTest, HostileBodiesGet400NotACrash) {
 }
 
 TEST(ExtenderServerStop, StopRightAfterStartingDoesNotHang) {
-  // httplib ignores stop() before its accept loop runs; the server must not.
   const Scenario sc = load_scenario(SLICELAB_SOURCE_DIR "/scenarios/hami.yaml");
   ExtenderState state(sc, sc.policies[0], 1, ExtenderOptions{});
   FakeWriter writer;
@@ -202,6 +223,121 @@ TEST_F(ExtenderServerTest, FiftyMegabyteBodyIsRefusedAndTheServerLives) {
   auto h = again.Get("/healthz");
   ASSERT_TRUE(h);
   EXPECT_EQ(h->status, 200);
+}
+
+TEST_F(ExtenderServerTest, UnauthenticatedBindIsRefusedAndNothingReachesTheState) {
+  sync_nodes();
+  ExtenderServerOptions options;
+  options.url_prefix = "/ext";
+  options.security.token =
+      std::make_shared<BearerToken>(BearerToken::from_text("the-token", "test"));
+  start(options);
+  const json args = {{"Pod", pod_object("p", 1, 30, 4096)}, {"NodeNames", {"l4-0", "l4-1"}}};
+  for (const char* verb : {"/ext/filter", "/ext/prioritize", "/ext/bind"}) {
+    const std::string body = std::string(verb) == "/ext/bind" ? bind_body() : args.dump();
+    auto r = client_->Post(verb, body, "application/json");
+    ASSERT_TRUE(r) << verb;
+    EXPECT_EQ(r->status, 401) << verb;
+    r = client_->Post(verb, {{"Authorization", "Bearer not-the-token"}}, body, "application/json");
+    ASSERT_TRUE(r) << verb;
+    EXPECT_EQ(r->status, 401) << verb;
+  }
+  auto m = client_->Get("/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->status, 401);
+  EXPECT_TRUE(writer_.bindings.empty());
+  EXPECT_TRUE(writer_.annotations.empty());
+  EXPECT_EQ(state_->snapshot().bind_requests, 0U);
+  // Probes need no token.
+  auto h = client_->Get("/healthz");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->status, 200);
+  // With the token the same requests go through.
+  const httplib::Headers auth = {{"Authorization", "Bearer the-token"}};
+  auto f = client_->Post("/ext/filter", auth, args.dump(), "application/json");
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->status, 200) << f->body;
+  const std::string chosen = json::parse(f->body)["NodeNames"][0];
+  const json bind = {
+      {"PodName", "p"}, {"PodNamespace", "default"}, {"PodUID", "uid-p"}, {"Node", chosen}};
+  auto b = client_->Post("/ext/bind", auth, bind.dump(), "application/json");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(json::parse(b->body)["Error"], "");
+  EXPECT_EQ(writer_.bindings.at("default/p"), chosen);
+}
+
+TEST_F(ExtenderServerTest, WithClientCertificatesOnlyKubeSchedulersCertificateBinds) {
+  sync_nodes();
+  slicelab::testing::TestCertificates certs;
+  ASSERT_EQ(slicelab::testing::make_test_certificates(dir_, certs), "")
+      << "the openssl command is needed (scripts/setup installs it)";
+  ExtenderServerOptions options;
+  options.url_prefix = "/ext";
+  options.security.tls =
+      ServerTlsFiles{certs.server_crt.string(), certs.server_key.string(), certs.ca_crt.string()};
+  start(options);
+  // Plain HTTP to the TLS port: no answer, nothing bound.
+  RawConnection plain(port_);
+  ASSERT_TRUE(plain.send(slicelab::testing::http_request("POST", "/ext/bind", bind_body())));
+  EXPECT_EQ(slicelab::testing::http_status(plain.read(std::chrono::seconds(2), "\r\n\r\n")), 0);
+  const auto post = [&](const std::filesystem::path& crt, const std::filesystem::path& key,
+                        const std::string& path, const std::string& body) -> int {
+    std::unique_ptr<httplib::SSLClient> c =
+        crt.empty()
+            ? std::make_unique<httplib::SSLClient>("127.0.0.1", port_)
+            : std::make_unique<httplib::SSLClient>("127.0.0.1", port_, crt.string(), key.string());
+    c->set_ca_cert_path(certs.ca_crt.string().c_str());
+    c->enable_server_certificate_verification(true);
+    const auto r = c->Post(path.c_str(), body, "application/json");
+    return r ? r->status : 0;
+  };
+  EXPECT_EQ(post({}, {}, "/ext/bind", bind_body()), 0);
+  EXPECT_EQ(post(certs.stranger_crt, certs.stranger_key, "/ext/bind", bind_body()), 0);
+  EXPECT_TRUE(writer_.bindings.empty());
+  EXPECT_EQ(state_->snapshot().bind_requests, 0U);
+  // kube-scheduler's certificate (tlsConfig certFile/keyFile) is served.
+  const json args = {{"Pod", pod_object("p", 1)}, {"NodeNames", {"l4-0", "l4-1"}}};
+  EXPECT_EQ(post(certs.client_crt, certs.client_key, "/ext/filter", args.dump()), 200);
+  EXPECT_EQ(post(certs.client_crt, certs.client_key, "/ext/bind", bind_body()), 200);
+  EXPECT_EQ(state_->snapshot().bind_requests, 1U);
+}
+
+TEST_F(ExtenderServerTest, ProbeListenerServesOnlyProbesAndTokenMetrics) {
+  ExtenderServerOptions options;
+  options.url_prefix = "/ext";
+  options.security.metrics_token =
+      std::make_shared<BearerToken>(BearerToken::from_text("scrape", "test"));
+  start(options);
+  server_->set_metrics([] { return std::string("slicelab_up 1\n"); });
+  const int probes = server_->bind_probes("127.0.0.1", 0);
+  httplib::Client c("127.0.0.1", probes);
+  auto r = c.Get("/healthz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  r = c.Get("/readyz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  sync_nodes();
+  r = c.Get("/readyz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  r = c.Post("/ext/bind", bind_body(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  r = c.Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  r = c.Get("/metrics", {{"Authorization", "Bearer scrape"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "slicelab_up 1\n");
+  EXPECT_EQ(state_->snapshot().bind_requests, 0U);
+}
+
+TEST_F(ExtenderServerTest, NonLoopbackWithoutAuthenticationIsRefused) {
+  ExtenderServer server(*state_, writer_, ExtenderServerOptions{});
+  EXPECT_THROW(server.bind("0.0.0.0", 0), InsecureListenError);
+  EXPECT_THROW(server.bind("::", 0), InsecureListenError);
 }
 
 }  // namespace extender_server_test

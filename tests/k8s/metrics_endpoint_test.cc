@@ -74,7 +74,7 @@ class MetricsEndpointTest : public ::testing::Test {
     if (with_pods) read_kube_objects(kDir + "kubernetes/pods.json", objects);
     state_->load(objects);
     ExtenderServerOptions server_options;
-    server_options.max_body_bytes = 64 * 1024;
+    server_options.limits.max_body_bytes = 64 * 1024;
     server_ = std::make_unique<ExtenderServer>(*state_, writer_, server_options);
     endpoint_ = std::make_unique<MetricsEndpoint>(*state_, max_exposition_bytes);
     server_->set_metrics([this] { return endpoint_->scrape(); });
