@@ -158,8 +158,7 @@ CelValue CelExpression::eval(int32_t index, const CelDevice& device) const {
         return CelValue::boolean(x.s.find(n.str_a) != std::string_view::npos);
       if (x.s.size() > kMaxCelMatchInput) return CelValue::error(CelFault::kRegexTooLong);
       // CEL's matches() is a search (RE2 semantics), anchored only where the pattern says so.
-      return CelValue::boolean(
-          std::regex_search(x.s.begin(), x.s.end(), regexes_[static_cast<size_t>(n.regex)]));
+      return CelValue::boolean(cel_regex_search(*regexes_[static_cast<size_t>(n.regex)], x.s));
     }
   }
   return CelValue::error(CelFault::kNoSuchOverload);
