@@ -89,7 +89,7 @@ void BM_DraAllocateRelease(benchmark::State& state) {
 BENCHMARK(BM_DraAllocateRelease);
 
 // The adversarial matchAttribute case (tests/dra/structured_allocator_test.cc): 8 GPUs and a NIC
-// on one PCIe root, on a node whose 24 GPUs and only NIC sit on different roots, so that every
+// on one PCIe root, on a node whose 200 GPUs and only NIC sit on different roots, so that every
 // combination of 8 GPUs fails at the NIC. One attempt runs until the step bound stops it: at the
 // default (200,000) and at the ceiling (1,000,000). The time per attempt is the figure
 // docs/dra.md quotes.
@@ -125,10 +125,10 @@ DraModel adversarial_node() {
   s.driver = "gpu.nvidia.com";
   s.pool = {"n0", 1, 1};
   s.node_name = "n0";
-  for (int i = 0; i < 25; ++i) {
+  for (int i = 0; i < 201; ++i) {
     DraDevice d;
-    d.name = (i < 24 ? "gpu-" : "nic-") + std::to_string(i);
-    d.attributes = {attr("type", i < 24 ? "gpu" : "nic"), attr("pcieRoot", "", i < 24 ? 1 : 2)};
+    d.name = (i < 200 ? "gpu-" : "nic-") + std::to_string(i);
+    d.attributes = {attr("type", i < 200 ? "gpu" : "nic"), attr("pcieRoot", "", i < 200 ? 1 : 2)};
     s.devices.push_back(d);
   }
   m.resource_slices.push_back(s);
@@ -162,6 +162,29 @@ BENCHMARK(BM_DraAdversarialMatchAttribute)
     ->Arg(DraStructuredAllocator::kDefaultMaxSteps)
     ->Arg(DraStructuredAllocator::kMaxMaxSteps)
     ->Unit(benchmark::kMillisecond);
+
+// The costliest steps the reader lets through: devices of 32 attributes (the API's limit) and a
+// claim of 32 matchAttribute constraints (its limit) on the attribute each device has last, the
+// NIC's all different. One attempt at the ceiling.
+void BM_DraManyConstraints(benchmark::State& state) {
+  DraModel m = adversarial_node();
+  for (DraDevice& d : m.resource_slices[0].devices) {
+    for (int k = 0; k < 30; ++k) d.attributes.push_back(attr("a" + std::to_string(k), "", k));
+    d.attributes.push_back(attr("root", "", d.name.starts_with("nic") ? 2 : 1));
+  }
+  auto& constraints = m.resource_claims[0].spec.constraints;
+  constraints.clear();
+  for (int k = 0; k < 32; ++k) constraints.push_back({{}, "gpu.nvidia.com/root"});
+  const TypeSelector sel(m);
+  DraStructuredAllocator a(m, sel, {"n0"}, DraStructuredAllocator::kMaxMaxSteps);
+  const std::array<DraClaimId, 1> claim{0};
+  for (auto _ : state) benchmark::DoNotOptimize(a.can_allocate(claim, 0));
+  state.counters["steps"] = static_cast<double>(a.last_steps());
+  state.counters["ns_per_step"] = benchmark::Counter(
+      static_cast<double>(a.last_steps()) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_DraManyConstraints)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace slicelab

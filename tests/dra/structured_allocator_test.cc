@@ -325,8 +325,8 @@ TEST(DraAllocator, SearchIsBounded) {
 }
 
 // The adversarial matchAttribute case: each claim asks for 8 GPUs and a NIC on one PCIe root;
-// the node's 24 GPUs sit on root 1 and its only NIC on root 2, so every combination of 8 of the
-// 24 GPUs (735,471 of them) fails at the NIC. The step bound stops each attempt; at the ceiling,
+// the node's 200 GPUs sit on root 1 and its only NIC on root 2, so every combination of 8 of the
+// 200 GPUs (5.5e13 of them) fails at the NIC. The step bound stops each attempt; at the ceiling,
 // five pods' claims take well under a second together (bench/dra_allocator.cc,
 // BM_DraAdversarialMatchAttribute, has the figure).
 TEST(DraAllocator, AdversarialMatchAttributeStopsAtTheCeiling) {
@@ -334,7 +334,7 @@ TEST(DraAllocator, AdversarialMatchAttributeStopsAtTheCeiling) {
   add_class(m, "gpu", {selector(m, "gpu.nvidia.com/type=gpu")});
   add_class(m, "nic", {selector(m, "gpu.nvidia.com/type=nic")});
   std::vector<DraDevice> devs;
-  for (int i = 0; i < 24; ++i)
+  for (int i = 0; i < 200; ++i)
     devs.push_back(
         device("gpu-" + std::to_string(i), {str_attr("type", "gpu"), int_attr("pcieRoot", 1)}));
   devs.push_back(device("nic-0", {str_attr("type", "nic"), int_attr("pcieRoot", 2)}));
