@@ -506,7 +506,7 @@ class ExportReader {
       if (line.starts_with("---")) line.remove_prefix(3);
       const size_t first = line.find_first_not_of(" \t\r");
       if (first != std::string_view::npos && line[first] != '#' &&
-          line.substr(first).find_first_not_of(".") != std::string_view::npos)
+          line.substr(first).find_first_not_of('.') != std::string_view::npos)
         return true;
       at = nl + 1;
     }

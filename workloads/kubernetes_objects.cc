@@ -132,7 +132,7 @@ class ObjectReader {
 
   std::string mig_profile(const YAML::Node& at, const std::string& path, const std::string& name,
                           const std::string& owner) const {
-    const std::string profile = name.substr(kMigPrefix.size());
+    std::string profile = name.substr(kMigPrefix.size());
     if (!is_known_mig_profile(profile))
       yaml_.fail(at, path,
                  fmt::format("unknown MIG profile '{}' in resource '{}' of {} (known: {})", profile,

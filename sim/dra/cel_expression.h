@@ -15,7 +15,7 @@
 namespace slicelab {
 
 // The longest expression the API server accepts (resource.k8s.io CELSelectorExpressionMaxLength).
-inline constexpr size_t kMaxCelExpressionBytes = 10 * 1024;
+inline constexpr size_t kMaxCelExpressionBytes = size_t{10} * 1024;
 
 // Turns a byte offset inside the expression into "FILE:LINE:COL" of the file it came from.
 using CelLocator = std::function<std::string(size_t offset)>;

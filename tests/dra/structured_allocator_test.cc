@@ -303,6 +303,7 @@ TEST(DraAllocator, SearchIsBounded) {
   add_class(m, "gpu", {selector(m, "gpu.nvidia.com/type=gpu")});
   add_class(m, "nic", {selector(m, "gpu.nvidia.com/type=nic")});
   std::vector<DraDevice> devs;
+  devs.reserve(16);
   for (int i = 0; i < 16; ++i) {
     devs.push_back(device("gpu-" + std::to_string(i), {str_attr("type", "gpu")}));
   }
@@ -334,6 +335,7 @@ TEST(DraAllocator, AdversarialMatchAttributeStopsAtTheCeiling) {
   add_class(m, "gpu", {selector(m, "gpu.nvidia.com/type=gpu")});
   add_class(m, "nic", {selector(m, "gpu.nvidia.com/type=nic")});
   std::vector<DraDevice> devs;
+  devs.reserve(201);
   for (int i = 0; i < 200; ++i)
     devs.push_back(
         device("gpu-" + std::to_string(i), {str_attr("type", "gpu"), int_attr("pcieRoot", 1)}));
