@@ -16,7 +16,7 @@
 namespace slicelab {
 
 // The largest export file: a `kubectl get pods -A -o json` of about 25,000 pods with their
-// managedFields. Read as JSON it takes about 1.5 times its size (the text and what is kept of it).
+// managedFields. Read as JSON it takes about 1.2 times its size (the text and what is kept of it).
 inline constexpr uint64_t kMaxKubernetesExportBytes = 256 * kMiB;
 // The largest object of a JSON export, parsed on its own: the API server's etcd refuses objects
 // over 1.5 MiB (its default --max-request-bytes), so no real object comes near it.
