@@ -59,9 +59,11 @@ class DraStructuredAllocator {
   // `model` and `selectors` outlive the allocator. `node_names[i]` is node i's name (slices
   // reach nodes by spec.nodeName, spec.allNodes, or a nodeSelector's matchFields metadata.name).
   // The model's ResourceClaims become claims 0..n-1 in their order. `max_steps` is in
-  // 1..kMaxMaxSteps (std::invalid_argument otherwise).
+  // 1..kMaxMaxSteps (std::invalid_argument otherwise); `time_limit` is the safety net's (tests
+  // shorten it).
   DraStructuredAllocator(const DraModel& model, const DraSelectorEvaluator& selectors,
-                         std::vector<std::string> node_names, int64_t max_steps = kDefaultMaxSteps);
+                         std::vector<std::string> node_names, int64_t max_steps = kDefaultMaxSteps,
+                         std::chrono::milliseconds time_limit = kSearchTimeLimit);
 
   // A claim made from ResourceClaimTemplate `template_index` for one pod (kube's resourceclaim
   // controller names it "<pod>-<pod claim name>"; slicelab drops the random suffix).
@@ -174,6 +176,7 @@ class DraStructuredAllocator {
   const DraSelectorEvaluator& selectors_;
   std::vector<std::string> node_names_;
   int64_t max_steps_;
+  std::chrono::milliseconds time_limit_;
 
   // Device slots: pool by pool, slice by slice, device by device.
   std::vector<Slot> slots_;

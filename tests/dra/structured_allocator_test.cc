@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "tests/dra/dra_test_model.h"
 
@@ -364,6 +365,48 @@ TEST(DraAllocator, AdversarialMatchAttributeStopsAtTheCeiling) {
   constexpr auto kBound = std::chrono::seconds(1);
 #endif
   EXPECT_LT(spent, kBound) << std::chrono::duration<double>(spent).count() << " s";
+}
+
+// The time limit is a safety net: a search still running past it (here made slow by selectors
+// that take a millisecond each on the first 200 devices, with the limit shortened to 50 ms)
+// stops with an error, not a result, and leaves the allocator as it was.
+TEST(DraAllocator, TimeLimitStopsASlowSearchWithAnError) {
+  class SlowSelectors final : public DraSelectorEvaluator {
+   public:
+    explicit SlowSelectors(const DraModel& m) : fake_(m) {}
+    bool matches(DraSelectorId id, const DraDevice& d, std::string_view driver) const override {
+      if (++calls_ <= 200) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return fake_.matches(id, d, driver);
+    }
+
+   private:
+    FakeSelectors fake_;
+    mutable int calls_ = 0;  // slow for the first 200 devices only
+  };
+  DraModel m;
+  add_class(m, "gpu", {selector(m, "gpu.nvidia.com/type=gpu")});
+  std::vector<DraDevice> devs;
+  devs.reserve(1000);
+  for (int i = 0; i < 1000; ++i)
+    devs.push_back(device("d-" + std::to_string(i), {str_attr("type", "other")}));
+  devs.push_back(device("gpu-0", {str_attr("type", "gpu")}));
+  m.resource_slices.push_back(node_slice("n1", devs));
+  m.resource_claims.push_back(claim("c", {request("g", exact("gpu"))}));
+  const SlowSelectors slow(m);
+  DraStructuredAllocator a(m, slow, {"n1"}, DraStructuredAllocator::kDefaultMaxSteps,
+                           std::chrono::milliseconds(50));
+  const std::array<DraClaimId, 1> one{0};
+  try {
+    (void)a.allocate(one, 0);
+    ADD_FAILURE() << "no time limit";
+  } catch (const DraSearchTimeLimitError& e) {
+    EXPECT_NE(std::string(e.what()).find("past its 50 ms safety limit"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(a.allocation(0).has_value());
+  // Once the selectors are fast again, the same allocator allocates: nothing was left taken.
+  ASSERT_TRUE(a.allocate(one, 0)) << a.last_failure();
+  EXPECT_EQ(a.allocation(0)->results.at(0).device, "gpu-0");
 }
 
 // The ceiling is the allocator's contract, not only the scenario reader's.
