@@ -5,17 +5,25 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <tuple>
 
 #include "workloads/input_error.h"
 #include "workloads/k8s_quantity.h"
-#include "workloads/kubernetes_objects.h"
+#include "workloads/kubernetes_export_stream.h"
 #include "workloads/yaml_reader.h"
-#include "workloads/yaml_stream.h"
 
 namespace slicelab {
 namespace {
 
 constexpr std::string_view kNvidiaDriver = "gpu.nvidia.com";
+// resource.k8s.io/v1's list limits (types.go): ResourceSliceMaxAttributesAndCapacitiesPerDevice,
+// DeviceRequestsMaxSize and DeviceConstraintsMaxSize.
+constexpr size_t kMaxAttributesAndCapacities = 32;
+constexpr size_t kMaxClaimListEntries = 32;
+// DeviceAttributeMaxValueLength and DriverNameMaxLength: CEL's matches() runs on these strings,
+// and its bound on time assumes them (sim/dra/cel_regex.h).
+constexpr size_t kMaxAttributeValueBytes = 64;
+constexpr size_t kMaxDriverNameBytes = 63;
 
 bool present(const YAML::Node& n) {
   return n.IsDefined() && !n.IsNull();
@@ -188,8 +196,10 @@ std::string compact_json(const YAML::Node& n) {
 
 class DraReader {
  public:
-  DraReader(const std::string& path, std::string text, DraObjects& into)
-      : yaml_(path), text_(std::move(text)), into_(into) {}
+  // One object of an export: `text` is what the nodes' marks index, `yaml` locates them in the
+  // file.
+  DraReader(const YamlReader& yaml, std::string_view text, DraObjects& into)
+      : yaml_(yaml), text_(text), into_(into) {}
 
   void document(const YAML::Node& doc, const std::string& path) {
     if (doc.IsSequence()) {
@@ -264,7 +274,7 @@ class DraReader {
     return yaml_.opt_string(obj["metadata"], mp, "namespace").value_or("default");
   }
   DraSourceLocation location(const YAML::Node& n) const {
-    const YAML::Mark m = n.Mark();
+    const YAML::Mark m = yaml_.in_file(n.Mark());
     return {yaml_.file(), m.line + 1, m.column + 1};
   }
 
@@ -315,14 +325,17 @@ class DraReader {
       at.assign(sel.expression.size() + 1, static_cast<size_t>(mark.pos));
     t.line.reserve(at.size());
     t.column.reserve(at.size());
-    uint32_t line = static_cast<uint32_t>(mark.line) + 1;
+    YAML::Mark here;  // in the object's text, then in the file
+    here.line = mark.line;
     size_t line_start = static_cast<size_t>(mark.pos) - static_cast<size_t>(mark.column);
     size_t scanned = line_start;
     for (const size_t a : at) {
       for (; scanned < a && scanned < text_.size(); ++scanned)
-        if (text_[scanned] == '\n') ++line, line_start = scanned + 1;
-      t.line.push_back(line);
-      t.column.push_back(static_cast<uint32_t>(a - line_start + 1));
+        if (text_[scanned] == '\n') ++here.line, line_start = scanned + 1;
+      here.column = static_cast<int>(a - line_start);
+      const YAML::Mark f = yaml_.in_file(here);
+      t.line.push_back(static_cast<uint32_t>(f.line) + 1);
+      t.column.push_back(static_cast<uint32_t>(f.column) + 1);
     }
     into_.model.selectors.push_back(std::move(sel));
     into_.selector_text.push_back(std::move(t));
@@ -475,6 +488,14 @@ class DraReader {
     return out;
   }
 
+  void value_length(const YAML::Node& at, const std::string& path, const std::string& v) const {
+    if (v.size() > kMaxAttributeValueBytes)
+      yaml_.fail(at, path,
+                 fmt::format("expected at most {} bytes (the API's limit for an attribute), found "
+                             "{}",
+                             kMaxAttributeValueBytes, v.size()));
+  }
+
   DraAttribute attribute(const std::string& name, const std::string& driver, const YAML::Node& n,
                          const std::string& path) const {
     yaml_.require_map(n, path);
@@ -496,9 +517,11 @@ class DraReader {
     } else if (const YAML::Node s = n["string"]; s.IsDefined()) {
       a.type = DraAttributeType::String;
       a.string_value = yaml_.string(s, join_path(path, "string"));
+      value_length(s, join_path(path, "string"), a.string_value);
     } else {
       a.type = DraAttributeType::Version;
       a.string_value = yaml_.string(n["version"], join_path(path, "version"));
+      value_length(n["version"], join_path(path, "version"), a.string_value);
     }
     return a;
   }
@@ -515,30 +538,101 @@ class DraReader {
     const std::string pp = join_path(path, "requestPolicy");
     yaml_.check_keys(rp, pp, {"default", "validValues", "validRange"});
     DraCapacityRequestPolicy policy;
-    if (const YAML::Node d = child(rp, "default"); present(d))
-      policy.default_value = quantity(d, join_path(pp, "default"));
-    if (const YAML::Node vv = child(rp, "validValues"); present(vv)) {
+    const YAML::Node d = child(rp, "default");
+    const std::string dp = join_path(pp, "default");
+    if (present(d)) policy.default_value = quantity(d, dp);
+    const YAML::Node vv = child(rp, "validValues");
+    const YAML::Node r = child(rp, "validRange");
+    if (present(vv) && present(r))
+      yaml_.fail(r, join_path(pp, "validRange"),
+                 "a requestPolicy has one of validValues or validRange, not both");
+    if ((present(vv) || present(r)) && !policy.default_value)
+      yaml_.fail(rp, pp,
+                 fmt::format("missing required key 'default' (required with {})",
+                             present(vv) ? "validValues" : "validRange"));
+    // The API server's rules (validateCapacityRequestPolicy): each refusal names the value.
+    const auto over_capacity = [&](const YAML::Node& at, const std::string& p, const DraQuantity& v,
+                                   const char* what) {
+      if (v.value > c.value.value)
+        yaml_.fail(at, p,
+                   fmt::format("expected {} at most the capacity's value {}, found {}", what,
+                               c.value.text, v.text));
+    };
+    if (present(vv)) {
       const std::string vp = join_path(pp, "validValues");
       yaml_.require_seq(vv, vp);
-      for (size_t i = 0; i < vv.size(); ++i)
-        policy.valid_values.push_back(quantity(vv[i], index_path(vp, i)));
+      bool has_default = false;
+      for (size_t i = 0; i < vv.size(); ++i) {
+        const std::string ip = index_path(vp, i);
+        DraQuantity v = quantity(vv[i], ip);
+        if (!policy.valid_values.empty() && v.value <= policy.valid_values.back().value)
+          yaml_.fail(vv[i], ip,
+                     fmt::format("expected values in ascending order without repeats, found {} "
+                                 "after {}",
+                                 v.text, policy.valid_values.back().text));
+        over_capacity(vv[i], ip, v, "a value");
+        has_default = has_default || v.value == policy.default_value->value;
+        policy.valid_values.push_back(std::move(v));
+      }
+      if (!has_default)
+        yaml_.fail(
+            d, dp,
+            fmt::format("expected one of validValues, found {}", policy.default_value->text));
     }
-    if (const YAML::Node r = child(rp, "validRange"); present(r)) {
+    if (present(r)) {
       const std::string vp = join_path(pp, "validRange");
       yaml_.check_keys(r, vp, {"min", "max", "step"});
       DraCapacityRequestPolicyRange range;
-      range.min = quantity(yaml_.required(r, vp, "min"), join_path(vp, "min"));
-      if (const YAML::Node x = child(r, "max"); present(x))
-        range.max = quantity(x, join_path(vp, "max"));
-      if (const YAML::Node x = child(r, "step"); present(x))
-        range.step = quantity(x, join_path(vp, "step"));
+      const YAML::Node mn = yaml_.required(r, vp, "min");
+      range.min = quantity(mn, join_path(vp, "min"));
+      over_capacity(mn, join_path(vp, "min"), *range.min, "min");
+      const int64_t def = policy.default_value->value;
+      if (def < range.min->value)
+        yaml_.fail(d, dp,
+                   fmt::format("expected a default within validRange (min {}), found {}",
+                               range.min->text, policy.default_value->text));
+      const YAML::Node mx = child(r, "max");
+      const std::string mxp = join_path(vp, "max");
+      if (present(mx)) {
+        range.max = quantity(mx, mxp);
+        if (range.max->value < range.min->value)
+          yaml_.fail(mx, mxp,
+                     fmt::format("expected max at least min ({}), found {}", range.min->text,
+                                 range.max->text));
+        over_capacity(mx, mxp, *range.max, "max");
+        if (def > range.max->value)
+          yaml_.fail(d, dp,
+                     fmt::format("expected a default within validRange (max {}), found {}",
+                                 range.max->text, policy.default_value->text));
+      }
+      if (const YAML::Node st = child(r, "step"); present(st)) {
+        const std::string sp = join_path(vp, "step");
+        range.step = quantity(st, sp);
+        const int64_t step = range.step->value, lo = range.min->value;
+        if (step <= 0)
+          yaml_.fail(st, sp, fmt::format("expected a step above 0, found {}", range.step->text));
+        if (step > c.value.value - lo)
+          yaml_.fail(st, sp,
+                     fmt::format("expected min + step at most the capacity's value {}, found "
+                                 "{} + {}",
+                                 c.value.text, range.min->text, range.step->text));
+        if ((def - lo) % step != 0)
+          yaml_.fail(d, dp,
+                     fmt::format("expected min ({}) plus a whole number of steps ({}), found {}",
+                                 range.min->text, range.step->text, policy.default_value->text));
+        if (range.max && (range.max->value - lo) % step != 0)
+          yaml_.fail(mx, mxp,
+                     fmt::format("expected min ({}) plus a whole number of steps ({}), found {}",
+                                 range.min->text, range.step->text, range.max->text));
+      }
       policy.valid_range = range;
     }
     c.request_policy = policy;
     return c;
   }
 
-  DraDevice device(const YAML::Node& n, const std::string& p, const std::string& driver) {
+  DraDevice device(const YAML::Node& n, const std::string& p, const std::string& driver,
+                   uint32_t slice_index, uint32_t device_index) {
     // A device's own node selection, taints and binding conditions are beta or alpha
     // features slicelab does not simulate.
     refuse(n, p,
@@ -575,14 +669,23 @@ class DraReader {
         const std::string ip = index_path(lp, i);
         yaml_.check_keys(list[i], ip, {"counterSet", "counters"});
         DraDeviceCounterConsumption c;
-        c.counter_set =
-            yaml_.string(yaml_.required(list[i], ip, "counterSet"), join_path(ip, "counterSet"));
+        const YAML::Node set = yaml_.required(list[i], ip, "counterSet");
+        c.counter_set = yaml_.string(set, join_path(ip, "counterSet"));
         c.counters = counters(list[i], ip);
+        into_.counter_use_text.push_back({slice_index, device_index,
+                                          static_cast<uint32_t>(d.consumes_counters.size()),
+                                          location(set)});
         d.consumes_counters.push_back(std::move(c));
       }
     }
     if (const YAML::Node m = child(n, "allowMultipleAllocations"); present(m))
       d.allow_multiple_allocations = yaml_.boolean(m, join_path(p, "allowMultipleAllocations"));
+    // The API's limit, which also bounds what the allocator checks per device.
+    if (const size_t k = d.attributes.size() + d.capacity.size(); k > kMaxAttributesAndCapacities)
+      yaml_.fail(n, p,
+                 fmt::format("expected at most {} attributes and capacities together (the API's "
+                             "limit per device), found {}",
+                             kMaxAttributesAndCapacities, k));
     return d;
   }
 
@@ -598,7 +701,13 @@ class DraReader {
                      {"driver", "pool", "nodeName", "nodeSelector", "allNodes", "devices",
                       "perDeviceNodeSelection", "sharedCounters", "partitionTypeAttribute",
                       "skipNodeOperations"});
-    s.driver = yaml_.string(yaml_.required(spec, sp, "driver"), join_path(sp, "driver"));
+    const YAML::Node driver = yaml_.required(spec, sp, "driver");
+    s.driver = yaml_.string(driver, join_path(sp, "driver"));
+    if (s.driver.size() > kMaxDriverNameBytes)
+      yaml_.fail(driver, join_path(sp, "driver"),
+                 fmt::format("expected at most {} bytes (the API's limit for a driver name), "
+                             "found {}",
+                             kMaxDriverNameBytes, s.driver.size()));
     const YAML::Node pool = yaml_.required(spec, sp, "pool");
     const std::string pp = join_path(sp, "pool");
     yaml_.check_keys(pool, pp, {"name", "generation", "resourceSliceCount"});
@@ -617,8 +726,10 @@ class DraReader {
     if (const YAML::Node devs = child(spec, "devices"); present(devs)) {
       const std::string dp = join_path(sp, "devices");
       yaml_.require_seq(devs, dp);
+      const auto slice_index = static_cast<uint32_t>(into_.model.resource_slices.size());
       for (size_t i = 0; i < devs.size(); ++i)
-        s.devices.push_back(device(devs[i], index_path(dp, i), s.driver));
+        s.devices.push_back(
+            device(devs[i], index_path(dp, i), s.driver, slice_index, static_cast<uint32_t>(i)));
     }
     if (const YAML::Node list = child(spec, "sharedCounters"); present(list)) {
       const std::string lp = join_path(sp, "sharedCounters");
@@ -686,6 +797,10 @@ class DraReader {
     const YAML::Node reqs = yaml_.required(devs, dp, "requests");
     const std::string rp = join_path(dp, "requests");
     yaml_.require_seq(reqs, rp);
+    if (reqs.size() > kMaxClaimListEntries)
+      yaml_.fail(reqs, rp,
+                 fmt::format("expected at most {} requests (the API's limit), found {}",
+                             kMaxClaimListEntries, reqs.size()));
     for (size_t i = 0; i < reqs.size(); ++i) {
       const std::string p = index_path(rp, i);
       yaml_.check_keys(reqs[i], p, {"name", "exactly", "firstAvailable"});
@@ -707,6 +822,10 @@ class DraReader {
     if (const YAML::Node cons = child(devs, "constraints"); present(cons)) {
       const std::string cp = join_path(dp, "constraints");
       yaml_.require_seq(cons, cp);
+      if (cons.size() > kMaxClaimListEntries)
+        yaml_.fail(cons, cp,
+                   fmt::format("expected at most {} constraints (the API's limit), found {}",
+                               kMaxClaimListEntries, cons.size()));
       for (size_t i = 0; i < cons.size(); ++i) {
         const std::string p = index_path(cp, i);
         refuse(cons[i], p, {"distinctAttribute"});
@@ -775,8 +894,8 @@ class DraReader {
     into_.model.pods.push_back(std::move(p));
   }
 
-  YamlReader yaml_;
-  std::string text_;
+  const YamlReader& yaml_;
+  std::string_view text_;
   DraObjects& into_;
 };
 
@@ -788,12 +907,80 @@ std::string DraSelectorText::locate(size_t offset) const {
   return fmt::format("{}:{}:{}", file, line[i], column[i]);
 }
 
+void check_dra_pools(const DraObjects& objects) {
+  const auto& slices = objects.model.resource_slices;
+  const auto at = [](const DraSourceLocation& l) {
+    return fmt::format("{}:{}:{}", l.file, l.line, l.column);
+  };
+  // Pools in a map, so that a file of many slices is checked in n log n.
+  using PoolKey = std::tuple<std::string_view, std::string_view, int64_t>;
+  std::map<PoolKey, std::vector<uint32_t>> pools;
+  for (uint32_t i = 0; i < slices.size(); ++i)
+    pools[{slices[i].driver, slices[i].pool.name, slices[i].pool.generation}].push_back(i);
+  std::vector<const std::vector<uint32_t>*> pool_of(slices.size());
+  for (const auto& [key, members] : pools) {
+    std::map<std::string_view, const DraDevice*> devices;
+    std::map<std::string_view, const DraResourceSlice*> sets;
+    for (const uint32_t i : members) {
+      pool_of[i] = &members;
+      const DraResourceSlice& s = slices[i];
+      for (const DraDevice& d : s.devices) {
+        const auto [it, fresh] = devices.emplace(d.name, &d);
+        if (!fresh)
+          throw InputError(fmt::format(
+              "{}: ResourceSlice {}: device '{}' appears twice in pool '{}' (also {}); device "
+              "names are unique within a pool",
+              at(d.location), s.name, d.name, s.pool.name, at(it->second->location)));
+      }
+      for (const DraCounterSet& c : s.shared_counters) {
+        const auto [it, fresh] = sets.emplace(c.name, &s);
+        if (!fresh)
+          throw InputError(fmt::format(
+              "{}: ResourceSlice {}: counter set '{}' appears twice in pool '{}' (also in "
+              "ResourceSlice {}); counter set names are unique within a pool",
+              at(s.location), s.name, c.name, s.pool.name, it->second->name));
+      }
+    }
+  }
+  for (const DraCounterUseText& u : objects.counter_use_text) {
+    if (u.slice >= slices.size()) continue;
+    const DraResourceSlice& s = slices[u.slice];
+    const DraDeviceCounterConsumption& use = s.devices[u.device].consumes_counters[u.use];
+    const DraCounterSet* set = nullptr;
+    for (const uint32_t i : *pool_of[u.slice])
+      for (const DraCounterSet& c : slices[i].shared_counters)
+        if (c.name == use.counter_set) set = &c;
+    if (set == nullptr) {
+      std::string known;
+      for (const uint32_t i : *pool_of[u.slice])
+        for (const DraCounterSet& c : slices[i].shared_counters)
+          known += (known.empty() ? "" : ", ") + c.name;
+      throw InputError(fmt::format(
+          "{}: ResourceSlice {}: device '{}' consumes counter set '{}', which pool '{}' does not "
+          "have (its sharedCounters: {})",
+          at(u.at), s.name, s.devices[u.device].name, use.counter_set, s.pool.name,
+          known.empty() ? "none" : known));
+    }
+    for (const DraCounter& c : use.counters) {
+      const bool found = std::any_of(set->counters.begin(), set->counters.end(),
+                                     [&](const DraCounter& k) { return k.name == c.name; });
+      if (!found)
+        throw InputError(fmt::format(
+            "{}: ResourceSlice {}: device '{}' consumes counter '{}' of set '{}', which the set "
+            "does not have",
+            at(u.at), s.name, s.devices[u.device].name, c.name, use.counter_set));
+    }
+  }
+}
+
 void read_dra_objects(const std::string& path, DraObjects& into) try {
-  std::string text;
-  const std::vector<YAML::Node> docs = load_yaml_documents(path, kMaxKubernetesExportBytes, &text);
-  DraReader reader(path, std::move(text), into);
-  for (size_t i = 0; i < docs.size(); ++i)
-    reader.document(docs[i], docs.size() == 1 ? "" : fmt::format("(document {})", i + 1));
+  read_kubernetes_export(path, [&](const KubeExportObject& o) {
+    try {
+      DraReader(o.yaml, o.text, into).document(o.node, o.path);
+    } catch (const YAML::Exception& e) {  // a conversion no check above caught, in the file
+      throw YAML::Exception(o.yaml.in_file(e.mark), e.msg);
+    }
+  });
 } catch (const YAML::Exception& e) {
   throw located_yaml_error(path, e);
 }

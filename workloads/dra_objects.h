@@ -21,19 +21,35 @@ struct DraSelectorText {
   std::string locate(size_t offset) const;
 };
 
-struct DraObjects {
-  DraModel model;
-  std::vector<DraSelectorText> selector_text;  // indexed by DraSelectorId
-  std::map<std::string, int> skipped_kinds;    // kinds that are not DRA objects (Namespace)
+// Where a device's consumesCounters[use].counterSet was read, for check_dra_pools.
+struct DraCounterUseText {
+  uint32_t slice = 0, device = 0, use = 0;  // model.resource_slices[slice].devices[device]...
+  DraSourceLocation at;
 };
 
-// Reads every DRA object of `path` (YAML or JSON; one object, a List, or a stream) into
-// `into.model`; pods are kept only when they have spec.resourceClaims. Field
+struct DraObjects {
+  DraModel model;
+  std::vector<DraSelectorText> selector_text;       // indexed by DraSelectorId
+  std::vector<DraCounterUseText> counter_use_text;  // one per consumesCounters entry read
+  std::map<std::string, int> skipped_kinds;         // kinds that are not DRA objects (Namespace)
+};
+
+// Reads every DRA object of `path` (YAML or JSON; one object, a List, or a stream, read one
+// object at a time: workloads/kubernetes_export_stream.h) into `into.model`; pods are kept only
+// when they have spec.resourceClaims. Field
 // names are resource.k8s.io/v1's (v1beta2 has the same paths and is read too; v1beta1 and
 // v1alpha3 nest fields differently and are refused). Throws InputError "FILE:LINE:COL: path:
 // …" for an unknown field (with a did-you-mean), a real field slicelab does not simulate
-// (tolerations, taints, adminAccess, ...), a bad quantity or a missing required field. CEL
+// (tolerations, taints, adminAccess, ...), a bad quantity, a missing required field, a list
+// longer than the API allows, or a capacity requestPolicy the API server refuses. CEL
 // expressions are not compiled here: sim/dra compiles them with DraCelText::locate.
 void read_dra_objects(const std::string& path, DraObjects& into);
+
+// What no single object shows, once every file is read: within each pool (driver, pool name and
+// generation, whose slices may sit in several objects) no device name and no counter set name
+// twice, and every consumesCounters entry naming one of the pool's counter sets and counters
+// of it. Throws InputError at the second device or set, or at the consumption, as the API
+// server or kube-scheduler's allocator would refuse the pool.
+void check_dra_pools(const DraObjects& objects);
 
 }  // namespace slicelab

@@ -11,7 +11,6 @@
 #include "workloads/k8s_quantity.h"
 #include "workloads/rfc3339.h"
 #include "workloads/yaml_reader.h"
-#include "workloads/yaml_stream.h"
 
 namespace slicelab {
 namespace {
@@ -24,6 +23,12 @@ constexpr std::string_view kNvidiaResources[] = {
     "nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/gpumem", "nvidia.com/gpumem-percentage",
     "nvidia.com/gpucores"};
 
+// Sums of requests saturate rather than overflow: a pod of many huge containers is refused
+// later, by the pod format's range, not wrapped into a small number.
+int64_t add_saturating(int64_t a, int64_t b) {
+  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
+}
+
 // Kubernetes' own resources that do not enter the simulation.
 bool is_ignored_builtin(std::string_view name) {
   return name == "ephemeral-storage" || name == "pods" || name.starts_with("hugepages-") ||
@@ -32,7 +37,7 @@ bool is_ignored_builtin(std::string_view name) {
 
 class ObjectReader {
  public:
-  ObjectReader(const std::string& path, KubeObjects& into) : yaml_(path), into_(into) {}
+  ObjectReader(const YamlReader& yaml, KubeObjects& into) : yaml_(yaml), into_(into) {}
 
   // One document: a List of objects, a top-level list of them, or one object.
   void document(const YAML::Node& doc, const std::string& path) {
@@ -127,7 +132,7 @@ class ObjectReader {
 
   std::string mig_profile(const YAML::Node& at, const std::string& path, const std::string& name,
                           const std::string& owner) const {
-    const std::string profile = name.substr(kMigPrefix.size());
+    std::string profile = name.substr(kMigPrefix.size());
     if (!is_known_mig_profile(profile))
       yaml_.fail(at, path,
                  fmt::format("unknown MIG profile '{}' in resource '{}' of {} (known: {})", profile,
@@ -259,9 +264,9 @@ class ObjectReader {
     yaml_.require_seq(containers, cp);
     for (size_t i = 0; i < containers.size(); ++i) {
       const Requests r = container(containers[i], index_path(cp, i), pod);
-      sum.cpu += r.cpu;
-      sum.memory += r.memory;
-      sum.gpus += r.gpus;
+      sum.cpu = add_saturating(sum.cpu, r.cpu);
+      sum.memory = add_saturating(sum.memory, r.memory);
+      sum.gpus = add_saturating(sum.gpus, r.gpus);
       sum.gpumem = std::max(sum.gpumem, r.gpumem);
       sum.gpumem_percent = std::max(sum.gpumem_percent, r.gpumem_percent);
       sum.gpucores = std::max(sum.gpucores, r.gpucores);
@@ -285,9 +290,9 @@ class ObjectReader {
     if (const YAML::Node oh = child(spec, "overhead"); present(oh)) {
       const std::string op = join_path(sp, "overhead");
       if (const YAML::Node v = child(oh, "cpu"); present(v))
-        pod.cpu_milli += cpu(v, join_path(op, "cpu"));
+        pod.cpu_milli = add_saturating(pod.cpu_milli, cpu(v, join_path(op, "cpu")));
       if (const YAML::Node v = child(oh, "memory"); present(v))
-        pod.memory_mib += memory(v, join_path(op, "memory"));
+        pod.memory_mib = add_saturating(pod.memory_mib, memory(v, join_path(op, "memory")));
     }
     pod.gpumem_mib = sum.gpumem;
     pod.gpumem_percent = sum.gpumem_percent;
@@ -390,25 +395,28 @@ class ObjectReader {
     into_.pods.push_back(std::move(pod));
   }
 
-  YamlReader yaml_;
+  const YamlReader& yaml_;
   KubeObjects& into_;
 };
 
 }  // namespace
 
 void read_kube_objects(const std::string& path, KubeObjects& into) try {
-  const std::vector<YAML::Node> docs = load_yaml_documents(path, kMaxKubernetesExportBytes);
-  ObjectReader reader(path, into);
-  for (size_t i = 0; i < docs.size(); ++i)
-    reader.document(docs[i], docs.size() == 1 ? "" : fmt::format("(document {})", i + 1));
+  read_kubernetes_export(path, [&](const KubeExportObject& o) {
+    try {
+      ObjectReader(o.yaml, into).document(o.node, o.path);
+    } catch (const YAML::Exception& e) {  // a conversion no check above caught, in the file
+      throw YAML::Exception(o.yaml.in_file(e.mark), e.msg);
+    }
+  });
 } catch (const YAML::Exception& e) {
   throw located_yaml_error(path, e);
 }
 
 void read_kube_object_tree(const YAML::Node& doc, const std::string& source,
                            KubeObjects& into) try {
-  ObjectReader reader(source, into);
-  reader.document(doc, "");
+  const YamlReader yaml(source);
+  ObjectReader(yaml, into).document(doc, "");
 } catch (const YAML::Exception& e) {
   throw located_yaml_error(source, e);
 }

@@ -9,17 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "workloads/text_file.h"
+#include "workloads/kubernetes_export_stream.h"  // the limits: file, object, YAML document
 
 namespace YAML {
 class Node;
 }
 
 namespace slicelab {
-
-// The largest export file: a `kubectl get pods -A -o json` of about 25,000 pods with their
-// managedFields. Parsed YAML takes tens of times its text: at this limit several GB.
-inline constexpr uint64_t kMaxKubernetesExportBytes = 256 * kMiB;
 
 struct KubeNode {
   std::string name;
@@ -76,7 +72,8 @@ struct KubeObjects {
 };
 
 // Reads every Node and Pod of `path`: a List (kind List, NodeList, PodList), a single object,
-// or a stream of them (YAML documents or JSON values one after another). Throws InputError
+// or a stream of them (YAML documents or JSON values one after another), one object at a time
+// (workloads/kubernetes_export_stream.h has the limits). Throws InputError
 // "FILE:LINE:COL: items[3].status.allocatable.cpu: …" naming the field, the object and the
 // problem: a missing field, a bad quantity or timestamp, an unknown nvidia.com resource.
 void read_kube_objects(const std::string& path, KubeObjects& into);

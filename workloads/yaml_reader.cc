@@ -129,8 +129,15 @@ std::string index_path(std::string_view parent, size_t index) {
   return fmt::format("{}[{}]", parent, index);
 }
 
+YAML::Mark YamlReader::in_file(YAML::Mark mark) const {
+  if (mark.is_null()) return mark;
+  if (mark.line == 0) mark.column += origin_.column;
+  mark.line += origin_.line;
+  return mark;
+}
+
 void YamlReader::fail(const YAML::Node& at, std::string_view path, std::string_view what) const {
-  const YAML::Mark mark = at.IsDefined() ? at.Mark() : YAML::Mark::null_mark();
+  const YAML::Mark mark = in_file(at.IsDefined() ? at.Mark() : YAML::Mark::null_mark());
   // The document's root has no path of its own; name it so the message keeps its shape.
   if (path.empty()) path = "top level";
   if (mark.is_null()) throw InputError(fmt::format("{}: {}: {}", file_, path, what));
@@ -139,7 +146,7 @@ void YamlReader::fail(const YAML::Node& at, std::string_view path, std::string_v
 }
 
 std::string YamlReader::where(const YAML::Node& at, std::string_view path) const {
-  const YAML::Mark mark = at.IsDefined() ? at.Mark() : YAML::Mark::null_mark();
+  const YAML::Mark mark = in_file(at.IsDefined() ? at.Mark() : YAML::Mark::null_mark());
   if (mark.is_null()) return fmt::format("{}: {}", file_, path);
   return fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1, path);
 }
@@ -167,7 +174,7 @@ void YamlReader::check_keys(const YAML::Node& map, std::string_view path,
   seen.reserve(map.size());
   for (const auto& kv : map) {
     const std::string& key = kv.first.Scalar();
-    if (auto [it, fresh] = seen.emplace(key, kv.first.Mark()); !fresh)
+    if (auto [it, fresh] = seen.emplace(key, in_file(kv.first.Mark())); !fresh)
       fail(kv.first, path,
            fmt::format("duplicate key '{}' (also on line {})", key, it->second.line + 1));
   }

@@ -27,10 +27,22 @@ YAML::Node load_yaml_file(const std::string& path, uint64_t max_bytes = kMaxConf
 // Every public loader catches YAML::Exception and throws this, so none reaches the user raw.
 InputError located_yaml_error(const std::string& path, const YAML::Exception& e);
 
+// Where a document parsed on its own begins in its file (0-based, as YAML::Mark counts): its
+// nodes' marks count from its first byte, and a reader given the origin adds it back when it
+// names a line and column (an item of a large List, parsed one at a time).
+struct YamlOrigin {
+  int line = 0;
+  int column = 0;  // of the document's first line only
+};
+
 class YamlReader {
  public:
-  explicit YamlReader(std::string file) : file_(std::move(file)) {}
+  explicit YamlReader(std::string file, YamlOrigin origin = {})
+      : file_(std::move(file)), origin_(origin) {}
   const std::string& file() const { return file_; }
+  // `mark` with the origin added to its line and column (its pos still counts from the start of
+  // the parsed text); a null mark stays null.
+  YAML::Mark in_file(YAML::Mark mark) const;
 
   [[noreturn]] void fail(const YAML::Node& at, std::string_view path, std::string_view what) const;
   [[noreturn]] void fail_expected(const YAML::Node& at, std::string_view path,
@@ -90,6 +102,7 @@ class YamlReader {
 
  private:
   std::string file_;
+  YamlOrigin origin_;
 };
 
 std::string join_path(std::string_view parent, std::string_view child);

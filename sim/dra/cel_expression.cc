@@ -124,8 +124,8 @@ CelValue CelExpression::eval(int32_t index, const CelDevice& device) const {
       const CelValue x = missing_to_error(eval(n.a, device));
       if (is_error(x)) return x;
       for (int32_t k = 0; k < n.args; ++k) {
-        const CelValue e =
-            missing_to_error(eval(arg_nodes_[static_cast<size_t>(n.first_arg + k)], device));
+        const CelValue e = missing_to_error(
+            eval(arg_nodes_[static_cast<size_t>(n.first_arg) + static_cast<size_t>(k)], device));
         if (is_error(e)) return e;
         if (equal(x, e)) return CelValue::boolean(true);
       }
@@ -158,8 +158,7 @@ CelValue CelExpression::eval(int32_t index, const CelDevice& device) const {
         return CelValue::boolean(x.s.find(n.str_a) != std::string_view::npos);
       if (x.s.size() > kMaxCelMatchInput) return CelValue::error(CelFault::kRegexTooLong);
       // CEL's matches() is a search (RE2 semantics), anchored only where the pattern says so.
-      return CelValue::boolean(
-          std::regex_search(x.s.begin(), x.s.end(), regexes_[static_cast<size_t>(n.regex)]));
+      return CelValue::boolean(cel_regex_search(*regexes_[static_cast<size_t>(n.regex)], x.s));
     }
   }
   return CelValue::error(CelFault::kNoSuchOverload);

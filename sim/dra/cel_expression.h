@@ -5,21 +5,17 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sim/dra/cel_regex.h"
 #include "sim/dra/cel_value.h"
 
 namespace slicelab {
 
 // The longest expression the API server accepts (resource.k8s.io CELSelectorExpressionMaxLength).
-inline constexpr size_t kMaxCelExpressionBytes = 10 * 1024;
-// matches(): the longest pattern, and the longest string it is run on (the resource API caps
-// string attributes at 64 bytes; a longer input is a runtime error, not a slow match).
-inline constexpr size_t kMaxCelRegexBytes = 256;
-inline constexpr size_t kMaxCelMatchInput = 256;
+inline constexpr size_t kMaxCelExpressionBytes = size_t{10} * 1024;
 
 // Turns a byte offset inside the expression into "FILE:LINE:COL" of the file it came from.
 using CelLocator = std::function<std::string(size_t offset)>;
@@ -63,8 +59,12 @@ class CelExpression {
  public:
   // Compiles `text`; throws InputError "WHERE: unsupported CEL construct '…' (…)" at the
   // construct's own position (via `locate`) for anything outside the subset, a syntax error or
-  // a statically wrong type (a quantity compared with '<', a non-bool result).
-  static CelExpression compile(std::string_view text, const CelLocator& locate);
+  // a statically wrong type (a quantity compared with '<', a non-bool result), or a matches()
+  // pattern that RE2 refuses or that passes the bounds of sim/dra/cel_regex.h. Patterns come
+  // from `regexes`, which keeps each distinct one compiled once; without it, from a cache of
+  // this expression's own.
+  static CelExpression compile(std::string_view text, const CelLocator& locate,
+                               CelRegexCache* regexes = nullptr);
 
   // True or false; kError (with its fault) when CEL would raise a runtime error: a missing
   // attribute that the logical operators do not absorb (`false && error` is false), or values
@@ -83,7 +83,7 @@ class CelExpression {
   std::vector<std::shared_ptr<const std::string>> pool_;
   std::vector<CelNode> nodes_;
   std::vector<int32_t> arg_nodes_;
-  std::vector<std::regex> regexes_;
+  std::vector<std::shared_ptr<const re2::RE2>> regexes_;  // immutable, shared
   int32_t root_ = -1;
 };
 

@@ -16,8 +16,9 @@ enum class CelStatic : uint8_t { kBool, kInt, kString, kQuantity, kVersion, kDyn
 
 class CelParser {
  public:
-  CelParser(std::string_view text, const CelLocator& locate, CelExpression& out)
-      : text_(text), locate_(locate), out_(out) {}
+  CelParser(std::string_view text, const CelLocator& locate, CelRegexCache& regexes,
+            CelExpression& out)
+      : text_(text), locate_(locate), regexes_(regexes), out_(out) {}
 
   void parse() {
     skip_space();
@@ -450,13 +451,10 @@ class CelParser {
         n.a = target.node;
         n.str_a = intern(arg);
         if (method == "matches") {
-          if (arg.size() > kMaxCelRegexBytes)
-            fail(arg_at, fmt::format("matches(): pattern longer than {} bytes", kMaxCelRegexBytes));
-          try {
-            out_.regexes_.emplace_back(arg, std::regex::ECMAScript);
-          } catch (const std::regex_error& e) {
-            fail(arg_at, fmt::format("matches(): invalid regular expression: {}", e.what()));
-          }
+          std::string error;
+          auto re = regexes_.compile(arg, error);
+          if (re == nullptr) fail(arg_at, fmt::format("matches(): {}", error));
+          out_.regexes_.push_back(std::move(re));
           n.op = CelOp::kMatches;
           n.regex = static_cast<int32_t>(out_.regexes_.size() - 1);
         } else {
@@ -473,18 +471,21 @@ class CelParser {
 
   std::string_view text_;
   const CelLocator& locate_;
+  CelRegexCache& regexes_;
   CelExpression& out_;
   size_t pos_ = 0;
   int depth_ = 0;
 };
 
-CelExpression CelExpression::compile(std::string_view text, const CelLocator& locate) {
+CelExpression CelExpression::compile(std::string_view text, const CelLocator& locate,
+                                     CelRegexCache* regexes) {
   if (text.size() > kMaxCelExpressionBytes)
     throw InputError(
         fmt::format("{}: CEL expression longer than {} bytes", locate(0), kMaxCelExpressionBytes));
   CelExpression e;
   e.text_ = std::string(text);
-  CelParser(e.text_, locate, e).parse();
+  CelRegexCache own;
+  CelParser(e.text_, locate, regexes != nullptr ? *regexes : own, e).parse();
   return e;
 }
 

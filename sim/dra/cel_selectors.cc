@@ -50,13 +50,17 @@ CelValue DraCelDevice::capacity(std::string_view domain, std::string_view name) 
 CelSelectorEvaluator::CelSelectorEvaluator(const DraModel& model,
                                            const std::vector<DraSelectorText>& text) {
   compiled_.reserve(model.selectors.size());
+  CelRegexCache regexes;  // a pattern repeated in several selectors is compiled once
   for (size_t i = 0; i < model.selectors.size(); ++i) {
     const DraSelector& s = model.selectors[i];
     const DraSelectorText* t = i < text.size() ? &text[i] : nullptr;
-    compiled_.push_back(CelExpression::compile(s.expression, [&](size_t offset) {
-      if (t != nullptr && !t->line.empty()) return t->locate(offset);
-      return fmt::format("{}:{}:{}", s.location.file, s.location.line, s.location.column);
-    }));
+    compiled_.push_back(CelExpression::compile(
+        s.expression,
+        [&](size_t offset) {
+          if (t != nullptr && !t->line.empty()) return t->locate(offset);
+          return fmt::format("{}:{}:{}", s.location.file, s.location.line, s.location.column);
+        },
+        &regexes));
   }
 }
 

@@ -16,8 +16,9 @@ struct LoadedDra {
   std::shared_ptr<const CelSelectorEvaluator> selectors;  // indexed by the model's DraSelectorId
 };
 
-// Reads `paths` in order into one model and compiles its selectors. Throws InputError located
-// at the file, line and column of the first unknown or unsupported field or CEL construct.
+// Reads `paths` in order into one model, checks its pools (check_dra_pools) and compiles its
+// selectors. Throws InputError located at the file, line and column of the first unknown or
+// unsupported field, refused pool or CEL construct.
 LoadedDra load_dra_files(const std::vector<std::string>& paths);
 
 }  // namespace slicelab

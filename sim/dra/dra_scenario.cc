@@ -46,7 +46,10 @@ void read_dra_sharing(const YamlReader& yaml, const YAML::Node& node, std::strin
     s->context_switch_overhead =
         yaml.opt_number(node, path, "context_switch_overhead", 0.0, 0.5).value_or(0.05);
     s->fault_propagation = yaml.opt_number(node, path, "fault_propagation", 0.0, 1.0).value_or(0.5);
-    s->max_steps = yaml.opt_integer(node, path, "max_steps", 1, 1'000'000'000).value_or(200000);
+    // The ceiling keeps one attempt of the search within tens of milliseconds (docs/dra.md).
+    s->max_steps =
+        yaml.opt_integer(node, path, "max_steps", 1, DraStructuredAllocator::kMaxMaxSteps)
+            .value_or(DraStructuredAllocator::kDefaultMaxSteps);
   }
   config.dra = std::move(s);
 }

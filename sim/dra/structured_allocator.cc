@@ -108,11 +108,16 @@ std::string format_dra_quantity(int64_t value) {
 DraStructuredAllocator::DraStructuredAllocator(const DraModel& model,
                                                const DraSelectorEvaluator& selectors,
                                                std::vector<std::string> node_names,
-                                               int64_t max_steps)
+                                               int64_t max_steps,
+                                               std::chrono::milliseconds time_limit)
     : model_(model),
       selectors_(selectors),
       node_names_(std::move(node_names)),
-      max_steps_(max_steps) {
+      max_steps_(max_steps),
+      time_limit_(time_limit) {
+  if (max_steps < 1 || max_steps > kMaxMaxSteps)
+    throw std::invalid_argument("DraStructuredAllocator: max_steps " + std::to_string(max_steps) +
+                                " outside 1.." + std::to_string(kMaxMaxSteps));
   // Pools: the slices of each (driver, pool) at its highest generation; complete when there are
   // as many as resourceSliceCount says.
   const auto& slices = model_.resource_slices;
@@ -324,9 +329,32 @@ bool DraStructuredAllocator::capacity_amounts(const Unit& u, const Slot& s, int6
   return true;
 }
 
+bool DraStructuredAllocator::charge(int64_t n) {
+  steps_ += n;
+  if (steps_ > max_steps_) {
+    aborted_ = true;
+    return false;
+  }
+  if (steps_ >= next_clock_check_) {
+    next_clock_check_ = steps_ + 256;  // a few microseconds of steps; the clock costs 20 ns
+    const auto spent = std::chrono::steady_clock::now() - started_;
+    if (spent > time_limit_)
+      throw DraSearchTimeLimitError(
+          "the DRA allocator's search on node " + node_names_[node_] + " ran " +
+          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(spent).count()) +
+          " ms after " + std::to_string(steps_) + " steps, past its " +
+          std::to_string(time_limit_.count()) +
+          " ms safety limit (the step bound should end it in tens of milliseconds; is the "
+          "machine overloaded?)");
+  }
+  return true;
+}
+
 bool DraStructuredAllocator::take(uint32_t c, uint32_t unit, uint32_t slot) {
   const Unit& u = units_[unit];
   const Slot& s = slots_[slot];
+  // One step for the device, one per constraint and counter it is checked against.
+  if (!charge(1 + std::popcount(u.constraint_mask) + (s.use_end - s.use_begin))) return false;
   const bool admin = u.req->admin_access;
   if (admin) {
     for (size_t i = claim_chosen_begin_[c]; i < chosen_.size(); ++i) {
@@ -433,6 +461,10 @@ bool DraStructuredAllocator::all_mode(uint32_t c, uint32_t r, uint32_t unit) {
       all_buf_.resize(begin);
       return false;
     }
+    if (!charge(1 + ch.slot_end - ch.slot_begin)) {
+      all_buf_.resize(begin);
+      return false;
+    }
     for (uint32_t slot = ch.slot_begin; slot < ch.slot_end; ++slot) {
       if (selectable(unit, slot)) all_buf_.push_back(slot);
     }
@@ -452,11 +484,7 @@ bool DraStructuredAllocator::all_mode(uint32_t c, uint32_t r, uint32_t unit) {
 }
 
 bool DraStructuredAllocator::one(uint32_t c, uint32_t r, int32_t sub, int64_t d, Loc start) {
-  if (aborted_) return false;
-  if (++steps_ > max_steps_) {
-    aborted_ = true;
-    return false;
-  }
+  if (aborted_ || !charge(1)) return false;
   if (c == pod_claims_.size()) return true;
   const Claim& claim = claims_[pod_claims_[c]];
   if (r == 0 && sub < 0 && d == 0) claim_chosen_begin_[c] = static_cast<uint32_t>(chosen_.size());
@@ -482,10 +510,16 @@ bool DraStructuredAllocator::one(uint32_t c, uint32_t r, int32_t sub, int64_t d,
   const uint32_t end = node_chunk_begin_[node_ + 1];
   for (uint32_t k = std::max(start.chunk, node_chunk_begin_[node_]); k < end; ++k) {
     const Chunk& ch = chunks_[k];
-    if (!ch.pool_complete) continue;
+    if (!ch.pool_complete) {
+      if (!charge(1)) return false;  // a node may reach many slices
+      continue;
+    }
     const uint32_t first = k == start.chunk ? std::max(start.slot, ch.slot_begin) : ch.slot_begin;
     for (uint32_t slot = first; slot < ch.slot_end; ++slot) {
-      if (!take(c, unit, slot)) continue;
+      if (!take(c, unit, slot)) {
+        if (aborted_) return false;
+        continue;
+      }
       if (one(c, r, sub, d + 1, {k, slot + 1})) return true;
       untake();
       if (aborted_) return false;
@@ -500,6 +534,8 @@ bool DraStructuredAllocator::search(std::span<const DraClaimId> claims, uint32_t
   pod_claims_ = claims;
   node_ = node;
   steps_ = 0;
+  next_clock_check_ = 0;
+  started_ = std::chrono::steady_clock::now();
   aborted_ = false;
   failure_.clear();
   chosen_.clear();
@@ -527,7 +563,14 @@ bool DraStructuredAllocator::search(std::span<const DraClaimId> claims, uint32_t
       return false;
     }
   }
-  const bool ok = one(0, 0, -1, 0, {});
+  bool ok = false;
+  try {
+    ok = one(0, 0, -1, 0, {});
+  } catch (...) {  // the time limit: give back what the search holds before it is reported
+    undo_all();
+    all_buf_.clear();
+    throw;
+  }
   claim_chosen_begin_[claims.size()] = static_cast<uint32_t>(chosen_.size());
   if (ok) {
     failure_.clear();

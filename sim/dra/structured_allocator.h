@@ -13,9 +13,11 @@
 // by counter (left); a search changes them in place and undoes on backtracking, so an attempt
 // allocates nothing once the buffers have grown.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,18 +34,36 @@ struct DraHeldDevice {
   uint32_t device = 0;  // index into that slice's devices
 };
 
+// A search that ran past kDraSearchTimeLimit: a safety net that never fires on a machine that
+// runs the step bound in its stated time, and reports an error rather than a different result.
+class DraSearchTimeLimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class DraStructuredAllocator {
  public:
-  // Bounded backtracking: at most this many search steps (allocateOne calls) per attempt on one
-  // node; beyond it the node counts as unable to hold the pod. kube-scheduler bounds the same
-  // search by the Filter's 10 s timeout; a step here is well under a microsecond.
+  // Bounded backtracking: at most this many search steps per attempt on one node; beyond it the
+  // node counts as unable to hold the pod (kube-scheduler bounds the same search by the Filter's
+  // timeout). A step is one node of the search or one device considered, plus one per
+  // matchAttribute constraint and counter it checks, so its cost does not grow with the input:
+  // about 10 to 30 ns (bench/dra_allocator.cc).
   static constexpr int64_t kDefaultMaxSteps = 200000;
+  // The ceiling a scenario's max_steps may ask for: one attempt then takes at most about 30 ms.
+  static constexpr int64_t kMaxMaxSteps = 1'000'000;
+  // The wall-clock safety net of one attempt. The step bound decides every result (so that a
+  // run is a pure function of its scenario and seed); an attempt still running after this long
+  // means a machine far slower than the bound assumes, and it throws DraSearchTimeLimitError.
+  static constexpr std::chrono::milliseconds kSearchTimeLimit{2000};
 
   // `model` and `selectors` outlive the allocator. `node_names[i]` is node i's name (slices
   // reach nodes by spec.nodeName, spec.allNodes, or a nodeSelector's matchFields metadata.name).
-  // The model's ResourceClaims become claims 0..n-1 in their order.
+  // The model's ResourceClaims become claims 0..n-1 in their order. `max_steps` is in
+  // 1..kMaxMaxSteps (std::invalid_argument otherwise); `time_limit` is the safety net's (tests
+  // shorten it).
   DraStructuredAllocator(const DraModel& model, const DraSelectorEvaluator& selectors,
-                         std::vector<std::string> node_names, int64_t max_steps = kDefaultMaxSteps);
+                         std::vector<std::string> node_names, int64_t max_steps = kDefaultMaxSteps,
+                         std::chrono::milliseconds time_limit = kSearchTimeLimit);
 
   // A claim made from ResourceClaimTemplate `template_index` for one pod (kube's resourceclaim
   // controller names it "<pod>-<pod claim name>"; slicelab drops the random suffix).
@@ -139,6 +159,8 @@ class DraStructuredAllocator {
 
   uint32_t add_spec(const DraResourceClaimSpec& spec);
   bool search(std::span<const DraClaimId> claims, uint32_t node);
+  // Counts `n` steps; false (and the search aborted) past max_steps_.
+  bool charge(int64_t n);
   bool one(uint32_t c, uint32_t r, int32_t sub, int64_t d, Loc start);
   bool all_mode(uint32_t c, uint32_t r, uint32_t unit);
   bool selectable(uint32_t unit, uint32_t slot);
@@ -154,6 +176,7 @@ class DraStructuredAllocator {
   const DraSelectorEvaluator& selectors_;
   std::vector<std::string> node_names_;
   int64_t max_steps_;
+  std::chrono::milliseconds time_limit_;
 
   // Device slots: pool by pool, slice by slice, device by device.
   std::vector<Slot> slots_;
@@ -186,6 +209,8 @@ class DraStructuredAllocator {
   std::span<const DraClaimId> pod_claims_;
   uint32_t node_ = 0;
   int64_t steps_ = 0;
+  int64_t next_clock_check_ = 0;
+  std::chrono::steady_clock::time_point started_;
   bool aborted_ = false;
   std::vector<Chosen> chosen_;
   std::vector<int64_t> chosen_caps_;

@@ -10,10 +10,16 @@
 #include <tuple>
 #include <unordered_map>
 
+#include <limits>
+#include <sstream>
+#include <string_view>
+
 #include "sim/scenario/gfd_products.h"
 #include "sim/scenario/snapshot_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
+#include "workloads/pod_yaml.h"
+#include "workloads/trace_writer.h"
 
 namespace slicelab {
 namespace {
@@ -86,6 +92,32 @@ double median(std::vector<double> v) {
 
 enum class Role { kDaemon, kPinned, kQueued, kFinished };
 
+// The pod as `import` writes it into trace.yaml, read back by the trace format's own reader
+// (read_pod, which `validate` runs on every trace pod), so that the import refuses what the
+// scenario would, and says so at the pod's place in the export rather than in a file it wrote.
+void check_as_trace_pod(const PodSpec& s, const KubePod& p) {
+  std::ostringstream text;
+  write_trace_yaml(text, {s}, "");
+  const YAML::Node root = YAML::Load(text.str());
+  constexpr std::string_view kSource = "trace";
+  try {
+    (void)read_pod(YamlReader(std::string(kSource)), root["pods"][0], "", 0);
+  } catch (const InputError& e) {
+    // "trace:LINE:COL: FIELD: WHAT" without its position in the text written here.
+    std::string_view what = e.what();
+    for (int part = 0; part < 3; ++part) {
+      const size_t colon = what.find(':');
+      if (colon == std::string_view::npos) break;
+      what.remove_prefix(colon + 1);
+    }
+    while (what.starts_with(' ')) what.remove_prefix(1);
+    throw InputError(
+        fmt::format("{}: pod '{}' becomes a trace pod that slicelab's scenario format refuses: {} "
+                    "(docs/kubernetes-import.md#limits)",
+                    p.where, p.name, what));
+  }
+}
+
 }  // namespace
 
 // The node's physical GPUs and their model. GFD's nvidia.com/gpu.count is the physical count;
@@ -94,6 +126,17 @@ KubeNodeFacts kube_node_facts(const KubeNode& n, const GpuCatalog& catalog) {
   NodeFacts f;
   f.cpu_milli = n.cpu_milli;
   f.memory_mib = n.memory_mib;
+  // The scenario format's ranges for a node group's cpu_milli and memory_mib.
+  constexpr int64_t kMaxCpuMilli = int64_t{1} << 40;
+  constexpr int64_t kMaxMemoryMib = 1'000'000'000'000;
+  if (n.cpu_milli <= 0 || n.cpu_milli > kMaxCpuMilli)
+    throw InputError(fmt::format(
+        "{}: node '{}': allocatable cpu of {} millicores; a scenario's node has 1 to {}", n.where,
+        n.name, n.cpu_milli, kMaxCpuMilli));
+  if (n.memory_mib <= 0 || n.memory_mib > kMaxMemoryMib)
+    throw InputError(fmt::format(
+        "{}: node '{}': allocatable memory of {} MiB; a scenario's node has 1 to {} MiB", n.where,
+        n.name, n.memory_mib, kMaxMemoryMib));
   int64_t gpus = 0;
   if (n.gpu_count) {
     gpus = *n.gpu_count;
@@ -138,7 +181,10 @@ PodSpec kube_pod_spec(const KubePod& p, std::span<const KubeNodeFacts> facts,
   s.memory_mib = p.memory_mib;
   if (p.priority > kMaxPriority || p.priority < -kMaxPriority) conversion.priority_clamped = true;
   s.priority = static_cast<int>(std::clamp<int64_t>(p.priority, -kMaxPriority, kMaxPriority));
-  s.gpu_count = p.mig_profile.empty() ? static_cast<int>(p.gpus) : 1;
+  // Clamped to int, where the trace format's range check (check_as_trace_pod) refuses it.
+  s.gpu_count = p.mig_profile.empty()
+                    ? static_cast<int>(std::min<int64_t>(p.gpus, std::numeric_limits<int>::max()))
+                    : 1;
   s.mig_profile = p.mig_profile;
   if (s.gpu_count > 0) {
     if (p.gpucores > 0 && p.gpucores < 100) {
@@ -188,10 +234,23 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
   // --- nodes: groups of identical nodes, in the export's order ---
   std::unordered_map<std::string, size_t> node_of;  // node name -> index into `facts`
   std::vector<NodeFacts> facts;
+  int64_t gpus = 0;
   for (const KubeNode& n : objects.nodes) {
+    // What the scenario's cluster section refuses, refused here at the node.
+    if (n.name.empty()) throw InputError(fmt::format("{}: a node name cannot be empty", n.where));
     if (!node_of.emplace(n.name, facts.size()).second)
       throw InputError(fmt::format("{}: node '{}' appears twice", n.where, n.name));
+    if (static_cast<int64_t>(facts.size()) >= kMaxNodes)
+      throw InputError(
+          fmt::format("{}: node '{}': the export has more than the {} nodes a "
+                      "scenario's cluster may have",
+                      n.where, n.name, kMaxNodes));
     facts.push_back(kube_node_facts(n, catalog));
+    if ((gpus += facts.back().gpus) > kMaxGpus)
+      throw InputError(
+          fmt::format("{}: node '{}': the export's nodes have more than the {} GPUs "
+                      "a scenario's cluster may have",
+                      n.where, n.name, kMaxGpus));
     if (!n.mig.empty())
       out.notes.push_back(fmt::format(
           "node '{}' exposes MIG instances (strategy {}): imported as {} whole GPUs; a mig policy "
@@ -337,18 +396,21 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
       ++out.default_durations;
     }
     s.duration_s = std::clamp(duration, 0.001, kHorizonS);
-    if (on_node) {
-      pinned.push_back(
-          {static_cast<uint32_t>(pinned_pods.size()), sim_node[node_of.at(p.node_name)]});
-      out.snapshot.emplace_back(p.name, p.node_name);
-      pinned_pods.push_back(std::move(s));
-    } else {
+    if (!on_node) {
       s.arrival_s = std::max(0.0, p.created_s - out.snapshot_s);
       if (s.arrival_s >= kHorizonS)
         throw InputError(
             fmt::format("{}: pod '{}' is created {:g}s after the snapshot time, "
                         "beyond the {} horizon",
                         p.where, p.name, s.arrival_s, kHorizonText));
+    }
+    check_as_trace_pod(s, p);
+    if (on_node) {
+      pinned.push_back(
+          {static_cast<uint32_t>(pinned_pods.size()), sim_node[node_of.at(p.node_name)]});
+      out.snapshot.emplace_back(p.name, p.node_name);
+      pinned_pods.push_back(std::move(s));
+    } else {
       queued.push_back(std::move(s));
     }
   }

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
 
 #include "tests/dra/dra_test_model.h"
 
@@ -294,12 +297,14 @@ TEST(DraAllocator, AllModeAndAdminAccess) {
 }
 
 // Eight of sixteen GPUs, then a NIC no node has: every combination of GPUs is tried before the
-// search gives up (C(16, 8) = 12870 of them), unless the step bound stops it first.
+// search gives up (C(16, 8) = 12870 of them, each followed by the 16 devices tried for the NIC),
+// unless the step bound stops it first: the default does, the ceiling lets it finish.
 TEST(DraAllocator, SearchIsBounded) {
   DraModel m;
   add_class(m, "gpu", {selector(m, "gpu.nvidia.com/type=gpu")});
   add_class(m, "nic", {selector(m, "gpu.nvidia.com/type=nic")});
   std::vector<DraDevice> devs;
+  devs.reserve(16);
   for (int i = 0; i < 16; ++i) {
     devs.push_back(device("gpu-" + std::to_string(i), {str_attr("type", "gpu")}));
   }
@@ -312,10 +317,125 @@ TEST(DraAllocator, SearchIsBounded) {
   EXPECT_FALSE(bounded.can_allocate(claims, 0));
   EXPECT_EQ(bounded.last_steps(), 51);
   EXPECT_EQ(bounded.last_failure(), "search stopped after 50 steps on node n1");
-  DraStructuredAllocator full(m, sel, {"n1"});
+  DraStructuredAllocator by_default(m, sel, {"n1"});
+  EXPECT_FALSE(by_default.can_allocate(claims, 0));
+  EXPECT_EQ(by_default.last_failure(), "search stopped after 200000 steps on node n1");
+  DraStructuredAllocator full(m, sel, {"n1"}, DraStructuredAllocator::kMaxMaxSteps);
   EXPECT_FALSE(full.can_allocate(claims, 0));
-  EXPECT_GT(full.last_steps(), 12870);
+  EXPECT_GT(full.last_steps(), 12870 * 16);
   EXPECT_EQ(full.last_failure(), "claim default/c: no device left for request n on node n1");
+}
+
+// The adversarial matchAttribute case: each claim asks for 8 GPUs and a NIC on one PCIe root;
+// the node's 200 GPUs sit on root 1 and its only NIC on root 2, so every combination of 8 of the
+// 200 GPUs (5.5e13 of them) fails at the NIC. The step bound stops each attempt; at the ceiling,
+// five pods' claims take well under a second together (bench/dra_allocator.cc,
+// BM_DraAdversarialMatchAttribute, has the figure).
+TEST(DraAllocator, AdversarialMatchAttributeStopsAtTheCeiling) {
+  DraModel m;
+  add_class(m, "gpu", {selector(m, "gpu.nvidia.com/type=gpu")});
+  add_class(m, "nic", {selector(m, "gpu.nvidia.com/type=nic")});
+  std::vector<DraDevice> devs;
+  devs.reserve(201);
+  for (int i = 0; i < 200; ++i)
+    devs.push_back(
+        device("gpu-" + std::to_string(i), {str_attr("type", "gpu"), int_attr("pcieRoot", 1)}));
+  devs.push_back(device("nic-0", {str_attr("type", "nic"), int_attr("pcieRoot", 2)}));
+  m.resource_slices.push_back(node_slice("n1", devs));
+  for (int pod = 0; pod < 5; ++pod) {
+    DraResourceClaim c = claim("pod-" + std::to_string(pod),
+                               {request("g", exact("gpu", 8)), request("n", exact("nic"))});
+    c.spec.constraints.push_back({{"g", "n"}, "gpu.nvidia.com/pcieRoot"});
+    m.resource_claims.push_back(c);
+  }
+  FakeSelectors sel(m);
+  DraStructuredAllocator a(m, sel, {"n1"}, DraStructuredAllocator::kMaxMaxSteps);
+  const auto start = std::chrono::steady_clock::now();
+  for (DraClaimId c = 0; c < 5; ++c) {
+    const std::array<DraClaimId, 1> one{c};
+    EXPECT_FALSE(a.allocate(one, 0));
+    EXPECT_EQ(a.last_failure(), "search stopped after 1000000 steps on node n1");
+    // A step more than the bound at most: each device tried costs its constraint check too.
+    EXPECT_LE(a.last_steps(), DraStructuredAllocator::kMaxMaxSteps + 2);
+  }
+  const auto spent = std::chrono::steady_clock::now() - start;
+#ifdef SLICELAB_SANITIZED
+  constexpr auto kBound = std::chrono::seconds(5);  // ASan and UBSan run it several times slower
+#else
+  constexpr auto kBound = std::chrono::seconds(1);
+#endif
+  EXPECT_LT(spent, kBound) << std::chrono::duration<double>(spent).count() << " s";
+}
+
+// The time limit is a safety net: a search still running past it (here made slow by selectors
+// that take a millisecond each on the first 200 devices, with the limit shortened to 50 ms)
+// stops with an error, not a result, and leaves the allocator as it was.
+TEST(DraAllocator, TimeLimitStopsASlowSearchWithAnError) {
+  class SlowSelectors final : public DraSelectorEvaluator {
+   public:
+    explicit SlowSelectors(const DraModel& m) : fake_(m) {}
+    bool matches(DraSelectorId id, const DraDevice& d, std::string_view driver) const override {
+      if (++calls_ <= 200) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return fake_.matches(id, d, driver);
+    }
+
+   private:
+    FakeSelectors fake_;
+    mutable int calls_ = 0;  // slow for the first 200 devices only
+  };
+  DraModel m;
+  add_class(m, "gpu", {selector(m, "gpu.nvidia.com/type=gpu")});
+  std::vector<DraDevice> devs;
+  devs.reserve(1000);
+  for (int i = 0; i < 1000; ++i)
+    devs.push_back(device("d-" + std::to_string(i), {str_attr("type", "other")}));
+  devs.push_back(device("gpu-0", {str_attr("type", "gpu")}));
+  m.resource_slices.push_back(node_slice("n1", devs));
+  m.resource_claims.push_back(claim("c", {request("g", exact("gpu"))}));
+  const SlowSelectors slow(m);
+  DraStructuredAllocator a(m, slow, {"n1"}, DraStructuredAllocator::kDefaultMaxSteps,
+                           std::chrono::milliseconds(50));
+  const std::array<DraClaimId, 1> one{0};
+  try {
+    (void)a.allocate(one, 0);
+    ADD_FAILURE() << "no time limit";
+  } catch (const DraSearchTimeLimitError& e) {
+    EXPECT_NE(std::string(e.what()).find("past its 50 ms safety limit"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(a.allocation(0).has_value());
+  // Once the selectors are fast again, the same allocator allocates: nothing was left taken.
+  ASSERT_TRUE(a.allocate(one, 0)) << a.last_failure();
+  EXPECT_EQ(a.allocation(0)->results.at(0).device, "gpu-0");
+}
+
+// The ceiling is the allocator's contract, not only the scenario reader's.
+TEST(DraAllocator, MaxStepsOutsideItsRangeRefused) {
+  DraModel m;
+  FakeSelectors sel(m);
+  EXPECT_THROW(DraStructuredAllocator(m, sel, {"n1"}, DraStructuredAllocator::kMaxMaxSteps + 1),
+               std::invalid_argument);
+  EXPECT_THROW(DraStructuredAllocator(m, sel, {"n1"}, 0), std::invalid_argument);
+  EXPECT_NO_THROW(DraStructuredAllocator(m, sel, {"n1"}, DraStructuredAllocator::kMaxMaxSteps));
+}
+
+// Many slices of incomplete pools on one node: each one the search passes counts a step, so a
+// file of empty slices cannot make one step cost unbounded time.
+TEST(DraAllocator, SlicesPassedCountAsSteps) {
+  DraModel m;
+  add_class(m, "gpu");
+  for (int i = 0; i < 1000; ++i) {
+    DraResourceSlice s = node_slice("n1", {});
+    s.name = "empty-" + std::to_string(i);
+    s.pool = {"pool-" + std::to_string(i), 1, 2};  // one of two slices: incomplete
+    m.resource_slices.push_back(s);
+  }
+  m.resource_claims.push_back(claim("c", {request("g", exact("gpu"))}));
+  FakeSelectors sel(m);
+  DraStructuredAllocator a(m, sel, {"n1"}, 100);
+  const std::array<DraClaimId, 1> one{0};
+  EXPECT_FALSE(a.can_allocate(one, 0));
+  EXPECT_EQ(a.last_failure(), "search stopped after 100 steps on node n1");
 }
 
 }  // namespace

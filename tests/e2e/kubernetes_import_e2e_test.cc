@@ -177,5 +177,45 @@ TEST_F(KubeImportE2e, BadSnapshotTimeIsAUsageError) {
   EXPECT_NE(bad.out.find("--snapshot-time"), std::string::npos) << bad.out;
 }
 
+// A pod the scenario format refuses is refused by the import, at the pod's place in the export,
+// and nothing is written: a pod of 2,000 containers of one GPU each became `gpu_count: 2000`,
+// which `validate` then refused in the trace the import had written.
+TEST_F(KubeImportE2e, RefusesWhatTheScenarioFormatRefusesAtThePod) {
+  std::string containers;
+  for (int i = 0; i < 2000; ++i)
+    containers += fmt::format(
+        R"({}{{"name": "c{}", "image": "i", "resources": {{"limits": {{"nvidia.com/gpu": "1"}}}}}})",
+        i == 0 ? "" : ", ", i);
+  const std::string pods =
+      write("pods.json",
+            "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n  {\"apiVersion\": \"v1\", "
+            "\"kind\": \"Pod\", \"metadata\": {\"name\": \"wide\", \"namespace\": \"ml\", "
+            "\"creationTimestamp\": \"2026-11-20T10:00:00Z\"}, \"spec\": {\"containers\": [" +
+                containers + "]}, \"status\": {\"phase\": \"Pending\"}}\n]}\n");
+  const fs::path out = tmp_ / "imported";
+  const KubeRun r =
+      run_in_source("import kubernetes --nodes scenarios/kubernetes/nodes.json --pods '" + pods +
+                    "' --out '" + out.string() + "'");
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(pods + ":2:3: items[0]: pod 'ml/wide' becomes a trace pod that slicelab's "
+                              "scenario format refuses: gpu_count: expected an integer in 0..64, "
+                              "found '2000'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// What the import writes, `validate` accepts: the shipped export round trip.
+TEST_F(KubeImportE2e, WhatTheImportWritesValidates) {
+  const fs::path out = tmp_ / "imported";
+  const KubeRun r = run_in_source(
+      "import kubernetes --nodes scenarios/kubernetes/nodes.json --pods "
+      "scenarios/kubernetes/pods.json --out '" +
+      out.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const KubeRun v = run_in_source("validate '" + (out / "scenario.yaml").string() + "'");
+  EXPECT_EQ(v.status, 0) << v.out;
+}
+
 }  // namespace
 }  // namespace slicelab

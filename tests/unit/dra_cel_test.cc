@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 
@@ -154,6 +155,15 @@ std::string refusal(const std::string& text) {
   return "accepted";
 }
 
+std::string refusal_with(CelRegexCache& cache, const std::string& text) {
+  try {
+    (void)CelExpression::compile(text, locate_at, &cache);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
 TEST(DraCel, UnsupportedConstructsNamedAtTheirColumn) {
   EXPECT_EQ(refusal(R"(has(device.attributes["x"].y))"),
             "f.yaml:1:1: unsupported CEL construct 'has()': function (slicelab's CEL subset: "
@@ -188,6 +198,87 @@ TEST(DraCel, DeepNestingRefusedNotACrash) {
   EXPECT_EQ(refusal(std::string(5000, '!') + "true"),
             "f.yaml:1:101: CEL expression nested deeper than 100 levels");
   EXPECT_TRUE(is_true(run(std::string(40, '(') + "true" + std::string(40, ')'), h100())));
+}
+
+// matches() runs on RE2, whose matching takes time linear in the input whatever the pattern:
+// (a+)+$ on 63 'a's and a '!' did not finish in 60 s on the backtracking std::regex it replaced
+// (24 characters: 2.7 s). bench/dra_cel.cc (BM_NestedQuantifier) has the real figure; the bound
+// here only has to fail on a backtracking engine.
+TEST(DraCelRegex, NestedQuantifierMatchesInLinearTime) {
+  static const std::string kNoMatch = std::string(63, 'a') + "!";
+  static const std::string kMatch(64, 'a');
+  CelTestDevice d = h100();
+  const CelExpression e = CelExpression::compile(
+      R"(device.attributes["gpu.nvidia.com"].serial.matches("^(a+)+$"))", locate_at);
+  for (const std::string* text : {&kNoMatch, &kMatch}) {
+    d.attrs["serial"] = CelValue::string(*text);
+    const auto start = std::chrono::steady_clock::now();
+    const CelValue v = e.evaluate(d);
+    const auto spent = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(is_true(v), text == &kMatch);
+    EXPECT_LT(spent, std::chrono::milliseconds(50));
+  }
+}
+
+// CEL's matches() is cel-go's, which is RE2 syntax: what RE2 takes (inline flags, Unicode
+// classes) matches as in Kubernetes, and what it refuses (backreferences, lookaround) is refused
+// when the file is loaded, as Kubernetes' ValidateRegexLiterals refuses it when the object is
+// created.
+TEST(DraCelRegex, Re2SyntaxAsKubernetesHasIt) {
+  const CelTestDevice d = h100();
+  const std::string name = R"(device.attributes["gpu.nvidia.com"].productName)";
+  EXPECT_TRUE(is_true(run(name + R"(.matches("(?i)nvidia h100"))", d)));
+  EXPECT_TRUE(is_true(run(name + R"(.matches("^[[:upper:]]+ H\\d{3} "))", d)));
+  EXPECT_TRUE(is_false(run(name + R"(.matches("\\p{Greek}"))", d)));
+  EXPECT_TRUE(is_false(run(name + R"(.matches("^A100"))", d)));
+  EXPECT_EQ(refusal(name + R"(.matches("(a)\\1"))"),
+            "f.yaml:1:57: matches(): invalid regular expression: invalid escape sequence: \\1");
+  EXPECT_EQ(refusal(name + R"x(.matches("H(?=100)"))x"),
+            "f.yaml:1:57: matches(): invalid regular expression: invalid perl operator: (?=");
+  EXPECT_EQ(refusal(name + R"(.matches("a{1001}"))"),
+            "f.yaml:1:57: matches(): invalid regular expression: invalid repetition size: "
+            "{1001}");
+}
+
+// The bounds that keep one match short: the pattern's length and its compiled program.
+TEST(DraCelRegex, PatternAndProgramBounded) {
+  const std::string name = R"(device.attributes["gpu.nvidia.com"].productName)";
+  EXPECT_EQ(refusal(name + ".matches(\"" + std::string(257, 'a') + "\")"),
+            "f.yaml:1:57: matches(): pattern longer than 256 bytes");
+  EXPECT_THAT(refusal(name + R"(.matches("\\pL{1000}"))"),
+              ::testing::StartsWith("f.yaml:1:57: matches(): the pattern compiles to"));
+  EXPECT_THAT(
+      refusal(name + R"(.matches(".{0,250}x"))"),
+      ::testing::MatchesRegex("f\\.yaml:1:57: matches\\(\\): the pattern compiles to [0-9]+ "
+                              "RE2 instructions, more than slicelab's bound of 1000 .*"));
+  EXPECT_TRUE(is_false(run(name + R"(.matches("^.{0,100}x$"))", h100())));
+  // A string longer than the API allows an attribute is a runtime error, not a match.
+  static const std::string kLong(65, 'a');
+  CelTestDevice d = h100();
+  d.attrs["serial"] = CelValue::string(kLong);
+  const CelValue v = run(R"(device.attributes["gpu.nvidia.com"].serial.matches("a"))", d);
+  EXPECT_EQ(v.type, CelType::kError);
+  EXPECT_EQ(v.fault, CelFault::kRegexTooLong);
+  // At most 128 distinct patterns: each keeps its own automaton cache.
+  CelRegexCache cache;
+  for (int i = 0; i < 128; ++i)
+    (void)CelExpression::compile("device.driver.matches(\"^" + std::to_string(i) + "\")", locate_at,
+                                 &cache);
+  EXPECT_EQ(cache.size(), 128U);
+  EXPECT_EQ(refusal_with(cache, R"(device.driver.matches("^again"))"),
+            "f.yaml:1:23: matches(): more than 128 distinct patterns among the selectors "
+            "(docs/dra.md#cel)");
+  EXPECT_EQ(refusal_with(cache, R"(device.driver.matches("^7"))"), "accepted");  // compiled
+}
+
+// A pattern that several selectors use is compiled once.
+TEST(DraCelRegex, EachDistinctPatternCompiledOnce) {
+  CelRegexCache cache;
+  for (const char* e :
+       {R"(device.driver.matches("^gpu\\."))", R"(device.driver.matches("^gpu\\."))",
+        R"(!device.driver.matches("^gpu\\.") || device.driver.matches("nvidia"))"})
+    (void)CelExpression::compile(e, locate_at, &cache);
+  EXPECT_EQ(cache.size(), 2U);
 }
 
 }  // namespace

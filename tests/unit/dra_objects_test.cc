@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -193,6 +194,7 @@ class DraObjectErrors : public testing::TempFilesTest {
     return testing::message_of([&] {
       DraObjects o;
       read_dra_objects(p, o);
+      check_dra_pools(o);
       const CelSelectorEvaluator cel(o);
     });
   }
@@ -367,6 +369,278 @@ spec:
             file() +
                 ":7:5: spec.resourceClaims[0]: a pod's claim names exactly one of "
                 "resourceClaimName or resourceClaimTemplateName");
+}
+
+// A slice of one shareable GPU whose memory capacity has `policy` (YAML, indented under
+// requestPolicy), value 80Gi.
+std::string policy_slice(const std::string& policy) {
+  return R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    allowMultipleAllocations: true
+    capacity:
+      memory:
+        value: 80Gi
+        requestPolicy:
+)" + policy;
+}
+
+// The API server's rules for a consumable capacity's requestPolicy, each refused at the value
+// that breaks it (they were read and silently used before).
+TEST_F(DraObjectErrors, RequestPolicyRefusedAsTheApiServerDoes) {
+  const std::string at = file() + ":";
+  EXPECT_EQ(load(policy_slice("          default: 16Gi\n          validRange: {min: 16Gi, max: "
+                              "8Gi}\n")),
+            at + "16:40: spec.devices[0].capacity.memory.requestPolicy.validRange.max: expected "
+                 "max at least min (16Gi), found 8Gi");
+  EXPECT_EQ(load(policy_slice("          default: 1Gi\n          validRange: {min: 1Gi, step: "
+                              "0}\n")),
+            at + "16:40: spec.devices[0].capacity.memory.requestPolicy.validRange.step: expected "
+                 "a step above 0, found 0");
+  EXPECT_EQ(load(policy_slice("          default: 100Gi\n          validRange: {min: 1Gi, max: "
+                              "64Gi}\n")),
+            at + "15:20: spec.devices[0].capacity.memory.requestPolicy.default: expected a "
+                 "default within validRange (max 64Gi), found 100Gi");
+  EXPECT_EQ(load(policy_slice("          default: 512Mi\n          validRange: {min: 1Gi}\n")),
+            at + "15:20: spec.devices[0].capacity.memory.requestPolicy.default: expected a "
+                 "default within validRange (min 1Gi), found 512Mi");
+  EXPECT_EQ(load(policy_slice("          default: 1536Mi\n          validRange: {min: 1Gi, "
+                              "step: 1Gi}\n")),
+            at + "15:20: spec.devices[0].capacity.memory.requestPolicy.default: expected min "
+                 "(1Gi) plus a whole number of steps (1Gi), found 1536Mi");
+  EXPECT_EQ(load(policy_slice("          default: 8Gi\n          validValues: [8Gi, 4Gi]\n")),
+            at + "16:30: spec.devices[0].capacity.memory.requestPolicy.validValues[1]: expected "
+                 "values in ascending order without repeats, found 4Gi after 8Gi");
+  EXPECT_EQ(load(policy_slice("          default: 2Gi\n          validValues: [4Gi, 8Gi]\n")),
+            at + "15:20: spec.devices[0].capacity.memory.requestPolicy.default: expected one of "
+                 "validValues, found 2Gi");
+  EXPECT_EQ(load(policy_slice("          default: 8Gi\n          validValues: [8Gi, 100Gi]\n")),
+            at + "16:30: spec.devices[0].capacity.memory.requestPolicy.validValues[1]: expected "
+                 "a value at most the capacity's value 80Gi, found 100Gi");
+  EXPECT_EQ(load(policy_slice("          validRange: {min: 1Gi}\n")),
+            at + "15:11: spec.devices[0].capacity.memory.requestPolicy: missing required key "
+                 "'default' (required with validRange)");
+  // The export's own policy is valid.
+  EXPECT_EQ(load(policy_slice("          default: 1Gi\n          validRange: {min: 1Gi, step: "
+                              "1Gi}\n")),
+            "no error");
+}
+
+// A pool whose slices name a device twice or consume a counter set it does not have: the API
+// server or the allocator refuses the pool; slicelab did not notice.
+TEST_F(DraObjectErrors, PoolsWithDuplicateDevicesOrUnknownCounterSetsRefused) {
+  const std::string head = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+)";
+  EXPECT_EQ(load(head + "  devices:\n  - name: gpu-0\n  - name: gpu-0\n"),
+            file() + ":10:5: ResourceSlice s: device 'gpu-0' appears twice in pool 'n1' (also " +
+                file() + ":9:5); device names are unique within a pool");
+  // Two slices of one pool (one with the counters, one with the devices, as NVIDIA publishes).
+  const std::string two = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: counters}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0-counter-set
+    counters:
+      memory: {value: 80Gi}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: devices}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 2}
+  devices:
+  - name: gpu-0
+    consumesCounters:
+    - counterSet: )";
+  EXPECT_EQ(load(two + "gpu-0-counter-set\n      counters: {memory: {value: 80Gi}}\n"), "no error");
+  EXPECT_EQ(load(two + "gpu-1-counter-set\n      counters: {memory: {value: 80Gi}}\n"),
+            file() +
+                ":23:19: ResourceSlice devices: device 'gpu-0' consumes counter set "
+                "'gpu-1-counter-set', which pool 'n1' does not have (its sharedCounters: "
+                "gpu-0-counter-set)");
+  EXPECT_EQ(load(two + "gpu-0-counter-set\n      counters: {multiprocessors: {value: 1}}\n"),
+            file() +
+                ":23:19: ResourceSlice devices: device 'gpu-0' consumes counter "
+                "'multiprocessors' of set 'gpu-0-counter-set', which the set does not have");
+  // Another pool's counter set is not this pool's.
+  std::string other = two;
+  other.replace(other.find("pool: {name: n1"), 15, "pool: {name: n2");
+  EXPECT_NE(load(other + "gpu-0-counter-set\n      counters: {memory: {value: 80Gi}}\n")
+                .find("which pool 'n1' does not have (its sharedCounters: none)"),
+            std::string::npos);
+}
+
+// The API's list limits: they also bound the allocator's work per device and per claim.
+TEST_F(DraObjectErrors, ApiListLimitsRefused) {
+  std::string slice = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes:
+)";
+  for (int i = 0; i < 33; ++i) slice += "      a" + std::to_string(i) + ": {int: 1}\n";
+  EXPECT_EQ(load(slice), file() +
+                             ":9:5: spec.devices[0]: expected at most 32 attributes and "
+                             "capacities together (the API's limit per device), found 33");
+  // The strings CEL's matches() runs on: attribute values and driver names.
+  const std::string head = slice.substr(0, slice.find("  devices:"));
+  EXPECT_EQ(load(head + "  devices:\n  - name: gpu-0\n    attributes:\n      serial: {string: " +
+                 std::string(65, 'a') + "}\n"),
+            file() +
+                ":11:24: spec.devices[0].attributes.serial.string: expected at most 64 bytes "
+                "(the API's limit for an attribute), found 65");
+  std::string long_driver = head;
+  long_driver.replace(long_driver.find("gpu.nvidia.com"), 14, std::string(61, 'd') + ".io");
+  EXPECT_EQ(load(long_driver),
+            file() +
+                ":5:11: spec.driver: expected at most 63 bytes (the API's limit for a driver "
+                "name), found 64");
+  std::string claim = std::string(kClaimHead) + "    constraints:\n";
+  for (int i = 0; i < 33; ++i)
+    claim += "    - matchAttribute: gpu.nvidia.com/a" + std::to_string(i) + "\n";
+  EXPECT_EQ(load(claim), file() +
+                             ":12:5: spec.devices.constraints: expected at most 32 constraints "
+                             "(the API's limit), found 33");
+}
+
+// kubectl's JSON, read one item at a time: errors inside the third item still name the file's
+// line and column, and malformed JSON is refused where it breaks.
+TEST_F(DraObjectErrors, JsonListItemsLocatedInTheFile) {
+  const std::string item = R"(        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "c%"},
+            "spec": {}
+        })";
+  auto named = [&](int k) {
+    std::string t = item;
+    t.replace(t.find('%'), 1, std::to_string(k));
+    return t;
+  };
+  std::string bad = named(2);
+  bad.replace(bad.find("\"spec\": {}"), 10, "\"spec\": {\"selectors\": 1}");
+  const std::string text = "{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n" + named(0) + ",\n" +
+                           named(1) + ",\n" + bad +
+                           "\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {}\n}\n";
+  const std::string p = write("classes.json", text);
+  const auto read = [&](const std::string& path) {
+    return testing::message_of([&] {
+      DraObjects o;
+      read_dra_objects(path, o);
+    });
+  };
+  // items[2] starts on line 16; its spec on line 20, the value 1 at column 35.
+  EXPECT_EQ(read(p), p + ":20:35: items[2].spec.selectors: expected a list, found '1'");
+  // Valid items read in order.
+  const std::string good =
+      write("good.json", "{\"kind\": \"List\", \"items\": [" + named(0) + ", " + named(1) + "]}");
+  DraObjects o;
+  read_dra_objects(good, o);
+  ASSERT_EQ(o.model.device_classes.size(), 2U);
+  EXPECT_EQ(o.model.device_classes[1].name, "c1");
+  // Broken JSON (that is not YAML in flow style either), a key twice, nesting past the limit.
+  const std::string broken = write("broken.json", "{\"kind\": \"List\",\n \"items\": [}");
+  EXPECT_EQ(read(broken).rfind(broken + ":2:12: top level: invalid JSON: syntax error", 0), 0U)
+      << read(broken);
+  const std::string twice = write("twice.json",
+                                  "{\"kind\": \"List\", \"items\": [\n{\"kind\": \"DeviceClass\", "
+                                  "\"kind\": \"Pod\"}]}");
+  EXPECT_EQ(read(twice), twice + ":2:25: items[0]: duplicate key 'kind'");
+  std::string deep = "{\"kind\": \"DeviceClass\", \"spec\": ";
+  for (int i = 0; i < 100; ++i) deep += "[";
+  const std::string nested = write("deep.json", deep);
+  EXPECT_EQ(read(nested), nested +
+                              ":1:96: top level: invalid JSON: nested deeper than 64 levels of "
+                              "objects and arrays");
+}
+
+// The size limits that keep memory a small multiple of the file: one JSON object, one YAML
+// document parsed whole; a large YAML List of block items (kubectl's -o yaml) is read an item at
+// a time, with its positions.
+TEST_F(DraObjectErrors, ObjectAndYamlDocumentSizeLimits) {
+  const std::string big_value(5u << 20, 'x');
+  const std::string p = write("big.json",
+                              "{\"kind\": \"List\", \"items\": [{\"kind\": "
+                              "\"Namespace\", \"metadata\": {\"name\": \"" +
+                                  big_value + "\"}}]}");
+  EXPECT_EQ(testing::message_of([&] {
+              DraObjects o;
+              read_dra_objects(p, o);
+            }),
+            p + ":1:28: items[0]: one object of 5 MiB, more than the 4 MiB slicelab parses at "
+                "once (the API server stores objects of at most 1.5 MiB)");
+  // kubectl's -o yaml: a List of 9 MiB, read an item at a time; an error in its last item
+  // names that item's line and column.
+  std::string yaml = "apiVersion: v1\nitems:\n";
+  int items = 0, lines = 2;
+  for (; yaml.size() < (9u << 20); ++items, lines += 3)
+    yaml += "- apiVersion: v1\n  kind: Namespace\n  metadata: {name: n}\n";
+  const std::string tail =
+      "- apiVersion: resource.k8s.io/v1\n  kind: DeviceClass\n  metadata: "
+      "{name: c}\n  spec:\n    selectors: 1\nkind: List\nmetadata: {}\n";
+  const std::string big = write("big.yaml", yaml + tail);
+  EXPECT_EQ(testing::message_of([&] {
+              DraObjects o;
+              read_dra_objects(big, o);
+            }),
+            big + ":" + std::to_string(lines + 5) + ":16: items[" + std::to_string(items) +
+                "].spec.selectors: expected a list, found '1'");
+  // Every item of a List above 1 MiB, read one at a time.
+  std::string small = "apiVersion: v1\nkind: List\nitems:\n";
+  int small_items = 0;
+  for (; small.size() < (3u << 19); ++small_items)
+    small += "- apiVersion: v1\n  kind: Namespace\n  metadata: {name: n}\n";
+  {
+    DraObjects o;
+    read_dra_objects(write("list.yaml", small), o);
+    EXPECT_EQ(o.skipped_kinds.at("Namespace"), small_items);
+  }
+  // The same List with its items in flow style is one document parsed whole: refused.
+  std::string flow = "apiVersion: v1\nkind: List\nitems: [\n";
+  while (flow.size() < (9u << 20)) flow += "  {kind: Namespace, metadata: {name: n}},\n";
+  const std::string f = write("flow.yaml", flow + "]\n");
+  const std::string msg = testing::message_of([&] {
+    DraObjects o;
+    read_dra_objects(f, o);
+  });
+  EXPECT_EQ(msg.rfind(f + ":1:1: top level: one YAML document of 9 MiB, more than the 8 MiB", 0),
+            0U)
+      << msg;
+}
+
+// YAML written in flow style opens with '{' as JSON does; it is still read as YAML.
+TEST_F(DraObjectErrors, FlowStyleYamlIsNotJson) {
+  const std::string p =
+      write("flow.yaml",
+            "{apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: "
+            "x}, spec: {}}\n");
+  DraObjects o;
+  read_dra_objects(p, o);
+  ASSERT_EQ(o.model.device_classes.size(), 1U);
+  EXPECT_EQ(o.model.device_classes[0].name, "x");
 }
 
 }  // namespace

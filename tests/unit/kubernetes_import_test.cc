@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -586,6 +587,77 @@ policies: [{placement: best-fit}]
   const std::string dup =
       error_of([&] { load_scenario(scenario("  - {pod: a, node: n0}\n", "[n0, n0]")); });
   EXPECT_NE(dup.find("duplicate node name 'n0'"), std::string::npos) << dup;
+}
+
+// ---- what the scenario format refuses, refused at the import ----
+
+// The pod as the trace will hold it goes through the trace format's own reader: a pod of
+// 2,000 one-GPU containers (64 GPUs at most per pod), or one whose CPU request is past the
+// format's range, is refused at its place in the export.
+TEST_F(KubeImport, PodsTheTraceFormatRefusesAreRefusedAtThePod) {
+  std::string containers = "[";
+  for (int i = 0; i < 2000; ++i)
+    containers += std::string(i == 0 ? "" : ", ") + R"({"name": "c)" + std::to_string(i) +
+                  R"(", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}})";
+  containers += "]";
+  PodArgs wide;
+  wide.name = "wide";
+  wide.containers = containers;
+  const std::string pods = list("List", pod(PodArgs{}) + ",\n" + pod(wide));
+  const std::string e = error_of([&] { import(list("List", kA100), pods); });
+  EXPECT_EQ(e, (dir_ / "pods.json").string() +
+                   ":2:1: items[1]: pod 'ns/wide' becomes a trace pod that slicelab's scenario "
+                   "format refuses: gpu_count: expected an integer in 0..64, found '2000' "
+                   "(docs/kubernetes-import.md#limits)");
+  // The same pod with 64 GPUs is what the format takes.
+  containers =
+      R"([{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "64"}}}])";
+  wide.containers = containers;
+  EXPECT_EQ(import(list("List", kA100), list("List", pod(wide))).pods.at(0).gpu_count, 64);
+  PodArgs cpu;
+  cpu.containers =
+      R"([{"name": "c", "image": "i", "resources": {"requests": {"cpu": "2000000000"}}}])";
+  const std::string big = error_of([&] { import(list("List", kA100), list("List", pod(cpu))); });
+  EXPECT_NE(big.find("items[0]: pod 'ns/p' becomes a trace pod that slicelab's scenario format "
+                     "refuses: cpu_milli: expected an integer in 0..1099511627776, found "
+                     "'2000000000000'"),
+            std::string::npos)
+      << big;
+}
+
+// A node the scenario's node groups cannot hold (no allocatable CPU) is refused at the node.
+TEST_F(KubeImport, NodeWithoutCpuIsRefusedAtTheNode) {
+  const std::string e = error_of([&] { import(list("List", node("empty", "0", "8Gi")), ""); });
+  EXPECT_NE(e.find((dir_ / "nodes.json").string() + ":1:"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 'empty': allocatable cpu of 0 millicores; a scenario's node has 1 to "
+                   "1099511627776"),
+            std::string::npos)
+      << e;
+}
+
+// Requests summed over many containers saturate instead of wrapping around.
+TEST_F(KubeImport, HugeRequestsDoNotWrapAround) {
+  PodArgs p;
+  p.containers = R"([{"name": "a", "image": "i", "resources": {"requests": {"cpu": "9e15"}}},
+                     {"name": "b", "image": "i", "resources": {"requests": {"cpu": "9e15"}}}])";
+  const KubeObjects o = read(list("List", pod(p)));
+  ASSERT_EQ(o.pods.size(), 1U);
+  EXPECT_EQ(o.pods[0].cpu_milli, std::numeric_limits<int64_t>::max());
+}
+
+// ---- reading one object at a time ----
+
+// kubectl's JSON List is read an item at a time; positions stay the file's.
+TEST_F(KubeImport, ErrorsInLaterItemsNameTheirLine) {
+  PodArgs bad;
+  bad.name = "bad";
+  bad.created = "yesterday";
+  const std::string text =
+      list("List", pod(PodArgs{}) + ",\n" + pod(PodArgs{}) + ",\n  " + pod(bad));
+  const std::string e = error_of([&] { read(text); });
+  EXPECT_EQ(e.rfind((dir_ / "export.json").string() + ":3:", 0), 0U) << e;
+  EXPECT_NE(e.find("items[2].metadata.creationTimestamp: not an RFC 3339 time"), std::string::npos)
+      << e;
 }
 
 }  // namespace
