@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "workloads/counting_iterator.h"
+
 namespace slicelab {
 namespace {
 
@@ -26,36 +28,6 @@ constexpr std::size_t kMember = 96;
 std::size_t string_bytes(const std::string& s) {
   return kString + (s.size() > 15 ? s.size() + 1 : 0);
 }
-
-// A char iterator that publishes how far the parser has read, so that a SAX callback that
-// stops the parse can say where.
-class CountingIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  CountingIterator(const char* p, const char** seen) : p_(p), seen_(seen) {}
-  reference operator*() const { return *p_; }
-  CountingIterator& operator++() {
-    ++p_;
-    *seen_ = p_;
-    return *this;
-  }
-  CountingIterator operator++(int) {
-    CountingIterator before = *this;
-    ++*this;
-    return before;
-  }
-  bool operator==(const CountingIterator& other) const { return p_ == other.p_; }
-  bool operator!=(const CountingIterator& other) const { return p_ != other.p_; }
-
- private:
-  const char* p_;
-  const char** seen_;
-};
 
 // Builds the document as nlohmann's own DOM parser does (a stack of open containers), refusing
 // depth and memory past the limits at the callback that would pass them.

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "workloads/counting_iterator.h"
 #include "workloads/input_error.h"
 #include "workloads/yaml_syntax_check.h"
 
@@ -57,36 +58,6 @@ class LineCounter {
 }
 
 // --- JSON ---
-
-// A char iterator that publishes how far nlohmann's parser has read, so that a check that stops
-// the parse can say where.
-class CountingIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  CountingIterator(const char* p, const char** seen) : p_(p), seen_(seen) {}
-  reference operator*() const { return *p_; }
-  CountingIterator& operator++() {
-    ++p_;
-    *seen_ = p_;
-    return *this;
-  }
-  CountingIterator operator++(int) {
-    CountingIterator before = *this;
-    ++*this;
-    return before;
-  }
-  bool operator==(const CountingIterator& other) const { return p_ == other.p_; }
-  bool operator!=(const CountingIterator& other) const { return p_ != other.p_; }
-
- private:
-  const char* p_;
-  const char** seen_;
-};
 
 // Strict JSON with a nesting limit, checked on nlohmann's SAX events: nothing is built.
 class JsonCheck final : public nlohmann::json_sax<nlohmann::json> {

@@ -9,43 +9,12 @@
 #include <utility>
 
 #include "workloads/bounded_json.h"
+#include "workloads/counting_iterator.h"
 
 namespace slicelab::k8s {
 namespace {
 
 using nlohmann::json;
-
-// A char iterator that publishes how far the parser has read, so that the callbacks know where
-// an item begins and ends. nlohmann's lexer reads one character at a time and never looks ahead
-// past a '{', '[', '}' or ']', so at start_object the last character read is the item's '{', and
-// at end_object its '}'.
-class CountingIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  CountingIterator(const char* p, const char** seen) : p_(p), seen_(seen) {}
-  reference operator*() const { return *p_; }
-  CountingIterator& operator++() {
-    ++p_;
-    *seen_ = p_;
-    return *this;
-  }
-  CountingIterator operator++(int) {
-    CountingIterator before = *this;
-    ++*this;
-    return before;
-  }
-  bool operator==(const CountingIterator& other) const { return p_ == other.p_; }
-  bool operator!=(const CountingIterator& other) const { return p_ != other.p_; }
-
- private:
-  const char* p_;
-  const char** seen_;
-};
 
 // Follows the nesting only: nlohmann's SAX parser keeps its own stack of open containers as one
 // bit each, so even a page of nothing but '[' costs an eighth of its size here.

@@ -97,10 +97,15 @@ TEST_F(LocalReplay, WholeCardPodsGetTheirOwnGpuAndQueueForOne) {
   // Two GPUs, three whole-card pods: c starts when a or b has finished, and each runs about its
   // duration (0.3 s of real time = 30 scenario seconds).
   const auto [a_start, a_finish] = times("a");
+  const auto [b_start, b_finish] = times("b");
   const auto [c_start, c_finish] = times("c");
   EXPECT_GE(a_finish - a_start, 29.0);
   EXPECT_LT(a_finish - a_start, 200.0);
-  EXPECT_GE(c_start, a_finish - 1.0);
+  // Whichever of a and b ends first frees the GPU c takes (each 0.3 s of real time, so which one
+  // that is depends on the machine's load).
+  EXPECT_GE(c_start, std::min(a_finish, b_finish) - 1.0);
+  EXPECT_GE(c_finish, c_start);
+  (void)b_start;
   EXPECT_GE(s["queue_delay_s"]["max"].get<double>(), 29.0);
   EXPECT_GE(s["jct_s"]["max"].get<double>(), 59.0);
 }
