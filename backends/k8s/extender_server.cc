@@ -60,7 +60,7 @@ ExtenderServer::~ExtenderServer() {
 
 HttpRoute ExtenderServer::verb_route(const std::string& verb,
                                      Reply (ExtenderServer::*handler)(const std::string&,
-                                                                         BudgetCharge*)) {
+                                                                      BudgetCharge*)) {
   return {"POST", options_.url_prefix + "/" + verb, HttpRoute::Access::kAuthenticated,
           HttpRoute::Dispatch::kWorker,
           [this, handler, verb](HttpRequest& request, RequestContext& context) {
@@ -173,8 +173,7 @@ void ExtenderServer::record(DecisionResult result) {
 
 // The handlers: a body the protocol does not allow is 400 with the reason in Error; a valid one
 // is 200, with the decision's own error (a pod slicelab cannot read) in the result's Error.
-ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body,
-                                                      BudgetCharge* charge) {
+ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body, BudgetCharge* charge) {
   try {
     const ExtenderArgs args = parse_extender_args(body, {.charge = charge});
     const ExtenderFilterResult result = state_.filter(args);
@@ -197,7 +196,7 @@ ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body,
 }
 
 ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body,
-                                                      BudgetCharge* charge) {
+                                                        BudgetCharge* charge) {
   try {
     const ExtenderArgs args = parse_extender_args(body, {.charge = charge});
     const std::vector<HostPriority> result = state_.prioritize(args);
@@ -215,8 +214,7 @@ ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body,
   }
 }
 
-ExtenderServer::Reply ExtenderServer::handle_bind(const std::string& body,
-                                                      BudgetCharge* charge) {
+ExtenderServer::Reply ExtenderServer::handle_bind(const std::string& body, BudgetCharge* charge) {
   try {
     const ExtenderBindingArgs args = parse_binding_args(body, {.charge = charge});
     const ExtenderBindingResult result = state_.bind(args, writer_);
