@@ -7,11 +7,10 @@
 // probe listener serves /healthz and /readyz alone (and /metrics with its own token), for
 // kubelet probes that cannot reach a loopback address or present a certificate.
 //
-// Memory: the handlers' parses may charge the server's budget (memory_budget(): the one that
-// request bodies in flight are reserved from), e.g.
-//   BudgetCharge charge(memory_budget());
-//   parse_bounded_json(body, {.charge = &charge});
-// so that bodies and documents together stay under limits.memory_budget_bytes.
+// Memory: each verb's parse is charged, as it parses, to its request's charge
+// (RequestContext::charge()) against the server's budget (memory_budget(): the one that request
+// bodies in flight are reserved from), so that bodies and documents together stay under
+// limits.memory_budget_bytes; a parse the budget cannot take is answered 503.
 #pragma once
 
 #include <chrono>
