@@ -171,18 +171,14 @@ void ExtenderServer::record(DecisionResult result) {
   if (request_metrics_ != nullptr) request_metrics_->record_decision(result);
 }
 
-// The handlers: a body the protocol does not allow is 400 with the reason in Error; a valid one
-// is 200, with the decision's own error (a pod slicelab cannot read) in the result's Error.
-ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body, BudgetCharge* charge) {
+namespace {
+
+// Runs a verb's decision; a body the protocol does not allow is 400 with the reason in Error, a
+// body or answer past its memory 503 (kube-scheduler tries again), each recorded as rejected.
+template <class Decide, class Record>
+ExtenderServer::Reply guarded(Decide&& decide, Record&& record) {
   try {
-    const ExtenderArgs args = parse_extender_args(body, {.charge = charge});
-    const ExtenderFilterResult result = state_.filter(args);
-    const bool none = (!result.node_names || result.node_names->empty()) &&
-                      (!result.nodes || result.nodes->empty());
-    record(!result.error.empty() ? DecisionResult::kRejected
-           : none                ? DecisionResult::kUnschedulable
-                                 : DecisionResult::kFeasible);
-    return {200, answer(to_json(result))};
+    return decide();
   } catch (const WireError& e) {
     record(DecisionResult::kRejected);
     return bad_request(e.what());
@@ -193,43 +189,51 @@ ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body, Bud
     record(DecisionResult::kRejected);
     return unavailable("out of memory while answering");
   }
+}
+
+}  // namespace
+
+// The handlers: a valid body is 200, with the decision's own error (a pod slicelab cannot read)
+// in the result's Error.
+ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body, BudgetCharge* charge) {
+  const auto record = [this](DecisionResult r) { this->record(r); };
+  return guarded(
+      [&]() -> Reply {
+        const ExtenderArgs args = parse_extender_args(body, {.charge = charge});
+        const ExtenderFilterResult result = state_.filter(args);
+        const bool none = (!result.node_names || result.node_names->empty()) &&
+                          (!result.nodes || result.nodes->empty());
+        record(!result.error.empty() ? DecisionResult::kRejected
+               : none                ? DecisionResult::kUnschedulable
+                                     : DecisionResult::kFeasible);
+        return {200, answer(to_json(result))};
+      },
+      record);
 }
 
 ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body,
                                                         BudgetCharge* charge) {
-  try {
-    const ExtenderArgs args = parse_extender_args(body, {.charge = charge});
-    const std::vector<HostPriority> result = state_.prioritize(args);
-    record(DecisionResult::kPrioritized);
-    return {200, answer(to_json(result))};
-  } catch (const WireError& e) {
-    record(DecisionResult::kRejected);
-    return bad_request(e.what());
-  } catch (const WireOverBudget& e) {
-    record(DecisionResult::kRejected);
-    return unavailable(e.what());
-  } catch (const std::bad_alloc&) {
-    record(DecisionResult::kRejected);
-    return unavailable("out of memory while answering");
-  }
+  const auto record = [this](DecisionResult r) { this->record(r); };
+  return guarded(
+      [&]() -> Reply {
+        const ExtenderArgs args = parse_extender_args(body, {.charge = charge});
+        const std::vector<HostPriority> result = state_.prioritize(args);
+        record(DecisionResult::kPrioritized);
+        return {200, answer(to_json(result))};
+      },
+      record);
 }
 
 ExtenderServer::Reply ExtenderServer::handle_bind(const std::string& body, BudgetCharge* charge) {
-  try {
-    const ExtenderBindingArgs args = parse_binding_args(body, {.charge = charge});
-    const ExtenderBindingResult result = state_.bind(args, writer_);
-    record(result.error.empty() ? DecisionResult::kBound : DecisionResult::kBindFailed);
-    return {200, answer(to_json(result))};
-  } catch (const WireError& e) {
-    record(DecisionResult::kRejected);
-    return bad_request(e.what());
-  } catch (const WireOverBudget& e) {
-    record(DecisionResult::kRejected);
-    return unavailable(e.what());
-  } catch (const std::bad_alloc&) {
-    record(DecisionResult::kRejected);
-    return unavailable("out of memory while answering");
-  }
+  const auto record = [this](DecisionResult r) { this->record(r); };
+  return guarded(
+      [&]() -> Reply {
+        const ExtenderBindingArgs args = parse_binding_args(body, {.charge = charge});
+        const ExtenderBindingResult result = state_.bind(args, writer_);
+        record(result.error.empty() ? DecisionResult::kBound : DecisionResult::kBindFailed);
+        return {200, answer(to_json(result))};
+      },
+      record);
 }
 
 }  // namespace slicelab::k8s
