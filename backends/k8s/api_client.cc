@@ -246,6 +246,21 @@ std::string cut_reason(ConnectionWatchdog::Cut cut, std::chrono::milliseconds to
              : "cancelled: the client is stopping";
 }
 
+// Collects an answer's body into `received`, refusing (and setting `too_big`) once it would pass
+// `max_body_bytes`, so that no answer is held whole past its limit.
+void receive_bounded(httplib::Request& req, std::string& received, bool& too_big,
+                     size_t max_body_bytes) {
+  req.content_receiver = [&received, &too_big, max_body_bytes](const char* data, size_t n, uint64_t,
+                                                               uint64_t) {
+    if (received.size() + n > max_body_bytes) {
+      too_big = true;
+      return false;
+    }
+    received.append(data, n);
+    return true;
+  };
+}
+
 }  // namespace
 
 void ApiClient::shutdown() {
@@ -262,14 +277,7 @@ ApiResponse ApiClient::request(const std::string& method, const std::string& pat
   }
   std::string received;
   bool too_big = false;
-  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
-    if (received.size() + n > max_body_bytes) {
-      too_big = true;
-      return false;
-    }
-    received.append(data, n);
-    return true;
-  };
+  receive_bounded(req, received, too_big, max_body_bytes);
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
   bool ok = false;
@@ -364,14 +372,7 @@ ApiResponse LineStream::get(ApiClient& client, const std::string& path, size_t m
   httplib::Request req = base_request(client, "GET", path);
   std::string received;
   bool too_big = false;
-  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
-    if (received.size() + n > max_body_bytes) {
-      too_big = true;
-      return false;
-    }
-    received.append(data, n);
-    return true;
-  };
+  receive_bounded(req, received, too_big, max_body_bytes);
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
   const bool ok = conn->send(req, res, err);
