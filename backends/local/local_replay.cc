@@ -8,6 +8,7 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -18,10 +19,14 @@
 #include "backends/local/private_folder.h"
 #include "kernels/kernel_catalog.h"
 #include "sim/cluster_state.h"
-#include "sim/metrics/distribution.h"
+#include "sim/engine/arrival_order.h"
+#include "sim/engine/queue_scheduler.h"
+#include "sim/engine/run_accounting.h"
+#include "sim/engine/static_feasibility.h"
 #include "sim/placement/placement_config.h"
 #include "sim/placement/pod_request.h"
 #include "sim/sharing/sharing_config.h"
+#include "sim/sharing/sharing_run.h"
 #include "workloads/rng.h"
 
 namespace slicelab {
@@ -83,47 +88,42 @@ struct Running {
 };
 
 // Outcome of a finished process: the workload's exit codes have meanings (kernel_catalog.h).
+// The failure causes are the simulator's where the exit says which: out of memory is over the
+// pod's own cap where the mechanism caps memory, over its MIG instance under MIG, and its
+// neighbours' doing where nothing isolates memory; every other failure is the process's own.
 void record_exit(PodOutcome& o, ReasonTable& reasons, const ExitStatus& s, bool timed_out,
-                 double timeout_s) {
+                 double timeout_s, Mechanism mech) {
+  o.failure = FailureCause::kProcessFailed;
   if (timed_out) {
     o.status = PodStatus::kFailed;
     o.reason = reasons.add(fmt::format("timeout: still running after {:.3g} s, killed", timeout_s));
   } else if (s.success()) {
     o.status = PodStatus::kCompleted;
+    o.failure = FailureCause::kNone;
+  } else if (s.exit_code == kKernelExitOutOfMemory) {
+    o.status = PodStatus::kFailed;
+    o.reason = reasons.add("out of memory");
+    o.failure = mech == Mechanism::kMig ? FailureCause::kInstanceMemory
+                : mech == Mechanism::kInterposer || mech == Mechanism::kMps
+                    ? FailureCause::kOverMemoryCap
+                    : FailureCause::kNeighboursMemory;
   } else {
     o.status = PodStatus::kFailed;
-    o.reason = reasons.add(s.exit_code == kKernelExitOutOfMemory ? "out of memory"
-                           : s.exit_code == kKernelExitNoGpu     ? "no GPU visible to the workload"
-                                                                 : s.describe());
+    o.reason = reasons.add(s.exit_code == kKernelExitNoGpu ? "no GPU visible to the workload"
+                                                           : s.describe());
   }
 }
 
-void summarise(RunResult& r, const std::vector<PodSpec>& pods, double window_end_s,
-               double allocated_integral, size_t gpus) {
-  RunSummary& s = r.summary;
-  s.pods = pods.size();
-  std::vector<double> queue, jct, slow;
-  for (size_t i = 0; i < pods.size(); ++i) {
-    const PodOutcome& o = r.pods[i];
-    s.count(o.status);
-    if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[r.reasons[o.reason]];
-    if (o.start_s >= 0) queue.push_back(o.start_s - pods[i].arrival_s);
-    if (o.status == PodStatus::kCompleted) {
-      jct.push_back(o.finish_s - pods[i].arrival_s);
-      if (o.solo_s > 0) slow.push_back(jct.back() / o.solo_s);
-    }
-  }
-  s.queue_delay_s = distribution_of(queue);
-  s.jct_s = distribution_of(jct);
-  s.slowdown = distribution_of(slow);
-  s.window_start_s = pods.empty() ? 0 : pods.front().arrival_s;
-  for (const PodSpec& p : pods) s.window_start_s = std::min(s.window_start_s, p.arrival_s);
-  s.window_end_s = window_end_s;
-  const double window = s.window_end_s - s.window_start_s;
-  s.allocation_ratio = window > 0 ? allocated_integral / window : 0;
-  s.gpu_hours_provisioned = static_cast<double>(gpus) * window / 3600.0;
-  s.gpu_hours_allocated = s.allocation_ratio * s.gpu_hours_provisioned;
-}
+// The engine's queue asks for placements through this; `Fn` is the local run's attempt.
+template <typename Fn>
+class LocalAttempt final : public PlacementAttempt {
+ public:
+  explicit LocalAttempt(Fn fn) : fn_(std::move(fn)) {}
+  bool try_place(uint32_t pod) override { return fn_(pod); }
+
+ private:
+  Fn fn_;
+};
 
 }  // namespace
 
@@ -158,8 +158,13 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
   const auto sharing =
       make_sharing_mode(*mech == Mechanism::kMig ? SharingConfig{} : policy.sharing);
   ClusterState cluster(local.cluster, local.catalog, sharing->capacity_units());
-  const ClusterState empty(local.cluster, local.catalog, sharing->capacity_units());
   Rng rng(derive_seed(scenario.seed, policy.name));
+
+  // GPUs' worth of capacity a request holds, as the engine's allocation integral counts it.
+  auto claim_gpus = [&](const PodRequest& q) {
+    return static_cast<double>(q.claim_units) / static_cast<double>(cluster.capacity_units()) *
+           static_cast<double>(q.gpu_count);
+  };
 
   RunResult& r = out.result;
   r.policy = policy.name;
@@ -174,10 +179,8 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
     req[i] = make_pod_request(pods[i], *sharing, local.catalog);  // as the simulator does
     r.pods[i].solo_s = pods[i].duration_s;
   }
-  std::vector<size_t> order(pods.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return pods[a].arrival_s < pods[b].arrival_s; });
+  ArrivalOrder order;  // the engine's: by arrival time, equal times in workload order
+  order.prepare(pods);
 
   // Logs go where the caller says (its folder is checked there), else into a fresh folder. The
   // interposer regions always go into a fresh private one: a region left by an earlier run keeps
@@ -209,108 +212,116 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
   }
   const InterruptGuard interrupt_guard;
 
-  std::vector<size_t> pending;  // arrived, not started; kept ordered by priority then arrival
+  // The engine's queue discipline (FIFO or backfill) and the engine's accounting and summary,
+  // driven by measured starts and finishes instead of simulated ones (docs/local-backend.md).
+  QueueScheduler queue(scenario.engine.backfill);
+  queue.prepare(req);
+  // The mode's run state adds nothing a measured run reads (no plugins, nothing stranded).
+  const SharingRun no_mode_state;
+  RunAccounting accounting(cluster, local.catalog,
+                           local.target_pods.empty() ? pods : local.target_pods, pods.size(),
+                           /*fill=*/false);
+  const double t0 = pods.empty() ? 0.0 : pods[order[0]].arrival_s;
+  accounting.start_at(t0);
+  const double sample_interval = scenario.engine.sample_interval_s;
+  double next_sample = sample_interval > 0 ? t0 : std::numeric_limits<double>::infinity();
+
   std::vector<Running> running;
   size_t next_arrival = 0;
-  const auto t0 = Clock::now();
+  const auto t_start = Clock::now();
   auto scenario_now = [&] {
-    return std::chrono::duration<double>(Clock::now() - t0).count() / opt.time_scale;
+    return std::chrono::duration<double>(Clock::now() - t_start).count() / opt.time_scale;
   };
-  double allocated_integral = 0, last_t = 0;
-  auto advance_integral = [&](double t) {
-    allocated_integral += (t - last_t) * static_cast<double>(cluster.allocated_units()) /
-                          static_cast<double>(std::max<int64_t>(1, cluster.total_units()));
-    last_t = t;
+  // The time of the events being handled: one reading per poll, so that the accounting's clock
+  // never runs backwards; a timeout's kill moves it on.
+  double now = 0;
+  auto advance = [&](double t) {
+    now = std::max(now, t);
+    accounting.advance(std::max(now, t0), no_mode_state);
   };
   std::vector<GpuId> pick(static_cast<size_t>(std::max(1, cluster.max_gpus_per_node())));
   size_t resolved = 0;
 
+  // One placement attempt, as the engine's: schedule, bind and start the pod's process.
+  auto try_place = [&](uint32_t p) {
+    accounting.placement_attempted();
+    const std::span<GpuId> gpus_out(pick.data(), static_cast<size_t>(req[p].gpu_count));
+    SchedulingCycle cycle{cluster, req[p], p, now, rng};
+    const auto node = placement.schedule(cycle, gpus_out);
+    if (!node) {
+      accounting.placement_failed();
+      if (!running.empty()) return false;
+      // Refused on an idle machine it will never fit (the simulator would keep it waiting to
+      // the end of the run; a replay would never end).
+      r.pods[p].status = PodStatus::kUnschedulable;
+      r.pods[p].reason = r.reasons.add("the policy places it on no GPU of this machine");
+      ++resolved;
+      return true;
+    }
+    cluster.bind(*node, gpus_out, req[p]);
+    accounting.pod_bound(*node, gpus_out);
+    accounting.allocation_changed(cluster.model(*node), claim_gpus(req[p]));
+    PodIsolation iso;
+    iso.mechanism = *mech;
+    for (const GpuId g : gpus_out) iso.devices.push_back(lc.device_ids[g]);
+    iso.gpu_milli = pods[p].gpu_milli;
+    iso.gpu_memory_mib = pods[p].gpu_memory_mib;
+    iso.interposer_library = opt.interposer_library;
+    const std::string base = file_safe(pods[p].name.str());
+    iso.shared_region = (regions.path() / (base + ".region")).string();
+    if (mps) {
+      iso.mps_pipe_dir = mps->pipe_dir();
+      iso.mps_log_dir = mps->log_dir();
+      iso.mps_limits_by_daemon = mps_limits_by_daemon;
+    }
+    EnvMap env = current_environment();
+    for (auto& [k, v] : isolation_environment(iso)) env[k] = v;
+    const double real_s = pods[p].duration_s * opt.time_scale;
+    const std::string kernel =
+        find_kernel(pods[p].workload_class) ? pods[p].workload_class.str() : opt.default_kernel;
+    env["SLICELAB_POD"] = pods[p].name;
+    std::vector<std::string> argv;
+    if (pods[p].gpu_count == 0) {  // a CPU-only pod holds no GPU: it only takes its time
+      argv = {"/bin/sleep", fmt::format("{:.6f}", real_s)};
+    } else if (opt.command.empty()) {
+      argv = {opt.workload_binary,           kernel,     "--duration",
+              fmt::format("{:.6f}", real_s), "--device", pods[p].gpu_count > 1 ? "all" : "0"};
+    } else {
+      std::string cmd = replace_all(opt.command, "{pod}", pods[p].name.str());
+      cmd = replace_all(cmd, "{kernel}", kernel);
+      cmd = replace_all(cmd, "{duration}", fmt::format("{:.6f}", real_s));
+      argv = {"/bin/sh", "-c", cmd};
+    }
+    const double timeout_s = real_s * opt.timeout_factor + opt.timeout_grace_s;
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(timeout_s));
+    r.pods[p].status = PodStatus::kRunning;
+    r.pods[p].start_s = now;
+    r.pods[p].node = static_cast<int32_t>(*node);
+    r.pods[p].gpu_begin = static_cast<uint32_t>(r.pod_gpus.size());
+    for (const GpuId g : gpus_out)
+      r.pod_gpus.push_back(static_cast<uint16_t>(g - cluster.first_gpu(*node)));
+    r.pods[p].gpu_count = static_cast<uint8_t>(r.pod_gpus.size() - r.pods[p].gpu_begin);
+    running.push_back(Running{
+        p, *node, std::vector<GpuId>(gpus_out.begin(), gpus_out.end()),
+        std::make_unique<ChildProcess>(argv, env, (work / (base + ".log")).string()), deadline});
+    return true;
+  };
+  LocalAttempt attempt(try_place);
+  // Every pod is tried: the shape shortcut is the simulator's saving, not a rule.
+  constexpr bool kSkipFailedShapes = false;
+
   while (resolved < pods.size()) {
     if (g_interrupted) throw std::runtime_error("interrupted: stopped every pod and cleaned up");
-    const double now = scenario_now();
-    // Arrivals: pods that can never fit on this machine are reported, not queued forever.
-    while (next_arrival < order.size() && pods[order[next_arrival]].arrival_s <= now) {
-      const size_t p = order[next_arrival++];
-      const bool gpu_mem_ok =
-          pods[p].gpu_count == 0 || pods[p].gpu_memory_mib <= empty.gpu_memory_capacity(0);
-      if (!empty.fits(0, req[p]) || !gpu_mem_ok) {
-        r.pods[p].status = PodStatus::kUnschedulable;
-        r.pods[p].reason = r.reasons.add("does not fit on this machine's GPUs");
-        ++resolved;
-        continue;
-      }
-      pending.push_back(p);
-      std::stable_sort(pending.begin(), pending.end(), [&](size_t a, size_t b) {
-        return pods[a].priority > pods[b].priority;  // stable: arrival order within a priority
-      });
+    now = std::max(now, scenario_now());
+    // Samples see the state before this poll's events, as the engine's before an event's.
+    for (; next_sample <= now; next_sample += sample_interval) {
+      accounting.advance(std::max(next_sample, t0), no_mode_state);
+      accounting.take_sample(next_sample, static_cast<uint32_t>(running.size()),
+                             static_cast<uint32_t>(queue.pending().size()));
     }
-    // Placement: strict FIFO, or backfill past a blocked head when the scenario allows it.
-    for (auto it = pending.begin(); it != pending.end();) {
-      const size_t p = *it;
-      const std::span<GpuId> gpus_out(pick.data(), static_cast<size_t>(req[p].gpu_count));
-      SchedulingCycle cycle{cluster, req[p], static_cast<uint32_t>(p), now, rng};
-      const auto node = placement.schedule(cycle, gpus_out);
-      if (!node && running.empty()) {  // refused on an idle machine: it never will fit
-        r.pods[p].status = PodStatus::kUnschedulable;
-        r.pods[p].reason = r.reasons.add("the policy places it on no GPU of this machine");
-        ++resolved;
-        it = pending.erase(it);
-        continue;
-      }
-      if (!node) {
-        if (!scenario.engine.backfill) break;
-        ++it;
-        continue;
-      }
-      advance_integral(now);
-      cluster.bind(*node, gpus_out, req[p]);
-      PodIsolation iso;
-      iso.mechanism = *mech;
-      for (const GpuId g : gpus_out) iso.devices.push_back(lc.device_ids[g]);
-      iso.gpu_milli = pods[p].gpu_milli;
-      iso.gpu_memory_mib = pods[p].gpu_memory_mib;
-      iso.interposer_library = opt.interposer_library;
-      const std::string base = file_safe(pods[p].name.str());
-      iso.shared_region = (regions.path() / (base + ".region")).string();
-      if (mps) {
-        iso.mps_pipe_dir = mps->pipe_dir();
-        iso.mps_log_dir = mps->log_dir();
-        iso.mps_limits_by_daemon = mps_limits_by_daemon;
-      }
-      EnvMap env = current_environment();
-      for (auto& [k, v] : isolation_environment(iso)) env[k] = v;
-      const double real_s = pods[p].duration_s * opt.time_scale;
-      const std::string kernel =
-          find_kernel(pods[p].workload_class) ? pods[p].workload_class.str() : opt.default_kernel;
-      env["SLICELAB_POD"] = pods[p].name;
-      std::vector<std::string> argv;
-      if (pods[p].gpu_count == 0) {  // a CPU-only pod holds no GPU: it only takes its time
-        argv = {"/bin/sleep", fmt::format("{:.6f}", real_s)};
-      } else if (opt.command.empty()) {
-        argv = {opt.workload_binary,           kernel,     "--duration",
-                fmt::format("{:.6f}", real_s), "--device", pods[p].gpu_count > 1 ? "all" : "0"};
-      } else {
-        std::string cmd = replace_all(opt.command, "{pod}", pods[p].name.str());
-        cmd = replace_all(cmd, "{kernel}", kernel);
-        cmd = replace_all(cmd, "{duration}", fmt::format("{:.6f}", real_s));
-        argv = {"/bin/sh", "-c", cmd};
-      }
-      const double timeout_s = real_s * opt.timeout_factor + opt.timeout_grace_s;
-      const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                               std::chrono::duration<double>(timeout_s));
-      r.pods[p].status = PodStatus::kRunning;
-      r.pods[p].start_s = now;
-      r.pods[p].node = static_cast<int32_t>(*node);
-      r.pods[p].gpu_begin = static_cast<uint32_t>(r.pod_gpus.size());
-      for (const GpuId g : gpus_out)
-        r.pod_gpus.push_back(static_cast<uint16_t>(g - cluster.first_gpu(*node)));
-      r.pods[p].gpu_count = static_cast<uint8_t>(r.pod_gpus.size() - r.pods[p].gpu_begin);
-      running.push_back(Running{
-          p, *node, std::vector<GpuId>(gpus_out.begin(), gpus_out.end()),
-          std::make_unique<ChildProcess>(argv, env, (work / (base + ".log")).string()), deadline});
-      it = pending.erase(it);
-    }
-    // Finishes and timeouts.
+    // Finishes and timeouts first (the engine's order at equal times), each followed by a pass
+    // over the queue, as a finish in the engine is.
     for (auto it = running.begin(); it != running.end();) {
       std::optional<ExitStatus> s = it->process->poll();
       if (!s && Clock::now() >= it->deadline) {
@@ -322,23 +333,49 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
         ++it;
         continue;
       }
-      const double t = scenario_now();
-      advance_integral(t);
-      PodOutcome& o = r.pods[it->pod];
-      o.finish_s = t;
+      advance(it->timed_out ? scenario_now() : now);
+      accounting.event_done();
+      const uint32_t p = it->pod;
+      PodOutcome& o = r.pods[p];
+      o.finish_s = now;
       const double timeout_s =
-          pods[it->pod].duration_s * opt.time_scale * opt.timeout_factor + opt.timeout_grace_s;
-      record_exit(o, r.reasons, *s, it->timed_out, timeout_s);
-      cluster.unbind(it->node, it->gpus, req[it->pod]);
+          pods[p].duration_s * opt.time_scale * opt.timeout_factor + opt.timeout_grace_s;
+      record_exit(o, r.reasons, *s, it->timed_out, timeout_s, *mech);
+      cluster.unbind(it->node, it->gpus, req[p]);
+      accounting.node_changed(it->node);
+      accounting.allocation_changed(cluster.model(it->node), -claim_gpus(req[p]));
       ++resolved;
       it = running.erase(it);
+      const size_t kept = static_cast<size_t>(it - running.begin());
+      queue.schedule(attempt, kSkipFailedShapes);  // may start pods: `running` grows
+      it = running.begin() + static_cast<std::ptrdiff_t>(kept);
+    }
+    // Arrivals: a pod that no node of this machine could ever hold is reported, not queued.
+    while (next_arrival < pods.size() && pods[order[next_arrival]].arrival_s <= now) {
+      const uint32_t p = order[next_arrival];
+      advance(now);
+      accounting.event_done();
+      if (auto why = never_fits_reason(local.cluster, local.catalog, req[p])) {
+        r.pods[p].status = PodStatus::kUnschedulable;
+        r.pods[p].reason = r.reasons.add("no node could ever hold it: " + *why);
+        ++resolved;
+      } else {
+        queue.arrive(p, pods[p].priority, next_arrival, attempt, kSkipFailedShapes);
+      }
+      ++next_arrival;
     }
     if (resolved < pods.size()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  const double end = scenario_now();
-  advance_integral(end);
+  advance(scenario_now());
+  if (sample_interval > 0) {
+    const auto& samples = accounting.samples();
+    if (samples.empty() || samples.back().time_s < now)
+      accounting.take_sample(now, 0, static_cast<uint32_t>(queue.pending().size()));
+  }
   if (mps) mps->stop();
-  summarise(r, pods, end, allocated_integral, cluster.gpu_count());
+  // The engine's summary, from the measured outcomes.
+  r.summary = accounting.summarize(pods, r.pods, r.reasons, no_mode_state);
+  r.samples = accounting.take_samples();
   return out;
 }
 

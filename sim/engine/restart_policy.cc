@@ -46,6 +46,7 @@ bool restart_can_cure(FailureCause cause) {
     case FailureCause::kOverMemoryCap:
     case FailureCause::kInstanceMemory:
     case FailureCause::kAllocationRefused:
+    case FailureCause::kProcessFailed:
       return false;
   }
   return false;

@@ -217,6 +217,10 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
           ++s.not_placed_reasons["MPS neighbour fault"];
           ++s.neighbour_failures;
           break;
+        case FailureCause::kProcessFailed:
+          ++s.not_placed_reasons["the process failed (exit status, signal or timeout; measured)"];
+          ++s.failed_faults;
+          break;
       }
     }
     if (o.isolation_error >= 0) isolation.push_back(o.isolation_error);

@@ -27,6 +27,9 @@ enum class FailureCause : uint8_t {
   kInstanceMemory,       // MIG: its instance holds less memory than it needs
   kOvercommittedMemory,  // HAMi memory overcommit: its GPU's tenants use more than it holds
   kAllocationRefused,    // the device plugin failed its Allocate (failRequestsGreaterThanOne)
+  // A measured run (slicelab replay): the pod's process exited non-zero, died of a signal or was
+  // killed on its timeout, other than out of memory. Never set by the simulator.
+  kProcessFailed,
 };
 
 // One per pod of a run, so kept small (48 bytes; a million-pod replay holds a million): the

@@ -411,5 +411,79 @@ TEST_F(LocalReplay, PodsThatCannotFitAreUnschedulableAndCompareShowsBothRuns) {
   EXPECT_NEAR(std::stod(m[3]), std::stod(m[2]) - 20.0, 0.01);
 }
 
+// The measured summary is the engine's summary of the measured outcomes, and the queue is the
+// engine's: replayed on the fake driver, a run with a failed pod agrees with its simulation on
+// every figure defined by the outcomes (counts, failure causes, queueing delay without the
+// failed pod, JCT, slowdown), up to the few scenario seconds a process takes to start and be
+// seen to end.
+TEST_F(LocalReplay, MeasuredAndSimulatedSummariesAgreeOnARunWithAFailure) {
+  // Two whole GPUs (gpu_milli 1000, interposer caps). a and b start at once; c waits for a
+  // (100 s); f waits for b and c (200 s), starts and fails at once, as the simulator fails it:
+  // it uses 300 MiB under a 256 MiB cap; d, behind f, starts as f fails (200 s).
+  const auto yaml = scenario("{mode: interposer}",
+                             R"(    - {name: a, duration: 100, gpu_count: 1, gpu_memory_mib: 256}
+    - {name: b, duration: 200, gpu_count: 1, gpu_memory_mib: 256}
+    - {name: c, duration: 100, gpu_count: 1, gpu_memory_mib: 256}
+    - {name: f, duration: 100, gpu_count: 1, gpu_memory_mib: 256, gpu_memory_used_mib: 300}
+    - {name: d, duration: 50, gpu_count: 1, gpu_memory_mib: 256}
+)");
+  const std::string cmd = std::string("case $SLICELAB_POD in f) H=300;; *) H=100;; esac; exec ") +
+                          SLICELAB_STANDIN + " {kernel} --duration {duration} --hold-mib $H";
+  const auto r = replay(yaml, {"--command", cmd});
+  ASSERT_EQ(r.status.exit_code, 0) << r.output;
+  const auto c = slicelab({"compare", yaml, "--out", path("sim"), "--force"}, test::fake_gpu_env());
+  ASSERT_EQ(c.status.exit_code, 0) << c.output;
+  const auto measured = summary();
+  const auto simulated =
+      nlohmann::json::parse(read_file(path("sim") + "/summary.json"))["policies"][0];
+  const std::string both = "measured: " + measured.dump(1) + "\nsimulated: " + simulated.dump(1);
+
+  // The simulated run is as the comment above says.
+  ASSERT_EQ(simulated["pods"]["failed"], 1) << both;
+  ASSERT_EQ(simulated["queue_delay_s"]["max"], 200) << both;
+  for (const char* key :
+       {"completed", "failed", "unschedulable", "failed_own_memory", "failed_faults"})
+    EXPECT_EQ(measured["pods"][key], simulated["pods"][key]) << key << "\n" << both;
+  EXPECT_EQ(measured["neighbour_failures"], simulated["neighbour_failures"]) << both;
+  // Queueing delay is over the pods that started and did not fail, in both.
+  for (const char* dist : {"queue_delay_s", "jct_s", "slowdown"})
+    EXPECT_EQ(measured[dist]["count"], simulated[dist]["count"]) << dist << "\n" << both;
+  // A process takes tens of ms to start and be seen to end (more on a loaded machine): a few
+  // scenario seconds at 0.01 real s each, adding up along a queue.
+  const double slack_s = 20.0;
+  for (const char* stat : {"mean", "p50", "max"}) {
+    EXPECT_NEAR(measured["queue_delay_s"][stat].get<double>(),
+                simulated["queue_delay_s"][stat].get<double>(), slack_s)
+        << stat << "\n"
+        << both;
+    EXPECT_NEAR(measured["jct_s"][stat].get<double>(), simulated["jct_s"][stat].get<double>(),
+                2 * slack_s)
+        << stat << "\n"
+        << both;
+  }
+  // JCT / run time alone: d's 250 / 50 is the largest.
+  EXPECT_NEAR(measured["slowdown"]["mean"].get<double>(),
+              simulated["slowdown"]["mean"].get<double>(), 0.6)
+      << both;
+  EXPECT_NEAR(measured["slowdown"]["max"].get<double>(), simulated["slowdown"]["max"].get<double>(),
+              0.6)
+      << both;
+  EXPECT_EQ(measured["not_placed_reasons"], simulated["not_placed_reasons"]) << both;
+
+  // compare --measured puts the same figures side by side: the counts agree exactly.
+  const auto m = slicelab({"compare", "--measured", path("out"), yaml, "--format", "json"},
+                          test::fake_gpu_env());
+  ASSERT_EQ(m.status.exit_code, 0) << m.output;
+  const auto doc = nlohmann::json::parse(m.output.substr(m.output.find('{')));
+  size_t counts = 0;
+  for (const auto& row : doc["policies"][0]["metrics"]) {
+    const std::string key = row["key"];
+    if (key.rfind("pods.", 0) != 0) continue;
+    ++counts;
+    EXPECT_EQ(row["error"], 0) << row.dump();
+  }
+  EXPECT_GE(counts, 3U) << m.output;
+}
+
 }  // namespace
 }  // namespace slicelab
