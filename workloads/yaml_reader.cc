@@ -94,7 +94,10 @@ bool find_empty_value(const YAML::Node& node, std::string& path, YAML::Mark& mar
 }  // namespace
 
 YAML::Node load_yaml_file(const std::string& path, uint64_t max_bytes) {
-  const std::string text = read_text_file(path, max_bytes);
+  return load_yaml_text(read_text_file(path, max_bytes), path);
+}
+
+YAML::Node load_yaml_text(const std::string& text, const std::string& path) {
   check_utf8(text, path);
   const YAML::Node root = [&] {
     try {

@@ -21,6 +21,8 @@ namespace slicelab {
 // (aliases, deep nesting, duplicate keys, a second document) and check_utf8 become located
 // InputErrors.
 YAML::Node load_yaml_file(const std::string& path, uint64_t max_bytes = kMaxConfigYamlBytes);
+// The same checks on a file's text already read; `path` names it in messages.
+YAML::Node load_yaml_text(const std::string& text, const std::string& path);
 
 // A yaml-cpp exception that escaped a reader (a lookup on a missing key's node, a conversion),
 // as an InputError that names the file, and the line and column when yaml-cpp knows them.

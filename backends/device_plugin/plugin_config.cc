@@ -5,176 +5,15 @@
 
 #include <string>
 
-#include "sim/sharing/device_plugin_config.h"
+#include "workloads/device_plugin_config.h"
 #include "workloads/input_error.h"
 #include "workloads/text_file.h"
 #include "workloads/yaml_reader.h"
-#include "workloads/yaml_syntax_check.h"
 
 namespace slicelab::device_plugin {
 namespace {
 
-// MPS serves at most 48 clients per GPU; more replicas than that could never all run.
-constexpr int64_t kMaxReplicas = 48;
 constexpr int64_t kMaxSplitCount = 1024;
-
-void read_plugin_flags(const YamlReader& yaml, const YAML::Node& p, const std::string& path,
-                       NodePluginConfig& c) {
-  if (const YAML::Node v = p["passDeviceSpecs"]; v.IsDefined())
-    c.pass_device_specs = yaml.boolean(v, join_path(path, "passDeviceSpecs"));
-  if (const YAML::Node v = p["deviceListStrategy"]; v.IsDefined()) {
-    const std::string lp = join_path(path, "deviceListStrategy");
-    // NVIDIA's deviceListStrategyFlag: one string or a list of them.
-    std::vector<std::pair<std::string, YAML::Node>> names;
-    if (v.IsSequence()) {
-      if (v.size() == 0) yaml.fail(v, lp, "needs at least one strategy");
-      for (size_t i = 0; i < v.size(); ++i)
-        names.emplace_back(yaml.string(v[i], index_path(lp, i)), v[i]);
-    } else {
-      names.emplace_back(yaml.string(v, lp), v);
-    }
-    c.list_strategies.clear();
-    for (const auto& [name, at] : names) {
-      DeviceListStrategy s{};
-      if (name == "envvar") {
-        s = DeviceListStrategy::kEnvvar;
-      } else if (name == "volume-mounts") {
-        s = DeviceListStrategy::kVolumeMounts;
-      } else if (name == "cdi-annotations") {
-        s = DeviceListStrategy::kCdiAnnotations;
-      } else if (name == "cdi-cri") {
-        s = DeviceListStrategy::kCdiCri;
-      } else {
-        yaml.fail_expected(at, lp, "envvar, volume-mounts, cdi-annotations or cdi-cri");
-      }
-      for (DeviceListStrategy seen : c.list_strategies)
-        if (seen == s) yaml.fail(at, lp, fmt::format("'{}' is given twice", name));
-      c.list_strategies.push_back(s);
-    }
-  }
-  if (const YAML::Node v = p["deviceIDStrategy"]; v.IsDefined()) {
-    const std::string ip = join_path(path, "deviceIDStrategy");
-    const std::string s = yaml.string(v, ip);
-    if (s != "uuid" && s != "index") yaml.fail_expected(v, ip, "uuid or index");
-    c.device_id_index = s == "index";
-  }
-  if (const YAML::Node v = p["cdiAnnotationPrefix"]; v.IsDefined()) {
-    const std::string ap = join_path(path, "cdiAnnotationPrefix");
-    c.cdi_annotation_prefix = yaml.string(v, ap);
-    if (c.cdi_annotation_prefix.empty() || c.cdi_annotation_prefix.back() != '/')
-      yaml.fail_expected(v, ap, "an annotation prefix ending in '/' (cdi.k8s.io/)");
-  }
-  for (const char* key : {"nvidiaCTKPath", "containerDriverRoot"})
-    if (const YAML::Node v = p[key]; v.IsDefined()) {
-      yaml.string(v, join_path(path, key));
-      c.warnings.push_back(fmt::format("{}: read, but has no effect here", join_path(path, key)));
-    }
-  if (const YAML::Node v = p["sharedDevicesAllocationPolicy"]; v.IsDefined()) {
-    const std::string ap = join_path(path, "sharedDevicesAllocationPolicy");
-    const std::string s = yaml.string(v, ap);
-    if (s != "distributed" && s != "packed") yaml.fail_expected(v, ap, "distributed or packed");
-    if (s == "packed")
-      c.warnings.push_back(fmt::format(
-          "{}: packed is read, but replicas are preferred distributed (NVIDIA's default)", ap));
-  }
-}
-
-void read_flags(const YamlReader& yaml, const YAML::Node& flags, const std::string& path,
-                NodePluginConfig& c) {
-  // Every key of flags, flags.plugin and flags.gfd spelled as NVIDIA's format has it.
-  check_device_plugin_flag_keys(yaml, flags, path);
-  if (const YAML::Node m = flags["migStrategy"]; m.IsDefined()) {
-    const std::string mp = join_path(path, "migStrategy");
-    const std::string s = yaml.string(m, mp);
-    if (s == "none") {
-      c.mig = MigStrategy::kNone;
-    } else if (s == "single") {
-      c.mig = MigStrategy::kSingle;
-    } else if (s == "mixed") {
-      c.mig = MigStrategy::kMixed;
-    } else {
-      yaml.fail_expected(m, mp, "none, single or mixed");
-    }
-  }
-  // A plugin that cannot start reports it either way; the flag only picks exit or idle.
-  if (const YAML::Node f = flags["failOnInitError"]; f.IsDefined())
-    yaml.boolean(f, join_path(path, "failOnInitError"));
-  if (const YAML::Node r = flags["mpsRoot"]; r.IsDefined()) {
-    const std::string rp = join_path(path, "mpsRoot");
-    c.mps_root = yaml.string(r, rp);
-    if (c.mps_root.empty() || c.mps_root.front() != '/')
-      yaml.fail_expected(r, rp, "an absolute folder path");
-  }
-  for (const char* key : {"nvidiaDriverRoot", "nvidiaDevRoot", "deviceDiscoveryStrategy"})
-    if (const YAML::Node v = flags[key]; v.IsDefined()) {
-      yaml.string(v, join_path(path, key));
-      c.warnings.push_back(fmt::format("{}: read, but has no effect here", join_path(path, key)));
-    }
-  for (const char* key : {"gdrcopyEnabled", "gdsEnabled", "mofedEnabled", "useNodeFeatureAPI"})
-    if (const YAML::Node v = flags[key]; v.IsDefined() && yaml.boolean(v, join_path(path, key)))
-      c.warnings.push_back(fmt::format("{}: read, but has no effect here", join_path(path, key)));
-  if (const YAML::Node p = flags["plugin"]; p.IsDefined())
-    read_plugin_flags(yaml, p, join_path(path, "plugin"), c);
-}
-
-// sharing.timeSlicing or sharing.mps: NVIDIA's ReplicatedResources (replicas.go).
-void read_replicated(const YamlReader& yaml, const YAML::Node& node, const std::string& path,
-                     NodePluginConfig& c) {
-  yaml.require_map(node, path);
-  yaml.check_keys(node, path, {"renameByDefault", "failRequestsGreaterThanOne", "resources"});
-  if (const YAML::Node r = node["renameByDefault"]; r.IsDefined())
-    c.rename_by_default = yaml.boolean(r, join_path(path, "renameByDefault"));
-  if (const YAML::Node f = node["failRequestsGreaterThanOne"]; f.IsDefined())
-    c.fail_requests_greater_than_one =
-        yaml.boolean(f, join_path(path, "failRequestsGreaterThanOne"));
-  const std::string rp = join_path(path, "resources");
-  const YAML::Node resources = yaml.required(node, path, "resources");
-  yaml.require_seq(resources, rp);
-  if (resources.size() == 0) yaml.fail(resources, rp, "no resources specified");
-  for (size_t i = 0; i < resources.size(); ++i) {
-    const std::string ip = index_path(rp, i);
-    const YAML::Node r = resources[i];
-    yaml.require_map(r, ip);
-    yaml.check_keys(r, ip, {"name", "rename", "devices", "replicas"});
-    ReplicatedResource rr;
-    rr.name =
-        read_device_plugin_resource_name(yaml, yaml.required(r, ip, "name"), join_path(ip, "name"));
-    const YAML::Node rep = yaml.required(r, ip, "replicas");
-    rr.replicas = static_cast<int>(yaml.integer(rep, join_path(ip, "replicas"), 1, kMaxReplicas));
-    if (const YAML::Node n = r["rename"]; n.IsDefined())
-      rr.rename = read_device_plugin_resource_name(yaml, n, join_path(ip, "rename"));
-    else if (c.rename_by_default)
-      rr.rename = rr.name + ".shared";
-    if (const YAML::Node d = r["devices"]; d.IsDefined()) {
-      const std::string dp = join_path(ip, "devices");
-      if (!(d.IsScalar() && d.Scalar() == "all")) {
-        if (!d.IsSequence()) yaml.fail_expected(d, dp, "all, or a list of GPU indices or UUIDs");
-        rr.devices = yaml.string_list(d, dp);
-        for (size_t k = 0; k < rr.devices.size(); ++k) {
-          const std::string& dev = rr.devices[k];
-          // NVIDIA's ReplicatedDeviceRef: a GPU index, a MIG index "<gpu>:<instance>", a UUID.
-          const auto digits = [](std::string_view v) {
-            return !v.empty() && v.find_first_not_of("0123456789") == std::string_view::npos;
-          };
-          const size_t colon = dev.find(':');
-          const bool index = colon == std::string::npos
-                                 ? digits(dev)
-                                 : digits(std::string_view(dev).substr(0, colon)) &&
-                                       digits(std::string_view(dev).substr(colon + 1));
-          if (!index && !dev.starts_with("GPU-") && !dev.starts_with("MIG-"))
-            yaml.fail_expected(d[k], index_path(dp, k),
-                               "a GPU index, a MIG index <gpu>:<instance>, or a GPU-… or MIG-… "
-                               "UUID");
-        }
-      }
-    }
-    for (const ReplicatedResource& other : c.replicated)
-      if (other.name == rr.name)
-        yaml.fail(r["name"], join_path(ip, "name"),
-                  fmt::format("{} is shared twice in {}", rr.name, rp));
-    c.replicated.push_back(std::move(rr));
-  }
-}
 
 void read_interposer(const YamlReader& yaml, const YAML::Node& node, const std::string& path,
                      InterposerShareConfig& s) {
@@ -249,76 +88,56 @@ void read_slicelab(const YamlReader& yaml, const YAML::Node& node, const std::st
   }
 }
 
-NodePluginConfig read_document(const YamlReader& yaml, const YAML::Node& root,
-                               std::string_view source) {
+// The plugin's translation of NVIDIA's format: what it advertises and how Allocate answers.
+NodePluginConfig translate(const DevicePluginConfig& d, std::string_view source) {
   NodePluginConfig c;
   c.source = std::string(source);
-  yaml.require_map(root, "");
-  yaml.check_keys(root, "", {"version", "flags", "resources", "sharing", "imex", "slicelab"});
-  // config.go: an empty version means v1; any other is refused ("unknown version").
-  if (const YAML::Node v = root["version"]; v.IsDefined())
-    if (const std::string version = yaml.string(v, "version"); version != "v1")
-      yaml.fail(v, "version", fmt::format("unknown version: {} (the format is v1)", version));
-  if (const YAML::Node f = root["flags"]; f.IsDefined()) read_flags(yaml, f, "flags", c);
+  c.mig = d.mig_strategy == "single"  ? MigStrategy::kSingle
+          : d.mig_strategy == "mixed" ? MigStrategy::kMixed
+                                      : MigStrategy::kNone;
+  c.list_strategies.clear();
+  for (const std::string& s : d.device_list_strategies)
+    c.list_strategies.push_back(s == "envvar"            ? DeviceListStrategy::kEnvvar
+                                : s == "volume-mounts"   ? DeviceListStrategy::kVolumeMounts
+                                : s == "cdi-annotations" ? DeviceListStrategy::kCdiAnnotations
+                                                         : DeviceListStrategy::kCdiCri);
+  c.pass_device_specs = d.pass_device_specs;
+  c.device_id_index = d.device_id_strategy == "index";
+  if (d.cdi_annotation_prefix) c.cdi_annotation_prefix = *d.cdi_annotation_prefix;
+  if (d.mps_root) c.mps_root = *d.mps_root;
+  for (const std::string& key : d.host_flags)
+    c.warnings.push_back(fmt::format("{}: read, but has no effect here", key));
+  if (d.shared_devices_allocation_policy == "packed")
+    c.warnings.push_back(
+        "flags.plugin.sharedDevicesAllocationPolicy: packed is read, but replicas are preferred "
+        "distributed (NVIDIA's default)");
   // NVIDIA ignores both with a warning (DisableResourceNamingInConfig; IMEX channels).
-  for (const char* key : {"resources", "imex"})
-    if (root[key].IsDefined())
-      c.warnings.push_back(fmt::format("{}: read, but has no effect here", key));
-  if (const YAML::Node s = root["slicelab"]; s.IsDefined()) read_slicelab(yaml, s, "slicelab", c);
-  const YAML::Node sharing = root["sharing"];
-  if (!sharing.IsDefined()) return c;
-  yaml.require_map(sharing, "sharing");
-  yaml.check_keys(sharing, "sharing", {"timeSlicing", "mps"});
-  const YAML::Node ts = sharing["timeSlicing"];
-  const YAML::Node mps = sharing["mps"];
-  if (ts.IsDefined() && mps.IsDefined())
-    yaml.fail(mps, "sharing.mps", "give one of timeSlicing and mps, not both");
-  const YAML::Node used = mps.IsDefined() ? mps : ts;
-  if (!used.IsDefined()) return c;
-  const std::string up = mps.IsDefined() ? "sharing.mps" : "sharing.timeSlicing";
+  if (!d.resources_at.empty()) c.warnings.push_back("resources: read, but has no effect here");
+  if (!d.imex_at.empty()) c.warnings.push_back("imex: read, but has no effect here");
+  if (d.slicelab) read_slicelab(d.slicelab->reader, d.slicelab->node, d.slicelab->path, c);
+  if (d.strategy.empty()) return c;
   if (c.mode == ShareMode::kInterposer)
-    yaml.fail(used, up,
-              "slicelab.interposer shares GPUs itself; leave out the replicas of " + up +
-                  " (or the interposer)");
-  // config.go keeps MPS's historical behaviour (one replica per container) unless relaxed.
-  c.fail_requests_greater_than_one = mps.IsDefined();
-  read_replicated(yaml, used, up, c);
-  c.mode = mps.IsDefined() ? ShareMode::kMps : ShareMode::kTimeSlice;
-  if (c.mode == ShareMode::kMps && c.mig != MigStrategy::kNone)
-    yaml.fail(used, up,
-              "sharing using MPS is not supported for MIG devices (flags.migStrategy is not none)");
+    refuse_device_plugin_value(d.strategy_at,
+                               "slicelab.interposer shares GPUs itself; leave out the replicas of "
+                               "sharing." +
+                                   d.strategy + " (or the interposer)");
+  c.mode = d.strategy == "mps" ? ShareMode::kMps : ShareMode::kTimeSlice;
+  c.rename_by_default = d.rename_by_default;
+  c.fail_requests_greater_than_one = d.fail_requests_greater_than_one;
+  for (const DevicePluginReplicated& r : d.resources) {
+    ReplicatedResource rr;
+    rr.name = r.name;
+    rr.rename = !r.rename.empty() ? r.rename : d.rename_by_default ? r.name + ".shared" : "";
+    rr.replicas = r.replicas;
+    rr.devices = r.devices;
+    c.replicated.push_back(std::move(rr));
+  }
   return c;
 }
 
 NodePluginConfig parse_checked(const std::string& text, const std::string& where,
                                std::string_view source) {
-  check_yaml_syntax(text, where);
-  try {
-    const YAML::Node root = YAML::Load(text);
-    const YamlReader yaml(where);
-    // A ConfigMap holding the config under data: (the plugin's usual deployment).
-    if (root.IsMap() && (root["data"].IsDefined() || root["kind"].IsDefined()) &&
-        !root["version"].IsDefined() && !root["sharing"].IsDefined()) {
-      yaml.check_keys(root, "", {"apiVersion", "kind", "metadata", "data", "immutable"});
-      if (const YAML::Node k = root["kind"]; k.IsDefined() && yaml.string(k, "kind") != "ConfigMap")
-        yaml.fail_expected(k, "kind", "ConfigMap (or the device plugin's config itself)");
-      const YAML::Node data = yaml.required(root, "", "data");
-      yaml.require_map(data, "data");
-      if (data.size() != 1)
-        yaml.fail(data, "data",
-                  fmt::format("holds {} configs; the node plugin reads one", data.size()));
-      const auto entry = data.begin();
-      const std::string name = entry->first.Scalar();
-      const std::string ep = join_path("data", name);
-      if (!entry->second.IsScalar())
-        yaml.fail_expected(entry->second, ep, "the config as a string (a `|` block)");
-      // Lines and columns inside the entry count from its own start.
-      return parse_checked(entry->second.Scalar(), fmt::format("{} ({})", where, ep), source);
-    }
-    return read_document(yaml, root, source);
-  } catch (const YAML::Exception& e) {
-    throw located_yaml_error(where, e);
-  }
+  return translate(parse_device_plugin_config_file(text, where, where), source);
 }
 
 }  // namespace

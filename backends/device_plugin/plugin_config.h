@@ -1,5 +1,6 @@
 // The node plugin's one config file: the NVIDIA device plugin's own format (version v1, flags,
-// sharing.timeSlicing / sharing.mps) plus a `slicelab:` section (interposer shares, CDI, paths).
+// sharing.timeSlicing / sharing.mps), read by the one reader of that format
+// (workloads/device_plugin_config.h), plus a `slicelab:` section (interposer shares, CDI, paths).
 #pragma once
 
 #include <string>
@@ -65,8 +66,10 @@ struct NodePluginConfig {
   std::vector<std::string> warnings;  // keys read but with no effect here, for people
 };
 
-// Reads the file (YAML; a ConfigMap holding it under data: is accepted). Unknown keys get a
-// did-you-mean, errors name file:line:column; throws InputError.
+// Reads the file (YAML; a ConfigMap holding one config under data: is accepted) and translates it
+// into what the plugin advertises and serves. Unknown keys get a did-you-mean, errors name
+// file:line:column; throws InputError. A file the simulator's policies read too is accepted or
+// refused alike, with the same messages (tests/device_plugin/config_readers_agree_test.cc).
 NodePluginConfig read_node_plugin_config(std::string_view path);
 NodePluginConfig parse_node_plugin_config(std::string_view text, std::string_view source);
 

@@ -1,15 +1,16 @@
-// The NVIDIA device plugin's config file (k8s-device-plugin api/config/v1: `version: v1`, `flags`,
-// `sharing.timeSlicing` / `sharing.mps`) read as a policy's sharing mode;
+// A policy's sharing given as the NVIDIA device plugin's config file: the file is read by the one
+// reader of that format (workloads/device_plugin_config.h); this is the simulator's translation
+// of it into a sharing mode, refusing what the simulator cannot model;
 // docs/device-plugin-config.md.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
-#include <string>
 #include <string_view>
 
 #include "sim/sharing/device_plugin_settings.h"
 #include "sim/sharing/sharing_config.h"
+#include "workloads/device_plugin_config.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {
@@ -24,25 +25,9 @@ bool is_device_plugin_sharing(const YAML::Node& sharing);
 void read_device_plugin_sharing(const YamlReader& yaml, const YAML::Node& node,
                                 std::string_view path, SharingConfig& config);
 
-// The keys NVIDIA's config allows under `flags`, `flags.plugin` and `flags.gfd` (config/v1
-// flags.go), checked for spelling with a did-you-mean: the scenario's reader and the node
-// plugin's (backends/device_plugin) read the same file.
-void check_device_plugin_flag_keys(const YamlReader& yaml, const YAML::Node& flags,
-                                   std::string_view path);
-
-// A resource name of the config (`sharing.*.resources[].name` and `.rename`, and the node
-// plugin's `slicelab.interposer.resource`), as NVIDIA's NewResourceName and the kubelet read it:
-// a bare name gets the nvidia.com/ prefix; the result must be at most 63 characters, its part
-// after the '/' a DNS-1123 subdomain (NVIDIA's check: "nvidia.com/g pu" and "nvidia.com/GPU"
-// fail it), and an extended resource name (the kubelet's check when the plugin registers).
-// Returns the qualified name; fails at `node` with the rule it breaks.
-std::string read_device_plugin_resource_name(const YamlReader& yaml, const YAML::Node& node,
-                                             std::string_view path);
-
-// One config document: the plugin's file, a ConfigMap entry, or the inline mapping. What the
-// simulator cannot model yet (a subset of devices, several resources, MIG resources) is refused
-// with "not supported yet: KEY"; unknown keys get a did-you-mean. `source` names it in results.
-DevicePluginSettings read_device_plugin_config(const YamlReader& yaml, const YAML::Node& node,
-                                               std::string_view path, std::string source);
+// What the simulator takes from a config: one resource, nvidia.com/gpu, on every GPU. What it
+// cannot model yet (a subset of devices, several resources, MIG, the node plugin's own
+// `slicelab` section) is refused with "not supported yet: ..." where the file says it.
+DevicePluginSettings simulator_settings(const DevicePluginConfig& config);
 
 }  // namespace slicelab

@@ -154,15 +154,22 @@ slicelab:
 
 TEST(NodePluginConfig, RefusalsNameFileLineAndColumn) {
   EXPECT_EQ(parse_error("version: v2\n"),
-            "p.yaml:1:10: version: unknown version: v2 (the format is v1)");
+            "p.yaml:1:10: version: unknown version: v2 (the device plugin's config format is v1)");
   EXPECT_EQ(parse_error("version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
                         "    - {name: gpu, replicas: 2}\n  mps:\n    resources:\n"
                         "    - {name: gpu, replicas: 2}\n"),
-            "p.yaml:7:5: sharing.mps: give one of timeSlicing and mps, not both");
+            "p.yaml:7:5: sharing.mps: give one of timeSlicing and mps (the device plugin would use "
+            "mps and drop timeSlicing)");
   EXPECT_EQ(
       parse_error("sharing:\n  timeSlicing:\n    resources:\n    - {name: gpu, replicas: 0}\n"),
-      "p.yaml:4:29: sharing.timeSlicing.resources[0].replicas: expected an integer in "
-      "1..48, found '0'");
+      "p.yaml:4:29: sharing.timeSlicing.resources[0].replicas: number of replicas must be >= 2, "
+      "found '0' (NVIDIA's replicas.go; to share nothing, leave the resource out)");
+  // replicas: 1 as NVIDIA's replicas.go refuses it (before: accepted here, refused by the
+  // simulator).
+  EXPECT_EQ(
+      parse_error("sharing:\n  timeSlicing:\n    resources:\n    - {name: gpu, replicas: 1}\n"),
+      "p.yaml:4:29: sharing.timeSlicing.resources[0].replicas: number of replicas must be >= 2, "
+      "found '1' (NVIDIA's replicas.go; to share nothing, leave the resource out)");
   EXPECT_EQ(parse_error("slicelab:\n  interposer: {}\nsharing:\n  timeSlicing:\n    resources:\n"
                         "    - {name: gpu, replicas: 2}\n"),
             "p.yaml:5:5: sharing.timeSlicing: slicelab.interposer shares GPUs itself; leave out "
@@ -269,8 +276,9 @@ data:
   EXPECT_EQ(c.mode, ShareMode::kTimeSlice);
   EXPECT_EQ(c.replicated.at(0).replicas, 3);
   const std::string bad = write("bad.yaml", "data:\n  any: |-\n    version: v3\n");
+  // An error inside a `|` entry names the ConfigMap file's own line and column.
   EXPECT_EQ(message_of([&] { read_node_plugin_config(bad); }),
-            bad + " (data.any):1:10: version: unknown version: v3 (the format is v1)");
+            bad + ":3:14: version: unknown version: v3 (the device plugin's config format is v1)");
 }
 
 TEST_F(NodePluginConfigFile, RefusesWhatIsNotAConfigFile) {

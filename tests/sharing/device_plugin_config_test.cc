@@ -207,7 +207,7 @@ data:
 TEST_F(DevicePluginConfig, ErrorsAreLocatedAndSayWhatIsSupported) {
   const std::string head = "version: v1\nsharing:\n  timeSlicing:\n    resources:\n";
   EXPECT_EQ(file_error("version: v2\n"),
-            "dp.yaml:1:10: version: unknown version 'v2' (the device plugin's config format is "
+            "dp.yaml:1:10: version: unknown version: v2 (the device plugin's config format is "
             "v1)");
   EXPECT_EQ(file_error("version: v1\nsharing:\n  timeSlicng: {}\n"),
             "dp.yaml:3:3: sharing: unknown key 'timeSlicng' (did you mean 'timeSlicing'?)");
@@ -215,16 +215,16 @@ TEST_F(DevicePluginConfig, ErrorsAreLocatedAndSayWhatIsSupported) {
             "dp.yaml:5:54: sharing.timeSlicing.resources[0].devices: not supported yet: devices "
             "other than 'all' (sharing a subset of the GPUs); the device plugin itself ignores it "
             "today and shares every GPU: write devices: all or leave it out");
+  // NVIDIA's rule (replicas.go, ReplicatedResource.UnmarshalJSON): replicas must be >= 2.
   EXPECT_EQ(file_error(head + "      - {name: nvidia.com/gpu, replicas: 1}\n"),
-            "dp.yaml:5:42: sharing.timeSlicing.resources[0].replicas: the device plugin needs at "
-            "least 2 replicas (\"number of replicas must be >= 2\"); leave the resource out to "
-            "share nothing");
+            "dp.yaml:5:42: sharing.timeSlicing.resources[0].replicas: number of replicas must be "
+            ">= 2, found '1' (NVIDIA's replicas.go; to share nothing, leave the resource out)");
   EXPECT_NE(file_error(head + "      - {name: nvidia.com/gpu, replicas: four}\n")
                 .find("dp.yaml:5:42: sharing.timeSlicing.resources[0].replicas: expected an "
                       "integer"),
             std::string::npos);
   EXPECT_NE(file_error(head + "      - {name: nvidia.com/gpu, replicas: 2}\n"
-                              "      - {name: nvidia.com/gpu, replicas: 4}\n")
+                              "      - {name: nvidia.com/mig-1g.10gb, replicas: 4}\n")
                 .find("dp.yaml:6:9: sharing.timeSlicing.resources[1]: not supported yet: 2 "
                       "resources"),
             std::string::npos);
