@@ -79,7 +79,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 
 struct Running {
-  size_t pod;
+  uint32_t pod;
   NodeId node;
   std::vector<GpuId> gpus;
   std::unique_ptr<ChildProcess> process;
@@ -316,7 +316,8 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
     now = std::max(now, scenario_now());
     // Samples see the state before this poll's events, as the engine's before an event's.
     for (; next_sample <= now; next_sample += sample_interval) {
-      accounting.advance(std::max(next_sample, t0), no_mode_state);
+      // Not back past a timeout's kill, which moved the clock on within the last poll.
+      accounting.advance(std::max({next_sample, t0, accounting.now()}), no_mode_state);
       accounting.take_sample(next_sample, static_cast<uint32_t>(running.size()),
                              static_cast<uint32_t>(queue.pending().size()));
     }
