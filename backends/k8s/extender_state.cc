@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/k8s/gpu_assignment.h"
-#include "backends/k8s/kube_json_objects.h"
 #include "sim/scenario/snapshot_reader.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/input_error.h"
+#include "workloads/kube/kube_json_objects.h"
 
 namespace slicelab::k8s {
 namespace {
