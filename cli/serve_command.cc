@@ -16,8 +16,8 @@
 #include "backends/k8s/metrics_endpoint.h"
 #include "cli/usage_error.h"
 #include "sim/scenario/scenario.h"
-#include "workloads/k8s_quantity.h"
-#include "workloads/kubernetes_objects.h"
+#include "workloads/kube/kube_objects.h"
+#include "workloads/kube/kube_quantity.h"
 #include "workloads/rng.h"
 
 namespace slicelab {

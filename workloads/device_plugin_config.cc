@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "workloads/input_error.h"
-#include "workloads/k8s_names.h"
+#include "workloads/kube/kube_names.h"
 #include "workloads/text_file.h"
 #include "workloads/yaml_syntax_check.h"
 

@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "workloads/input_error.h"
-#include "workloads/k8s_quantity.h"
-#include "workloads/kubernetes_export_stream.h"
+#include "workloads/kube/kube_export_stream.h"
+#include "workloads/kube/kube_quantity.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {

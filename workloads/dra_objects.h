@@ -35,7 +35,7 @@ struct DraObjects {
 };
 
 // Reads every DRA object of `path` (YAML or JSON; one object, a List, or a stream, read one
-// object at a time: workloads/kubernetes_export_stream.h) into `into.model`; pods are kept only
+// object at a time: workloads/kube/kube_export_stream.h) into `into.model`; pods are kept only
 // when they have spec.resourceClaims. Field
 // names are resource.k8s.io/v1's (v1beta2 has the same paths and is read too; v1beta1 and
 // v1alpha3 nest fields differently and are refused). Throws InputError "FILE:LINE:COL: path:

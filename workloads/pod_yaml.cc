@@ -6,7 +6,7 @@
 
 #include "workloads/hardware/mig_profiles.h"
 #include "workloads/input_limits.h"
-#include "workloads/k8s_resources.h"
+#include "workloads/kube/kube_resources.h"
 
 namespace slicelab {
 

@@ -13,7 +13,7 @@
 #include "workloads/edit_distance.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
-#include "workloads/k8s_quantity.h"
+#include "workloads/kube/kube_quantity.h"
 #include "workloads/text_file.h"
 #include "workloads/yaml_syntax_check.h"
 

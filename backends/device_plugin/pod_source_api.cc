@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "workloads/k8s_quantity.h"
+#include "workloads/kube/kube_quantity.h"
 #include "workloads/rfc3339.h"
 
 namespace slicelab::device_plugin {

@@ -17,7 +17,7 @@
 #include "sim/metrics/fragmentation.h"
 #include "sim/placement/placement_config.h"
 #include "sim/placement/placement_policy.h"
-#include "sim/scenario/kubernetes_import.h"
+#include "sim/scenario/kube_import.h"
 #include "sim/sharing/sharing_mode.h"
 #include "sim/sharing/sharing_run.h"
 #include "workloads/pod_spec.h"

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/k8s/gpu_assignment.h"
-#include "backends/k8s/kube_json_objects.h"
 #include "sim/scenario/snapshot_reader.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/input_error.h"
+#include "workloads/kube/kube_json_objects.h"
 
 namespace slicelab::k8s {
 namespace {
@@ -186,12 +186,15 @@ void ExtenderState::refresh() {
 }
 
 void ExtenderState::apply_node(const KubeNode& node) {
-  const KubeNodeFacts facts = kube_node_facts(node, scenario_.catalog);
-  node_facts_[node.name] = facts;
+  set_node(node.name, kube_node_facts(node, scenario_.catalog));
+}
+
+void ExtenderState::set_node(const std::string& name, const KubeNodeFacts& facts) {
+  node_facts_[name] = facts;
   facts_list_.clear();
-  for (const auto& [name, f] : node_facts_) facts_list_.push_back(f);
-  actual_.set_node({node.name, facts});
-  if (counterfactual_) counterfactual_->set_node({node.name, facts});
+  for (const auto& [n, f] : node_facts_) facts_list_.push_back(f);
+  actual_.set_node({name, facts});
+  if (counterfactual_) counterfactual_->set_node({name, facts});
 }
 
 void ExtenderState::remove_node(const std::string& name) {
@@ -277,24 +280,52 @@ void ExtenderState::shadow_decide(const std::string& key, const PodSpec& spec) {
 
 // --- the extender's verbs ---
 
-std::vector<std::string> ExtenderState::node_names_of(const ExtenderArgs& args) {
-  std::vector<std::string> names;
-  if (args.node_names) return *args.node_names;
-  for (const nlohmann::json& node : *args.nodes) {
-    std::string name = bare_name(object_name(node));
-    if (name.empty()) continue;
-    // Not nodeCacheCapable: the request carries the nodes, so one not seen yet is read here.
-    if (!node_facts_.contains(name)) {
-      try {
-        apply_node(kube_node_from_json(node, "request Nodes"));
-      } catch (const InputError&) {
-        ++counters_.objects_rejected;
+// A request is answered in three steps, in a straight line: parse (the pod and the nodes the view
+// lacks, read into plain values; nothing changes), the view made whole once (those nodes added,
+// one rebuild), translate (the pod into the simulator's request, once), then decide.
+
+ExtenderState::ParsedRequest ExtenderState::parse_request(const ExtenderArgs& args) const {
+  ParsedRequest request;
+  if (args.node_names) {
+    request.node_names = *args.node_names;
+  } else {
+    request.carries_nodes = true;
+    std::set<std::string> read;  // new nodes read so far: a repeated one is read once
+    for (const nlohmann::json& node : *args.nodes) {
+      std::string name = bare_name(object_name(node));
+      if (name.empty()) continue;
+      // Not nodeCacheCapable: the request carries the nodes, so one not seen yet is read here.
+      if (!node_facts_.contains(name) && !read.contains(name)) {
+        try {
+          const KubeNode n = kube_node_from_json(node, "request Nodes");
+          KubeNodeFacts facts = kube_node_facts(n, scenario_.catalog);
+          read.insert(n.name);
+          request.new_nodes.emplace_back(n.name, std::move(facts));
+        } catch (const InputError&) {
+          ++request.unreadable_nodes;
+        }
       }
+      request.node_names.push_back(std::move(name));
     }
-    names.push_back(std::move(name));
   }
-  refresh();
-  return names;
+  try {
+    request.pod = kube_pod_from_json(args.pod, "request Pod");
+  } catch (...) {
+    request.pod_error = std::current_exception();
+  }
+  request.pod_deleting = deleting(args.pod);
+  return request;
+}
+
+void ExtenderState::admit_request_nodes(const ParsedRequest& request) {
+  counters_.objects_rejected += request.unreadable_nodes;
+  for (const auto& [name, facts] : request.new_nodes) set_node(name, facts);
+  if (request.carries_nodes) refresh();
+}
+
+PodSpec ExtenderState::translate(const ParsedRequest& request) const {
+  if (!request.pod) std::rethrow_exception(request.pod_error);
+  return spec_of(*request.pod);
 }
 
 void ExtenderState::prune_decisions(Clock::time_point now) {
@@ -329,51 +360,13 @@ void ExtenderState::keep_decision(const std::string& key, CachedDecision d) {
 ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
   std::lock_guard lock(mu_);
   ++counters_.filter_requests;
+  const ParsedRequest request = parse_request(args);
+  admit_request_nodes(request);
   ExtenderFilterResult result;
-  const std::vector<std::string> names = node_names_of(args);
   std::vector<std::string> pass;
   try {
-    const KubePod pod = kube_pod_from_json(args.pod, "request Pod");
-    const PodSpec spec = spec_of(pod);
-    // Only a pod that is pending and unbound in the request gets a decision bind may use.
-    std::string not_bindable;
-    const bool grant =
-        !options_.shadow && bindable(pod.phase, pod.node_name, deleting(args.pod), not_bindable);
-    const auto granted = [&](Decision d) {
-      CachedDecision c;
-      c.spec = spec;
-      c.decision = std::move(d);
-      c.filtered = true;
-      c.uid = pod.uid;
-      c.passed = pass;
-      return c;
-    };
-    if (spec.gpu_count == 0 || options_.shadow) {
-      pass = names;                                             // not slicelab's to decide
-      if (grant) keep_decision(pod.name, granted(Decision{}));  // bind needs its request
-    } else {
-      std::vector<std::string> known;
-      for (const std::string& n : names) {
-        if (actual_.has_node(n))
-          known.push_back(n);
-        else
-          result.failed_nodes[n] = "slicelab: node not known to the extender (no Node object seen)";
-      }
-      Decision d = actual_.decide(pod.name, spec, &known);
-      for (const auto& [n, why] : d.rejected) result.failed_nodes[n] = "slicelab: " + why;
-      if (options_.filter_returns_all) {
-        pass = d.feasible;
-      } else if (d.node) {
-        // As HAMi's extender: only the choice passes, so kube-scheduler's own scores cannot
-        // change it; the other feasible nodes are neither passed nor failed.
-        pass = {*d.node};
-      }
-      if (d.node && grant) {
-        keep_decision(pod.name, granted(std::move(d)));
-      } else {
-        decisions_.erase(pod.name);
-      }
-    }
+    const PodSpec spec = translate(request);
+    pass = decide_filter(request, spec, result);
   } catch (const InputError& e) {
     result.error = fmt::format("slicelab: {}", e.what());
     return result;
@@ -389,6 +382,53 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
   return result;
 }
 
+std::vector<std::string> ExtenderState::decide_filter(const ParsedRequest& request,
+                                                      const PodSpec& spec,
+                                                      ExtenderFilterResult& result) {
+  const KubePod& pod = *request.pod;
+  std::vector<std::string> pass;
+  // Only a pod that is pending and unbound in the request gets a decision bind may use.
+  std::string not_bindable;
+  const bool grant =
+      !options_.shadow && bindable(pod.phase, pod.node_name, request.pod_deleting, not_bindable);
+  const auto granted = [&](Decision d) {
+    CachedDecision c;
+    c.spec = spec;
+    c.decision = std::move(d);
+    c.filtered = true;
+    c.uid = pod.uid;
+    c.passed = pass;
+    return c;
+  };
+  if (spec.gpu_count == 0 || options_.shadow) {
+    pass = request.node_names;                                // not slicelab's to decide
+    if (grant) keep_decision(pod.name, granted(Decision{}));  // bind needs its request
+    return pass;
+  }
+  std::vector<std::string> known;
+  for (const std::string& n : request.node_names) {
+    if (actual_.has_node(n))
+      known.push_back(n);
+    else
+      result.failed_nodes[n] = "slicelab: node not known to the extender (no Node object seen)";
+  }
+  Decision d = actual_.decide(pod.name, spec, &known);
+  for (const auto& [n, why] : d.rejected) result.failed_nodes[n] = "slicelab: " + why;
+  if (options_.filter_returns_all) {
+    pass = d.feasible;
+  } else if (d.node) {
+    // As HAMi's extender: only the choice passes, so kube-scheduler's own scores cannot
+    // change it; the other feasible nodes are neither passed nor failed.
+    pass = {*d.node};
+  }
+  if (d.node && grant) {
+    keep_decision(pod.name, granted(std::move(d)));
+  } else {
+    decisions_.erase(pod.name);
+  }
+  return pass;
+}
+
 // Scores: the node the policy chose gets MaxExtenderPriority (10); every other feasible node
 // floor(10 × total / max_total) capped at 9, where total is the framework's weighted integer
 // total and max_total the largest it can reach (Σ weights × 100); infeasible and unknown nodes
@@ -396,18 +436,19 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
 std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
   std::lock_guard lock(mu_);
   ++counters_.prioritize_requests;
-  const std::vector<std::string> names = node_names_of(args);
+  const ParsedRequest request = parse_request(args);
+  admit_request_nodes(request);
+  const std::vector<std::string>& names = request.node_names;
   std::vector<HostPriority> out;
   out.reserve(names.size());
   for (const std::string& n : names) out.push_back({n, 0});
-  KubePod pod;
   PodSpec spec;
   try {
-    pod = kube_pod_from_json(args.pod, "request Pod");
-    spec = spec_of(pod);
+    spec = translate(request);
   } catch (const InputError&) {
     return out;  // prioritize has no error field: a pod it cannot read ranks no node
   }
+  const KubePod& pod = *request.pod;
   if (spec.gpu_count == 0) return out;
   if (options_.shadow) {
     shadow_decide(pod.name, spec);

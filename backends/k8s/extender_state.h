@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -13,6 +14,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "backends/k8s/cluster_decider.h"
@@ -116,8 +118,30 @@ class ExtenderState final : public ClusterWatchSink {
     Clock::time_point expires{};
     uint64_t seq = 0;  // its entry in decision_order_
   };
+  // One filter or prioritize request as plain values (the parse step, which changes nothing):
+  // the candidate nodes, the ones the view lacks read from the request, and the pod.
+  struct ParsedRequest {
+    std::vector<std::string> node_names;  // the candidates, in the request's order
+    bool carries_nodes = false;           // Nodes (not nodeCacheCapable), not NodeNames
+    std::vector<std::pair<std::string, KubeNodeFacts>> new_nodes;  // Nodes the view lacks
+    uint64_t unreadable_nodes = 0;                                 // Nodes that could not be read
+    std::optional<KubePod> pod;
+    std::exception_ptr pod_error;  // why the Pod could not be read, when `pod` is empty
+    bool pod_deleting = false;     // metadata.deletionTimestamp is set
+  };
+  ParsedRequest parse_request(const ExtenderArgs& args) const;
+  // The view before deciding: the request's new nodes added and, for a request that carries
+  // its nodes, the view rebuilt once, as a watch batch is.
+  void admit_request_nodes(const ParsedRequest& request);
+  // The pod as the simulator's request (the translate step); throws the parse step's
+  // InputError for a pod that could not be read, or one for a pod that cannot be translated.
+  PodSpec translate(const ParsedRequest& request) const;
+  // Filter's decision for a readable pod: the nodes to pass, failed nodes in `result`.
+  std::vector<std::string> decide_filter(const ParsedRequest& request, const PodSpec& spec,
+                                         ExtenderFilterResult& result);
   void refresh();  // node changes take effect (one rebuild per batch)
   void apply_node(const KubeNode& node);
+  void set_node(const std::string& name, const KubeNodeFacts& facts);
   void remove_node(const std::string& name);
   void apply_pod(const KubePod& pod);
   void remove_pod(const std::string& key);
@@ -125,7 +149,6 @@ class ExtenderState final : public ClusterWatchSink {
   PodSpec spec_of(const KubePod& pod) const;
   void shadow_decide(const std::string& key, const PodSpec& spec);
   std::string annotation_for(const std::string& key, const std::string& node) const;
-  std::vector<std::string> node_names_of(const ExtenderArgs& args);
   // Keeps `d` for `key`, evicting expired decisions and, past kMaxKeptDecisions, the oldest.
   void keep_decision(const std::string& key, CachedDecision d);
   void prune_decisions(Clock::time_point now);

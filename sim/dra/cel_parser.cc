@@ -7,7 +7,7 @@
 
 #include "sim/dra/cel_expression.h"
 #include "workloads/input_error.h"
-#include "workloads/k8s_quantity.h"
+#include "workloads/kube/kube_quantity.h"
 
 namespace slicelab {
 

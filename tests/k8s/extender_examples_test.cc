@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "sim/scenario/scenario.h"
-#include "workloads/k8s_quantity.h"
+#include "workloads/kube/kube_quantity.h"
 
 namespace slicelab {
 namespace {

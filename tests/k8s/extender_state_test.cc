@@ -195,6 +195,34 @@ TEST_F(ExtenderState, FilterReturnsTheChosenNodeAndExplainsTheRest) {
   EXPECT_EQ(a->gpus[0].cores, 100);
 }
 
+// Not nodeCacheCapable and no watch: the request's nodes are read before anything is decided,
+// each once (a repeated one too), so the decision sees every node the request carries; a node
+// that cannot be read is counted each time it comes and left out.
+TEST_F(ExtenderState, RequestNodesAreReadBeforeTheDecision) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {});
+  ExtenderArgs args;
+  args.pod = pod_object("q", 8);
+  const nlohmann::json unknown = node_object("odd-0", "NVIDIA-L40S", 4);
+  args.nodes =
+      std::vector<nlohmann::json>{node_object("l4-0", "NVIDIA-L4", 4), unknown,
+                                  node_object("a100-0", "NVIDIA-A100-SXM4-80GB", 8), unknown,
+                                  node_object("a100-0", "NVIDIA-A100-SXM4-80GB", 8)};
+  const ExtenderFilterResult f = st.filter(args);
+  EXPECT_EQ(f.error, "");
+  ASSERT_TRUE(f.nodes.has_value());
+  // Only a100-0 has 8 GPUs; both of its copies are echoed.
+  ASSERT_EQ(f.nodes->size(), 2U);
+  for (const nlohmann::json& n : *f.nodes) EXPECT_EQ(n["metadata"]["name"], "a100-0");
+  EXPECT_NE(f.failed_nodes.at("odd-0").find("not known"), std::string::npos);
+  EXPECT_EQ(st.snapshot().nodes, 2U);
+  EXPECT_EQ(st.snapshot().objects_rejected, 2U);
+  // The view keeps them: a request naming the nodes decides the same.
+  const ExtenderFilterResult again = st.filter(args_for(pod_object("r", 8), {"l4-0", "a100-0"}));
+  ASSERT_TRUE(again.node_names.has_value());
+  EXPECT_EQ(*again.node_names, std::vector<std::string>{"a100-0"});
+}
+
 TEST_F(ExtenderState, FilterReturnsAllWhenAsked) {
   const Scenario sc = load(kOnePod, kBestFit);
   k8s::ExtenderState st(sc, sc.policies[0], 1, {.filter_returns_all = true});

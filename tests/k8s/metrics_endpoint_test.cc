@@ -17,7 +17,7 @@
 #include "backends/k8s/metrics_endpoint.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/prometheus_text_parser.h"
-#include "workloads/kubernetes_objects.h"
+#include "workloads/kube/kube_objects.h"
 
 namespace slicelab::k8s {
 namespace {

@@ -6,6 +6,8 @@
 cmake_minimum_required(VERSION 3.25)
 
 # Rooms, most specific first: a file belongs to the first room whose folder holds it.
+# workloads/kube/ (the Kubernetes model) is no room of its own but part of workloads: the trace
+# formats read its quantities and resources (YamlReader, pod_yaml) and it reads with YamlReader.
 set(rooms workloads/hardware workloads sim/limiter sim/parallel sim/planning sim kernels/harness
     kernels backends reports cli)
 # The rooms each room may include (its own, and the rooms below it).

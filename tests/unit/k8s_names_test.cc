@@ -1,10 +1,10 @@
-// Kubernetes' name rules (workloads/k8s_names.h) against the cases apimachinery's own tests and
-// the core API's helpers give: DNS-1123 subdomains, qualified names, extended resource names.
+// Kubernetes' name rules (workloads/kube/kube_names.h) against the cases apimachinery's own tests
+// and the core API's helpers give: DNS-1123 subdomains, qualified names, extended resource names.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "workloads/k8s_names.h"
+#include "workloads/kube/kube_names.h"
 
 namespace slicelab {
 namespace {

@@ -1,7 +1,7 @@
 // Pins down the Kubernetes spellings of a pod's request: `cpu` and `memory` quantities, each
 // `resources` name (flat, or under limits and requests), the conflicts between two spellings
 // of one request, and node groups sized with `cpu` and `memory`.
-#include "workloads/k8s_resources.h"
+#include "workloads/kube/kube_resources.h"
 
 #include <gtest/gtest.h>
 

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "sim/gpu_catalog.h"
-#include "sim/scenario/gfd_products.h"
-#include "sim/scenario/kubernetes_import.h"
+#include "sim/scenario/kube_import.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
-#include "workloads/kubernetes_objects.h"
+#include "workloads/kube/kube_gfd_products.h"
+#include "workloads/kube/kube_objects.h"
 #include "workloads/pod_yaml.h"
 #include "workloads/rfc3339.h"
 #include "workloads/trace_writer.h"
@@ -150,9 +150,11 @@ TEST(Rfc3339, RefusesWhatIsNotATime) {
 
 TEST(GfdProducts, MapsProductsAndMemoryToCatalogModels) {
   const GpuCatalog c = GpuCatalog::builtin();
+  std::vector<std::string> models;
+  for (const GpuModel& g : c.models()) models.push_back(g.name);
   std::string e;
   const auto name = [&](std::string_view product, int64_t mib) {
-    const auto m = gfd_product_model(product, mib, c, e);
+    const auto m = kube_gfd_product_model(product, mib, models, e);
     return m ? c.models()[*m].name : "error: " + e;
   };
   EXPECT_EQ(name("NVIDIA-A100-SXM4-80GB", 0), "A100-80GB");

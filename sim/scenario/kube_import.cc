@@ -1,4 +1,4 @@
-#include "sim/scenario/kubernetes_import.h"
+#include "sim/scenario/kube_import.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -14,10 +14,10 @@
 #include <sstream>
 #include <string_view>
 
-#include "sim/scenario/gfd_products.h"
 #include "sim/scenario/snapshot_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
+#include "workloads/kube/kube_gfd_products.h"
 #include "workloads/pod_yaml.h"
 #include "workloads/trace_writer.h"
 
@@ -71,6 +71,14 @@ std::vector<std::string> gputype_models(const std::string& use, const std::strin
       models.push_back(model);
   }
   return models;
+}
+
+// The catalog's model names in its order, for GFD's product table.
+std::vector<std::string> model_names(const GpuCatalog& catalog) {
+  std::vector<std::string> names;
+  names.reserve(catalog.models().size());
+  for (const GpuModel& m : catalog.models()) names.push_back(m.name);
+  return names;
 }
 
 std::string label_where(const KubeNode& n, const std::string& label) {
@@ -163,7 +171,8 @@ KubeNodeFacts kube_node_facts(const KubeNode& n, const GpuCatalog& catalog) {
         "to tell their model; label it, e.g. nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB",
         n.where, n.name, f.gpus));
   std::string error;
-  const auto model = gfd_product_model(*n.product, n.gpu_memory_mib, catalog, error);
+  const auto model =
+      kube_gfd_product_model(*n.product, n.gpu_memory_mib, model_names(catalog), error);
   if (!model)
     throw InputError(fmt::format("{}: node '{}': label nvidia.com/gpu.product: {}",
                                  label_where(n, "nvidia.com/gpu.product"), n.name, error));
@@ -199,7 +208,7 @@ PodSpec kube_pod_spec(const KubePod& p, std::span<const KubeNodeFacts> facts,
     if (p.gpumem_mib == 0) s.gpu_memory_percent = static_cast<int32_t>(p.gpumem_percent);
     if (!p.selector_product.empty()) {
       std::string error;
-      const auto m = gfd_product_model(p.selector_product, 0, catalog, error);
+      const auto m = kube_gfd_product_model(p.selector_product, 0, model_names(catalog), error);
       if (!m)
         throw InputError(fmt::format("{}: pod '{}': spec.nodeSelector nvidia.com/gpu.product: {}",
                                      p.where, p.name, error));
@@ -228,66 +237,88 @@ PodSpec kube_pod_spec(const KubePod& p, std::span<const KubeNodeFacts> facts,
   return s;
 }
 
-KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog& catalog,
-                                   const KubernetesImportOptions& options) {
-  KubernetesImport out;
-  // --- nodes: groups of identical nodes, in the export's order ---
-  std::unordered_map<std::string, size_t> node_of;  // node name -> index into `facts`
-  std::vector<NodeFacts> facts;
+namespace {
+
+// The import's steps, in the order import_kubernetes calls them. Each reads what the steps
+// before it produced and throws InputError at the node or pod that the scenario would refuse.
+
+// Step 1, nodes: each export node's facts (GFD's product mapped to a catalog model), by name.
+struct ImportedNodes {
+  std::unordered_map<std::string, size_t> index;  // node name -> index into `facts`
+  std::vector<NodeFacts> facts;                   // in the export's order
+};
+
+ImportedNodes read_nodes(const std::vector<KubeNode>& nodes, const GpuCatalog& catalog,
+                         std::vector<std::string>& notes) {
+  ImportedNodes out;
   int64_t gpus = 0;
-  for (const KubeNode& n : objects.nodes) {
+  for (const KubeNode& n : nodes) {
     // What the scenario's cluster section refuses, refused here at the node.
     if (n.name.empty()) throw InputError(fmt::format("{}: a node name cannot be empty", n.where));
-    if (!node_of.emplace(n.name, facts.size()).second)
+    if (!out.index.emplace(n.name, out.facts.size()).second)
       throw InputError(fmt::format("{}: node '{}' appears twice", n.where, n.name));
-    if (static_cast<int64_t>(facts.size()) >= kMaxNodes)
+    if (static_cast<int64_t>(out.facts.size()) >= kMaxNodes)
       throw InputError(
           fmt::format("{}: node '{}': the export has more than the {} nodes a "
                       "scenario's cluster may have",
                       n.where, n.name, kMaxNodes));
-    facts.push_back(kube_node_facts(n, catalog));
-    if ((gpus += facts.back().gpus) > kMaxGpus)
+    out.facts.push_back(kube_node_facts(n, catalog));
+    if ((gpus += out.facts.back().gpus) > kMaxGpus)
       throw InputError(
           fmt::format("{}: node '{}': the export's nodes have more than the {} GPUs "
                       "a scenario's cluster may have",
                       n.where, n.name, kMaxGpus));
     if (!n.mig.empty())
-      out.notes.push_back(fmt::format(
+      notes.push_back(fmt::format(
           "node '{}' exposes MIG instances (strategy {}): imported as {} whole GPUs; a mig policy "
           "models the partitions",
-          n.name, n.mig_strategy.empty() ? "unknown" : n.mig_strategy, facts.back().gpus));
+          n.name, n.mig_strategy.empty() ? "unknown" : n.mig_strategy, out.facts.back().gpus));
   }
-  if (facts.empty()) throw InputError("the export has no Node objects: give --nodes");
+  if (out.facts.empty()) throw InputError("the export has no Node objects: give --nodes");
+  return out;
+}
 
-  // --- pods: the moment of the snapshot, and what each pod is in it ---
+// Step 2, the snapshot's moment: the export's latest timestamp (0 when it has none).
+double latest_timestamp(const std::vector<KubePod>& pods) {
   double snapshot = -std::numeric_limits<double>::infinity();
-  for (const KubePod& p : objects.pods) {
+  for (const KubePod& p : pods) {
     snapshot = std::max(
         {snapshot, p.created_s, p.started_s.value_or(snapshot), p.finished_s.value_or(snapshot)});
   }
-  out.snapshot_s = options.snapshot_s.value_or(std::isfinite(snapshot) ? snapshot : 0.0);
+  return std::isfinite(snapshot) ? snapshot : 0.0;
+}
 
-  std::vector<Role> role(objects.pods.size());
+// Step 3, pods: what each pod is at the snapshot, and how long each owner's pods ran.
+struct PodRoles {
+  std::vector<Role> role;                                // one per export pod
+  std::unordered_map<std::string, size_t> index;         // pod name -> export index
+  std::unordered_map<std::string, double> owner_median;  // owner -> median of finished runs
+};
+
+PodRoles classify_pods(const std::vector<KubePod>& pods, const ImportedNodes& nodes,
+                       double snapshot_s, std::map<std::string, int>& phases) {
+  PodRoles out;
+  out.role.resize(pods.size());
   std::unordered_map<std::string, std::vector<double>> finished_by_owner;
-  std::unordered_map<std::string, size_t> pod_names;
-  for (size_t i = 0; i < objects.pods.size(); ++i) {
-    const KubePod& p = objects.pods[i];
-    if (!pod_names.emplace(p.name, i).second)
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const KubePod& p = pods[i];
+    if (!out.index.emplace(p.name, i).second)
       throw InputError(fmt::format("{}: pod '{}' appears twice", p.where, p.name));
-    ++out.phases[p.phase];
+    ++phases[p.phase];
     const bool done = p.phase == "Succeeded" || p.phase == "Failed";
-    const bool future = p.created_s > out.snapshot_s;
+    const bool future = p.created_s > snapshot_s;
+    Role& role = out.role[i];
     if (p.owner_kind == "DaemonSet") {
-      role[i] = Role::kDaemon;
+      role = Role::kDaemon;
     } else if (future) {
-      role[i] = Role::kQueued;
+      role = Role::kQueued;
     } else if (done) {
-      role[i] = Role::kFinished;
+      role = Role::kFinished;
     } else {
-      role[i] = p.node_name.empty() ? Role::kQueued : Role::kPinned;
+      role = p.node_name.empty() ? Role::kQueued : Role::kPinned;
     }
     // A finished pod's node may be long gone (scaled down); a running pod's must be there.
-    if (role[i] == Role::kPinned && !node_of.contains(p.node_name))
+    if (role == Role::kPinned && !nodes.index.contains(p.node_name))
       throw InputError(
           fmt::format("{}: pod '{}' runs on node '{}' (spec.nodeName), which the "
                       "export's nodes lack",
@@ -297,25 +328,37 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
         !future)
       finished_by_owner[p.owner].push_back(*p.finished_s - *p.started_s);
   }
-  std::unordered_map<std::string, double> owner_median;
-  for (auto& [owner, durations] : finished_by_owner) owner_median[owner] = median(durations);
+  for (auto& [owner, durations] : finished_by_owner) out.owner_median[owner] = median(durations);
+  return out;
+}
 
-  // DaemonSet pods run on every node for as long as it exists: their requests are the node's,
-  // taken off its allocatable, not pods of the trace.
-  for (size_t i = 0; i < objects.pods.size(); ++i) {
-    const KubePod& p = objects.pods[i];
-    if (role[i] != Role::kDaemon) continue;
-    ++out.daemon_pods;
-    if (!node_of.contains(p.node_name) || p.phase == "Succeeded" || p.phase == "Failed") continue;
-    NodeFacts& f = facts[node_of.at(p.node_name)];
+// Step 4, DaemonSet pods run on every node for as long as it exists: their requests are the
+// node's, taken off its allocatable, not pods of the trace. Returns how many there are.
+int take_daemon_pods_off_nodes(const std::vector<KubePod>& pods, const PodRoles& roles,
+                               ImportedNodes& nodes) {
+  int daemons = 0;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const KubePod& p = pods[i];
+    if (roles.role[i] != Role::kDaemon) continue;
+    ++daemons;
+    if (!nodes.index.contains(p.node_name) || p.phase == "Succeeded" || p.phase == "Failed")
+      continue;
+    NodeFacts& f = nodes.facts[nodes.index.at(p.node_name)];
     f.cpu_milli -= p.cpu_milli;
     f.memory_mib -= p.memory_mib;
     if (f.cpu_milli <= 0 || f.memory_mib <= 0)
       throw InputError(fmt::format("{}: DaemonSet pod '{}' leaves node '{}' no CPU or memory",
                                    p.where, p.name, p.node_name));
   }
+  return daemons;
+}
 
-  // Groups: identical nodes share one, which keeps their names in node_names.
+// Step 5, node groups: identical nodes share one, which keeps their names in node_names.
+// Returns the simulator's node index of each export node (groups in order, nodes in group
+// order).
+std::vector<NodeId> group_nodes(const std::vector<KubeNode>& nodes,
+                                const std::vector<NodeFacts>& facts, const GpuCatalog& catalog,
+                                ClusterSpec& cluster) {
   std::vector<std::tuple<int64_t, int64_t, size_t, int>> keys;
   std::vector<size_t> group_of(facts.size());
   std::unordered_map<std::string, int> name_uses;
@@ -337,65 +380,80 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
       g.memory_mib = f.memory_mib;
       g.gpus_per_node = f.gpus;
       g.gpu_model = f.gpus > 0 ? f.model : 0;
-      out.cluster.groups.push_back(std::move(g));
+      cluster.groups.push_back(std::move(g));
     }
-    NodeGroup& g = out.cluster.groups[group_of[k]];
+    NodeGroup& g = cluster.groups[group_of[k]];
     ++g.count;
-    g.node_names.push_back(objects.nodes[k].name);
+    g.node_names.push_back(nodes[k].name);
   }
-  // The simulator's node index of each export node (groups in order, nodes in group order).
+  std::vector<NodeId> first(cluster.groups.size());
+  NodeId at = 0;
+  for (size_t g = 0; g < first.size(); ++g) {
+    first[g] = at;
+    at += static_cast<NodeId>(cluster.groups[g].count);
+  }
   std::vector<NodeId> sim_node(facts.size());
-  {
-    std::vector<NodeId> first(out.cluster.groups.size());
-    NodeId at = 0;
-    for (size_t g = 0; g < first.size(); ++g) {
-      first[g] = at;
-      at += static_cast<NodeId>(out.cluster.groups[g].count);
-    }
-    std::vector<NodeId> used(first.size(), 0);
-    for (size_t k = 0; k < facts.size(); ++k)
-      sim_node[k] = first[group_of[k]] + used[group_of[k]]++;
-  }
+  std::vector<NodeId> used(first.size(), 0);
+  for (size_t k = 0; k < facts.size(); ++k) sim_node[k] = first[group_of[k]] + used[group_of[k]]++;
+  return sim_node;
+}
 
-  std::vector<PodSpec> pinned_pods, queued;
+// Step 6, the workload: each running or waiting pod as a trace pod with its duration and
+// arrival; the running ones pinned to their nodes.
+struct ImportedWorkload {
+  std::vector<PodSpec> pinned_pods;  // in export order, one per entry of `pinned`
   std::vector<PinnedPod> pinned;
+  std::vector<PodSpec> queued;  // in export order
   KubePodConversion conversion;
-  std::vector<std::string> ignored;
-  for (size_t i = 0; i < objects.pods.size(); ++i) {
-    const KubePod& p = objects.pods[i];
-    if (role[i] == Role::kDaemon) continue;
-    if (role[i] == Role::kFinished) {
+  std::vector<std::string> ignored_resources;  // first seen first
+};
+
+// How long a pod runs: what it did (a pod that finished after the snapshot time), else what its
+// owner's finished pods did, else the default.
+double pod_duration(const KubePod& p, Role role, const PodRoles& roles,
+                    const KubernetesImportOptions& options, KubernetesImport& out) {
+  std::optional<double> learned;
+  if (const auto it = roles.owner_median.find(p.owner); it != roles.owner_median.end())
+    learned = it->second;
+  if (role == Role::kPinned) {
+    const double elapsed = p.started_s ? std::max(0.0, out.snapshot_s - *p.started_s) : 0.0;
+    if (learned && *learned > elapsed) {
+      ++out.learned_durations;
+      return *learned - elapsed;
+    }
+    ++out.default_durations;
+    return options.running_duration_s;
+  }
+  if (p.started_s && p.finished_s && *p.finished_s >= *p.started_s)
+    return *p.finished_s - *p.started_s;
+  if (learned) {
+    ++out.learned_durations;
+    return *learned;
+  }
+  ++out.default_durations;
+  return options.pending_duration_s;
+}
+
+ImportedWorkload pods_to_workload(const std::vector<KubePod>& pods, const PodRoles& roles,
+                                  const ImportedNodes& nodes, const std::vector<NodeId>& sim_node,
+                                  const GpuCatalog& catalog, const KubernetesImportOptions& options,
+                                  KubernetesImport& out) {
+  ImportedWorkload w;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const KubePod& p = pods[i];
+    const Role role = roles.role[i];
+    if (role == Role::kDaemon) continue;
+    if (role == Role::kFinished) {
       ++out.finished_pods;
       continue;
     }
-    PodSpec s = kube_pod_spec(p, facts, catalog, conversion);
+    PodSpec s = kube_pod_spec(p, nodes.facts, catalog, w.conversion);
     for (const std::string& r : p.ignored_resources)
-      if (std::find(ignored.begin(), ignored.end(), r) == ignored.end()) ignored.push_back(r);
-    const bool on_node = role[i] == Role::kPinned;
-    // How long it runs: what it did (a pod that finished after the snapshot time), else what its
-    // owner's finished pods did, else the default.
-    std::optional<double> learned;
-    if (const auto it = owner_median.find(p.owner); it != owner_median.end()) learned = it->second;
-    double duration = 0;
-    if (role[i] == Role::kPinned) {
-      const double elapsed = p.started_s ? std::max(0.0, out.snapshot_s - *p.started_s) : 0.0;
-      if (learned && *learned > elapsed) {
-        duration = *learned - elapsed;
-        ++out.learned_durations;
-      } else {
-        duration = options.running_duration_s;
-        ++out.default_durations;
-      }
-    } else if (p.started_s && p.finished_s && *p.finished_s >= *p.started_s) {
-      duration = *p.finished_s - *p.started_s;
-    } else if (learned) {
-      duration = *learned;
-      ++out.learned_durations;
-    } else {
-      duration = options.pending_duration_s;
-      ++out.default_durations;
-    }
-    s.duration_s = std::clamp(duration, 0.001, kHorizonS);
+      if (std::find(w.ignored_resources.begin(), w.ignored_resources.end(), r) ==
+          w.ignored_resources.end())
+        w.ignored_resources.push_back(r);
+    const bool on_node = role == Role::kPinned;
+    s.duration_s = std::clamp(pod_duration(p, role, roles, options, out), 0.001, kHorizonS);
     if (!on_node) {
       s.arrival_s = std::max(0.0, p.created_s - out.snapshot_s);
       if (s.arrival_s >= kHorizonS)
@@ -406,42 +464,74 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
     }
     check_as_trace_pod(s, p);
     if (on_node) {
-      pinned.push_back(
-          {static_cast<uint32_t>(pinned_pods.size()), sim_node[node_of.at(p.node_name)]});
+      w.pinned.push_back(
+          {static_cast<uint32_t>(w.pinned_pods.size()), sim_node[nodes.index.at(p.node_name)]});
       out.snapshot.emplace_back(p.name, p.node_name);
-      pinned_pods.push_back(std::move(s));
+      w.pinned_pods.push_back(std::move(s));
     } else {
-      queued.push_back(std::move(s));
+      w.queued.push_back(std::move(s));
     }
   }
-  if (const auto over = find_snapshot_overcommit(out.cluster, catalog, pinned_pods, pinned)) {
+  return w;
+}
+
+// Step 7, the snapshot must fit: refused at the first pod that over-commits its node.
+void check_snapshot_fits(const KubernetesImport& out, const ImportedWorkload& w,
+                         const std::vector<KubePod>& pods, const PodRoles& roles,
+                         const GpuCatalog& catalog) {
+  if (const auto over = find_snapshot_overcommit(out.cluster, catalog, w.pinned_pods, w.pinned)) {
     const std::string& name = out.snapshot[over->entry].first;
-    throw InputError(fmt::format("{}: {}", objects.pods[pod_names.at(name)].where, over->message));
+    throw InputError(fmt::format("{}: {}", pods[roles.index.at(name)].where, over->message));
   }
-  std::stable_sort(queued.begin(), queued.end(),
+}
+
+// Step 8, the scenario's pods: the snapshot's first (arrival 0), then the others by arrival.
+void assemble_pods(ImportedWorkload& w, KubernetesImport& out) {
+  std::stable_sort(w.queued.begin(), w.queued.end(),
                    [](const PodSpec& a, const PodSpec& b) { return a.arrival_s < b.arrival_s; });
-  out.pods = std::move(pinned_pods);
-  for (PodSpec& s : queued) out.pods.push_back(std::move(s));
+  out.pods = std::move(w.pinned_pods);
+  for (PodSpec& s : w.queued) out.pods.push_back(std::move(s));
   if (out.pods.size() > static_cast<size_t>(kMaxPods))
     throw InputError(fmt::format("the export has {} pods to simulate, more than the limit of {}",
                                  out.pods.size(), kMaxPods));
+}
 
-  if (conversion.cores_multi)
-    out.notes.push_back(
+// Step 9, what was approximated, one sentence each.
+void note_approximations(const ImportedWorkload& w, const KubeObjects& objects,
+                         std::vector<std::string>& notes) {
+  if (w.conversion.cores_multi)
+    notes.push_back(
         "nvidia.com/gpucores of multi-GPU pods is not imported: slicelab's GPU shares are for "
         "one-GPU pods");
-  if (conversion.priority_clamped)
-    out.notes.push_back(fmt::format(
+  if (w.conversion.priority_clamped)
+    notes.push_back(fmt::format(
         "priorities beyond ±{} (system-node-critical, system-cluster-critical) are clamped to it",
         kMaxPriority));
-  if (!ignored.empty()) {
+  if (!w.ignored_resources.empty()) {
     std::string list;
-    for (const std::string& r : ignored) list += (list.empty() ? "" : ", ") + r;
-    out.notes.push_back(fmt::format("resources not simulated: {}", list));
+    for (const std::string& r : w.ignored_resources) list += (list.empty() ? "" : ", ") + r;
+    notes.push_back(fmt::format("resources not simulated: {}", list));
   }
   for (const auto& [kind, n] : objects.skipped_kinds)
-    out.notes.push_back(
-        fmt::format("{} {} object(s) skipped (only Node and Pod are read)", n, kind));
+    notes.push_back(fmt::format("{} {} object(s) skipped (only Node and Pod are read)", n, kind));
+}
+
+}  // namespace
+
+KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog& catalog,
+                                   const KubernetesImportOptions& options) {
+  KubernetesImport out;
+  ImportedNodes nodes = read_nodes(objects.nodes, catalog, out.notes);
+  out.snapshot_s = options.snapshot_s.value_or(latest_timestamp(objects.pods));
+  const PodRoles roles = classify_pods(objects.pods, nodes, out.snapshot_s, out.phases);
+  out.daemon_pods = take_daemon_pods_off_nodes(objects.pods, roles, nodes);
+  const std::vector<NodeId> sim_node =
+      group_nodes(objects.nodes, nodes.facts, catalog, out.cluster);
+  ImportedWorkload workload =
+      pods_to_workload(objects.pods, roles, nodes, sim_node, catalog, options, out);
+  check_snapshot_fits(out, workload, objects.pods, roles, catalog);
+  assemble_pods(workload, out);
+  note_approximations(workload, objects, out.notes);
   return out;
 }
 

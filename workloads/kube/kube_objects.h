@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "workloads/kubernetes_export_stream.h"  // the limits: file, object, YAML document
+#include "workloads/kube/kube_export_stream.h"  // the limits: file, object, YAML document
 
 namespace YAML {
 class Node;
@@ -73,7 +73,7 @@ struct KubeObjects {
 
 // Reads every Node and Pod of `path`: a List (kind List, NodeList, PodList), a single object,
 // or a stream of them (YAML documents or JSON values one after another), one object at a time
-// (workloads/kubernetes_export_stream.h has the limits). Throws InputError
+// (workloads/kube/kube_export_stream.h has the limits). Throws InputError
 // "FILE:LINE:COL: items[3].status.allocatable.cpu: …" naming the field, the object and the
 // problem: a missing field, a bad quantity or timestamp, an unknown nvidia.com resource.
 void read_kube_objects(const std::string& path, KubeObjects& into);

@@ -1,4 +1,4 @@
-#include "backends/k8s/kube_json_objects.h"
+#include "workloads/kube/kube_json_objects.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -8,7 +8,7 @@
 
 #include "workloads/input_error.h"
 
-namespace slicelab::k8s {
+namespace slicelab {
 namespace {
 
 // The object reader works on yaml-cpp trees (what YAML and JSON files give); a JSON body becomes
@@ -16,8 +16,8 @@ namespace {
 // every JSON that reaches here was parsed with its depth bounded at the same limit
 // (workloads/bounded_json.h), and a deeper one is refused here before it can recurse further.
 YAML::Node yaml_of(const nlohmann::json& j, int depth) {
-  if (depth > kMaxObjectDepth) {
-    throw InputError("object nests deeper than " + std::to_string(kMaxObjectDepth) + " levels");
+  if (depth > kKubeMaxObjectDepth) {
+    throw InputError("object nests deeper than " + std::to_string(kKubeMaxObjectDepth) + " levels");
   }
   switch (j.type()) {
     case nlohmann::json::value_t::object: {
@@ -66,4 +66,4 @@ KubePod kube_pod_from_json(const nlohmann::json& object, const std::string& sour
   return std::move(objects.pods.front());
 }
 
-}  // namespace slicelab::k8s
+}  // namespace slicelab

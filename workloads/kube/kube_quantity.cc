@@ -1,4 +1,4 @@
-#include "workloads/k8s_quantity.h"
+#include "workloads/kube/kube_quantity.h"
 
 #include <fmt/format.h>
 
@@ -113,22 +113,22 @@ std::optional<int64_t> ceil_scaled(uint64_t mantissa, int e10, int e2) {
 
 }  // namespace
 
-std::optional<int64_t> Quantity::scaled_up(int decimals) const {
+std::optional<int64_t> KubeQuantity::scaled_up(int decimals) const {
   return ceil_scaled(mantissa, decimal_exponent + decimals, binary_exponent);
 }
 
-std::optional<int64_t> Quantity::binary_scaled_up(int binary_shift) const {
+std::optional<int64_t> KubeQuantity::binary_scaled_up(int binary_shift) const {
   return ceil_scaled(mantissa, decimal_exponent, binary_exponent - binary_shift);
 }
 
-double Quantity::to_double() const {
+double KubeQuantity::to_double() const {
   const double v = static_cast<double>(mantissa) * std::pow(10.0, decimal_exponent) *
                    std::ldexp(1.0, binary_exponent);
   return negative ? -v : v;
 }
 
-std::optional<Quantity> parse_quantity(std::string_view text, std::string& error) {
-  Quantity q;
+std::optional<KubeQuantity> parse_quantity(std::string_view text, std::string& error) {
+  KubeQuantity q;
   size_t pos = 0;
   if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
     q.negative = text[pos] == '-';
@@ -196,7 +196,7 @@ std::optional<Quantity> parse_quantity(std::string_view text, std::string& error
 }
 
 std::optional<int64_t> parse_cpu_milli(std::string_view text, std::string& error) {
-  const std::optional<Quantity> q = parse_quantity(text, error);
+  const std::optional<KubeQuantity> q = parse_quantity(text, error);
   if (!q) return std::nullopt;
   if (q->negative) {
     error = fmt::format("'{}' is negative", text);
@@ -208,7 +208,7 @@ std::optional<int64_t> parse_cpu_milli(std::string_view text, std::string& error
 }
 
 std::optional<int64_t> parse_memory_mib(std::string_view text, std::string& error) {
-  const std::optional<Quantity> q = parse_quantity(text, error);
+  const std::optional<KubeQuantity> q = parse_quantity(text, error);
   if (!q) return std::nullopt;
   if (q->negative) {
     error = fmt::format("'{}' is negative", text);

@@ -9,6 +9,9 @@
 
 namespace slicelab {
 
+// The device plugin's MIG resources (mixed strategy): "nvidia.com/mig-<profile>".
+inline constexpr std::string_view kKubeMigResourcePrefix = "nvidia.com/mig-";
+
 // Why `name` is not a DNS-1123 subdomain (at most 253 characters of lower-case letters, digits,
 // '-' and '.', each dot-separated label starting and ending with a letter or digit); nullopt
 // when it is one.

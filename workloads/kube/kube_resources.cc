@@ -1,4 +1,4 @@
-#include "workloads/k8s_resources.h"
+#include "workloads/kube/kube_resources.h"
 
 #include <fmt/format.h>
 
@@ -10,13 +10,12 @@
 
 #include "workloads/edit_distance.h"
 #include "workloads/hardware/mig_profiles.h"
+#include "workloads/kube/kube_names.h"
 
 namespace slicelab {
 namespace {
 
 enum class Resource { kCpu, kMemory, kGpu, kGpuMem, kGpuMemPercent, kGpuCores, kMig, kIgnored };
-
-constexpr std::string_view kMigPrefix = "nvidia.com/mig-";
 
 // The names a suggestion may point at; MIG names are matched apart, by their profile.
 constexpr std::array<std::string_view, 8> kKnownNames{
@@ -44,11 +43,12 @@ std::optional<std::string> mig_profile_of(std::string_view resource_suffix) {
 
 std::string suggestion(std::string_view name) {
   // A MIG name with the dash missing or another separator: "nvidia.com/mig1g.10gb".
-  if (name.starts_with("nvidia.com/mig") && !name.starts_with(kMigPrefix)) {
+  if (name.starts_with("nvidia.com/mig") && !name.starts_with(kKubeMigResourcePrefix)) {
     std::string_view rest = name.substr(std::string_view("nvidia.com/mig").size());
     if (!rest.empty() && (rest[0] == '_' || rest[0] == ':' || rest[0] == '.'))
       rest.remove_prefix(1);
-    if (mig_profile_of(rest)) return fmt::format(" (did you mean '{}{}'?)", kMigPrefix, rest);
+    if (mig_profile_of(rest))
+      return fmt::format(" (did you mean '{}{}'?)", kKubeMigResourcePrefix, rest);
   }
   const size_t limit = std::max<size_t>(2, name.size() / 3);
   std::string_view best;
@@ -75,8 +75,8 @@ Resource classify(const YamlReader& yaml, const YAML::Node& key, std::string_vie
   if (name == "nvidia.com/gpumem-percentage") return Resource::kGpuMemPercent;
   if (name == "nvidia.com/gpucores") return Resource::kGpuCores;
   if (name == "ephemeral-storage" || name.starts_with("hugepages-")) return Resource::kIgnored;
-  if (name.starts_with(kMigPrefix)) {
-    std::string_view suffix = name.substr(kMigPrefix.size());
+  if (name.starts_with(kKubeMigResourcePrefix)) {
+    std::string_view suffix = name.substr(kKubeMigResourcePrefix.size());
     // The device plugin's renameByDefault appends ".shared" to shared resources.
     if (suffix.ends_with(".shared")) suffix.remove_suffix(std::string_view(".shared").size());
     if (auto profile = mig_profile_of(suffix)) {

@@ -11,7 +11,7 @@
 
 #include "sim/cluster_spec.h"
 #include "sim/gpu_catalog.h"
-#include "workloads/kubernetes_objects.h"
+#include "workloads/kube/kube_objects.h"
 #include "workloads/pod_spec.h"
 
 namespace slicelab {

@@ -1,4 +1,4 @@
-#include "workloads/kubernetes_objects.h"
+#include "workloads/kube/kube_objects.h"
 
 #include <fmt/format.h>
 
@@ -8,14 +8,13 @@
 #include "workloads/edit_distance.h"
 #include "workloads/hardware/mig_profiles.h"
 #include "workloads/input_error.h"
-#include "workloads/k8s_quantity.h"
+#include "workloads/kube/kube_names.h"
+#include "workloads/kube/kube_quantity.h"
 #include "workloads/rfc3339.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {
 namespace {
-
-constexpr std::string_view kMigPrefix = "nvidia.com/mig-";
 
 // The nvidia.com resources slicelab reads (the device plugin's and HAMi's); any other
 // nvidia.com name is a mistake worth naming ("nvidia.com/gpumemory").
@@ -132,7 +131,7 @@ class ObjectReader {
 
   std::string mig_profile(const YAML::Node& at, const std::string& path, const std::string& name,
                           const std::string& owner) const {
-    std::string profile = name.substr(kMigPrefix.size());
+    std::string profile = name.substr(kKubeMigResourcePrefix.size());
     if (!is_known_mig_profile(profile))
       yaml_.fail(at, path,
                  fmt::format("unknown MIG profile '{}' in resource '{}' of {} (known: {})", profile,
@@ -158,7 +157,7 @@ class ObjectReader {
       if (name == "cpu" || name == "memory" || is_ignored_builtin(name)) continue;
       if (name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared") {
         n.gpu_resources += count(kv.second, p, 1 << 20);
-      } else if (name.starts_with(kMigPrefix)) {
+      } else if (name.starts_with(kKubeMigResourcePrefix)) {
         n.mig.emplace_back(mig_profile(kv.second, p, name, owner), count(kv.second, p, 1024));
       } else if (name.starts_with("nvidia.com/")) {
         // HAMi's node resources are counted by its device plugin, not here.
@@ -234,7 +233,7 @@ class ObjectReader {
         r.gpumem_percent = count(v, p, 100);
       } else if (name == "nvidia.com/gpucores") {
         r.gpucores = count(v, p, 100);
-      } else if (name.starts_with(kMigPrefix)) {
+      } else if (name.starts_with(kKubeMigResourcePrefix)) {
         r.mig_profile = mig_profile(v, p, name, owner);
         r.mig = count(v, p, 64);
       } else if (name.starts_with("nvidia.com/")) {

@@ -11,7 +11,7 @@ namespace slicelab {
 
 // A parsed quantity: mantissa × 10^decimal_exponent × 2^binary_exponent, exact (no floating
 // point), as apimachinery's resource.Quantity holds it.
-struct Quantity {
+struct KubeQuantity {
   uint64_t mantissa = 0;  // significant digits, at most 18
   int decimal_exponent = 0;
   int binary_exponent = 0;  // 10, 20, ... 60 for Ki .. Ei
@@ -31,7 +31,7 @@ struct Quantity {
 // k M G T P E, or none), or a decimal exponent (e3, E-2). On failure returns nullopt and sets
 // `error` to a sentence naming the problem: "unknown unit 'GB' (did you mean 'G' (10^9) or
 // 'Gi' (2^30)?)", "no digits", "more than 18 significant digits".
-std::optional<Quantity> parse_quantity(std::string_view text, std::string& error);
+std::optional<KubeQuantity> parse_quantity(std::string_view text, std::string& error);
 
 // CPU as Kubernetes reads it, in thousandths of a core: "4" → 4000, "500m" → 500, "0.5" →
 // 500, "1.0005" → 1001 (rounded up). Negative or too large values are errors.

@@ -1,4 +1,4 @@
-#include "workloads/k8s_names.h"
+#include "workloads/kube/kube_names.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "workloads/kubernetes_export_stream.h"
+#include "workloads/kube/kube_export_stream.h"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,7 @@
-#include "sim/scenario/gfd_products.h"
+#include "workloads/kube/kube_gfd_products.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -68,8 +69,9 @@ int64_t stated_memory_mib(const std::vector<std::string>& toks) {
 
 }  // namespace
 
-std::optional<size_t> gfd_product_model(std::string_view product, int64_t memory_mib,
-                                        const GpuCatalog& catalog, std::string& error) {
+std::optional<size_t> kube_gfd_product_model(std::string_view product, int64_t memory_mib,
+                                             std::span<const std::string> models,
+                                             std::string& error) {
   std::string name = upper(product);
   // "-MIG-1g.10gb" (single strategy) and "-SHARED" (replicas) describe the sharing, not the GPU.
   if (const size_t mig = name.find("-MIG"); mig != std::string::npos) name.resize(mig);
@@ -90,26 +92,30 @@ std::optional<size_t> gfd_product_model(std::string_view product, int64_t memory
       }
       model = mib >= f.split_mib ? f.large : f.small;
     }
-    if (auto idx = catalog.index_of(model)) return idx;
+    if (const auto it = std::find(models.begin(), models.end(), model); it != models.end())
+      return static_cast<size_t>(it - models.begin());
     error = fmt::format("GPU product '{}' maps to '{}', which the catalog lacks", product, model);
     return std::nullopt;
   }
   // The catalog model whose name is nearest to the product's family-looking tokens.
   std::string best;
   size_t best_d = SIZE_MAX;
-  for (const GpuModel& m : catalog.models())
+  for (const std::string& m : models)
     for (const std::string& t : toks) {
-      const std::string family = upper(m.name.substr(0, m.name.find('-')));
+      const std::string family = upper(m.substr(0, m.find('-')));
       const size_t d = edit_distance(t, family);
-      if (d < best_d) best_d = d, best = m.name;
+      if (d < best_d) best_d = d, best = m;
     }
+  // The catalog's names sorted, as GpuCatalog::names() lists them.
+  std::vector<std::string> sorted(models.begin(), models.end());
+  std::sort(sorted.begin(), sorted.end());
   error = fmt::format("unknown GPU product '{}'{} (the catalog has {}; products it maps: {})",
                       product, best_d <= 2 ? fmt::format(" (did you mean {}?)", best) : "",
-                      catalog.names(), gfd_known_products());
+                      fmt::join(sorted, ", "), kube_gfd_known_products());
   return std::nullopt;
 }
 
-std::string gfd_known_products() {
+std::string kube_gfd_known_products() {
   std::string out;
   for (const Family& f : kFamilies) out += (out.empty() ? "" : ", ") + std::string(f.example);
   return out;
