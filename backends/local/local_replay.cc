@@ -19,9 +19,9 @@
 #include "kernels/kernel_catalog.h"
 #include "sim/cluster_state.h"
 #include "sim/metrics/distribution.h"
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/placement_config.h"
-#include "sim/placement/pod_request.h"
-#include "sim/sharing/sharing_config.h"
+#include "sim/sharing/pod_request.h"
 #include "workloads/rng.h"
 
 namespace slicelab {

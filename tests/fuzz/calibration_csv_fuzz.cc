@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sim/calibration/calibration_fit.h"
 #include "sim/interference/builtin_calibration.h"
-#include "sim/interference/calibration_fit.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "workloads/input_error.h"
 

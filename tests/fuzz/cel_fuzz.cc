@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/dra/cel_expression.h"
+#include "sim/modes/dra/cel_expression.h"
 #include "workloads/input_error.h"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "sim/dra/dra_files.h"
+#include "sim/modes/dra/dra_files.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "workloads/input_error.h"
 

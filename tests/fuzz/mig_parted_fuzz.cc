@@ -2,7 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "sim/mig/mig_parted.h"
+#include "sim/modes/mig/mig_parted.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "workloads/input_error.h"
 
