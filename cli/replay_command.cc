@@ -17,6 +17,7 @@
 #include "reports/atomic_folder.h"
 #include "reports/output_guard.h"
 #include "reports/results_writer.h"
+#include "sim/modes/mig/mig_settings.h"
 
 namespace slicelab {
 

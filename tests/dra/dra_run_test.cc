@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "sim/modes/dra/dra_settings.h"
 #include "sim/modes/dra/dra_sharing.h"
 #include "tests/dra/dra_test_model.h"
 #include "tests/support/sim_fixtures.h"

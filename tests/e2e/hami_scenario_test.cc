@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "sim/modes/hami/hami_settings.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/modes/mig/mig_parted.h"
+#include "sim/modes/mig/mig_settings.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/temp_files.h"

@@ -13,6 +13,7 @@
 #include "sim/modes/vm/vgpu_profiles.h"
 #include "sim/modes/vm/vgpu_sharing.h"
 #include "sim/modes/vm/vgpu_state.h"
+#include "sim/modes/vm/vm_settings.h"
 #include "sim/scenario/scenario.h"
 #include "sim/sharing/gpu_rate_solver.h"
 #include "tests/support/sim_fixtures.h"
