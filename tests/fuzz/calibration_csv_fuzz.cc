@@ -1,4 +1,4 @@
-// Fuzzes the co-location measurements CSV (sim/interference/calibration_fit) and, when it
+// Fuzzes the co-location measurements CSV (sim/calibration/calibration_fit) and, when it
 // reads, the non-negative least-squares fit over it with the built-in workload classes.
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Fuzzes the nvidia-mig-parted configuration reader (sim/mig/mig_parted): bytes as the file.
+// Fuzzes the nvidia-mig-parted configuration reader (sim/modes/mig/mig_parted): bytes as the file.
 #include <cstddef>
 #include <cstdint>
 

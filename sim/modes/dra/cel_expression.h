@@ -60,7 +60,7 @@ class CelExpression {
   // Compiles `text`; throws InputError "WHERE: unsupported CEL construct '…' (…)" at the
   // construct's own position (via `locate`) for anything outside the subset, a syntax error or
   // a statically wrong type (a quantity compared with '<', a non-bool result), or a matches()
-  // pattern that RE2 refuses or that passes the bounds of sim/dra/cel_regex.h. Patterns come
+  // pattern that RE2 refuses or that passes the bounds of sim/modes/dra/cel_regex.h. Patterns come
   // from `regexes`, which keeps each distinct one compiled once; without it, from a cache of
   // this expression's own.
   static CelExpression compile(std::string_view text, const CelLocator& locate,

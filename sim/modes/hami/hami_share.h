@@ -1,6 +1,7 @@
 // HAMi (Project-HAMi) as a sharing mode: vGPUs with a slot count per GPU, per-pod memory limits
 // and compute caps enforced by HAMi-core, memory overcommit by deviceMemoryScaling
-// (docs/hami.md). Its scheduler's filter and scores live in HamiRun and sim/placement/hami_plugins.
+// (docs/hami.md). Its scheduler's filter and scores live in HamiRun and
+// sim/modes/hami/hami_plugins.
 #pragma once
 
 #include <memory>

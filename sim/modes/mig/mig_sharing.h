@@ -32,7 +32,7 @@ class MigSharing final : public SharingMode {
   // sm_demand_i). Instances share no SM time (the capacity is not counted); nothing promised.
   GpuTerms declare(std::span<const TenantLoad> tenants,
                    std::span<TenantTerms> terms) const override;
-  // The run's instances and the placement plugin that takes them (sim/mig/mig_run.h).
+  // The run's instances and the placement plugin that takes them (sim/modes/mig/mig_run.h).
   std::unique_ptr<SharingRun> start_run(const RunSetup& setup) const override;
 
   const MigSettings& settings() const { return *settings_; }

@@ -23,7 +23,7 @@ class VgpuSharing final : public SharingMode {
   std::string_view kind() const override { return "vgpu"; }
   std::string describe() const override;
   // kVgpuUnitsPerGpu per GPU; a vGPU claims 120 / max_per_gpu of them once its Reserve plugin
-  // knows its type (sim/vm/vgpu_run.h). Until then one unit, as MIG does.
+  // knows its type (sim/modes/vm/vgpu_run.h). Until then one unit, as MIG does.
   int capacity_units() const override { return kVgpuUnitsPerGpu; }
   int claim_units(int /*gpu_milli*/) const override { return 1; }
   int max_tenants() const override { return kMaxVgpusPerGpu; }
