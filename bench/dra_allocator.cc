@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/dra/structured_allocator.h"
+#include "sim/modes/dra/structured_allocator.h"
 
 namespace slicelab {
 namespace {

@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
-#include "sim/dra/cel_expression.h"
-#include "sim/dra/cel_selectors.h"
+#include "sim/modes/dra/cel_expression.h"
+#include "sim/modes/dra/cel_selectors.h"
 #include "workloads/dra_objects.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "sim/engine/engine.h"
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/placement_config.h"
-#include "sim/sharing/sharing_config.h"
 #include "workloads/generator.h"
 
 namespace slicelab {

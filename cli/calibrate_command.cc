@@ -8,8 +8,8 @@
 
 #include "reports/output_file.h"
 #include "reports/output_guard.h"
+#include "sim/calibration/calibration_fit.h"
 #include "sim/interference/builtin_calibration.h"
-#include "sim/interference/calibration_fit.h"
 #include "workloads/input_error.h"
 
 namespace slicelab {

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "reports/atomic_folder.h"
-#include "sim/dra/cluster_slices.h"
+#include "sim/modes/dra/cluster_slices.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/dra_writer.h"
 

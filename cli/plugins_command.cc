@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/plugin_registry.h"
-#include "sim/sharing/sharing_registry.h"
 
 namespace slicelab {
 namespace {

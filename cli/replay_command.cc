@@ -17,6 +17,7 @@
 #include "reports/atomic_folder.h"
 #include "reports/output_guard.h"
 #include "reports/results_writer.h"
+#include "sim/modes/mig/mig_settings.h"
 
 namespace slicelab {
 
@@ -98,7 +99,8 @@ int ReplayCommand::run() const {
   }
   const auto mechanism = o.mechanism ? o.mechanism : mechanism_for_sharing(it->sharing.kind);
   if (allow_mig_reconfigure_ && mechanism == Mechanism::kMig) {
-    const std::vector<MigGpuPlan> plans = plan_mig_layout(det.gpus, it->sharing.mig.get());
+    const std::vector<MigGpuPlan> plans =
+        plan_mig_layout(det.gpus, it->sharing.mode_settings<MigSettings>().get());
     for (const std::string& line : apply_mig_plans(plans, find_nvidia_smi(nvidia_smi_)))
       if (!quiet_) std::fprintf(stderr, "MIG: %s\n", line.c_str());
     det = detect_gpus(nvml_library_);  // the new instances, with their UUIDs

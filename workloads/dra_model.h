@@ -6,9 +6,9 @@
 // Field names follow the Go types of k8s.io/api/resource/v1 (types.go) in snake_case; a comment
 // gives the JSON path where the name alone would be ambiguous. Only the fields slicelab models are
 // here: the reader rejects any other field with file:line:column rather than ignoring it.
-// It lives in workloads/ (not sim/dra/) because the reader (workloads/dra_*) fills it and
-// workloads/ may not include sim/ (tests/layering); sim/dra/ implements the selector evaluator
-// and the allocator on top of it.
+// It lives in workloads/ (not sim/modes/dra/) because the reader (workloads/dra_*) fills it and
+// workloads/ may not include sim/ (tests/layering); sim/modes/dra/ implements the selector
+// evaluator and the allocator on top of it.
 
 #include <cstdint>
 #include <optional>

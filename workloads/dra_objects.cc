@@ -21,7 +21,7 @@ constexpr std::string_view kNvidiaDriver = "gpu.nvidia.com";
 constexpr size_t kMaxAttributesAndCapacities = 32;
 constexpr size_t kMaxClaimListEntries = 32;
 // DeviceAttributeMaxValueLength and DriverNameMaxLength: CEL's matches() runs on these strings,
-// and its bound on time assumes them (sim/dra/cel_regex.h).
+// and its bound on time assumes them (sim/modes/dra/cel_regex.h).
 constexpr size_t kMaxAttributeValueBytes = 64;
 constexpr size_t kMaxDriverNameBytes = 63;
 

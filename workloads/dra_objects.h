@@ -12,7 +12,7 @@
 namespace slicelab {
 
 // Where each byte of a selector's expression sits in its file (DraModel::selectors holds the
-// expression and where it starts), so that the CEL compiler (sim/dra/cel_selectors.h) names
+// expression and where it starts), so that the CEL compiler (sim/modes/dra/cel_selectors.h) names
 // the line and column of the construct it refuses, inside a quoted or block YAML string.
 struct DraSelectorText {
   std::string file;

@@ -4,7 +4,7 @@
 
 #include "sim/placement/paper_scorers.h"
 #include "sim/placement/plugin_registry.h"
-#include "sim/placement/pod_request.h"
+#include "sim/sharing/pod_request.h"
 
 namespace slicelab::k8s {
 namespace {

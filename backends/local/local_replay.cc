@@ -23,9 +23,9 @@
 #include "sim/engine/queue_scheduler.h"
 #include "sim/engine/run_accounting.h"
 #include "sim/engine/static_feasibility.h"
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/placement_config.h"
-#include "sim/placement/pod_request.h"
-#include "sim/sharing/sharing_config.h"
+#include "sim/sharing/pod_request.h"
 #include "sim/sharing/sharing_run.h"
 #include "workloads/rng.h"
 

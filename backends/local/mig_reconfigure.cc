@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "backends/local/child_process.h"
-#include "sim/mig/mig_layout.h"
+#include "sim/modes/mig/mig_layout.h"
 #include "workloads/hardware/mig_profiles.h"
 
 namespace slicelab {

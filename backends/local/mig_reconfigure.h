@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backends/local/gpu_detection.h"
-#include "sim/mig/mig_settings.h"
+#include "sim/modes/mig/mig_settings.h"
 
 namespace slicelab {
 

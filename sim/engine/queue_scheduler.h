@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "sim/engine/pending_queue.h"
-#include "sim/placement/pod_request.h"
 #include "sim/pod_request_view.h"
+#include "sim/sharing/pod_request.h"
 
 namespace slicelab {
 

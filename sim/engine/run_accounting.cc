@@ -294,8 +294,7 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
   }
   const double all_gpu_seconds = static_cast<double>(gpus_total) * window;
   s.sm_utilization = all_gpu_seconds > 0 ? sm_total / all_gpu_seconds : 0;
-  s.mig = sharing.mig_metrics(stranded_int_, all_gpu_seconds);
-  s.dra_claims = sharing.dra_claims();
+  sharing.write_results(s, stranded_int_, all_gpu_seconds);
   s.memory_utilization = all_gpu_seconds > 0 ? mem_total / all_gpu_seconds : 0;
   return s;
 }

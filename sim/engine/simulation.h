@@ -23,7 +23,7 @@
 #include "sim/engine/static_feasibility.h"
 #include "sim/metrics/reason_table.h"
 #include "sim/placement/paper_scorers.h"
-#include "sim/placement/pod_request.h"
+#include "sim/sharing/pod_request.h"
 #include "sim/sharing/sharing_run.h"
 #include "workloads/input_limits.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "sim/interference/interference_model.h"
 #include "sim/interference/workload_class.h"
+#include "sim/sharing/interference_model.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {

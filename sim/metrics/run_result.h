@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/dra/dra_claim_record.h"
+#include "sim/metrics/dra_claim_record.h"
 #include "sim/metrics/mig_metrics.h"
 #include "sim/metrics/reason_table.h"
 

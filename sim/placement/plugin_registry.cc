@@ -8,7 +8,7 @@
 #include "sim/placement/device_pickers.h"
 #include "sim/placement/fgd_plugins.h"
 #include "sim/placement/filters.h"
-#include "sim/placement/hami_plugins.h"
+#include "sim/placement/mode_plugins.h"
 #include "sim/placement/paper_scorers.h"
 #include "sim/placement/scorers.h"
 #include "sim/placement/topology_picker.h"
@@ -62,18 +62,16 @@ PlacementConfig hami_preset(std::string_view plugins) {
   c.filters = {"gpu-capacity", "resources"};
   return c;
 }
-template <int policy>  // -1: the scheduler's own; else a HamiPolicy
+// The run of sharing mode hami holds them (sim/modes/hami/hami_plugins.h): they read its state.
+constexpr std::string_view kHamiPlugins[] = {"hami", "hami-binpack", "hami-spread"};
+template <size_t i>
 std::unique_ptr<Scorer> new_hami_scorer(PlacementBuildContext&) {
-  return std::make_unique<HamiNodeScorer>(
-      policy < 0 ? std::nullopt : std::optional(static_cast<HamiPolicy>(policy)));
+  return std::make_unique<ModeScorer>(kHamiPlugins[i]);
 }
-template <int policy>
+template <size_t i>
 std::unique_ptr<DevicePicker> new_hami_picker(PlacementBuildContext&) {
-  return std::make_unique<HamiDevicePicker>(
-      policy < 0 ? std::nullopt : std::optional(static_cast<HamiPolicy>(policy)));
+  return std::make_unique<ModeDevicePicker>(kHamiPlugins[i]);
 }
-constexpr int kHamiBinpack = static_cast<int>(HamiPolicy::kBinpack);
-constexpr int kHamiSpread = static_cast<int>(HamiPolicy::kSpread);
 
 const PlacementPlugin kPlugins[] = {
     // --- presets: what `placement: NAME` means ---
@@ -134,11 +132,11 @@ const PlacementPlugin kPlugins[] = {
        return std::make_unique<FgdScorer>(shared_fgd_model(ctx));
      }}},
     {"hami", "HAMi's node score under the sharing settings' node_policy (sharing mode hami)",
-     ScorerFactory{new_hami_scorer<-1>}},
+     ScorerFactory{new_hami_scorer<0>}},
     {"hami-binpack", "HAMi's node score, the highest wins (binpack; sharing mode hami)",
-     ScorerFactory{new_hami_scorer<kHamiBinpack>}},
+     ScorerFactory{new_hami_scorer<1>}},
     {"hami-spread", "HAMi's node score, the lowest wins (spread; sharing mode hami)",
-     ScorerFactory{new_hami_scorer<kHamiSpread>}},
+     ScorerFactory{new_hami_scorer<2>}},
 
     // --- device pickers: the Reserve step that chooses the GPUs on the chosen node ---
     {"binpack", "a share: the fullest GPU that fits; whole GPUs: the lowest-index idle ones",
@@ -158,11 +156,11 @@ const PlacementPlugin kPlugins[] = {
        return std::make_unique<FgdDevicePicker>(shared_fgd_model(ctx));
      }}},
     {"hami", "HAMi's device order under the sharing settings' gpu_policy (sharing mode hami)",
-     DevicePickerFactory{new_hami_picker<-1>}},
+     DevicePickerFactory{new_hami_picker<0>}},
     {"hami-binpack", "HAMi's device order, the highest GPU score first (sharing mode hami)",
-     DevicePickerFactory{new_hami_picker<kHamiBinpack>}},
+     DevicePickerFactory{new_hami_picker<1>}},
     {"hami-spread", "HAMi's device order, the lowest GPU score first (sharing mode hami)",
-     DevicePickerFactory{new_hami_picker<kHamiSpread>}},
+     DevicePickerFactory{new_hami_picker<2>}},
 
     // --- tie-break rules (selectHost among the nodes with the highest weighted score) ---
     {"random", "uniform seeded choice among the maxima, drawn per pod (kube-scheduler)",

@@ -12,7 +12,19 @@
 
 namespace slicelab {
 
-class SharingRun;  // sim/sharing/sharing_run.h
+class Scorer;
+class DevicePicker;
+
+// What a sharing mode's run offers placement by name: scorers and device pickers that the plugin
+// registry names but the mode's run holds, because they read its state (HAMi's; ModeScorer and
+// ModeDevicePicker in mode_plugins.h delegate to them). SharingRun (sim/sharing/sharing_run.h)
+// derives from it; the default offers none.
+class ModePlacement {
+ public:
+  virtual ~ModePlacement() = default;
+  virtual const Scorer* named_scorer(std::string_view /*name*/) const { return nullptr; }
+  virtual const DevicePicker* named_picker(std::string_view /*name*/) const { return nullptr; }
+};
 
 // Scores are integers in [kMinNodeScore, kMaxNodeScore], as kube-scheduler's framework.NodeScore:
 // the truncation makes near-equal nodes tie, and the tie rule (selectHost) then decides, which is
@@ -33,7 +45,7 @@ struct SchedulingCycle {
   int pass = 0;
   // The sharing mode's state for this run, for plugins that score or pick by it (HAMi's);
   // null outside an engine run.
-  const SharingRun* sharing = nullptr;
+  const ModePlacement* sharing = nullptr;
 };
 
 // PreFilter: runs once per pass before any Filter and may narrow the node set (the engine's

@@ -1,5 +1,6 @@
 #include "sim/scenario/run_policies.h"
 
+#include "sim/modes/mode_registry.h"
 #include "sim/parallel/parallel_for.h"
 #include "workloads/rng.h"
 

@@ -12,6 +12,8 @@
 #include "sim/gpu_catalog.h"
 #include "sim/interference/workload_class.h"
 #include "sim/metrics/decide_spec.h"
+// Policies become modes through the registry (make_sharing_mode), which every user of one needs.
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/placement_config.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/generator.h"

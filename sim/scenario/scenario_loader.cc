@@ -5,18 +5,15 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "sim/dra/dra_scenario.h"
 #include "sim/interference/calibration.h"
-#include "sim/mig/mig_scenario.h"
+#include "sim/modes/hami/hami_scenario.h"
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/plugin_registry.h"
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/snapshot_reader.h"
 #include "sim/sharing/device_plugin_config.h"
-#include "sim/sharing/hami_scenario.h"
-#include "sim/sharing/sharing_registry.h"
 #include "sim/topology/topology_yaml.h"
-#include "sim/vm/vm_scenario.h"
 #include "workloads/fill_sampler.h"
 #include "workloads/generator.h"
 #include "workloads/input_error.h"
@@ -339,88 +336,8 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
     read_device_plugin_sharing(yaml, node, path, c);
     return c;
   }
-  // --- MIG: its own keys and reader (sim/mig/mig_scenario.cc) ---
-  // IsDefined first: yaml-cpp throws an unlocated InvalidNode when asked anything else about
-  // the node of a missing key; `required` below reports the missing mode at the mapping.
-  if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
-      m.IsDefined() && m.IsScalar() && m.Scalar() == "mig") {
-    c.kind = "mig";
-    read_mig_sharing(yaml, node, path, c);
-    return c;
-  }
-  // --- VMs: passthrough and vGPU, their own keys and reader (sim/vm/vm_scenario.cc) ---
-  if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
-      m.IsDefined() && m.IsScalar() && is_vm_sharing_mode(m.Scalar())) {
-    read_vm_sharing(yaml, node, path, m.Scalar(), c);
-    return c;
-  }
-  // --- DRA: its own keys and reader (sim/dra/dra_scenario.cc) ---
-  if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
-      m.IsDefined() && m.IsScalar() && m.Scalar() == "dra") {
-    read_dra_sharing(yaml, node, path, c);
-    return c;
-  }
-  // --- HAMi: its own keys and reader (sim/sharing/hami_scenario.cc) ---
-  if (const YAML::Node m = node.IsMap() ? node["mode"] : node;
-      m.IsDefined() && m.IsScalar() && m.Scalar() == "hami") {
-    read_hami_sharing(yaml, node, path, c);
-    return c;
-  }
-  if (node.IsMap())
-    yaml.check_keys(
-        node, path,
-        {"mode", "replicas", "context_switch_overhead",
-         // mps and interposer (issue 4)
-         "fault_propagation", "client_fault_probability", "launch_overhead_ns", "limiter_window",
-         // the device plugin's config instead of a mode (read above; listed for did-you-mean)
-         "device_plugin_config", "device_plugin"});
-  // Bind, never assign: YAML::Node::operator= overwrites the node it refers to, which would
-  // turn this mapping into its own mode scalar and drop replicas and overhead unread.
-  const YAML::Node mode_node = node.IsMap() ? yaml.required(node, path, "mode") : node;
-  const std::string mode_path = node.IsMap() ? join_path(path, "mode") : path;
-  c.kind = yaml.string(mode_node, mode_path);
-  if (!find_sharing_mode(c.kind))
-    yaml.fail(mode_node, mode_path,
-              fmt::format("unknown sharing mode '{}' (known: {})", c.kind, sharing_mode_names()));
-  if (node.IsMap()) {
-    // Which keys each mode takes (a key another mode takes is refused, not ignored).
-    auto only_for = [&](const char* key, std::initializer_list<std::string_view> modes) {
-      if (!node[key].IsDefined()) return;
-      if (std::find(modes.begin(), modes.end(), c.kind) != modes.end()) return;
-      std::string names;
-      for (const auto m : modes) names += (names.empty() ? "" : " and ") + std::string(m);
-      yaml.fail(node[key], join_path(path, key),
-                fmt::format("only applies to {}, not {}", names, c.kind));
-    };
-    only_for("replicas", {"time-slice", "mps"});
-    only_for("context_switch_overhead", {"time-slice"});
-    only_for("fault_propagation", {"mps"});
-    only_for("client_fault_probability", {"mps"});
-    only_for("launch_overhead_ns", {"interposer"});
-    only_for("limiter_window", {"interposer"});
-    if (c.kind == "mps") {
-      c.mps_replicas =
-          static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(0));
-      c.fault_propagation =
-          yaml.opt_number(node, path, "fault_propagation", 0.0, 1.0).value_or(c.fault_propagation);
-      c.client_fault_probability = yaml.opt_number(node, path, "client_fault_probability", 0.0, 1.0)
-                                       .value_or(c.client_fault_probability);
-      return c;
-    }
-    if (c.kind == "interposer") {
-      c.launch_overhead_ns = yaml.opt_number(node, path, "launch_overhead_ns", 0.0, 1e7);
-      c.limiter_window_s =
-          yaml.opt_duration(node, path, "limiter_window", 0.05).value_or(c.limiter_window_s);
-      if (c.limiter_window_s > 60)
-        yaml.fail(node["limiter_window"], join_path(path, "limiter_window"),
-                  "expected at most 60s of simulated limiter time per tenant set");
-      return c;
-    }
-    c.replicas =
-        static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(c.replicas));
-    c.context_switch_overhead = yaml.opt_number(node, path, "context_switch_overhead", 0.0, 0.99)
-                                    .value_or(c.context_switch_overhead);
-  }
+  // --- Every mode through its own reader (sim/modes/mode_registry.cc) ---
+  read_mode_settings(yaml, node, path, c);
   return c;
 }
 
@@ -450,6 +367,20 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
     out.push_back(std::move(spec));
   }
   return out;
+}
+
+// Each mode's load-time check of its policies against the cluster and workload, in the
+// registry's order (DRA reads its objects here).
+void check_mode_policies(const YamlReader& yaml, const YAML::Node& root, Scenario& sc) {
+  const ModeLoad load{yaml, root, sc.cluster, sc.catalog, sc.pods};
+  std::vector<ModePolicy> mine;
+  for (const SharingModeEntry& mode : sharing_modes()) {
+    if (!mode.check) continue;
+    mine.clear();
+    for (size_t i = 0; i < sc.policies.size(); ++i)
+      if (sc.policies[i].sharing.kind == mode.name) mine.push_back({i, &sc.policies[i].sharing});
+    mode.check(load, mine);
+  }
 }
 
 // The interference model (issue 4): `calibration:` (a file beside the scenario) supplies classes
@@ -649,15 +580,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   }
   check_sample_count(yaml, root["engine"], sc);
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
-  for (size_t i = 0; i < sc.policies.size(); ++i) {
-    const PolicySpec& p = sc.policies[i];
-    if (p.sharing.mig) check_mig_layouts(*p.sharing.mig, sc.cluster, sc.catalog);
-    if (p.sharing.vm)
-      check_vgpu_profile(
-          *p.sharing.vm, sc.cluster, sc.catalog,
-          fmt::format("{}: {}", path, index_path("policies", i) + ".sharing.profile"));
-  }
-  load_dra_objects(yaml, root, sc);
+  check_mode_policies(yaml, root, sc);
   read_interference(yaml, root, path, sc);
   if (const YAML::Node d = root["decide"]; d.IsDefined()) sc.decide = read_decide(yaml, d);
   return sc;

@@ -17,7 +17,7 @@ namespace slicelab {
 // back on one GPU therefore leaves its unused share to its neighbours on the others.
 //
 // Then, per pod: rate = (share / demand) / overhead / f, with f the interference factor
-// (sim/interference/interference_model.h) and, for a pod on several GPUs, the smallest of its
+// (sim/sharing/interference_model.h) and, for a pod on several GPUs, the smallest of its
 // GPUs' values (it moves at its slowest GPU's pace). Isolation error: |promised - demand x
 // rate|, the largest over its GPUs that promise a share, or -1 where none does.
 // docs/sharing-models.md states every formula.

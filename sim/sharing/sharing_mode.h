@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/interference/interference_model.h"
+#include "sim/sharing/interference_model.h"
 #include "sim/sharing/tenant_load.h"
 #include "workloads/input_limits.h"
 

@@ -10,9 +10,8 @@
 #include <vector>
 
 #include "sim/cluster_state.h"
-#include "sim/dra/dra_claim_record.h"
 #include "sim/gpu_catalog.h"
-#include "sim/metrics/mig_metrics.h"
+#include "sim/metrics/run_result.h"
 #include "sim/placement/placement_policy.h"
 #include "sim/pod_request_view.h"
 #include "sim/sharing/sharing_mode.h"
@@ -30,7 +29,7 @@ struct RunSetup {
 
 // The default serves every mode that shares a GPU by capacity units alone: no plugins, no caps
 // beyond the rate model's, no delays. `pod` is the pod's index in the run.
-class SharingRun {
+class SharingRun : public ModePlacement {
  public:
   virtual ~SharingRun() = default;
 
@@ -74,13 +73,11 @@ class SharingRun {
   // True when pods with equal requests fit the same nodes, so that backfill may skip a request
   // that already failed in this pass (not under MIG: equal requests can take different profiles).
   virtual bool equal_requests_fit_alike() const { return true; }
-  // The mode's figures for the summary, given the integral of stranded_gpus() and the GPU-seconds
-  // of the window.
-  virtual std::optional<MigMetrics> mig_metrics(double /*stranded_gpu_s*/, double /*gpu_s*/) const {
-    return std::nullopt;
-  }
-  // DRA: every claim allocated in the run, with its status.allocation (claims.json).
-  virtual std::vector<DraClaimRecord> dra_claims() const { return {}; }
+  // Writes the mode's own results into the run's summary at its end (MIG: re-partitionings and
+  // stranded capacity; DRA: every claim allocated, for claims.json), given the integral of
+  // stranded_gpus() and the GPU-seconds of the window. The default writes nothing.
+  virtual void write_results(RunSummary& /*summary*/, double /*stranded_gpu_s*/,
+                             double /*gpu_s*/) const {}
 };
 
 }  // namespace slicelab

@@ -4,7 +4,8 @@
 
 #include <memory>
 
-#include "sim/dra/dra_sharing.h"
+#include "sim/modes/dra/dra_settings.h"
+#include "sim/modes/dra/dra_sharing.h"
 #include "tests/dra/dra_test_model.h"
 #include "tests/support/sim_fixtures.h"
 
@@ -49,7 +50,7 @@ SharingConfig consumable_dra() {
   settings->device_class = "gpu.nvidia.com";
   SharingConfig c;
   c.kind = "dra";
-  c.dra = settings;
+  c.set_mode_settings(settings);
   return c;
 }
 

@@ -1,6 +1,6 @@
 // The structured allocator against hand-worked cases: backtracking, firstAvailable, counters,
 // consumable capacity, claims that fit nowhere and the status.allocation it records.
-#include "sim/dra/structured_allocator.h"
+#include "sim/modes/dra/structured_allocator.h"
 
 #include <gtest/gtest.h>
 

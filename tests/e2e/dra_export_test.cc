@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "sim/dra/cel_selectors.h"
+#include "sim/modes/dra/cel_selectors.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
 #include "workloads/dra_objects.h"

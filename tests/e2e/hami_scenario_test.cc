@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "sim/modes/hami/hami_settings.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
@@ -41,14 +42,14 @@ TEST_F(HamiScenario, SettingsAreReadWithHamisDefaults) {
   - {name: plain, placement: hami-binpack, sharing: hami}
 )"));
   ASSERT_EQ(sc.policies.size(), 2U);
-  const HamiSettings& t = *sc.policies[0].sharing.hami;
+  const HamiSettings& t = *sc.policies[0].sharing.mode_settings<HamiSettings>();
   EXPECT_EQ(sc.policies[0].sharing.kind, "hami");
   EXPECT_EQ(t.device_split_count, 4);
   EXPECT_DOUBLE_EQ(t.device_memory_scaling, 1.5);
   EXPECT_DOUBLE_EQ(t.device_core_scaling, 2.0);
   EXPECT_EQ(t.node_policy, HamiPolicy::kSpread);
   EXPECT_EQ(t.gpu_policy, HamiPolicy::kBinpack);
-  const HamiSettings& d = *sc.policies[1].sharing.hami;
+  const HamiSettings& d = *sc.policies[1].sharing.mode_settings<HamiSettings>();
   EXPECT_EQ(d.device_split_count, 10);
   EXPECT_DOUBLE_EQ(d.device_memory_scaling, 1.0);
   EXPECT_EQ(d.node_policy, HamiPolicy::kBinpack);  // cmd/scheduler/main.go's defaults

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/plugin_registry.h"
-#include "sim/sharing/sharing_registry.h"
 #include "tests/support/cli_run.h"
 
 namespace slicelab {

@@ -1,10 +1,10 @@
-// Fuzzes the co-location measurements CSV (sim/interference/calibration_fit) and, when it
+// Fuzzes the co-location measurements CSV (sim/calibration/calibration_fit) and, when it
 // reads, the non-negative least-squares fit over it with the built-in workload classes.
 #include <cstddef>
 #include <cstdint>
 
+#include "sim/calibration/calibration_fit.h"
 #include "sim/interference/builtin_calibration.h"
-#include "sim/interference/calibration_fit.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "workloads/input_error.h"
 

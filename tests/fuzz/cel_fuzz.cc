@@ -1,4 +1,4 @@
-// Fuzzes the CEL matcher of DRA selectors (sim/dra/cel_*): the input's first line is an
+// Fuzzes the CEL matcher of DRA selectors (sim/modes/dra/cel_*): the input's first line is an
 // expression, each later line the value of a string attribute (a, b, c, d, then more lines
 // ignored). An expression that compiles is evaluated on that device: the result is a bool or a
 // CEL runtime error, the same twice over, and every pattern matches in linear time (RE2), which
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/dra/cel_expression.h"
+#include "sim/modes/dra/cel_expression.h"
 #include "workloads/input_error.h"
 
 namespace {

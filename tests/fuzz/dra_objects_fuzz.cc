@@ -1,9 +1,9 @@
-// Fuzzes the DRA object reader (workloads/dra_objects) and the CEL subset (sim/dra/cel_*): a
+// Fuzzes the DRA object reader (workloads/dra_objects) and the CEL subset (sim/modes/dra/cel_*): a
 // file that loads has every selector compiled, then evaluated against every device read.
 #include <cstddef>
 #include <cstdint>
 
-#include "sim/dra/dra_files.h"
+#include "sim/modes/dra/dra_files.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "workloads/input_error.h"
 

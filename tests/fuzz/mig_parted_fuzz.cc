@@ -1,8 +1,8 @@
-// Fuzzes the nvidia-mig-parted configuration reader (sim/mig/mig_parted): bytes as the file.
+// Fuzzes the nvidia-mig-parted configuration reader (sim/modes/mig/mig_parted): bytes as the file.
 #include <cstddef>
 #include <cstdint>
 
-#include "sim/mig/mig_parted.h"
+#include "sim/modes/mig/mig_parted.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "workloads/input_error.h"
 

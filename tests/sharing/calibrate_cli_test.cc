@@ -12,8 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "sim/calibration/calibration_fit.h"
 #include "sim/interference/builtin_calibration.h"
-#include "sim/interference/calibration_fit.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
 

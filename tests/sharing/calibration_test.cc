@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/calibration/calibration_fit.h"
 #include "sim/interference/builtin_calibration.h"
-#include "sim/interference/calibration_fit.h"
 #include "tests/support/temp_files.h"
 #include "workloads/input_error.h"
 #include "workloads/rng.h"

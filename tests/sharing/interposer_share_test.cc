@@ -1,7 +1,7 @@
 // Pins down interposer sharing: the shipped limiter on simulated time holds 10/30/50/90% caps
 // within 5 points (the interposer's own tests' bound), alone and beside others; rates follow
 // the achieved shares; hard memory caps fail the offender only; time-slice interference.
-#include "sim/sharing/interposer_share.h"
+#include "sim/modes/interposer/interposer_share.h"
 #include "sim/sharing/gpu_rate_solver.h"
 
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/sharing/simulated_limiter.h"
-#include "sim/sharing/time_slice.h"
+#include "sim/modes/interposer/simulated_limiter.h"
+#include "sim/modes/time_slice/time_slice.h"
 #include "tests/sharing/sharing_helpers.h"
 
 namespace slicelab {

@@ -5,14 +5,14 @@
 #include <memory>
 #include <vector>
 
-#include "sim/mig/mig_settings.h"
-#include "sim/mig/mig_sharing.h"
+#include "sim/modes/gpu_share/gpu_share.h"
+#include "sim/modes/interposer/interposer_share.h"
+#include "sim/modes/mig/mig_settings.h"
+#include "sim/modes/mig/mig_sharing.h"
+#include "sim/modes/mps/mps.h"
+#include "sim/modes/time_slice/time_slice.h"
+#include "sim/modes/whole_card/whole_card.h"
 #include "sim/sharing/gpu_rate_solver.h"
-#include "sim/sharing/gpu_share.h"
-#include "sim/sharing/interposer_share.h"
-#include "sim/sharing/mps.h"
-#include "sim/sharing/time_slice.h"
-#include "sim/sharing/whole_card.h"
 #include "tests/sharing/sharing_helpers.h"
 
 namespace slicelab {

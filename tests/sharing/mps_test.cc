@@ -1,6 +1,6 @@
 // Pins down MPS sharing: thread-share rates and the interference factor on hand-computed cases,
 // pinned memory limits, and fault propagation to neighbours with probability 0 and 1.
-#include "sim/sharing/mps.h"
+#include "sim/modes/mps/mps.h"
 #include "sim/sharing/gpu_rate_solver.h"
 
 #include <gtest/gtest.h>

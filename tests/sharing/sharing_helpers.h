@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/interference/workload_class.h"
+#include "sim/modes/mode_registry.h"
 #include "tests/support/sim_fixtures.h"
 
 namespace slicelab::testing {

@@ -17,8 +17,8 @@
 #include "sim/engine/engine.h"
 #include "sim/gpu_catalog.h"
 #include "sim/metrics/run_result.h"
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/placement_config.h"
-#include "sim/sharing/sharing_config.h"
 #include "workloads/pod_spec.h"
 #include "workloads/rng.h"
 

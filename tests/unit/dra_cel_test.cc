@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "sim/dra/cel_expression.h"
+#include "sim/modes/dra/cel_expression.h"
 #include "tests/support/temp_files.h"
 #include "workloads/input_error.h"
 

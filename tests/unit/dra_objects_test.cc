@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/dra/cel_selectors.h"
-#include "sim/dra/dra_files.h"
+#include "sim/modes/dra/cel_selectors.h"
+#include "sim/modes/dra/dra_files.h"
 #include "tests/support/temp_files.h"
 #include "workloads/dra_objects.h"
 

@@ -4,9 +4,9 @@
 
 #include <vector>
 
+#include "sim/modes/gpu_share/gpu_share.h"
+#include "sim/modes/mode_registry.h"
 #include "sim/sharing/gpu_rate_solver.h"
-#include "sim/sharing/gpu_share.h"
-#include "sim/sharing/sharing_config.h"
 #include "tests/support/sim_fixtures.h"
 
 namespace slicelab {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/sharing/time_slice.h"
+#include "sim/modes/time_slice/time_slice.h"
 #include "tests/support/sim_fixtures.h"
 
 namespace slicelab {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/sharing/hami_fit.h"
-#include "sim/sharing/hami_settings.h"
+#include "sim/modes/hami/hami_fit.h"
+#include "sim/modes/hami/hami_settings.h"
 #include "tests/support/sim_fixtures.h"
 
 namespace slicelab {
@@ -29,7 +29,7 @@ SharingConfig hami(double memory_scaling = 1.0, int split = 10) {
   auto s = std::make_shared<HamiSettings>();
   s->device_memory_scaling = memory_scaling;
   s->device_split_count = split;
-  c.hami = s;
+  c.set_mode_settings(s);
   return c;
 }
 
@@ -146,9 +146,9 @@ TEST(HamiRun, TheSharingSettingsChooseThePoliciesOfPresetHami) {
   // HAMi's defaults: GPU spread.
   EXPECT_EQ(gpus_of(testing::run(cluster, pods, "hami", hami()), 1), std::vector<int>{2});
   SharingConfig c = hami();
-  auto s = std::make_shared<HamiSettings>(*c.hami);
+  auto s = std::make_shared<HamiSettings>(*c.mode_settings<HamiSettings>());
   s->gpu_policy = HamiPolicy::kBinpack;
-  c.hami = s;
+  c.set_mode_settings(s);
   EXPECT_EQ(gpus_of(testing::run(cluster, pods, "hami", c), 1), std::vector<int>{3});
 }
 

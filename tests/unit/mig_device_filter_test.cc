@@ -4,7 +4,8 @@
 
 #include <string>
 
-#include "sim/mig/mig_parted.h"
+#include "sim/modes/mig/mig_parted.h"
+#include "sim/modes/mig/mig_settings.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/temp_files.h"
@@ -161,7 +162,7 @@ TEST_F(MigDeviceFilter, ShippedMixedFleetScenarioLoads) {
   const Scenario sc =
       load_scenario(std::string(SLICELAB_SOURCE_DIR) + "/scenarios/mig-mixed-fleet.yaml");
   ASSERT_EQ(sc.policies.size(), 4U);
-  const MigSettings& balanced = *sc.policies[1].sharing.mig;
+  const MigSettings& balanced = *sc.policies[1].sharing.mode_settings<MigSettings>();
   ASSERT_EQ(balanced.rules.size(), 2U);
   EXPECT_EQ(balanced.rules[0].filter_models, (std::vector<std::string>{"A100-80GB", "H100-80GB"}));
   EXPECT_EQ(balanced.rules[1].filter_models, (std::vector<std::string>{"A100-40GB"}));

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/mig/mig_settings.h"
+#include "sim/modes/mig/mig_settings.h"
 #include "tests/support/sim_fixtures.h"
 
 namespace slicelab {
@@ -27,7 +27,7 @@ SharingConfig mig_static(std::vector<std::pair<std::string, int>> devices) {
   s->rules.push_back(rule);
   SharingConfig c;
   c.kind = "mig";
-  c.mig = s;
+  c.set_mode_settings(s);
   return c;
 }
 
@@ -37,7 +37,7 @@ SharingConfig mig_dynamic(double reconfigure_s) {
   s->reconfigure_s = reconfigure_s;
   SharingConfig c;
   c.kind = "mig";
-  c.mig = s;
+  c.set_mode_settings(s);
   return c;
 }
 
@@ -130,12 +130,12 @@ TEST(MigEngine, PodsNoLayoutCanHoldAreUnschedulable) {
 TEST(MigEngine, WholeCardGpusBesideMigOnesServeOnlyPodsWithoutAProfile) {
   // GPU 0: seven 1g.10gb; GPU 1: MIG disabled (a whole card, all 108 SMs).
   SharingConfig c = mig_static({{"1g.10gb", 7}});
-  auto settings = std::make_shared<MigSettings>(*c.mig);
+  auto settings = std::make_shared<MigSettings>(*c.mode_settings<MigSettings>());
   settings->rules[0].devices = {0};
   MigDeviceRule off;
   off.mig_enabled = false;
   settings->rules.push_back(off);
-  c.mig = settings;
+  c.set_mode_settings(settings);
   const auto r = run(cluster_of({node_group("n", 1, "A100-80GB", 2)}),
                      {pod("train", 0, 100), pod("pair", 0, 10).gpus(2),
                       with_profile(pod("small", 0, 14), "1g.10gb")},

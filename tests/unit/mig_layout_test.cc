@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/mig/mig_layout.h"
-#include "sim/mig/mig_state.h"
+#include "sim/modes/mig/mig_layout.h"
+#include "sim/modes/mig/mig_state.h"
 #include "workloads/hardware/mig_profiles.h"
 
 namespace slicelab {

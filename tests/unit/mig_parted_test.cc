@@ -4,7 +4,8 @@
 
 #include <string>
 
-#include "sim/mig/mig_parted.h"
+#include "sim/modes/mig/mig_parted.h"
+#include "sim/modes/mig/mig_settings.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/temp_files.h"
 
@@ -109,10 +110,10 @@ TEST_F(MigParted, ScenarioWithFileAndInlineConfigurations) {
   write("parted.yaml", kParted);
   const Scenario from_file = load_scenario(write(
       "s.yaml", scenario("H100-80GB", "{mode: mig, layout: balanced, mig_config: parted.yaml}")));
-  ASSERT_TRUE(from_file.policies[0].sharing.mig);
+  ASSERT_TRUE(from_file.policies[0].sharing.mode_settings<MigSettings>());
   EXPECT_EQ(from_file.policies[0].sharing.kind, "mig");
-  EXPECT_EQ(from_file.policies[0].sharing.mig->layout, "balanced");
-  EXPECT_FALSE(from_file.policies[0].sharing.mig->dynamic);
+  EXPECT_EQ(from_file.policies[0].sharing.mode_settings<MigSettings>()->layout, "balanced");
+  EXPECT_FALSE(from_file.policies[0].sharing.mode_settings<MigSettings>()->dynamic);
   EXPECT_EQ(from_file.pods[0].mig_profile, "1g.10gb");
   EXPECT_EQ(from_file.pods[0].gpu_count, 1);
   const Scenario inline_cfg = load_scenario(write(
@@ -121,15 +122,16 @@ TEST_F(MigParted, ScenarioWithFileAndInlineConfigurations) {
                "\n      mode: mig\n      layout: two\n      mig_config:\n        mig-configs:\n"
                "          two:\n            - devices: [1]\n              mig-enabled: true\n"
                "              mig-devices: {\"3g.40gb\": 2}\n")));
-  ASSERT_EQ(inline_cfg.policies[0].sharing.mig->rules.size(), 1U);
-  EXPECT_EQ(inline_cfg.policies[0].sharing.mig->rules[0].devices, (std::vector<int>{1}));
+  ASSERT_EQ(inline_cfg.policies[0].sharing.mode_settings<MigSettings>()->rules.size(), 1U);
+  EXPECT_EQ(inline_cfg.policies[0].sharing.mode_settings<MigSettings>()->rules[0].devices,
+            (std::vector<int>{1}));
   const Scenario dynamic =
       load_scenario(write("d.yaml", scenario("A100-80GB", "{mode: mig, dynamic: true}")));
-  EXPECT_TRUE(dynamic.policies[0].sharing.mig->dynamic);
-  EXPECT_DOUBLE_EQ(dynamic.policies[0].sharing.mig->reconfigure_s, 60.0);
+  EXPECT_TRUE(dynamic.policies[0].sharing.mode_settings<MigSettings>()->dynamic);
+  EXPECT_DOUBLE_EQ(dynamic.policies[0].sharing.mode_settings<MigSettings>()->reconfigure_s, 60.0);
   const Scenario slow = load_scenario(
       write("d2.yaml", scenario("A100-80GB", "{mode: mig, dynamic: true, reconfigure_s: 2m}")));
-  EXPECT_DOUBLE_EQ(slow.policies[0].sharing.mig->reconfigure_s, 120.0);
+  EXPECT_DOUBLE_EQ(slow.policies[0].sharing.mode_settings<MigSettings>()->reconfigure_s, 120.0);
 }
 
 TEST_F(MigParted, ScenarioErrorsNameTheConflict) {

@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "sim/mig/mig_plugin.h"
-#include "sim/mig/mig_run.h"
-#include "sim/mig/mig_settings.h"
-#include "sim/mig/mig_state.h"
+#include "sim/modes/mig/mig_plugin.h"
+#include "sim/modes/mig/mig_run.h"
+#include "sim/modes/mig/mig_settings.h"
+#include "sim/modes/mig/mig_state.h"
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/placement_config.h"
-#include "sim/sharing/sharing_config.h"
 #include "sim/sharing/sharing_run.h"
 #include "tests/support/sim_fixtures.h"
 
@@ -254,7 +254,7 @@ TEST(MigPlugin, TheMigModeStartsARunWithItsPluginAndInstanceFigures) {
   Bench b(static_layout({{"1g.10gb", 1}, {"3g.40gb", 1}}), {gpu_pod(100, 5 * kGi)});
   SharingConfig config;
   config.kind = "mig";
-  config.mig = std::make_shared<MigSettings>(b.settings);
+  config.set_mode_settings(std::make_shared<MigSettings>(b.settings));
   const auto mode = make_sharing_mode(config);
   const auto run = mode->start_run(RunSetup{b.cluster, catalog(), b.pods, b.reqs});
   const RunPlugins plugins = run->plugins();
@@ -277,9 +277,10 @@ TEST(MigPlugin, TheMigModeStartsARunWithItsPluginAndInstanceFigures) {
   // Free: n-0's 3g (3/7), n-1's 1g and 3g (4/7); no pod is waiting, so all of it is stranded.
   run->pod_left_queue(0);
   EXPECT_NEAR(run->stranded_gpus(), 1.0, 1e-12);
-  const auto m = run->mig_metrics(50.0, 200.0);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_DOUBLE_EQ(m->stranded_ratio, 0.25);
+  RunSummary summary;
+  run->write_results(summary, 50.0, 200.0);
+  ASSERT_TRUE(summary.mig.has_value());
+  EXPECT_DOUBLE_EQ(summary.mig->stranded_ratio, 0.25);
   std::vector<NodeId> nodes{0, 1};
   EXPECT_TRUE(plugins.pre_filters[0]->pre_filter(b.cycle(0), nodes));
   EXPECT_EQ(nodes, std::vector<NodeId>{1});  // n-0's 1g is held
@@ -300,7 +301,10 @@ TEST(MigPlugin, OtherModesStartARunThatChangesNothing) {
   EXPECT_EQ(run->partition_memory_mib(0, 0), -1);
   EXPECT_DOUBLE_EQ(run->start_delay_s(0), 0.0);
   EXPECT_FALSE(run->never_fits(0).has_value());
-  EXPECT_FALSE(run->mig_metrics(1.0, 1.0).has_value());
+  RunSummary summary;
+  run->write_results(summary, 1.0, 1.0);
+  EXPECT_FALSE(summary.mig.has_value());
+  EXPECT_TRUE(summary.dra_claims.empty());
   std::array<TenantLoad, 1> loads{};
   loads[0].sm_cap = 0.5;
   const std::array<uint32_t, 1> tenants{0};

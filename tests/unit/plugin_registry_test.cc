@@ -12,10 +12,10 @@
 #include <utility>
 #include <variant>
 
-#include "sim/dra/dra_settings.h"
-#include "sim/mig/mig_settings.h"
+#include "sim/modes/dra/dra_settings.h"
+#include "sim/modes/mig/mig_settings.h"
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/plugin_registry.h"
-#include "sim/sharing/sharing_registry.h"
 
 namespace slicelab {
 namespace plugin_registry_test {
@@ -179,13 +179,13 @@ TEST(SharingRegistry, EveryModeBuildsWithItsName) {
       EXPECT_THROW(make_sharing_mode(c), std::invalid_argument);  // needs its settings
       auto s = std::make_shared<MigSettings>();
       s->dynamic = true;
-      c.mig = s;
+      c.set_mode_settings(s);
     }
     if (m.name == "dra") {
       EXPECT_THROW(make_sharing_mode(c), std::invalid_argument);  // needs its DRA objects
       auto s = std::make_shared<DraSettings>();
       s->model = std::make_shared<DraModel>();
-      c.dra = s;
+      c.set_mode_settings(s);
     }
     EXPECT_EQ(make_sharing_mode(c)->kind(), m.name);
   }

@@ -1,10 +1,10 @@
 // Pins down make_pod_request, the one conversion from a pod's spec to its placement request
 // that the simulator's engine and the local backend both use.
-#include "sim/placement/pod_request.h"
+#include "sim/sharing/pod_request.h"
 
 #include <gtest/gtest.h>
 
-#include "sim/sharing/sharing_config.h"
+#include "sim/modes/mode_registry.h"
 #include "tests/support/sim_fixtures.h"
 
 namespace slicelab {

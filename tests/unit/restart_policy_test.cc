@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "sim/sharing/hami_settings.h"
+#include "sim/modes/hami/hami_settings.h"
 #include "tests/support/sim_fixtures.h"
 
 namespace slicelab {
@@ -367,7 +367,7 @@ TEST(RestartInPlace, HamisOvercommitCountsTheBoundPodOnce) {
   s->device_memory_scaling = 2.0;
   SharingConfig hami;
   hami.kind = "hami";
-  hami.hami = s;
+  hami.set_mode_settings(s);
   const std::vector<PodSpec> pods = {pod("a", 0, 100).milli(100).gpu_mem(12288),
                                      pod("b", 1, 50).milli(100).gpu_mem(12288)};
   EngineConfig config = testing::quiet_config();

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "sim/gpu_catalog.h"
+#include "sim/modes/mode_registry.h"
 #include "sim/placement/placement_config.h"
 #include "sim/scenario/scenario.h"
-#include "sim/sharing/sharing_registry.h"
 #include "workloads/input_error.h"
 #include "workloads/pod_yaml.h"
 

@@ -1,6 +1,6 @@
 // Pins down time-slice sharing: TimeSlice::rates on hand-computed cases, the finish times the
 // engine derives from them, and out-of-memory failures (no memory isolation) versus whole-card.
-#include "sim/sharing/time_slice.h"
+#include "sim/modes/time_slice/time_slice.h"
 #include "sim/sharing/gpu_rate_solver.h"
 
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/sharing/sharing_config.h"
-#include "sim/sharing/whole_card.h"
+#include "sim/modes/mode_registry.h"
+#include "sim/modes/whole_card/whole_card.h"
 #include "tests/support/sim_fixtures.h"
 
 namespace slicelab {

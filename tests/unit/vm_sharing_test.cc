@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "sim/modes/mode_registry.h"
+#include "sim/modes/vm/vgpu_profiles.h"
+#include "sim/modes/vm/vgpu_sharing.h"
+#include "sim/modes/vm/vgpu_state.h"
+#include "sim/modes/vm/vm_settings.h"
 #include "sim/scenario/scenario.h"
 #include "sim/sharing/gpu_rate_solver.h"
-#include "sim/sharing/sharing_registry.h"
-#include "sim/vm/vgpu_profiles.h"
-#include "sim/vm/vgpu_sharing.h"
-#include "sim/vm/vgpu_state.h"
 #include "tests/support/sim_fixtures.h"
 #include "workloads/input_error.h"
 
@@ -32,7 +33,7 @@ constexpr int64_t kGiB = 1024;
 SharingConfig vm_config(std::string kind, VmSettings s) {
   SharingConfig c;
   c.kind = std::move(kind);
-  c.vm = std::make_shared<const VmSettings>(std::move(s));
+  c.set_mode_settings(std::make_shared<const VmSettings>(std::move(s)));
   return c;
 }
 

@@ -1,0 +1,48 @@
+#include "sim/modes/hami/hami_plugins.h"
+
+#include <stdexcept>
+
+#include "sim/modes/hami/hami_run.h"
+
+namespace slicelab {
+namespace {
+
+std::string_view plugin_name(std::optional<HamiPolicy> p) {
+  if (!p) return "hami";
+  return *p == HamiPolicy::kBinpack ? "hami-binpack" : "hami-spread";
+}
+
+}  // namespace
+
+const HamiRun& hami_run_of(const SchedulingCycle& cycle) {
+  const auto* run = dynamic_cast<const HamiRun*>(cycle.sharing);
+  if (run == nullptr) throw std::logic_error("HAMi's placement plugins need sharing mode hami");
+  return *run;
+}
+
+std::string_view HamiNodeScorer::name() const {
+  return plugin_name(policy_);
+}
+
+void HamiNodeScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
+                           std::span<int64_t> out) const {
+  const HamiRun& run = hami_run_of(cycle);
+  const HamiPolicy policy = policy_.value_or(run.settings().node_policy);
+  // Spread takes the lowest score: keys counted down from the largest a float32 can give.
+  constexpr int64_t kTop = int64_t{1} << 32;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const int64_t key = hami_score_key(run.node_score(candidates[i]));
+    out[i] = policy == HamiPolicy::kBinpack ? key : kTop - key;
+  }
+}
+
+std::string_view HamiDevicePicker::name() const {
+  return plugin_name(policy_);
+}
+
+bool HamiDevicePicker::pick(const SchedulingCycle& cycle, NodeId node, std::span<GpuId> out) const {
+  const HamiRun& run = hami_run_of(cycle);
+  return run.pick(cycle, node, policy_.value_or(run.settings().gpu_policy), out);
+}
+
+}  // namespace slicelab
