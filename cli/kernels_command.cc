@@ -13,9 +13,9 @@
 #include "backends/local/private_folder.h"
 #include "cli/tool_paths.h"
 #include "cli/usage_error.h"
-#include "kernels/harness/colocation_experiment.h"
-#include "kernels/harness/isolation_experiment.h"
-#include "kernels/harness/overhead_experiment.h"
+#include "kernel_harness/colocation_experiment.h"
+#include "kernel_harness/isolation_experiment.h"
+#include "kernel_harness/overhead_experiment.h"
 #include "kernels/kernel_catalog.h"
 #include "reports/output_file.h"
 

@@ -10,8 +10,8 @@
 #include "reports/atomic_folder.h"
 #include "reports/plan_files.h"
 #include "sim/parallel/cpu_limit.h"
-#include "sim/planning/capacity_planner.h"
-#include "sim/planning/plan_spec.h"
+#include "planning/capacity_planner.h"
+#include "planning/plan_spec.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
 

@@ -10,8 +10,8 @@
 #include "reports/atomic_folder.h"
 #include "reports/sweep_files.h"
 #include "sim/parallel/cpu_limit.h"
-#include "sim/planning/sweep_grid.h"
-#include "sim/planning/sweep_runner.h"
+#include "planning/sweep_grid.h"
+#include "planning/sweep_runner.h"
 #include "workloads/input_error.h"
 
 namespace slicelab {

@@ -9,7 +9,7 @@
 #include "reports/output_values.h"
 #include "reports/report_format.h"
 #include "sim/metrics/run_metrics.h"
-#include "sim/planning/plan_metrics.h"
+#include "planning/plan_metrics.h"
 
 namespace slicelab {
 namespace {

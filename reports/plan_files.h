@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "sim/planning/capacity_planner.h"
+#include "planning/capacity_planner.h"
 
 namespace slicelab {
 

@@ -11,7 +11,7 @@
 
 #include "reports/atomic_folder.h"
 #include "reports/output_values.h"
-#include "sim/planning/plan_metrics.h"
+#include "planning/plan_metrics.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/text_file.h"

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "reports/json_reader.h"
-#include "sim/planning/sweep_grid.h"
-#include "sim/planning/sweep_runner.h"
+#include "planning/sweep_grid.h"
+#include "planning/sweep_runner.h"
 
 namespace slicelab {
 

@@ -25,7 +25,7 @@
 #include "backends/interposer/nvml_subset.h"
 #include "backends/interposer/overhead_test_delay.h"
 #include "backends/interposer/shared_region.h"
-#include "sim/limiter/compute_limiter.h"
+#include "limiter/compute_limiter.h"
 
 #include "backends/interposer/hooked_functions.h"
 

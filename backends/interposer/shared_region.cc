@@ -15,7 +15,7 @@
 #include <mutex>
 
 #include "backends/interposer/region_guard.h"
-#include "sim/limiter/memory_ledger.h"
+#include "limiter/memory_ledger.h"
 
 namespace slicelab::interposer {
 
@@ -663,7 +663,7 @@ bool SharedRegion::reserve(int dev, uint64_t bytes) {
       for (;;) pause();
     }
     RegionDevice& d = r_->devices[dev];
-    // The same admission rule as the simulator's ledger (sim/limiter), on the totals.
+    // The same admission rule as the simulator's ledger (limiter), on the totals.
     limiter::LedgerState st{container_cap, d.reserved.load(), d.committed.load(),
                             d.external.load()};
     bool ok = limiter::try_reserve(st, bytes);
@@ -727,7 +727,7 @@ uint64_t SharedRegion::used(int dev) const {
 void SharedRegion::reconcile(int dev, uint64_t observed) {
   if (!lock()) return;
   RegionDevice& d = r_->devices[dev];
-  // The simulator's rule (sim/limiter): what NVML sees beyond our committed bytes.
+  // The simulator's rule (limiter): what NVML sees beyond our committed bytes.
   limiter::LedgerState st{d.cap.load(), d.reserved.load(), d.committed.load(), 0};
   limiter::reconcile(st, observed);
   d.external.store(st.external);

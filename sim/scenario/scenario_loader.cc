@@ -469,7 +469,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   yaml.check_keys(root, "",
                   {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload",
                    "engine", "policies", "calibration", "workload_classes", "plan", "decide",
-                   "dra"});  // plan: sim/planning
+                   "dra"});  // plan: planning
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());

@@ -1,10 +1,10 @@
-// Fuzzes the sweep file reader (sim/planning/sweep_grid): bytes as sweep.yaml, next to a copy of
+// Fuzzes the sweep file reader (planning/sweep_grid): bytes as sweep.yaml, next to a copy of
 // the quickstart scenario named base.yaml so that `scenario: base.yaml` resolves.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 
-#include "sim/planning/sweep_grid.h"
+#include "planning/sweep_grid.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "workloads/input_error.h"
 

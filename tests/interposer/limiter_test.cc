@@ -1,4 +1,4 @@
-// Unit tests of sim/limiter on injected time: the memory ledger's exact cap, and the compute
+// Unit tests of limiter on injected time: the memory ledger's exact cap, and the compute
 // limiter holding a tenant at its cap on a simulated device (no wall clock, so no flakiness).
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "sim/limiter/compute_limiter.h"
-#include "sim/limiter/memory_ledger.h"
+#include "limiter/compute_limiter.h"
+#include "limiter/memory_ledger.h"
 
 namespace slicelab::limiter {
 namespace {

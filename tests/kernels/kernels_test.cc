@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "backends/local/gpu_detection.h"
-#include "kernels/harness/colocation_experiment.h"
-#include "kernels/harness/kernel_process.h"
+#include "kernel_harness/colocation_experiment.h"
+#include "kernel_harness/kernel_process.h"
 #include "kernels/kernel_catalog.h"
 #include "tests/local/local_test_support.h"
 

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/planning/capacity_fit.h"
+#include "planning/capacity_fit.h"
 
 namespace slicelab {
 namespace {

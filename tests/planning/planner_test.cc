@@ -7,10 +7,10 @@
 #include <set>
 #include <string>
 
-#include "sim/planning/capacity_planner.h"
-#include "sim/planning/plan_metrics.h"
-#include "sim/planning/plan_spec.h"
-#include "sim/planning/workload_scaling.h"
+#include "planning/capacity_planner.h"
+#include "planning/plan_metrics.h"
+#include "planning/plan_spec.h"
+#include "planning/workload_scaling.h"
 #include "tests/support/temp_files.h"
 
 namespace slicelab {

@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "sim/planning/size_search.h"
+#include "planning/size_search.h"
 
 namespace slicelab {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "reports/sweep_files.h"
-#include "sim/planning/plan_metrics.h"
+#include "planning/plan_metrics.h"
 #include "tests/support/temp_files.h"
 
 namespace slicelab {

@@ -12,7 +12,7 @@
 #include <string>
 #include <tuple>
 
-#include "sim/planning/sweep_grid.h"
+#include "planning/sweep_grid.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
 

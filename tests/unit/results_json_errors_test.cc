@@ -17,7 +17,7 @@
 #include "reports/report_data.h"
 #include "reports/results_diff.h"
 #include "reports/sweep_files.h"
-#include "sim/planning/plan_metrics.h"
+#include "planning/plan_metrics.h"
 #include "tests/support/temp_files.h"
 
 namespace slicelab {

@@ -16,7 +16,7 @@
 #include "reports/results_writer.h"
 #include "sim/metrics/run_metrics.h"
 #include "sim/metrics/seed_mean.h"
-#include "sim/planning/plan_metrics.h"
+#include "planning/plan_metrics.h"
 
 namespace slicelab {
 namespace {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "sim/limiter/compute_limiter.h"
+#include "limiter/compute_limiter.h"
 
 namespace slicelab {
 namespace {
@@ -63,7 +63,7 @@ void simulate_limiter(std::span<const LimitedTenant> tenants, const LimiterSimCo
   const size_t n = tenants.size();
   if (n == 0) return;
   Device dev;
-  // The interposer's own settings (sim/limiter defaults: 2 ms burst, 100 us sleeps).
+  // The interposer's own settings (limiter defaults: 2 ms burst, 100 us sleeps).
   std::vector<Tenant> ts(n);
   for (size_t i = 0; i < n; ++i) {
     const LimitedTenant& t = tenants[i];

@@ -1,4 +1,4 @@
-// Runs the limiter that ships (sim/limiter: ComputeLimiter + LaunchPacer) on simulated
+// Runs the limiter that ships (limiter: ComputeLimiter + LaunchPacer) on simulated
 // time: N capped tenants on one FIFO device, each with its own limiter, as the interposer does.
 #pragma once
 

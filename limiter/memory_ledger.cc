@@ -1,4 +1,4 @@
-#include "sim/limiter/memory_ledger.h"
+#include "limiter/memory_ledger.h"
 
 #include <stdexcept>
 #include <string>

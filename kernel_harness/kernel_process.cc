@@ -1,4 +1,4 @@
-#include "kernels/harness/kernel_process.h"
+#include "kernel_harness/kernel_process.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "sim/planning/workload_scaling.h"
+#include "planning/workload_scaling.h"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backends/local/gpu_detection.h"
-#include "kernels/harness/kernel_process.h"
+#include "kernel_harness/kernel_process.h"
 
 namespace slicelab {
 

@@ -1,4 +1,4 @@
-#include "kernels/harness/isolation_experiment.h"
+#include "kernel_harness/isolation_experiment.h"
 
 #include <fmt/format.h>
 

@@ -11,7 +11,7 @@
 
 #include "backends/local/gpu_detection.h"
 #include "backends/local/isolation.h"
-#include "kernels/harness/kernel_process.h"
+#include "kernel_harness/kernel_process.h"
 
 namespace slicelab {
 

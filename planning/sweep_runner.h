@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sim/metrics/run_result.h"
-#include "sim/planning/sweep_grid.h"
+#include "planning/sweep_grid.h"
 
 namespace slicelab {
 

@@ -1,4 +1,4 @@
-#include "kernels/harness/overhead_experiment.h"
+#include "kernel_harness/overhead_experiment.h"
 
 #include <fmt/format.h>
 

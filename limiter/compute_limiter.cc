@@ -1,4 +1,4 @@
-#include "sim/limiter/compute_limiter.h"
+#include "limiter/compute_limiter.h"
 
 #include <algorithm>
 #include <cmath>

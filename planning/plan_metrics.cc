@@ -1,4 +1,4 @@
-#include "sim/planning/plan_metrics.h"
+#include "planning/plan_metrics.h"
 
 #include <fmt/format.h>
 

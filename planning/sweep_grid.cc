@@ -1,4 +1,4 @@
-#include "sim/planning/sweep_grid.h"
+#include "planning/sweep_grid.h"
 
 #include <fmt/format.h>
 

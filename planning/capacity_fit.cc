@@ -1,4 +1,4 @@
-#include "sim/planning/capacity_fit.h"
+#include "planning/capacity_fit.h"
 
 #include <Eigen/Dense>
 

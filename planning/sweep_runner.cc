@@ -1,10 +1,10 @@
-#include "sim/planning/sweep_runner.h"
+#include "planning/sweep_runner.h"
 
 #include <algorithm>
 #include <map>
 
 #include "sim/parallel/parallel_for.h"
-#include "sim/planning/workload_scaling.h"
+#include "planning/workload_scaling.h"
 #include "sim/scenario/run_policies.h"
 
 namespace slicelab {

@@ -1,4 +1,4 @@
-#include "sim/planning/plan_spec.h"
+#include "planning/plan_spec.h"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "sim/planning/plan_metrics.h"
-#include "sim/planning/workload_scaling.h"
+#include "planning/plan_metrics.h"
+#include "planning/workload_scaling.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/yaml_reader.h"

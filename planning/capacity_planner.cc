@@ -1,4 +1,4 @@
-#include "sim/planning/capacity_planner.h"
+#include "planning/capacity_planner.h"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include <semaphore>
 
 #include "sim/parallel/parallel_for.h"
-#include "sim/planning/plan_metrics.h"
-#include "sim/planning/size_search.h"
-#include "sim/planning/workload_scaling.h"
+#include "planning/plan_metrics.h"
+#include "planning/size_search.h"
+#include "planning/workload_scaling.h"
 #include "sim/scenario/run_policies.h"
 
 namespace slicelab {

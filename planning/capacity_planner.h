@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "sim/metrics/run_result.h"
-#include "sim/planning/capacity_fit.h"
-#include "sim/planning/plan_spec.h"
+#include "planning/capacity_fit.h"
+#include "planning/plan_spec.h"
 #include "sim/scenario/scenario.h"
 
 namespace slicelab {

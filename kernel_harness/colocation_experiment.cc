@@ -1,4 +1,4 @@
-#include "kernels/harness/colocation_experiment.h"
+#include "kernel_harness/colocation_experiment.h"
 
 #include <fmt/format.h>
 

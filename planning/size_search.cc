@@ -1,4 +1,4 @@
-#include "sim/planning/size_search.h"
+#include "planning/size_search.h"
 
 #include <algorithm>
 #include <map>
