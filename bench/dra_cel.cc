@@ -8,7 +8,7 @@
 
 #include "sim/modes/dra/cel_expression.h"
 #include "sim/modes/dra/cel_selectors.h"
-#include "workloads/dra_objects.h"
+#include "workloads/inputs/dra_objects.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include "sim/engine/engine.h"
 #include "sim/modes/mode_registry.h"
 #include "sim/placement/placement_config.h"
-#include "workloads/generator.h"
+#include "workloads/inputs/generator.h"
 
 namespace slicelab {
 namespace {

@@ -11,9 +11,9 @@
 #include <unordered_map>
 
 #include "workloads/edit_distance.h"
+#include "workloads/go_duration.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
-#include "workloads/kube/kube_quantity.h"
 #include "workloads/text_file.h"
 #include "workloads/yaml_syntax_check.h"
 
@@ -297,75 +297,6 @@ double YamlReader::duration(const YAML::Node& node, std::string_view path, doubl
   return seconds;
 }
 
-namespace {
-
-// The largest size any *_mib or memory key takes (an exabyte), so sums over a cluster stay
-// far from overflow.
-constexpr int64_t kMaxMebibytes = 1'000'000'000'000;
-
-// A memory quantity that ends in a milli, micro or nano suffix is a fraction of a byte
-// ("512m" is 0.512 bytes), which Kubernetes accepts but nobody means.
-std::string fractional_byte_error(std::string_view text) {
-  if (text.empty()) return {};
-  switch (text.back()) {
-    case 'm':
-      return fmt::format(
-          "'{}' is thousandths of a byte ('m' is milli; did you mean 'Mi' (2^20) or 'M' (10^6)?)",
-          text);
-    case 'u':
-    case 'n':
-      return fmt::format("'{}' is a fraction of a byte ('{}' is {}); use Ki, Mi, Gi, k, M or G",
-                         text, text.back(), text.back() == 'u' ? "micro" : "nano");
-    default:
-      return {};
-  }
-}
-
-}  // namespace
-
-int64_t YamlReader::mebibytes(const YAML::Node& node, std::string_view path) const {
-  constexpr const char* kExpected =
-      "a size in MiB (an integer, or a Kubernetes quantity of bytes such as 512Mi, 16Gi, 10G)";
-  if (!node.IsScalar()) fail_expected(node, path, kExpected);
-  const std::string& text = node.Scalar();
-  // A plain number keeps the meaning these keys always had: MiB.
-  if (text.find_first_not_of("+-.0123456789") == std::string::npos) {
-    double v = 0;
-    if (!parse_double(text, v) || v < 0 || v > static_cast<double>(kMaxMebibytes))
-      fail_expected(node, path, kExpected);
-    return static_cast<int64_t>(std::llround(v));
-  }
-  return memory_bytes_as_mib(node, path);
-}
-
-int64_t YamlReader::memory_bytes_as_mib(const YAML::Node& node, std::string_view path) const {
-  constexpr const char* kExpected =
-      "a memory quantity in bytes (e.g. 512Mi, 16Gi, 10G, 10e9, or a number of bytes)";
-  if (!node.IsScalar()) fail_expected(node, path, kExpected);
-  const std::string& text = node.Scalar();
-  std::string error = fractional_byte_error(text);
-  std::optional<int64_t> mib;
-  if (error.empty()) mib = parse_memory_mib(text, error);
-  if (mib && *mib > kMaxMebibytes)
-    error = fmt::format("'{}' is more than the limit of 1000000000000 MiB", text), mib.reset();
-  if (!mib) fail(node, path, fmt::format("expected {}, found '{}': {}", kExpected, text, error));
-  return *mib;
-}
-
-int64_t YamlReader::cpu_milli(const YAML::Node& node, std::string_view path) const {
-  constexpr const char* kExpected = "a CPU quantity in cores (e.g. 4, 0.5, 500m)";
-  constexpr int64_t kMaxMilli = int64_t{1} << 40;
-  if (!node.IsScalar()) fail_expected(node, path, kExpected);
-  const std::string& text = node.Scalar();
-  std::string error;
-  std::optional<int64_t> milli = parse_cpu_milli(text, error);
-  if (milli && *milli > kMaxMilli)
-    error = fmt::format("'{}' is more than the limit of {} cores", text, kMaxMilli / 1000),
-    milli.reset();
-  if (!milli) fail(node, path, fmt::format("expected {}, found '{}': {}", kExpected, text, error));
-  return *milli;
-}
-
 std::vector<std::string> YamlReader::string_list(const YAML::Node& node,
                                                  std::string_view path) const {
   std::vector<std::string> out;
@@ -421,28 +352,6 @@ std::optional<double> YamlReader::opt_duration(const YAML::Node& map, std::strin
   const YAML::Node v = map[key];
   if (!v.IsDefined()) return std::nullopt;
   return duration(v, join_path(path, key), min_s);
-}
-
-std::optional<int64_t> YamlReader::opt_mebibytes(const YAML::Node& map, std::string_view path,
-                                                 const char* key) const {
-  const YAML::Node v = map[key];
-  if (!v.IsDefined()) return std::nullopt;
-  return mebibytes(v, join_path(path, key));
-}
-
-std::optional<int64_t> YamlReader::opt_memory_bytes_as_mib(const YAML::Node& map,
-                                                           std::string_view path,
-                                                           const char* key) const {
-  const YAML::Node v = map[key];
-  if (!v.IsDefined()) return std::nullopt;
-  return memory_bytes_as_mib(v, join_path(path, key));
-}
-
-std::optional<int64_t> YamlReader::opt_cpu_milli(const YAML::Node& map, std::string_view path,
-                                                 const char* key) const {
-  const YAML::Node v = map[key];
-  if (!v.IsDefined()) return std::nullopt;
-  return cpu_milli(v, join_path(path, key));
 }
 
 }  // namespace slicelab

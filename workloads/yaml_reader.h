@@ -68,15 +68,6 @@ class YamlReader {
   // Seconds: a number, or a Go duration (time.ParseDuration) with slicelab's "d" (24h):
   // "90s", "15m", "1h30m", "300ms", "2h45m30.5s", "1.5d".
   double duration(const YAML::Node& node, std::string_view path, double min_s = 0.0) const;
-  // MiB for the *_mib keys: a plain number is MiB, as these keys always read it ("2048"); any
-  // other spelling is a Kubernetes quantity of bytes, rounded up to whole MiB ("512Mi", "16Gi",
-  // "10G", "10e9"). Milli, micro and nano suffixes ("512m") are refused with a did-you-mean.
-  int64_t mebibytes(const YAML::Node& node, std::string_view path) const;
-  // Kubernetes `memory:` in MiB: a quantity of bytes, a bare number included ("1073741824" is
-  // 1024), rounded up to whole MiB.
-  int64_t memory_bytes_as_mib(const YAML::Node& node, std::string_view path) const;
-  // Kubernetes `cpu:` in thousandths of a core: "4" -> 4000, "500m" -> 500, "0.5" -> 500.
-  int64_t cpu_milli(const YAML::Node& node, std::string_view path) const;
   std::vector<std::string> string_list(const YAML::Node& node, std::string_view path) const;
   // Fails at `at` unless `file` (a file the document names) is a regular file (or a link to
   // one): "KIND 'FILE' does not exist", "… is a folder; give a file", "… is not a regular file
@@ -95,12 +86,6 @@ class YamlReader {
                                    double min, double max) const;
   std::optional<double> opt_duration(const YAML::Node& map, std::string_view path, const char* key,
                                      double min_s = 0.0) const;
-  std::optional<int64_t> opt_mebibytes(const YAML::Node& map, std::string_view path,
-                                       const char* key) const;
-  std::optional<int64_t> opt_memory_bytes_as_mib(const YAML::Node& map, std::string_view path,
-                                                 const char* key) const;
-  std::optional<int64_t> opt_cpu_milli(const YAML::Node& map, std::string_view path,
-                                       const char* key) const;
 
  private:
   std::string file_;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "workloads/device_plugin_config.h"
+#include "workloads/inputs/device_plugin_config.h"
 #include "workloads/input_error.h"
 #include "workloads/text_file.h"
 #include "workloads/yaml_reader.h"

@@ -1,4 +1,5 @@
 #include "sim/interference/calibration.h"
+#include "workloads/kube/kube_yaml_quantities.h"
 
 #include <fmt/format.h>
 
@@ -29,7 +30,7 @@ void read_workload_classes(const YamlReader& yaml, const YAML::Node& node, std::
     c.sm = yaml.number(yaml.required(v, p, "sm"), join_path(p, "sm"), 0.001, 1.0);
     c.bandwidth = yaml.opt_number(v, p, "bandwidth", 0.0, 1.0).value_or(0.0);
     c.launch_khz = yaml.opt_number(v, p, "launch_khz", 0.0, 1000.0).value_or(0.0);
-    c.memory_mib = yaml.opt_mebibytes(v, p, "memory_mib").value_or(0);
+    c.memory_mib = kube_opt_mebibytes(yaml, v, p, "memory_mib").value_or(0);
     out.upsert(std::move(c));
   }
 }

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "workloads/csv_trace_reader.h"
+#include "workloads/inputs/csv_trace_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/rfc3339.h"
 

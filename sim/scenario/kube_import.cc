@@ -18,13 +18,13 @@
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/kube/kube_gfd_products.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/pod_yaml.h"
 #include "workloads/trace_writer.h"
 
 namespace slicelab {
 namespace {
 
-constexpr int kMaxPriority = 1'000'000;  // the trace format's range (workloads/pod_yaml.cc)
+constexpr int kMaxPriority = 1'000'000;  // the trace format's range (workloads/inputs/pod_yaml.cc)
 
 using NodeFacts = KubeNodeFacts;
 

@@ -16,7 +16,7 @@
 #include "sim/modes/mode_registry.h"
 #include "sim/placement/placement_config.h"
 #include "sim/sharing/sharing_config.h"
-#include "workloads/generator.h"
+#include "workloads/inputs/generator.h"
 #include "workloads/pod_spec.h"
 
 namespace slicelab {

@@ -15,11 +15,12 @@
 #include "sim/sharing/device_plugin_config.h"
 #include "sim/topology/topology_yaml.h"
 #include "workloads/fill_sampler.h"
-#include "workloads/generator.h"
+#include "workloads/inputs/generator.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
+#include "workloads/kube/kube_yaml_quantities.h"
 #include "workloads/plain_file_name.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/pod_yaml.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {
@@ -61,7 +62,7 @@ void read_gpu_models(const YamlReader& yaml, const YAML::Node& node, GpuCatalog&
       model = *base;
     }
     model.name = name;
-    if (auto v = yaml.opt_mebibytes(m, path, "memory_mib")) model.memory_mib = *v;
+    if (auto v = kube_opt_mebibytes(yaml, m, path, "memory_mib")) model.memory_mib = *v;
     if (auto v = yaml.opt_integer(m, path, "sm_count", 1, 10000))
       model.sm_count = static_cast<int>(*v);
     if (auto v = yaml.opt_number(m, path, "memory_bandwidth_gbps", 0, 1e6))
@@ -135,15 +136,15 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
       const char* key = one_of(yaml, g, path, "cpu_milli", "cpu");
       const std::string p = join_path(path, key);
       group.cpu_milli = key == std::string_view("cpu")
-                            ? yaml.cpu_milli(g[key], p)
+                            ? kube_cpu_milli(yaml, g[key], p)
                             : yaml.integer(g[key], p, 1, int64_t{1} << 40);
       if (group.cpu_milli <= 0) yaml.fail_expected(g[key], p, "a CPU quantity above 0");
     }
     {
       const char* key = one_of(yaml, g, path, "memory_mib", "memory");
       const std::string p = join_path(path, key);
-      group.memory_mib = key == std::string_view("memory") ? yaml.memory_bytes_as_mib(g[key], p)
-                                                           : yaml.mebibytes(g[key], p);
+      group.memory_mib = key == std::string_view("memory") ? kube_memory_bytes_as_mib(yaml, g[key], p)
+                                                           : kube_mebibytes(yaml, g[key], p);
       if (group.memory_mib <= 0) yaml.fail_expected(g[key], p, "a size above 0");
     }
     group.gpus_per_node =

@@ -1,5 +1,5 @@
 // A policy's sharing given as the NVIDIA device plugin's config file: the file is read by the one
-// reader of that format (workloads/device_plugin_config.h); this is the simulator's translation
+// reader of that format (workloads/inputs/device_plugin_config.h); this is the simulator's translation
 // of it into a sharing mode, refusing what the simulator cannot model;
 // docs/device-plugin-config.md.
 #pragma once
@@ -10,7 +10,7 @@
 
 #include "sim/sharing/device_plugin_settings.h"
 #include "sim/sharing/sharing_config.h"
-#include "workloads/device_plugin_config.h"
+#include "workloads/inputs/device_plugin_config.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {

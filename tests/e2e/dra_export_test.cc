@@ -8,7 +8,7 @@
 #include "sim/modes/dra/cel_selectors.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
-#include "workloads/dra_objects.h"
+#include "workloads/inputs/dra_objects.h"
 
 namespace slicelab {
 namespace {

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "workloads/csv_trace_reader.h"
-#include "workloads/openb_reader.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/csv_trace_reader.h"
+#include "workloads/inputs/openb_reader.h"
+#include "workloads/inputs/pod_yaml.h"
 #include "workloads/trace_writer.h"
 
 namespace slicelab {

@@ -1,4 +1,4 @@
-// Fuzzes the generic CSV trace reader (workloads/csv_trace_reader). The first byte picks the
+// Fuzzes the generic CSV trace reader (workloads/inputs/csv_trace_reader). The first byte picks the
 // column mapping (separator, units, duration or start/end, which optional fields are mapped);
 // the rest is the file, whose header names columns after slicelab's fields. Start/end mappings
 // with the CPU bit set read RFC 3339 times, percentages and Kubernetes quantities.
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tests/fuzz/fuzz_input_file.h"
-#include "workloads/csv_trace_reader.h"
+#include "workloads/inputs/csv_trace_reader.h"
 #include "workloads/input_error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -15,6 +15,7 @@
 
 #include "sim/scenario/scenario.h"
 #include "workloads/kube/kube_quantity.h"
+#include "workloads/go_duration.h"
 
 namespace slicelab {
 namespace {

@@ -14,7 +14,9 @@ set(layers
     "limiter:"
     "workloads/hardware:"
     "workloads:workloads/hardware"
-    "sim:workloads"
+    "workloads/kube:workloads"
+    "workloads/inputs:workloads/kube"
+    "sim:workloads/inputs"
     "sim/parallel:"
     "sim/topology:workloads"
     "sim/metrics:sim"
@@ -40,10 +42,8 @@ set(layers
 # belongs to the room of that name). A room "X/*" stands for every sub-folder of X, each a room
 # of its own with the same arrows: the sharing modes, so that a new mode is one folder and one
 # line in the registry (sim/modes/mode_registry.cc), and no mode may include another. Elsewhere
-# a file belongs to the most specific declared room that holds it (workloads/kube/ is part of
-# workloads/: the trace formats read Kubernetes quantities, and the Kubernetes readers use the
-# trace formats' YAML reader).
-set(split_rooms sim backends)
+# a file belongs to the most specific declared room that holds it.
+set(split_rooms workloads sim backends)
 # Folders no library may include at all.
 set(never tests bench)
 

@@ -12,7 +12,7 @@
 #include "sim/modes/dra/cel_selectors.h"
 #include "sim/modes/dra/dra_files.h"
 #include "tests/support/temp_files.h"
-#include "workloads/dra_objects.h"
+#include "workloads/inputs/dra_objects.h"
 
 namespace slicelab {
 namespace {

@@ -1,6 +1,6 @@
 // Pins down the synthetic workload generator: determinism by seed, pod count and horizon,
 // Poisson arrival rate, shape weights over many pods, and duration distributions' bounds.
-#include "workloads/generator.h"
+#include "workloads/inputs/generator.h"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include "sim/engine/failure_model.h"
 #include "tests/support/sim_fixtures.h"
 #include "tests/support/temp_files.h"
-#include "workloads/csv_trace_reader.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/csv_trace_reader.h"
+#include "workloads/inputs/pod_yaml.h"
 #include "workloads/trace_writer.h"
 
 namespace slicelab {

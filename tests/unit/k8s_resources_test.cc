@@ -10,7 +10,7 @@
 #include "sim/scenario/scenario.h"
 #include "tests/support/temp_files.h"
 #include "workloads/hardware/mig_profiles.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/pod_yaml.h"
 
 namespace slicelab {
 namespace {

@@ -16,7 +16,7 @@
 #include "workloads/input_error.h"
 #include "workloads/kube/kube_gfd_products.h"
 #include "workloads/kube/kube_objects.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/pod_yaml.h"
 #include "workloads/rfc3339.h"
 #include "workloads/trace_writer.h"
 

@@ -12,7 +12,7 @@
 #include "sim/scenario/scenario.h"
 #include "tests/support/temp_files.h"
 #include "workloads/input_error.h"
-#include "workloads/openb_reader.h"
+#include "workloads/inputs/openb_reader.h"
 #include "workloads/trace_summary.h"
 
 namespace slicelab {

@@ -16,7 +16,7 @@
 #include "sim/placement/placement_config.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/pod_yaml.h"
 
 namespace slicelab {
 namespace {

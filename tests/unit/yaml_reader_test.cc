@@ -14,6 +14,7 @@
 
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
+#include "workloads/kube/kube_yaml_quantities.h"
 #include "workloads/yaml_syntax_check.h"
 
 namespace slicelab {
@@ -125,25 +126,25 @@ TEST(YamlReaderDuration, BeyondTheHorizonIsRefused) {
 // ---- sizes in MiB --------------------------------------------------------------------------
 
 TEST(YamlReaderMebibytes, AcceptsUnitsAndPlainIntegers) {
-  EXPECT_EQ(kYaml.mebibytes(value("512Mi"), "v"), 512);
-  EXPECT_EQ(kYaml.mebibytes(value("16Gi"), "v"), 16384);
-  EXPECT_EQ(kYaml.mebibytes(value("1Ti"), "v"), 1048576);
-  EXPECT_EQ(kYaml.mebibytes(value("0.5Gi"), "v"), 512);
-  EXPECT_EQ(kYaml.mebibytes(value("2048"), "v"), 2048);
-  EXPECT_EQ(kYaml.mebibytes(value("0"), "v"), 0);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("512Mi"), "v"), 512);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("16Gi"), "v"), 16384);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("1Ti"), "v"), 1048576);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("0.5Gi"), "v"), 512);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("2048"), "v"), 2048);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("0"), "v"), 0);
   // A plain fraction is still MiB, rounded to the nearest as before.
-  EXPECT_EQ(kYaml.mebibytes(value("1.5"), "v"), 2);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("1.5"), "v"), 2);
 }
 
 TEST(YamlReaderMebibytes, SuffixedValuesAreKubernetesQuantitiesOfBytes) {
   // 10G = 10^10 / 2^20 = 9536.74 MiB, rounded up as Kubernetes rounds.
-  EXPECT_EQ(kYaml.mebibytes(value("10G"), "v"), 9537);
-  EXPECT_EQ(kYaml.mebibytes(value("10e9"), "v"), 9537);
-  EXPECT_EQ(kYaml.mebibytes(value("1Pi"), "v"), int64_t{1} << 30);
-  EXPECT_EQ(kYaml.mebibytes(value("1048576k"), "v"), 1000);  // 1.048576e9 / 2^20
-  EXPECT_EQ(kYaml.mebibytes(value("3M"), "v"), 3);           // 3e6 / 2^20 = 2.86
-  EXPECT_EQ(kYaml.mebibytes(value("1Ki"), "v"), 1);          // a KiB rounds up to 1 MiB
-  EXPECT_EQ(kYaml.mebibytes(value("10240Mi"), "v"), 10240);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("10G"), "v"), 9537);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("10e9"), "v"), 9537);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("1Pi"), "v"), int64_t{1} << 30);
+  EXPECT_EQ(kube_mebibytes(kYaml, value("1048576k"), "v"), 1000);  // 1.048576e9 / 2^20
+  EXPECT_EQ(kube_mebibytes(kYaml, value("3M"), "v"), 3);           // 3e6 / 2^20 = 2.86
+  EXPECT_EQ(kube_mebibytes(kYaml, value("1Ki"), "v"), 1);          // a KiB rounds up to 1 MiB
+  EXPECT_EQ(kube_mebibytes(kYaml, value("10240Mi"), "v"), 10240);
 }
 
 std::string mib_expected() {
@@ -169,57 +170,58 @@ TEST(YamlReaderMebibytes, RejectsBadUnitsWithDidYouMean) {
   };
   for (const auto& [bad, found] : cases) {
     SCOPED_TRACE(bad);
-    EXPECT_EQ(error_of([&] { kYaml.mebibytes(value(bad), "gpu_memory_mib"); }), start + found);
+    EXPECT_EQ(error_of([&] { kube_mebibytes(kYaml, value(bad), "gpu_memory_mib"); }),
+              start + found);
   }
   for (const std::string bad : {"-1", "1.2.3", "2000000000000"}) {
     SCOPED_TRACE(bad);
-    EXPECT_NE(error_of([&] { kYaml.mebibytes(value(bad), "gpu_memory_mib"); }), "<no error>");
+    EXPECT_NE(error_of([&] { kube_mebibytes(kYaml, value(bad), "gpu_memory_mib"); }), "<no error>");
   }
-  EXPECT_EQ(error_of([] { kYaml.mebibytes(value("-1"), "m"); }),
+  EXPECT_EQ(error_of([] { kube_mebibytes(kYaml, value("-1"), "m"); }),
             "t.yaml:1:4: m: " + mib_expected() + ", found '-1'");
-  EXPECT_EQ(error_of([] { kYaml.mebibytes(value("{size: 1}"), "m"); }),
+  EXPECT_EQ(error_of([] { kube_mebibytes(kYaml, value("{size: 1}"), "m"); }),
             "t.yaml:1:4: m: " + mib_expected() + ", found a mapping");
 }
 
 TEST(YamlReaderMemoryBytes, ABareNumberIsBytes) {
-  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("1073741824"), "memory"), 1024);
-  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("1048577"), "memory"), 2);  // rounded up
-  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("10Gi"), "memory"), 10240);
-  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("10G"), "memory"), 9537);
-  EXPECT_EQ(kYaml.memory_bytes_as_mib(value("0"), "memory"), 0);
-  EXPECT_EQ(error_of([] { kYaml.memory_bytes_as_mib(value("10gb"), "memory"); }),
+  EXPECT_EQ(kube_memory_bytes_as_mib(kYaml, value("1073741824"), "memory"), 1024);
+  EXPECT_EQ(kube_memory_bytes_as_mib(kYaml, value("1048577"), "memory"), 2);  // rounded up
+  EXPECT_EQ(kube_memory_bytes_as_mib(kYaml, value("10Gi"), "memory"), 10240);
+  EXPECT_EQ(kube_memory_bytes_as_mib(kYaml, value("10G"), "memory"), 9537);
+  EXPECT_EQ(kube_memory_bytes_as_mib(kYaml, value("0"), "memory"), 0);
+  EXPECT_EQ(error_of([] { kube_memory_bytes_as_mib(kYaml, value("10gb"), "memory"); }),
             "t.yaml:1:4: memory: expected a memory quantity in bytes (e.g. 512Mi, 16Gi, 10G, "
             "10e9, or a number of bytes), found '10gb': unknown unit 'gb' in '10gb' (did you "
             "mean 'Gi' (2^30) or 'G' (10^9)?)");
 }
 
 TEST(YamlReaderCpu, QuantityOfCores) {
-  EXPECT_EQ(kYaml.cpu_milli(value("4"), "cpu"), 4000);
-  EXPECT_EQ(kYaml.cpu_milli(value("128"), "cpu"), 128000);
-  EXPECT_EQ(kYaml.cpu_milli(value("4000m"), "cpu"), 4000);
-  EXPECT_EQ(kYaml.cpu_milli(value("500m"), "cpu"), 500);
-  EXPECT_EQ(kYaml.cpu_milli(value("0.5"), "cpu"), 500);
-  EXPECT_EQ(kYaml.cpu_milli(value("'2.25'"), "cpu"), 2250);
+  EXPECT_EQ(kube_cpu_milli(kYaml, value("4"), "cpu"), 4000);
+  EXPECT_EQ(kube_cpu_milli(kYaml, value("128"), "cpu"), 128000);
+  EXPECT_EQ(kube_cpu_milli(kYaml, value("4000m"), "cpu"), 4000);
+  EXPECT_EQ(kube_cpu_milli(kYaml, value("500m"), "cpu"), 500);
+  EXPECT_EQ(kube_cpu_milli(kYaml, value("0.5"), "cpu"), 500);
+  EXPECT_EQ(kube_cpu_milli(kYaml, value("'2.25'"), "cpu"), 2250);
   const std::string start =
       "t.yaml:1:4: pod.cpu: expected a CPU quantity in cores (e.g. 4, 0.5, "
       "500m), found ";
-  EXPECT_EQ(error_of([] { kYaml.cpu_milli(value("2G"), "pod.cpu"); }),
+  EXPECT_EQ(error_of([] { kube_cpu_milli(kYaml, value("2G"), "pod.cpu"); }),
             start + "'2G': '2G' is more than the limit of 1099511627 cores");
-  EXPECT_EQ(error_of([] { kYaml.cpu_milli(value("4cores"), "pod.cpu"); }),
+  EXPECT_EQ(error_of([] { kube_cpu_milli(kYaml, value("4cores"), "pod.cpu"); }),
             start +
                 "'4cores': unknown unit 'cores' in '4cores' (units: Ki Mi Gi Ti Pi Ei, n u m "
                 "k M G T P E, or an exponent such as e9)");
-  EXPECT_EQ(error_of([] { kYaml.cpu_milli(value("-1"), "pod.cpu"); }),
+  EXPECT_EQ(error_of([] { kube_cpu_milli(kYaml, value("-1"), "pod.cpu"); }),
             start + "'-1': '-1' is negative");
-  EXPECT_EQ(error_of([] { kYaml.cpu_milli(value("[1]"), "pod.cpu"); }), start + "a list");
+  EXPECT_EQ(error_of([] { kube_cpu_milli(kYaml, value("[1]"), "pod.cpu"); }), start + "a list");
 }
 
 TEST(YamlReaderCpu, OptionalVariantsNameTheKey) {
   const YAML::Node root = YAML::Load("pod:\n  cpu: 2\n  memory: 3x\n");
-  EXPECT_EQ(kYaml.opt_cpu_milli(root["pod"], "pod", "cpu"), 2000);
-  EXPECT_FALSE(kYaml.opt_cpu_milli(root["pod"], "pod", "cores").has_value());
-  EXPECT_FALSE(kYaml.opt_memory_bytes_as_mib(root["pod"], "pod", "mem").has_value());
-  EXPECT_EQ(error_of([&] { kYaml.opt_memory_bytes_as_mib(root["pod"], "pod", "memory"); }),
+  EXPECT_EQ(kube_opt_cpu_milli(kYaml, root["pod"], "pod", "cpu"), 2000);
+  EXPECT_FALSE(kube_opt_cpu_milli(kYaml, root["pod"], "pod", "cores").has_value());
+  EXPECT_FALSE(kube_opt_memory_bytes_as_mib(kYaml, root["pod"], "pod", "mem").has_value());
+  EXPECT_EQ(error_of([&] { kube_opt_memory_bytes_as_mib(kYaml, root["pod"], "pod", "memory"); }),
             "t.yaml:3:11: pod.memory: expected a memory quantity in bytes (e.g. 512Mi, 16Gi, 10G, "
             "10e9, or a number of bytes), found '3x': unknown unit 'x' in '3x' (units: Ki Mi Gi "
             "Ti Pi Ei, n u m k M G T P E, or an exponent such as e9)");
@@ -382,7 +384,7 @@ TEST(YamlReaderOptional, AbsentIsNulloptPresentIsReadWithItsPath) {
   EXPECT_FALSE(kYaml.opt_string(engine, "engine", "queue").has_value());
   EXPECT_FALSE(kYaml.opt_integer(engine, "engine", "queue", 0, 1).has_value());
   EXPECT_FALSE(kYaml.opt_number(engine, "engine", "queue", 0, 1).has_value());
-  EXPECT_FALSE(kYaml.opt_mebibytes(engine, "engine", "queue").has_value());
+  EXPECT_FALSE(kube_opt_mebibytes(kYaml, engine, "engine", "queue").has_value());
   EXPECT_EQ(kYaml.opt_duration(engine, "engine", "until"), 7200.0);
   EXPECT_EQ(error_of([&] { kYaml.opt_duration(engine, "engine", "sample_interval"); }),
             "t.yaml:3:20: engine.sample_interval: " + duration_expected("0") +

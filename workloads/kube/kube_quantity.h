@@ -1,5 +1,5 @@
-// Kubernetes resource quantities ("4", "500m", "10Gi", "10G", "10e9") and Go durations
-// ("1h30m", "300ms"), parsed exactly as Kubernetes reads them, with "did you mean" errors.
+// Kubernetes resource quantities ("4", "500m", "10Gi", "10G", "10e9"), parsed exactly as
+// Kubernetes reads them, with "did you mean" errors (Go durations: workloads/go_duration.h).
 #pragma once
 
 #include <cstdint>
@@ -40,11 +40,5 @@ std::optional<int64_t> parse_cpu_milli(std::string_view text, std::string& error
 // Memory as Kubernetes reads it, in bytes, rounded up to whole MiB: "10Gi" → 10240,
 // "10G" → 9537, "10240Mi" → 10240, "10e9" → 9537, a bare number is bytes ("1048576" → 1).
 std::optional<int64_t> parse_memory_mib(std::string_view text, std::string& error);
-
-// A Go duration (time.ParseDuration) in seconds: "1h30m", "300ms", "1.5h", "2h45m30.5s",
-// "-1s" is refused; units ns us µs ms s m h, plus d (24h) as slicelab's traces use it. A bare
-// "0" is zero; any other bare number is refused here (callers that take seconds as a number
-// check for it first).
-std::optional<double> parse_go_duration(std::string_view text, std::string& error);
 
 }  // namespace slicelab

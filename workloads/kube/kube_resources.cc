@@ -11,6 +11,7 @@
 #include "workloads/edit_distance.h"
 #include "workloads/hardware/mig_profiles.h"
 #include "workloads/kube/kube_names.h"
+#include "workloads/kube/kube_yaml_quantities.h"
 
 namespace slicelab {
 namespace {
@@ -98,14 +99,14 @@ Resource classify(const YamlReader& yaml, const YAML::Node& key, std::string_vie
 int64_t amount(const YamlReader& yaml, Resource r, const YAML::Node& v, std::string_view path) {
   switch (r) {
     case Resource::kCpu:
-      return yaml.cpu_milli(v, path);
+      return kube_cpu_milli(yaml, v, path);
     case Resource::kMemory:
-      return yaml.memory_bytes_as_mib(v, path);
+      return kube_memory_bytes_as_mib(yaml, v, path);
     case Resource::kGpu:
       return yaml.integer(v, path, 0, 64);
     case Resource::kGpuMem:
       // HAMi's unit: a plain integer is MiB; a suffixed quantity is bytes.
-      return yaml.mebibytes(v, path);
+      return kube_mebibytes(yaml, v, path);
     case Resource::kGpuMemPercent:
     case Resource::kGpuCores:
       return yaml.integer(v, path, 1, 100);

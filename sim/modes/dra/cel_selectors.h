@@ -9,7 +9,7 @@
 
 #include "sim/modes/dra/cel_expression.h"
 #include "workloads/dra_model.h"
-#include "workloads/dra_objects.h"
+#include "workloads/inputs/dra_objects.h"
 
 namespace slicelab {
 

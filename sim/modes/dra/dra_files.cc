@@ -1,6 +1,6 @@
 #include "sim/modes/dra/dra_files.h"
 
-#include "workloads/dra_objects.h"
+#include "workloads/inputs/dra_objects.h"
 
 namespace slicelab {
 

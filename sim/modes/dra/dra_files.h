@@ -1,4 +1,4 @@
-// Loading a scenario's DRA files: every object read (workloads/dra_objects.h) and every CEL
+// Loading a scenario's DRA files: every object read (workloads/inputs/dra_objects.h) and every CEL
 // selector compiled, so that a scenario outside the supported subset fails when it is loaded.
 #pragma once
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "workloads/pod_spec.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/pod_yaml.h"
 
 namespace slicelab {
 

@@ -1,4 +1,4 @@
-#include "workloads/dra_objects.h"
+#include "workloads/inputs/dra_objects.h"
 
 #include <fmt/format.h>
 

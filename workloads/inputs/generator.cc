@@ -1,4 +1,4 @@
-#include "workloads/generator.h"
+#include "workloads/inputs/generator.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/pod_yaml.h"
 
 namespace slicelab {
 namespace {

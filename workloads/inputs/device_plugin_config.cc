@@ -1,4 +1,4 @@
-#include "workloads/device_plugin_config.h"
+#include "workloads/inputs/device_plugin_config.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/pod_yaml.h"
 
 #include <fmt/format.h>
 
@@ -7,6 +7,7 @@
 #include "workloads/hardware/mig_profiles.h"
 #include "workloads/input_limits.h"
 #include "workloads/kube/kube_resources.h"
+#include "workloads/kube/kube_yaml_quantities.h"
 
 namespace slicelab {
 
@@ -35,25 +36,26 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
   read("gpu_milli", request.gpu_milli,
        [&](const YAML::Node& m, const std::string& p) { return yaml.integer(m, p, 1, 1000); });
   read("gpu_memory_mib", request.gpu_memory_mib,
-       [&](const YAML::Node& m, const std::string& p) { return yaml.mebibytes(m, p); });
+       [&](const YAML::Node& m, const std::string& p) { return kube_mebibytes(yaml, m, p); });
   read("gpu_memory_percent", request.gpu_memory_percent,
        [&](const YAML::Node& m, const std::string& p) { return yaml.integer(m, p, 1, 100); });
   read("cpu_milli", request.cpu_milli, [&](const YAML::Node& m, const std::string& p) {
     return yaml.integer(m, p, 0, int64_t{1} << 40);
   });
   read("cpu", request.cpu_milli,
-       [&](const YAML::Node& m, const std::string& p) { return yaml.cpu_milli(m, p); });
+       [&](const YAML::Node& m, const std::string& p) { return kube_cpu_milli(yaml, m, p); });
   read("memory_mib", request.memory_mib,
-       [&](const YAML::Node& m, const std::string& p) { return yaml.mebibytes(m, p); });
-  read("memory", request.memory_mib,
-       [&](const YAML::Node& m, const std::string& p) { return yaml.memory_bytes_as_mib(m, p); });
+       [&](const YAML::Node& m, const std::string& p) { return kube_mebibytes(yaml, m, p); });
+  read("memory", request.memory_mib, [&](const YAML::Node& m, const std::string& p) {
+    return kube_memory_bytes_as_mib(yaml, m, p);
+  });
   if (const YAML::Node m = node["resources"]; m.IsDefined())
     read_kubernetes_resources(yaml, m, join_path(path, "resources"), request);
   apply_resource_request(yaml, request, pod);
   // HAMi (docs/hami.md): what the pod really uses of each GPU, beside what it asks for.
   if (const YAML::Node m = node["gpu_memory_used_mib"]; m.IsDefined()) {
     const std::string p = join_path(path, "gpu_memory_used_mib");
-    const int64_t used = yaml.mebibytes(m, p);
+    const int64_t used = kube_mebibytes(yaml, m, p);
     if (pod.gpu_count == 0 && used > 0) yaml.fail(m, p, "GPU memory needs gpu_count of at least 1");
     if (used > INT32_MAX)
       yaml.fail(m, p, fmt::format("at most {} MiB (2 PiB) per GPU", int64_t{INT32_MAX}));

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "workloads/pod_spec.h"
-#include "workloads/pod_yaml.h"
+#include "workloads/inputs/pod_yaml.h"
 #include "workloads/rng.h"
 #include "workloads/yaml_reader.h"
 

@@ -1,4 +1,4 @@
-#include "workloads/csv_trace_reader.h"
+#include "workloads/inputs/csv_trace_reader.h"
 
 #include <fmt/format.h>
 
@@ -10,6 +10,7 @@
 
 #include "workloads/csv_reader.h"
 #include "workloads/edit_distance.h"
+#include "workloads/go_duration.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/kube/kube_quantity.h"

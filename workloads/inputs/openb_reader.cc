@@ -1,4 +1,4 @@
-#include "workloads/openb_reader.h"
+#include "workloads/inputs/openb_reader.h"
 
 #include <fmt/format.h>
 
