@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include "sim/interference/calibration.h"
-#include "sim/modes/hami/hami_scenario.h"
 #include "sim/modes/mode_registry.h"
 #include "sim/placement/plugin_registry.h"
 #include "sim/scenario/import_sources.h"
@@ -354,7 +353,7 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
     const YAML::Node placement = yaml.required(p, path, "placement");
     spec.placement = read_placement(yaml, placement, join_path(path, "placement"));
     spec.sharing = read_sharing(yaml, p["sharing"], join_path(path, "sharing"));
-    check_hami_placement(yaml, placement, join_path(path, "placement"), spec.placement,
+    check_mode_placement(yaml, placement, join_path(path, "placement"), spec.placement,
                          spec.sharing);
     spec.name = yaml.opt_string(p, path, "name")
                     .value_or(spec.placement.preset.empty() ? fmt::format("policy{}", i)
