@@ -79,6 +79,16 @@ void check_mode_placement(const YamlReader& yaml, const YAML::Node& at, std::str
     if (m.check_placement) m.check_placement(yaml, at, path, placement, sharing);
 }
 
+void apply_calibration(const Calibration& cal, SharingConfig& config) {
+  config.interference = cal.for_mode(config.kind);
+  if (config.kind != "interposer") return;
+  const auto own = config.mode_settings<InterposerSettings>();
+  if (own && own->launch_overhead_ns) return;  // the policy's own overhead wins
+  auto s = std::make_shared<InterposerSettings>(own ? *own : InterposerSettings{});
+  s->launch_overhead_ns = cal.interposer_launch_overhead_ns;
+  config.set_mode_settings(std::move(s));
+}
+
 std::unique_ptr<SharingMode> make_sharing_mode(const SharingConfig& config) {
   const SharingModeEntry* mode = find_sharing_mode(config.kind);
   if (!mode) throw std::invalid_argument("unknown sharing mode " + config.kind);

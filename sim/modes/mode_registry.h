@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "sim/interference/calibration.h"
 #include "sim/placement/placement_config.h"
 #include "sim/sharing/mode_load.h"
 #include "sim/sharing/sharing_config.h"
@@ -49,6 +50,10 @@ void read_mode_settings(const YamlReader& yaml, const YAML::Node& node, std::str
 // Every mode's placement check of one policy (`at`: its placement node), in the table's order.
 void check_mode_placement(const YamlReader& yaml, const YAML::Node& at, std::string_view path,
                           const PlacementConfig& placement, const SharingConfig& sharing);
+
+// Gives `config` its mode's figures from the calibration: its interference coefficients and,
+// for the interposer, the launch overhead when the policy set none.
+void apply_calibration(const Calibration& cal, SharingConfig& config);
 
 // The mode `config` names, wrapped by the NVIDIA device plugin's rules when its config gave it.
 // Throws std::invalid_argument for an unknown mode.
