@@ -1,6 +1,6 @@
-// A policy's sharing mode as the scenario names it: the mode's name, the settings every mode may
-// read, and the mode's own settings held type-erased (the mode's reader sets them, its factory in
-// sim/modes/mode_registry.cc reads them back). The seam knows no mode.
+// A policy's sharing mode as the scenario names it: the mode's name, the device plugin's rules
+// when its config gave the mode, the interference coefficients, and the mode's own settings held
+// type-erased (the mode's reader sets them, its factory reads them back). The seam knows no mode.
 #pragma once
 
 #include <memory>
