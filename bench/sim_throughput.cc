@@ -8,6 +8,7 @@
 
 #include "sim/engine/engine.h"
 #include "sim/modes/mode_registry.h"
+#include "sim/modes/time_slice/time_slice_settings.h"
 #include "sim/placement/placement_config.h"
 #include "workloads/inputs/generator.h"
 
@@ -108,10 +109,9 @@ void BM_BestFitWholeCardBackfill(benchmark::State& s) {
 // Spread, not best-fit: best-fit stacks these memory-hungry pods on one GPU and nearly all of
 // them fail with out-of-memory at once, which would leave the rate model unexercised.
 void BM_SpreadTimeSlice4(benchmark::State& s) {
-  SharingConfig ts;  // field by field: other modes' settings keep their defaults
+  SharingConfig ts;
   ts.kind = "time-slice";
-  ts.replicas = 4;
-  ts.context_switch_overhead = 0.05;
+  ts.set_mode_settings(std::make_shared<TimeSliceSettings>(TimeSliceSettings{4, 0.05}));
   replay(s, "spread", ts, false);
 }
 void BM_FirstFitWholeCard(benchmark::State& s) {

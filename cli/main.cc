@@ -33,7 +33,7 @@
 #include "cli/sweep_command.h"
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
-#include "reports/dra_claims_json.h"
+#include "reports/mode_documents.h"
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
 #include "sim/parallel/cpu_limit.h"
@@ -146,8 +146,10 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results, c.wide)).c_str(),
                stdout);
     print_decision_warnings(sc, results);
+    std::string extra;
+    for (const std::string& file : mode_document_files(results)) extra += "," + file;
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s%s}\n", out.c_str(),
-                sc.engine.fill ? ",fill.csv" : "", has_dra_claims(results) ? ",claims.json" : "");
+                sc.engine.fill ? ",fill.csv" : "", extra.c_str());
   }
   if (c.report) write_report_and_say(out, c.quiet || c.format.json());
   return 0;

@@ -12,8 +12,8 @@
 
 #include "reports/atomic_folder.h"
 #include "reports/differing_metrics.h"
-#include "reports/dra_claims_json.h"
 #include "reports/metric_cells.h"
+#include "reports/mode_documents.h"
 #include "reports/output_values.h"
 #include "reports/policy_choice.h"
 #include "sim/metrics/run_metrics.h"
@@ -321,8 +321,8 @@ void write_run_files(const std::filesystem::path& dir, const Scenario& scenario,
   if (std::any_of(runs.begin(), runs.end(),
                   [](const RunResult& r) { return r.summary.fill.has_value(); }))
     write_text_file(dir / "fill.csv", fill_csv(runs));
-  if (has_dra_claims(runs))
-    write_text_file(dir / "claims.json", dra_claims_json(runs).dump(2) + "\n");
+  for (const std::string& file : mode_document_files(runs))
+    write_text_file(dir / file, mode_document_json(runs, file).dump(2) + "\n");
 }
 
 }  // namespace

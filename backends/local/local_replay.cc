@@ -24,6 +24,7 @@
 #include "sim/engine/run_accounting.h"
 #include "sim/engine/static_feasibility.h"
 #include "sim/modes/mode_registry.h"
+#include "sim/modes/mps/mps_settings.h"
 #include "sim/placement/placement_config.h"
 #include "sim/sharing/pod_request.h"
 #include "sim/sharing/sharing_run.h"
@@ -196,8 +197,10 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
   std::unique_ptr<MpsDaemon> mps;
   // An MPS policy with replicas is the device plugin's model: equal limits for every client,
   // set once through the control pipe. Otherwise each pod's own limits go in its environment.
+  const auto mps_settings = policy.sharing.mode_settings<MpsSettings>();
+  const int mps_replicas = mps_settings ? mps_settings->replicas : 0;
   const bool mps_limits_by_daemon =
-      *mech == Mechanism::kMps && policy.sharing.kind == "mps" && policy.sharing.mps_replicas > 0;
+      *mech == Mechanism::kMps && policy.sharing.kind == "mps" && mps_replicas > 0;
   if (*mech == Mechanism::kMps) {
     std::string visible;
     for (const std::string& d : lc.device_ids) visible += (visible.empty() ? "" : ",") + d;
@@ -207,7 +210,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
       memory_mib.reserve(gpus.size());
       for (const DetectedGpu& g : gpus)
         memory_mib.push_back(static_cast<int64_t>(g.memory_bytes >> 20));
-      mps->set_replica_limits(policy.sharing.mps_replicas, memory_mib);
+      mps->set_replica_limits(mps_replicas, memory_mib);
     }
   }
   const InterruptGuard interrupt_guard;

@@ -8,6 +8,7 @@
 
 #include "sim/interference/nonnegative_least_squares.h"
 #include "sim/modes/mode_registry.h"
+#include "sim/modes/time_slice/time_slice_settings.h"
 #include "sim/sharing/gpu_rate_solver.h"
 #include "workloads/csv_reader.h"
 #include "workloads/input_error.h"
@@ -189,7 +190,9 @@ void BaseRates::pair(const Measurement& m, const WorkloadClasses& classes,
   if (it == modes_.end()) {
     SharingConfig cfg;
     cfg.kind = m.mode;
-    cfg.replicas = 2;  // time-slice: a pair
+    // Time-slicing is measured as a pair: two replicas, the mode's default switch overhead.
+    if (cfg.kind == "time-slice")
+      cfg.set_mode_settings(std::make_shared<TimeSliceSettings>(TimeSliceSettings{.replicas = 2}));
     modes_.emplace_back(m.mode, make_sharing_mode(cfg));
     it = modes_.end() - 1;
   }

@@ -37,7 +37,7 @@ void set_field(S& s, double v) {
 template <auto M>
 constexpr MetricAccess field{get_field<M>, set_field<M>};
 
-// A field of an optional group (mig, fill): none without the group.
+// A field of an optional group (fill, restarts): none without the group.
 template <auto G, auto M>
 std::optional<double> get_in(const S& s) {
   const auto& g = s.*G;
@@ -73,6 +73,23 @@ void set_dist(S& s, double v) {
 template <auto D, auto M>
 constexpr MetricAccess dist{get_dist<D, M>, set_dist<D, M>};
 
+// A figure of the sharing mode's results (RunSummary::mode_results), by its summary.json key:
+// none when the run's mode did not write it. Only the key is known here, not the mode.
+template <const char* Name>
+std::optional<double> get_mode_figure(const S& s) {
+  return s.mode_results.figure(Name);
+}
+template <const char* Name>
+void set_mode_figure(S& s, double v) {
+  s.mode_results.set_figure(Name, v);
+}
+template <const char* Name>
+constexpr MetricAccess mode_figure{get_mode_figure<Name>, set_mode_figure<Name>};
+template <const char* Name>
+bool has_mode_figure(const S& s) {
+  return s.mode_results.figure(Name).has_value();
+}
+
 template <auto G>
 bool has(const S& s) {
   return static_cast<bool>(s.*G);
@@ -101,6 +118,12 @@ std::optional<double> gpu_hours_per_completed(const S& s) {
 bool isolation_shown(const S& s) {
   return s.isolation_error.count > 0 || s.neighbour_failures > 0;
 }
+
+// The mode figures the table shows, by key (the mode writes them, RunSummary::mode_results); a
+// group is written when its first figure is, as every row of a group is.
+constexpr char kReconfigurations[] = "mig.reconfigurations";
+constexpr char kReconfigurationGpuS[] = "mig.reconfiguration_gpu_s";
+constexpr char kStrandedRatio[] = "mig.stranded_ratio";
 
 using enum MetricUnit;
 using enum SeedMean;
@@ -432,27 +455,27 @@ constexpr RunMetric kRows[] = {
      .mean = kOfTheMeans,
      .column = {"$/done", 165, kFixed2, 52, true, nullptr, "cost per completed pod $"},
      .meaning = "cost_usd / completed pods; null when none completed"},
-    {.json = "mig.reconfigurations",
+    {.json = kReconfigurations,
      .unit = kCount,
-     .access = in<&S::mig, &MigMetrics::reconfigurations>,
+     .access = mode_figure<kReconfigurations>,
      .mean = kRoundedMean,
-     .written_if = has<&S::mig>,
-     .column = {"MIG reconf", 170, kInteger, 0, false, has<&S::mig>},
+     .written_if = has_mode_figure<kReconfigurations>,
+     .column = {"MIG reconf", 170, kInteger, 0, false, has_mode_figure<kReconfigurations>},
      .report = kFlat,
      .meaning = "MIG: GPUs re-partitioned"},
-    {.json = "mig.reconfiguration_gpu_s",
+    {.json = kReconfigurationGpuS,
      .unit = kGpuSeconds,
-     .access = in<&S::mig, &MigMetrics::reconfiguration_gpu_s>,
+     .access = mode_figure<kReconfigurationGpuS>,
      .mean = kMean,
-     .written_if = has<&S::mig>,
+     .written_if = has_mode_figure<kReconfigurations>,
      .report = kFlat,
      .meaning = "MIG: GPU-seconds spent re-partitioning"},
-    {.json = "mig.stranded_ratio",
+    {.json = kStrandedRatio,
      .unit = kShare,
-     .access = in<&S::mig, &MigMetrics::stranded_ratio>,
+     .access = mode_figure<kStrandedRatio>,
      .mean = kMean,
-     .written_if = has<&S::mig>,
-     .column = {"stranded", 180, kPercent, 57, false, has<&S::mig>},
+     .written_if = has_mode_figure<kReconfigurations>,
+     .column = {"stranded", 180, kPercent, 57, false, has_mode_figure<kReconfigurations>},
      .report = kFlat,
      .meaning = "MIG: capacity stranded in unusable free instances"},
     {.json = "engine.events",

@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/metrics/dra_claim_record.h"
-#include "sim/metrics/mig_metrics.h"
+#include "sim/metrics/mode_results.h"
 #include "sim/metrics/reason_table.h"
 
 namespace slicelab {
@@ -128,8 +127,6 @@ struct RunSummary {
   // Multi-GPU pods on nodes with a known topology: chosen GPUs' pair score over the best the
   // node's topology offers for that GPU count (1 = as well connected as possible).
   Distribution communication_quality;
-  // --- MIG (sharing mode mig only) ---
-  std::optional<MigMetrics> mig;
 
   // --- capped modes (MPS, interposer; issue 4) ---
   Distribution isolation_error;   // over capped pods that ran (docs/sharing-models.md)
@@ -142,8 +139,8 @@ struct RunSummary {
   // --- restart policy (engine.restart; issue 14) ---
   std::optional<RestartCounts> restarts;
 
-  // --- DRA (sharing mode dra; issue 17): each claim's status.allocation, for claims.json ---
-  std::vector<DraClaimRecord> dra_claims;
+  // --- the sharing mode's own figures and files (SharingRun::write_results) ---
+  ModeResults mode_results;
 
   // Adds one pod with this final status to the matching count.
   void count(PodStatus status);

@@ -24,16 +24,16 @@ namespace {
 
 // clang-format off
 const SharingModeEntry kModes[] = {
-    {"whole-card", "one pod per GPU: no sharing", read_plain_sharing, nullptr, make_whole_card_mode},
-    {"time-slice", "N replicas per GPU taking turns, with a context-switch overhead", read_plain_sharing, nullptr, make_time_slice_mode},
-    {"gpu-share", "pods claim gpu_milli of a GPU (1000 per GPU), no isolation", read_plain_sharing, nullptr, make_gpu_share_mode},
-    {"mig", "hardware MIG instances, static layout or dynamic re-partitioning (docs/mig.md)", read_mig_sharing, check_mig_policies, make_mig_mode},
-    {"mps", "CUDA MPS clients with thread-share caps and memory limits, shared faults", read_plain_sharing, nullptr, make_mps_mode},
-    {"interposer", "CUDA-call interposer enforcing compute caps and memory limits per pod", read_plain_sharing, nullptr, make_interposer_mode},
-    {"passthrough", "whole GPUs given to VMs (VFIO): one VM per GPU, started after its boot", read_vm_mode, check_vm_policies, make_passthrough_mode},
-    {"vgpu", "NVIDIA vGPU: fixed profiles per GPU, time-sliced by a vGPU scheduler (docs/vm-sharing.md)", read_vm_mode, check_vm_policies, make_vgpu_mode},
-    {"hami", "HAMi vGPUs: slots, memory and cores per GPU, its filter and scores (docs/hami.md)", read_hami_sharing, nullptr, make_hami_mode},
-    {"dra", "Kubernetes DRA: structured allocation over ResourceSlices, GpuConfig sharing (docs/dra.md)", read_dra_sharing, load_dra_objects, make_dra_mode},
+    {"whole-card", "one pod per GPU: no sharing", read_plain_sharing, nullptr, make_whole_card_mode, nullptr},
+    {"time-slice", "N replicas per GPU taking turns, with a context-switch overhead", read_plain_sharing, nullptr, make_time_slice_mode, nullptr},
+    {"gpu-share", "pods claim gpu_milli of a GPU (1000 per GPU), no isolation", read_plain_sharing, nullptr, make_gpu_share_mode, nullptr},
+    {"mig", "hardware MIG instances, static layout or dynamic re-partitioning (docs/mig.md)", read_mig_sharing, check_mig_policies, make_mig_mode, nullptr},
+    {"mps", "CUDA MPS clients with thread-share caps and memory limits, shared faults", read_plain_sharing, nullptr, make_mps_mode, nullptr},
+    {"interposer", "CUDA-call interposer enforcing compute caps and memory limits per pod", read_plain_sharing, nullptr, make_interposer_mode, nullptr},
+    {"passthrough", "whole GPUs given to VMs (VFIO): one VM per GPU, started after its boot", read_vm_mode, check_vm_policies, make_passthrough_mode, nullptr},
+    {"vgpu", "NVIDIA vGPU: fixed profiles per GPU, time-sliced by a vGPU scheduler (docs/vm-sharing.md)", read_vm_mode, check_vm_policies, make_vgpu_mode, nullptr},
+    {"hami", "HAMi vGPUs: slots, memory and cores per GPU, its filter and scores (docs/hami.md)", read_hami_sharing, nullptr, make_hami_mode, check_hami_placement},
+    {"dra", "Kubernetes DRA: structured allocation over ResourceSlices, GpuConfig sharing (docs/dra.md)", read_dra_sharing, load_dra_objects, make_dra_mode, nullptr},
 };
 // clang-format on
 
@@ -71,6 +71,22 @@ void read_mode_settings(const YamlReader& yaml, const YAML::Node& node, std::str
   }
   config.kind = std::string(mode->name);
   mode->read(yaml, node, path, config);
+}
+
+void check_mode_placement(const YamlReader& yaml, const YAML::Node& at, std::string_view path,
+                          const PlacementConfig& placement, const SharingConfig& sharing) {
+  for (const auto& m : kModes)
+    if (m.check_placement) m.check_placement(yaml, at, path, placement, sharing);
+}
+
+void apply_calibration(const Calibration& cal, SharingConfig& config) {
+  config.interference = cal.for_mode(config.kind);
+  if (config.kind != "interposer") return;
+  const auto own = config.mode_settings<InterposerSettings>();
+  if (own && own->launch_overhead_ns) return;  // the policy's own overhead wins
+  auto s = std::make_shared<InterposerSettings>(own ? *own : InterposerSettings{});
+  s->launch_overhead_ns = cal.interposer_launch_overhead_ns;
+  config.set_mode_settings(std::move(s));
 }
 
 std::unique_ptr<SharingMode> make_sharing_mode(const SharingConfig& config) {

@@ -1,6 +1,7 @@
 // The one table of sharing modes a scenario may name (`sharing: {mode: NAME}`), one line per
-// mode: its name, a one-line description, its settings reader, its load-time check and its
-// factory. The only place that knows every mode; the seam (sim/sharing) and the loader do not.
+// mode: its name, a one-line description, its settings reader, its load-time check, its factory
+// and its check of every policy's placement. The only place that knows every mode; the seam
+// (sim/sharing) and the loader do not.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -10,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "sim/interference/calibration.h"
+#include "sim/placement/placement_config.h"
 #include "sim/sharing/mode_load.h"
 #include "sim/sharing/sharing_config.h"
 #include "sim/sharing/sharing_mode.h"
@@ -29,6 +32,10 @@ struct SharingModeEntry {
   void (*check)(const ModeLoad& load, std::span<const ModePolicy> policies);
   // Throws std::invalid_argument when the config lacks what the mode needs (mig: its settings).
   std::unique_ptr<SharingMode> (*make)(const SharingConfig& config);
+  // Checks each policy's placement, whatever its mode, as it is read: fails at `at` when the
+  // placement names this mode's plugins under another mode (hami). May be null.
+  void (*check_placement)(const YamlReader& yaml, const YAML::Node& at, std::string_view path,
+                          const PlacementConfig& placement, const SharingConfig& sharing);
 };
 
 std::span<const SharingModeEntry> sharing_modes();
@@ -39,6 +46,14 @@ std::string sharing_mode_names();  // "a, b, c", sorted, for error messages
 // missing mode fails at the node, naming the known ones).
 void read_mode_settings(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
                         SharingConfig& config);
+
+// Every mode's placement check of one policy (`at`: its placement node), in the table's order.
+void check_mode_placement(const YamlReader& yaml, const YAML::Node& at, std::string_view path,
+                          const PlacementConfig& placement, const SharingConfig& sharing);
+
+// Gives `config` its mode's figures from the calibration: its interference coefficients and,
+// for the interposer, the launch overhead when the policy set none.
+void apply_calibration(const Calibration& cal, SharingConfig& config);
 
 // The mode `config` names, wrapped by the NVIDIA device plugin's rules when its config gave it.
 // Throws std::invalid_argument for an unknown mode.

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <memory>
 #include <string>
 
+#include "sim/modes/interposer/interposer_settings.h"
 #include "sim/modes/mode_registry.h"
+#include "sim/modes/mps/mps_settings.h"
+#include "sim/modes/time_slice/time_slice_settings.h"
 
 namespace slicelab {
 
@@ -46,29 +50,36 @@ void read_plain_sharing(const YamlReader& yaml, const YAML::Node& node, std::str
     only_for("launch_overhead_ns", {"interposer"});
     only_for("limiter_window", {"interposer"});
     if (config.kind == "mps") {
-      config.mps_replicas =
-          static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(0));
-      config.fault_propagation = yaml.opt_number(node, path, "fault_propagation", 0.0, 1.0)
-                                     .value_or(config.fault_propagation);
-      config.client_fault_probability =
+      auto mps = std::make_shared<MpsSettings>();
+      mps->replicas = static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(0));
+      mps->fault_propagation = yaml.opt_number(node, path, "fault_propagation", 0.0, 1.0)
+                                   .value_or(mps->fault_propagation);
+      mps->client_fault_probability =
           yaml.opt_number(node, path, "client_fault_probability", 0.0, 1.0)
-              .value_or(config.client_fault_probability);
+              .value_or(mps->client_fault_probability);
+      config.set_mode_settings(std::move(mps));
       return;
     }
     if (config.kind == "interposer") {
-      config.launch_overhead_ns = yaml.opt_number(node, path, "launch_overhead_ns", 0.0, 1e7);
-      config.limiter_window_s =
-          yaml.opt_duration(node, path, "limiter_window", 0.05).value_or(config.limiter_window_s);
-      if (config.limiter_window_s > 60)
+      auto ip = std::make_shared<InterposerSettings>();
+      ip->launch_overhead_ns = yaml.opt_number(node, path, "launch_overhead_ns", 0.0, 1e7);
+      ip->limiter_window_s =
+          yaml.opt_duration(node, path, "limiter_window", 0.05).value_or(ip->limiter_window_s);
+      if (ip->limiter_window_s > 60)
         yaml.fail(node["limiter_window"], join_path(path, "limiter_window"),
                   "expected at most 60s of simulated limiter time per tenant set");
+      config.set_mode_settings(std::move(ip));
       return;
     }
-    config.replicas =
-        static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(config.replicas));
-    config.context_switch_overhead =
-        yaml.opt_number(node, path, "context_switch_overhead", 0.0, 0.99)
-            .value_or(config.context_switch_overhead);
+    if (config.kind == "time-slice") {
+      auto ts = std::make_shared<TimeSliceSettings>();
+      ts->replicas =
+          static_cast<int>(yaml.opt_integer(node, path, "replicas", 1, 48).value_or(ts->replicas));
+      ts->context_switch_overhead =
+          yaml.opt_number(node, path, "context_switch_overhead", 0.0, 0.99)
+              .value_or(ts->context_switch_overhead);
+      config.set_mode_settings(std::move(ts));
+    }
   }
 }
 

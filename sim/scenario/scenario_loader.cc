@@ -6,13 +6,12 @@
 #include <unordered_map>
 
 #include "sim/interference/calibration.h"
-#include "sim/modes/hami/hami_scenario.h"
+#include "sim/modes/device_plugin_config.h"
 #include "sim/modes/mode_registry.h"
 #include "sim/placement/plugin_registry.h"
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/snapshot_reader.h"
-#include "sim/sharing/device_plugin_config.h"
 #include "sim/topology/topology_yaml.h"
 #include "workloads/fill_sampler.h"
 #include "workloads/inputs/generator.h"
@@ -332,7 +331,7 @@ SharingConfig read_sharing(const YamlReader& yaml, const YAML::Node& node,
   if (!node.IsDefined()) return c;
   if (!node.IsMap() && !node.IsScalar())
     yaml.fail_expected(node, path, "a sharing mode name or a mapping");
-  // --- The NVIDIA device plugin's own config file (sim/sharing/device_plugin_config.cc) ---
+  // --- The NVIDIA device plugin's own config file (sim/modes/device_plugin_config.cc) ---
   if (is_device_plugin_sharing(node)) {
     read_device_plugin_sharing(yaml, node, path, c);
     return c;
@@ -355,7 +354,7 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
     const YAML::Node placement = yaml.required(p, path, "placement");
     spec.placement = read_placement(yaml, placement, join_path(path, "placement"));
     spec.sharing = read_sharing(yaml, p["sharing"], join_path(path, "sharing"));
-    check_hami_placement(yaml, placement, join_path(path, "placement"), spec.placement,
+    check_mode_placement(yaml, placement, join_path(path, "placement"), spec.placement,
                          spec.sharing);
     spec.name = yaml.opt_string(p, path, "name")
                     .value_or(spec.placement.preset.empty() ? fmt::format("policy{}", i)
@@ -400,11 +399,7 @@ void read_interference(const YamlReader& yaml, const YAML::Node& root, const std
   sc.classes = cal.classes;
   if (const YAML::Node w = root["workload_classes"]; w.IsDefined())
     read_workload_classes(yaml, w, "workload_classes", sc.classes);
-  for (PolicySpec& p : sc.policies) {
-    p.sharing.interference = cal.for_mode(p.sharing.kind);
-    if (p.sharing.kind == "interposer" && !p.sharing.launch_overhead_ns)
-      p.sharing.launch_overhead_ns = cal.interposer_launch_overhead_ns;
-  }
+  for (PolicySpec& p : sc.policies) apply_calibration(cal, p.sharing);
 }
 
 // The time series is one sample per interval over the run: bound it before the run rather

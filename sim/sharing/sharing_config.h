@@ -1,10 +1,9 @@
-// A policy's sharing mode as the scenario names it: the mode's name, the settings every mode may
-// read, and the mode's own settings held type-erased (the mode's reader sets them, its factory in
-// sim/modes/mode_registry.cc reads them back). The seam knows no mode.
+// A policy's sharing mode as the scenario names it: the mode's name, the device plugin's rules
+// when its config gave the mode, the interference coefficients, and the mode's own settings held
+// type-erased (the mode's reader sets them, its factory reads them back). The seam knows no mode.
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <typeindex>
 #include <typeinfo>
@@ -17,27 +16,15 @@ namespace slicelab {
 struct SharingConfig {
   // A mode of the registry (sim/modes/mode_registry.cc): whole-card, time-slice, mig, ...
   std::string kind = "whole-card";
-  // --- time-slice (and the device plugin's timeSlicing) ---
-  int replicas = 4;
-  double context_switch_overhead = 0.05;
-  // --- Set when the NVIDIA device plugin's config file gave the mode (kind time-slice, mps or
-  // whole-card); docs/device-plugin-config.md. ---
+  // Set when the NVIDIA device plugin's config file gave the mode (kind time-slice, mps or
+  // whole-card); docs/device-plugin-config.md. Not a mode's setting: it wraps any of those modes
+  // in the plugin's rules (make_sharing_mode).
   std::shared_ptr<const DevicePluginSettings> device_plugin{};
-
-  // --- MPS and interposer (issue 4; docs/sharing-models.md) ---
-  int mps_replicas = 0;  // mps: > 0: N equal clients (100/N % threads, 1/N memory); 0: per pod
-  double fault_propagation = 0.5;         // mps: chance each neighbour fails with a client
-  double client_fault_probability = 0.0;  // mps: chance a client hits a fatal fault at start
-  // interposer: added CPU time per kernel launch (bench/limiter_overhead --paired, LaunchKernel).
-  // Unset: the calibration's interposer_launch_overhead_ns, else kDefaultLaunchOverheadNs.
-  std::optional<double> launch_overhead_ns{};
-  static constexpr double kDefaultLaunchOverheadNs = 23.0;
-  double limiter_window_s = 1.0;  // interposer: simulated time of the limiter per tenant set
   // This mode's coefficients from the scenario's calibration (zero: no interference).
   InterferenceCoefficients interference{};
 
-  // The mode's own settings (MigSettings, VmSettings, HamiSettings, DraSettings, ...), shared
-  // and immutable once read; null: the mode's defaults (or none, for modes that need them).
+  // The mode's own settings (TimeSliceSettings, MpsSettings, MigSettings, HamiSettings, ...),
+  // shared and immutable once read; null: the mode's defaults (or none, for modes that need them).
   template <class T>
   void set_mode_settings(std::shared_ptr<T> settings) {
     mode_settings_type_ = settings ? std::type_index(typeid(T)) : std::type_index(typeid(void));

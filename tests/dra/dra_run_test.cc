@@ -1,6 +1,7 @@
 // DRA in an engine run: the DynamicResources plugin places pods where their claims allocate,
 // shares a consumable-capacity GPU, frees it when pods end, and explains pods that fit nowhere.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 
@@ -80,21 +81,30 @@ TEST(DraRun, ConsumableCapacitySharedThenReleased) {
   EXPECT_EQ(r.pods[4].node, 0);
   EXPECT_DOUBLE_EQ(r.pods[4].start_s, 250);
 
-  const auto& claims = r.summary.dra_claims;
+  // claims.json's part of the run, as the mode wrote it into its results.
+  ASSERT_EQ(r.summary.mode_results.documents.size(), 1u);
+  const ModeDocument& doc = r.summary.mode_results.documents[0];
+  EXPECT_EQ(doc.file, "claims.json");
+  EXPECT_EQ(doc.key, "claims");
+  const auto claims = nlohmann::ordered_json::parse(doc.json);
   ASSERT_EQ(claims.size(), 4u);
-  EXPECT_EQ(claims[0].pod, "a");
-  EXPECT_EQ(claims[0].claim, "a-gpu");
-  EXPECT_EQ(claims[0].node, "n-0");
-  const DraDeviceRequestAllocationResult& res = claims[1].allocation.results.at(0);
-  EXPECT_EQ(res.request, "gpu");
-  EXPECT_EQ(res.pool, "n-0");
-  EXPECT_EQ(res.device, "gpu-0");
-  ASSERT_EQ(res.consumed_capacity.size(), 1u);
-  EXPECT_EQ(res.consumed_capacity[0].value.text, "40Gi");
-  EXPECT_TRUE(res.share_id.has_value());
-  EXPECT_EQ(claims[3].pod, "e");
-  EXPECT_DOUBLE_EQ(claims[3].allocated_s, 250);
-  EXPECT_EQ(claims[3].allocation.results.at(0).consumed_capacity[0].value.text, "80Gi");
+  EXPECT_EQ(claims[0]["pod"], "a");
+  EXPECT_EQ(claims[0]["name"], "a-gpu");
+  EXPECT_EQ(claims[0]["node"], "n-0");
+  const auto& res = claims[1]["status"]["allocation"]["devices"]["results"].at(0);
+  EXPECT_EQ(res["request"], "gpu");
+  EXPECT_EQ(res["pool"], "n-0");
+  EXPECT_EQ(res["device"], "gpu-0");
+  ASSERT_EQ(res["consumedCapacity"].size(), 1u);
+  EXPECT_EQ(res["consumedCapacity"].begin().value(), "40Gi");
+  EXPECT_TRUE(res.contains("shareID"));
+  EXPECT_EQ(claims[3]["pod"], "e");
+  EXPECT_DOUBLE_EQ(claims[3]["allocated_s"].get<double>(), 250);
+  EXPECT_EQ(claims[3]["status"]["allocation"]["devices"]["results"]
+                .at(0)["consumedCapacity"]
+                .begin()
+                .value(),
+            "80Gi");
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "sim/modes/mps/mps_settings.h"
+#include "sim/modes/time_slice/time_slice_settings.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/cli_run.h"
@@ -64,7 +66,8 @@ sharing:
   const Scenario sc = load_scenario(scenario("{device_plugin_config: dp.yaml}"));
   const SharingConfig& c = sc.policies[0].sharing;
   EXPECT_EQ(c.kind, "time-slice");
-  EXPECT_EQ(c.replicas, 6);
+  ASSERT_TRUE(c.mode_settings<TimeSliceSettings>());
+  EXPECT_EQ(c.mode_settings<TimeSliceSettings>()->replicas, 6);
   ASSERT_TRUE(c.device_plugin);
   EXPECT_EQ(c.device_plugin->source, "dp.yaml");
   EXPECT_EQ(c.device_plugin->advertised, "nvidia.com/gpu.shared");
@@ -84,8 +87,10 @@ TEST_F(DevicePluginConfig, MpsBecomesTheMpsModeAndRefusesMoreThanOneByDefault) {
                "fault_propagation: 0.25}"));
   const SharingConfig& c = sc.policies[0].sharing;
   EXPECT_EQ(c.kind, "mps");
-  EXPECT_EQ(c.mps_replicas, 3);
-  EXPECT_DOUBLE_EQ(c.fault_propagation, 0.25);
+  const auto mps = c.mode_settings<MpsSettings>();
+  ASSERT_TRUE(mps);
+  EXPECT_EQ(mps->replicas, 3);
+  EXPECT_DOUBLE_EQ(mps->fault_propagation, 0.25);
   ASSERT_TRUE(c.device_plugin);
   EXPECT_EQ(c.device_plugin->resource, "nvidia.com/gpu");  // "gpu" qualified as the plugin does
   EXPECT_TRUE(c.device_plugin->fail_requests_greater_than_one);
@@ -187,7 +192,8 @@ data:
   write("dp.yaml", cm);
   const Scenario sc = load_scenario(scenario("{device_plugin_config: dp.yaml, config_name: b}"));
   EXPECT_EQ(sc.policies[0].sharing.kind, "time-slice");
-  EXPECT_EQ(sc.policies[0].sharing.replicas, 8);
+  ASSERT_TRUE(sc.policies[0].sharing.mode_settings<TimeSliceSettings>());
+  EXPECT_EQ(sc.policies[0].sharing.mode_settings<TimeSliceSettings>()->replicas, 8);
   EXPECT_EQ(sc.policies[0].sharing.device_plugin->source, "dp.yaml data.b");
   // Two entries and no config_name: which one?
   EXPECT_NE(error_of("{device_plugin_config: dp.yaml}")

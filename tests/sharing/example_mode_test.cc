@@ -17,7 +17,7 @@ namespace slicelab {
 namespace {
 
 // clang-format off
-const SharingModeEntry kEqualSlots = {"equal-slots", "N equal slots per GPU, each pod held to its slot's share of the GPU's time", read_equal_slots, nullptr, make_equal_slots_mode};
+const SharingModeEntry kEqualSlots = {"equal-slots", "N equal slots per GPU, each pod held to its slot's share of the GPU's time", read_equal_slots, nullptr, make_equal_slots_mode, nullptr};
 // clang-format on
 
 std::string read_text(const std::string& rel) {

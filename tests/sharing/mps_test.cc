@@ -20,11 +20,15 @@ using testing::one_gpu;
 using testing::pod;
 using testing::run_with_classes;
 
-SharingConfig mps(int replicas, double propagation, InterferenceCoefficients k = {}) {
+SharingConfig mps(int replicas, double propagation, InterferenceCoefficients k = {},
+                  double client_fault_probability = 0.0) {
   SharingConfig c;
   c.kind = "mps";
-  c.mps_replicas = replicas;
-  c.fault_propagation = propagation;
+  auto s = std::make_shared<MpsSettings>();
+  s->replicas = replicas;
+  s->fault_propagation = propagation;
+  s->client_fault_probability = client_fault_probability;
+  c.set_mode_settings(std::move(s));
   c.interference = k;
   return c;
 }
@@ -145,8 +149,7 @@ TEST(SimMpsEngine, FaultStaysOnItsGpuAndFreedSlotsAreReused) {
 }
 
 TEST(SimMpsEngine, ClientFaultProbabilityOneFailsEveryClientAtStart) {
-  SharingConfig c = mps(2, 0.0);
-  c.client_fault_probability = 1.0;
+  const SharingConfig c = mps(2, 0.0, {}, 1.0);
   const auto r = run_with_classes(one_gpu(), {pod("a", 0, 10), pod("b", 1, 10)}, c, {});
   for (const auto& o : r.pods) {
     EXPECT_EQ(o.status, PodStatus::kFailed);

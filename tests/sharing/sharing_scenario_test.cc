@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "sim/modes/interposer/interposer_settings.h"
+#include "sim/modes/mps/mps_settings.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/temp_files.h"
 
@@ -64,16 +66,23 @@ policies:
   EXPECT_EQ(sc.classes[*sc.classes.index_of("batch")].memory_mib, 20480);
   EXPECT_FALSE(sc.policies[0].sharing.interference.any());
   const SharingConfig& mps = sc.policies[1].sharing;
-  EXPECT_EQ(mps.mps_replicas, 4);
-  EXPECT_DOUBLE_EQ(mps.fault_propagation, 1.0);
-  EXPECT_DOUBLE_EQ(mps.client_fault_probability, 0.01);
+  const auto mps_settings = mps.mode_settings<MpsSettings>();
+  ASSERT_TRUE(mps_settings);
+  EXPECT_EQ(mps_settings->replicas, 4);
+  EXPECT_DOUBLE_EQ(mps_settings->fault_propagation, 1.0);
+  EXPECT_DOUBLE_EQ(mps_settings->client_fault_probability, 0.01);
   EXPECT_DOUBLE_EQ(mps.interference.bandwidth, 0.7);
-  EXPECT_EQ(sc.policies[2].sharing.mps_replicas, 0);  // per-pod limits
+  const auto per_pod = sc.policies[2].sharing.mode_settings<MpsSettings>();
+  EXPECT_EQ(per_pod ? per_pod->replicas : 0, 0);  // per-pod limits
   const SharingConfig& ip = sc.policies[3].sharing;
-  EXPECT_DOUBLE_EQ(ip.limiter_window_s, 0.5);
-  EXPECT_EQ(ip.launch_overhead_ns, 60.0);  // from the calibration
+  const auto ip_settings = ip.mode_settings<InterposerSettings>();
+  ASSERT_TRUE(ip_settings);
+  EXPECT_DOUBLE_EQ(ip_settings->limiter_window_s, 0.5);
+  EXPECT_EQ(ip_settings->launch_overhead_ns, 60.0);  // from the calibration
   EXPECT_DOUBLE_EQ(ip.interference.launch, 0.02);
-  EXPECT_EQ(sc.policies[4].sharing.launch_overhead_ns, 10.0);  // its own wins
+  const auto own = sc.policies[4].sharing.mode_settings<InterposerSettings>();
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->launch_overhead_ns, 10.0);  // its own wins
 }
 
 TEST_F(SharingScenario, MistakesAreLocated) {

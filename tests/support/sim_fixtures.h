@@ -18,6 +18,7 @@
 #include "sim/gpu_catalog.h"
 #include "sim/metrics/run_result.h"
 #include "sim/modes/mode_registry.h"
+#include "sim/modes/time_slice/time_slice_settings.h"
 #include "sim/placement/placement_config.h"
 #include "workloads/pod_spec.h"
 #include "workloads/rng.h"
@@ -116,26 +117,20 @@ inline PodBuilder pod(std::string name, double arrival_s, double duration_s) {
   return b;
 }
 
-// Field by field, so that the modes' own settings added to SharingConfig keep their defaults.
 inline SharingConfig whole_card() {
   SharingConfig c;
   c.kind = "whole-card";
-  c.replicas = 1;
-  c.context_switch_overhead = 0.0;
   return c;
 }
 inline SharingConfig gpu_share() {
   SharingConfig c;
   c.kind = "gpu-share";
-  c.replicas = 1;
-  c.context_switch_overhead = 0.0;
   return c;
 }
 inline SharingConfig time_slice(int replicas, double overhead) {
   SharingConfig c;
   c.kind = "time-slice";
-  c.replicas = replicas;
-  c.context_switch_overhead = overhead;
+  c.set_mode_settings(std::make_shared<TimeSliceSettings>(TimeSliceSettings{replicas, overhead}));
   return c;
 }
 

@@ -113,8 +113,6 @@ TEST(MemoryUsed, PeakIsTheMeasurementThenTheClassThenTheRequest) {
 TEST(MemoryUsed, ACappedTenantUsingMoreThanItsLimitFails) {
   SharingConfig interposer;
   interposer.kind = "interposer";
-  interposer.replicas = 1;
-  interposer.context_switch_overhead = 0;
   std::vector<PodSpec> pods = {testing::pod("fits", 0, 10).milli(500).gpu_mem(20000),
                                testing::pod("over", 0, 10).milli(500).gpu_mem(20000)};
   pods[0].gpu_memory_used_mib = 20000;

@@ -77,8 +77,8 @@ TEST(MigEngine, StaticLayoutRunsEachPodAtItsInstanceShare) {
   EXPECT_NEAR(r.pods[3].start_s, whole_end, 1e-9);
   EXPECT_NEAR(r.pods[3].finish_s, whole_end + 100.0, 1e-9);
   EXPECT_EQ(r.summary.completed, 4U);
-  ASSERT_TRUE(r.summary.mig.has_value());
-  EXPECT_EQ(r.summary.mig->reconfigurations, 0U);
+  ASSERT_TRUE(r.summary.mode_results.figure("mig.reconfigurations").has_value());
+  EXPECT_EQ(*r.summary.mode_results.figure("mig.reconfigurations"), 0);
 }
 
 TEST(MigEngine, A30SlicesAreQuartersOfTheGpu) {
@@ -154,8 +154,8 @@ TEST(MigEngine, StrandedCapacityCountsFreeInstancesNoPodTakes) {
   // is not (b, yet to arrive, takes it): 4/7. 100-200: b on the 2g; free 1g x2 and 3g: 5/7.
   const auto r = run(one_a100(), {pod("a", 0, 100).milli(100), pod("b", 100, 100).milli(200)},
                      "first-fit", mig_static({{"1g.10gb", 2}, {"2g.20gb", 1}, {"3g.40gb", 1}}));
-  ASSERT_TRUE(r.summary.mig.has_value());
-  EXPECT_NEAR(r.summary.mig->stranded_ratio, (4.0 / 7 + 5.0 / 7) / 2, 1e-12);
+  ASSERT_TRUE(r.summary.mode_results.figure("mig.reconfigurations").has_value());
+  EXPECT_NEAR(*r.summary.mode_results.figure("mig.stranded_ratio"), (4.0 / 7 + 5.0 / 7) / 2, 1e-12);
   // Allocation: a's 1g (4 of 28 units) then b's 2g (8 of 28): (4/28 + 8/28) / 2.
   EXPECT_NEAR(r.summary.allocation_ratio, (4.0 / 28 + 8.0 / 28) / 2, 1e-12);
 }
@@ -170,9 +170,9 @@ TEST(MigEngine, DynamicReconfigurationDelaysThePodByItsTimeAndIsCharged) {
   EXPECT_DOUBLE_EQ(r.pods[0].finish_s, 160.0);
   EXPECT_DOUBLE_EQ(r.pods[1].start_s, 300.0);
   EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 350.0);
-  ASSERT_TRUE(r.summary.mig.has_value());
-  EXPECT_EQ(r.summary.mig->reconfigurations, 1U);
-  EXPECT_DOUBLE_EQ(r.summary.mig->reconfiguration_gpu_s, 60.0);
+  ASSERT_TRUE(r.summary.mode_results.figure("mig.reconfigurations").has_value());
+  EXPECT_EQ(*r.summary.mode_results.figure("mig.reconfigurations"), 1);
+  EXPECT_DOUBLE_EQ(*r.summary.mode_results.figure("mig.reconfiguration_gpu_s"), 60.0);
   EXPECT_DOUBLE_EQ(r.summary.queue_delay_s.max, 60.0);
 }
 
@@ -190,8 +190,8 @@ TEST(MigEngine, DynamicWaitsForABusyGpuAndKeepsRunningInstances) {
   EXPECT_DOUBLE_EQ(r.pods[1].finish_s, 220.0);
   EXPECT_DOUBLE_EQ(r.pods[2].start_s, 460.0);
   EXPECT_NEAR(r.pods[2].finish_s, 460.0 + 108.0, 1e-9);
-  EXPECT_EQ(r.summary.mig->reconfigurations, 3U);
-  EXPECT_DOUBLE_EQ(r.summary.mig->reconfiguration_gpu_s, 180.0);
+  EXPECT_EQ(*r.summary.mode_results.figure("mig.reconfigurations"), 3);
+  EXPECT_DOUBLE_EQ(*r.summary.mode_results.figure("mig.reconfiguration_gpu_s"), 180.0);
 }
 
 TEST(MigEngine, DynamicPrefersAnIdleGpuOnlyAfterBusyOnesAndTwoGpuPodsTakeBoth) {
@@ -207,8 +207,8 @@ TEST(MigEngine, DynamicPrefersAnIdleGpuOnlyAfterBusyOnesAndTwoGpuPodsTakeBoth) {
   EXPECT_DOUBLE_EQ(r.pods[1].start_s, 130.0);
   EXPECT_DOUBLE_EQ(r.pods[2].start_s, 1030.0);
   EXPECT_NEAR(r.pods[2].finish_s, 1030.0 + 108.0, 1e-9);
-  EXPECT_EQ(r.summary.mig->reconfigurations, 4U);
-  EXPECT_DOUBLE_EQ(r.summary.mig->reconfiguration_gpu_s, 120.0);
+  EXPECT_EQ(*r.summary.mode_results.figure("mig.reconfigurations"), 4);
+  EXPECT_DOUBLE_EQ(*r.summary.mode_results.figure("mig.reconfiguration_gpu_s"), 120.0);
 }
 
 }  // namespace

@@ -279,8 +279,8 @@ TEST(MigPlugin, TheMigModeStartsARunWithItsPluginAndInstanceFigures) {
   EXPECT_NEAR(run->stranded_gpus(), 1.0, 1e-12);
   RunSummary summary;
   run->write_results(summary, 50.0, 200.0);
-  ASSERT_TRUE(summary.mig.has_value());
-  EXPECT_DOUBLE_EQ(summary.mig->stranded_ratio, 0.25);
+  ASSERT_TRUE(summary.mode_results.figure("mig.stranded_ratio").has_value());
+  EXPECT_DOUBLE_EQ(*summary.mode_results.figure("mig.stranded_ratio"), 0.25);
   std::vector<NodeId> nodes{0, 1};
   EXPECT_TRUE(plugins.pre_filters[0]->pre_filter(b.cycle(0), nodes));
   EXPECT_EQ(nodes, std::vector<NodeId>{1});  // n-0's 1g is held
@@ -303,8 +303,8 @@ TEST(MigPlugin, OtherModesStartARunThatChangesNothing) {
   EXPECT_FALSE(run->never_fits(0).has_value());
   RunSummary summary;
   run->write_results(summary, 1.0, 1.0);
-  EXPECT_FALSE(summary.mig.has_value());
-  EXPECT_TRUE(summary.dra_claims.empty());
+  EXPECT_TRUE(summary.mode_results.figures.empty());
+  EXPECT_TRUE(summary.mode_results.documents.empty());
   std::array<TenantLoad, 1> loads{};
   loads[0].sm_cap = 0.5;
   const std::array<uint32_t, 1> tenants{0};

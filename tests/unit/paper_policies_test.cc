@@ -81,7 +81,7 @@ struct Placed {
 };
 
 Placed paper_place(std::string_view preset, const ClusterState& s, const PodRequest& req,
-             const PlacementEnvironment& env = {}, uint64_t seed = 1) {
+                   const PlacementEnvironment& env = {}, uint64_t seed = 1) {
   // Ties to the lowest node index, so that expectations name one node.
   PlacementConfig config = *placement_preset(preset);
   config.tie_break = TieBreak::kFirst;
@@ -132,7 +132,8 @@ TEST(PaperPoliciesFgd, TwoShapeTargetScoresFromFBeforeAndAfter) {
   // Target: share 600 (0.5), whole GPU (0.5). Frees {1000, 700} (300 on GPU1). Pod: 300.
   ClusterState s(cluster_of({node_group("n", 1, "A100-80GB", 2)}), catalog(), kCap);
   take(s, 0, 1, 300);
-  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(1, 600, 0.5), paper_shape(1, 1000, 0.5)}));
+  auto m = std::make_shared<const FgdModel>(
+      target_of({paper_shape(1, 600, 0.5), paper_shape(1, 1000, 0.5)}));
   // Before: 600 fits, 0 too small; 1000 fits, 700 too small -> 0.5*700 = 350.
   // GPU0 -> {700, 700}: 600: 0; 1000 cannot fit: 1400 -> F = 700.
   // GPU1 -> {1000, 400}: 600: 400 too small; 1000: 400 too small -> F = 400. Best.
@@ -221,7 +222,8 @@ TEST(PaperPoliciesFgd, CpuOnlyPodsAreScoredByTheCpuTheyLeave) {
   EXPECT_EQ(v[0], 26);
   EXPECT_EQ(v[1], 50);
   std::vector<PodSpec> pods(2, testing::pod("p", 0, 1).cpu(4000));
-  const Placed p = paper_place("fgd", s, share_req(0, 0, 2000), PlacementEnvironment{pods, &catalog()});
+  const Placed p =
+      paper_place("fgd", s, share_req(0, 0, 2000), PlacementEnvironment{pods, &catalog()});
   EXPECT_EQ(p.node, std::optional<NodeId>{1});
   FgdDevicePicker picker(m);
   Rng rng(1);
@@ -234,7 +236,8 @@ TEST(PaperPoliciesFgd, CpuOnlyPodsAreScoredByTheCpuTheyLeave) {
 TEST(PaperPoliciesFgd, MemoFollowsNodeState) {
   // Two identical 2-GPU nodes; target share 600 (0.5) and whole GPU (0.5).
   ClusterState s(cluster_of({node_group("n", 2, "A100-80GB", 2)}), catalog(), kCap);
-  auto m = std::make_shared<const FgdModel>(target_of({paper_shape(1, 600, 0.5), paper_shape(1, 1000, 0.5)}));
+  auto m = std::make_shared<const FgdModel>(
+      target_of({paper_shape(1, 600, 0.5), paper_shape(1, 1000, 0.5)}));
   const PodRequest pod = share_req(1, 300);
   // Idle {1000, 1000} -> {700, 1000}: 600: 0; 1000: 700 too small -> F = 350: 100*sig(-0.35).
   const int64_t idle_score = fgd_int(0, 350);
@@ -420,8 +423,6 @@ TEST(PaperPoliciesRandomFit, ReproducibleBySeed) {
   for (int i = 0; i < 8; ++i) pods.push_back(testing::pod("p", i, 100).milli(500));
   SharingConfig share;
   share.kind = "gpu-share";
-  share.replicas = 1;
-  share.context_switch_overhead = 0.0;
   const RunResult r1 = testing::run(cluster_of({node_group("n", 6, "A100-80GB", 2)}), pods,
                                     "random-fit", share, testing::quiet_config(), 7);
   const RunResult r2 = testing::run(cluster_of({node_group("n", 6, "A100-80GB", 2)}), pods,

@@ -125,12 +125,14 @@ TEST(RunMetricsTable, EveryRowIsWellFormed) {
 // Two seeds by hand, one figure per averaging kind.
 TEST(RunMetricsTable, SeedMeanFollowsEachKind) {
   RunSummary a, b;
-  a.allocation_ratio = 0.2, b.allocation_ratio = 0.5;  // kMean: 0.35
-  a.mig = MigMetrics{3, 10, 0.4};                      // only seed a has MIG figures
-  a.completed = 3, b.completed = 4;                    // kRoundedMean: 3.5 -> 4
-  a.events = 3, b.events = 5;                          // kRoundedEach: 2 + 3 (not 4)
-  a.slo_attainment = 0.9;                              // kMeanOfHolders: only a holds one
-  a.queue_delay_s = {2, 5, 4, 6, 10, 12};              // both hold: p99 (10+30)/2
+  a.allocation_ratio = 0.2, b.allocation_ratio = 0.5;     // kMean: 0.35
+  a.mode_results.figures = {{"mig.reconfigurations", 3},  // only seed a has MIG figures
+                            {"mig.reconfiguration_gpu_s", 10},
+                            {"mig.stranded_ratio", 0.4}};
+  a.completed = 3, b.completed = 4;        // kRoundedMean: 3.5 -> 4
+  a.events = 3, b.events = 5;              // kRoundedEach: 2 + 3 (not 4)
+  a.slo_attainment = 0.9;                  // kMeanOfHolders: only a holds one
+  a.queue_delay_s = {2, 5, 4, 6, 10, 12};  // both hold: p99 (10+30)/2
   b.queue_delay_s = {6, 15, 14, 26, 30, 40};
   a.fill = FillSummary{4, 1.0}, b.fill = FillSummary{6, 0.5};  // kLast: capacity 6
   a.window_end_s = 100, b.window_end_s = 200;                  // kNotAveraged
@@ -140,10 +142,11 @@ TEST(RunMetricsTable, SeedMeanFollowsEachKind) {
   const RunSummary m = seed_mean(seeds);
 
   EXPECT_DOUBLE_EQ(m.allocation_ratio, 0.35);
-  ASSERT_TRUE(m.mig.has_value());
-  EXPECT_DOUBLE_EQ(m.mig->stranded_ratio, 0.2);  // kMean: a seed without it counts 0
-  EXPECT_DOUBLE_EQ(m.mig->reconfiguration_gpu_s, 5);
-  EXPECT_EQ(m.mig->reconfigurations, 2U);  // kRoundedMean: 3 / 2 = 1.5 -> 2
+  const ModeResults& mig = m.mode_results;
+  ASSERT_TRUE(mig.figure("mig.stranded_ratio").has_value());
+  EXPECT_DOUBLE_EQ(*mig.figure("mig.stranded_ratio"), 0.2);  // kMean: a seed without it counts 0
+  EXPECT_DOUBLE_EQ(*mig.figure("mig.reconfiguration_gpu_s"), 5);
+  EXPECT_DOUBLE_EQ(*mig.figure("mig.reconfigurations"), 2);  // kRoundedMean: 1.5 -> 2
   EXPECT_EQ(m.completed, 4U);
   EXPECT_EQ(m.events, 5U);
   ASSERT_TRUE(m.slo_attainment.has_value());

@@ -13,6 +13,7 @@
 
 #include "sim/gpu_catalog.h"
 #include "sim/modes/mode_registry.h"
+#include "sim/modes/time_slice/time_slice_settings.h"
 #include "sim/placement/placement_config.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
@@ -425,11 +426,18 @@ TEST_F(ScenarioFile, SharingSettingsAreRead) {
 )"));
   ASSERT_EQ(sc.policies.size(), 4U);
   EXPECT_EQ(sc.policies[0].sharing.kind, "time-slice");
-  EXPECT_EQ(sc.policies[0].sharing.replicas, 2);
-  EXPECT_DOUBLE_EQ(sc.policies[0].sharing.context_switch_overhead, 0.1);
-  EXPECT_EQ(sc.policies[1].sharing.replicas, 7);
+  const auto ts0 = sc.policies[0].sharing.mode_settings<TimeSliceSettings>();
+  ASSERT_TRUE(ts0);
+  EXPECT_EQ(ts0->replicas, 2);
+  EXPECT_DOUBLE_EQ(ts0->context_switch_overhead, 0.1);
+  const auto ts1 = sc.policies[1].sharing.mode_settings<TimeSliceSettings>();
+  ASSERT_TRUE(ts1);
+  EXPECT_EQ(ts1->replicas, 7);
   EXPECT_EQ(sc.policies[2].sharing.kind, "time-slice");
-  EXPECT_EQ(sc.policies[2].sharing.replicas, SharingConfig{}.replicas);
+  // The bare name: no settings, the mode's defaults (4 replicas).
+  EXPECT_FALSE(sc.policies[2].sharing.mode_settings<TimeSliceSettings>());
+  EXPECT_EQ(make_sharing_mode(sc.policies[2].sharing)->capacity_units(),
+            TimeSliceSettings{}.replicas);
   EXPECT_EQ(sc.policies[3].name, "first-fit");  // an unnamed policy takes its preset's name
   EXPECT_EQ(sc.policies[3].sharing.kind, "whole-card");
 }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sim/cluster_state.h"
-#include "sim/metrics/dra_claim_record.h"
+#include "sim/modes/dra/dra_claim_record.h"
 #include "sim/modes/dra/dra_settings.h"
 #include "sim/modes/dra/structured_allocator.h"
 #include "workloads/pod_spec.h"

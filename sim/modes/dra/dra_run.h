@@ -33,11 +33,10 @@ class DraRun final : public SharingRun {
   }
   // Pods with equal requests may hold different claims (their Pod objects name them).
   bool equal_requests_fit_alike() const override { return false; }
-  // summary.dra_claims: every claim allocated, with its status.allocation (claims.json).
+  // claims.json's part of this run: every claim allocated, with its status.allocation; none
+  // when it allocated no claim.
   void write_results(RunSummary& summary, double /*stranded_gpu_s*/,
-                     double /*gpu_s*/) const override {
-    summary.dra_claims = state_->records();
-  }
+                     double /*gpu_s*/) const override;
 
  private:
   std::unique_ptr<DraClaimState> state_;  // behind a pointer: const queries use its scratch

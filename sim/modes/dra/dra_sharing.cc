@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "sim/modes/dra/dra_claims_json.h"
 #include "sim/modes/dra/dra_run.h"
 
 namespace slicelab {
@@ -115,6 +116,12 @@ double DraSharing::fault_propagation() const {
 
 std::unique_ptr<SharingRun> DraSharing::start_run(const RunSetup& setup) const {
   return std::make_unique<DraRun>(setup, *settings_);
+}
+
+void DraRun::write_results(RunSummary& summary, double /*stranded_gpu_s*/, double /*gpu_s*/) const {
+  if (state_->records().empty()) return;
+  summary.mode_results.documents.push_back(
+      {"claims.json", "claims", dra_claims_json(state_->records()).dump()});
 }
 
 }  // namespace slicelab

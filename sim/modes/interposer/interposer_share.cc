@@ -76,9 +76,11 @@ GpuTerms InterposerShare::declare(std::span<const TenantLoad> tenants,
 }
 
 std::unique_ptr<SharingMode> make_interposer_mode(const SharingConfig& config) {
+  const auto settings = config.mode_settings<InterposerSettings>();
+  const InterposerSettings s = settings ? *settings : InterposerSettings{};
   return std::make_unique<InterposerShare>(InterposerShare::Config{
-      config.launch_overhead_ns.value_or(SharingConfig::kDefaultLaunchOverheadNs),
-      config.limiter_window_s, config.interference});
+      s.launch_overhead_ns.value_or(InterposerSettings::kDefaultLaunchOverheadNs),
+      s.limiter_window_s, config.interference});
 }
 
 }  // namespace slicelab

@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "sim/modes/interposer/interposer_settings.h"
 #include "sim/modes/interposer/simulated_limiter.h"
 #include "sim/sharing/interference_model.h"
 #include "sim/sharing/sharing_config.h"

@@ -12,10 +12,12 @@ void MigRun::apply_sm_caps(GpuId g, std::span<const uint32_t> pods,
 }
 
 void MigRun::write_results(RunSummary& summary, double stranded_gpu_s, double gpu_s) const {
-  MigMetrics& m = summary.mig.emplace();
-  m.reconfigurations = state_.reconfigurations();
-  m.reconfiguration_gpu_s = state_.reconfiguration_gpu_s();
-  m.stranded_ratio = gpu_s > 0 ? stranded_gpu_s / gpu_s : 0;
+  // Stranded: time-weighted share of the GPU capacity in free MIG instances whose profile no
+  // pending or not yet arrived pod takes (docs/mig.md).
+  ModeResults& r = summary.mode_results;
+  r.set_figure("mig.reconfigurations", static_cast<double>(state_.reconfigurations()));
+  r.set_figure("mig.reconfiguration_gpu_s", state_.reconfiguration_gpu_s());
+  r.set_figure("mig.stranded_ratio", gpu_s > 0 ? stranded_gpu_s / gpu_s : 0);
 }
 
 }  // namespace slicelab

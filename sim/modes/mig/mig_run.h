@@ -40,7 +40,8 @@ class MigRun final : public SharingRun {
 
   double stranded_gpus() const override { return state_.stranded_gpus(); }
   bool equal_requests_fit_alike() const override { return false; }
-  // summary.mig: re-partitionings, their GPU-seconds and the stranded share.
+  // summary.mode_results: mig.* figures: re-partitionings, their GPU-seconds and the stranded
+  // share.
   void write_results(RunSummary& summary, double stranded_gpu_s, double gpu_s) const override;
 
   const MigState& state() const { return state_; }

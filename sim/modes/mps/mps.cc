@@ -26,8 +26,10 @@ GpuTerms Mps::declare(std::span<const TenantLoad> tenants, std::span<TenantTerms
 }
 
 std::unique_ptr<SharingMode> make_mps_mode(const SharingConfig& config) {
-  return std::make_unique<Mps>(Mps::Config{config.mps_replicas, config.fault_propagation,
-                                           config.client_fault_probability, config.interference});
+  const auto settings = config.mode_settings<MpsSettings>();
+  const MpsSettings s = settings ? *settings : MpsSettings{};
+  return std::make_unique<Mps>(Mps::Config{s.replicas, s.fault_propagation,
+                                           s.client_fault_probability, config.interference});
 }
 
 }  // namespace slicelab

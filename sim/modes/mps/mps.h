@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "sim/modes/mps/mps_settings.h"
 #include "sim/sharing/interference_model.h"
 #include "sim/sharing/sharing_config.h"
 #include "sim/sharing/sharing_mode.h"

@@ -20,8 +20,9 @@ GpuTerms TimeSlice::declare(std::span<const TenantLoad> tenants,
 }
 
 std::unique_ptr<SharingMode> make_time_slice_mode(const SharingConfig& config) {
-  return std::make_unique<TimeSlice>(config.replicas, config.context_switch_overhead,
-                                     config.interference);
+  const auto settings = config.mode_settings<TimeSliceSettings>();
+  const TimeSliceSettings s = settings ? *settings : TimeSliceSettings{};
+  return std::make_unique<TimeSlice>(s.replicas, s.context_switch_overhead, config.interference);
 }
 
 }  // namespace slicelab

@@ -1,10 +1,13 @@
-#include "sim/sharing/device_plugin_config.h"
+#include "sim/modes/device_plugin_config.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include "sim/modes/mps/mps_settings.h"
+#include "sim/modes/time_slice/time_slice_settings.h"
 
 namespace slicelab {
 namespace {
@@ -112,8 +115,6 @@ void read_device_plugin_sharing(const YamlReader& yaml, const YAML::Node& node,
   config.kind = s.strategy == "mps"           ? "mps"
                 : s.strategy == "timeSlicing" ? "time-slice"
                                               : "whole-card";
-  if (config.kind == "mps") config.mps_replicas = s.replicas;
-  if (config.kind == "time-slice") config.replicas = s.replicas;
   // The simulator's own settings of the mode, beside the plugin's config.
   auto only_for = [&](const char* key, std::string_view kind) {
     if (!node[key].IsDefined() || config.kind == kind) return;
@@ -124,13 +125,23 @@ void read_device_plugin_sharing(const YamlReader& yaml, const YAML::Node& node,
   only_for("context_switch_overhead", "time-slice");
   only_for("fault_propagation", "mps");
   only_for("client_fault_probability", "mps");
-  config.context_switch_overhead = yaml.opt_number(node, path, "context_switch_overhead", 0.0, 0.99)
-                                       .value_or(config.context_switch_overhead);
-  config.fault_propagation =
-      yaml.opt_number(node, path, "fault_propagation", 0.0, 1.0).value_or(config.fault_propagation);
-  config.client_fault_probability =
-      yaml.opt_number(node, path, "client_fault_probability", 0.0, 1.0)
-          .value_or(config.client_fault_probability);
+  // The plugin's replicas and the simulator's keys become the mode's own settings.
+  if (config.kind == "time-slice") {
+    auto ts = std::make_shared<TimeSliceSettings>();
+    ts->replicas = s.replicas;
+    ts->context_switch_overhead = yaml.opt_number(node, path, "context_switch_overhead", 0.0, 0.99)
+                                      .value_or(ts->context_switch_overhead);
+    config.set_mode_settings(std::move(ts));
+  } else if (config.kind == "mps") {
+    auto mps = std::make_shared<MpsSettings>();
+    mps->replicas = s.replicas;
+    mps->fault_propagation =
+        yaml.opt_number(node, path, "fault_propagation", 0.0, 1.0).value_or(mps->fault_propagation);
+    mps->client_fault_probability =
+        yaml.opt_number(node, path, "client_fault_probability", 0.0, 1.0)
+            .value_or(mps->client_fault_probability);
+    config.set_mode_settings(std::move(mps));
+  }
   config.device_plugin = std::make_shared<const DevicePluginSettings>(std::move(s));
 }
 

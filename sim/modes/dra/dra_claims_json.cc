@@ -1,6 +1,4 @@
-#include "reports/dra_claims_json.h"
-
-#include <algorithm>
+#include "sim/modes/dra/dra_claims_json.h"
 
 namespace slicelab {
 namespace {
@@ -22,11 +20,6 @@ ojson opaque_json(const DraOpaqueDeviceConfiguration& o) {
 }
 
 }  // namespace
-
-bool has_dra_claims(std::span<const RunResult> runs) {
-  return std::any_of(runs.begin(), runs.end(),
-                     [](const RunResult& r) { return !r.summary.dra_claims.empty(); });
-}
 
 ojson allocation_json(const DraAllocationResult& a) {
   ojson results = ojson::array();
@@ -68,22 +61,17 @@ ojson allocation_json(const DraAllocationResult& a) {
   return out;
 }
 
-ojson dra_claims_json(std::span<const RunResult> runs) {
-  ojson policies = ojson::array();
-  for (const RunResult& run : runs) {
-    if (run.summary.dra_claims.empty()) continue;
-    ojson claims = ojson::array();
-    for (const DraClaimRecord& c : run.summary.dra_claims) {
-      claims.push_back({{"pod", c.pod},
-                        {"namespace", c.namespace_name},
-                        {"name", c.claim},
-                        {"node", c.node},
-                        {"allocated_s", c.allocated_s},
-                        {"status", {{"allocation", allocation_json(c.allocation)}}}});
-    }
-    policies.push_back({{"policy", run.policy}, {"seed", run.seed}, {"claims", std::move(claims)}});
+ojson dra_claims_json(std::span<const DraClaimRecord> records) {
+  ojson claims = ojson::array();
+  for (const DraClaimRecord& c : records) {
+    claims.push_back({{"pod", c.pod},
+                      {"namespace", c.namespace_name},
+                      {"name", c.claim},
+                      {"node", c.node},
+                      {"allocated_s", c.allocated_s},
+                      {"status", {{"allocation", allocation_json(c.allocation)}}}});
   }
-  return {{"policies", std::move(policies)}};
+  return claims;
 }
 
 }  // namespace slicelab
