@@ -24,7 +24,7 @@ set(layers
     "sim/sharing:sim/placement"
     "sim/interference:sim/sharing"
     "sim/modes/*:sim/sharing limiter"
-    "sim/modes:sim/modes/*"
+    "sim/modes:sim/modes/* sim/interference"
     "sim/calibration:sim/modes sim/interference"
     "sim/engine:sim/interference"
     "sim/scenario:sim/engine sim/modes sim/parallel"

@@ -1,5 +1,5 @@
 // NVIDIA's device-plugin config file (k8s-device-plugin api/config/v1) read once, for every
-// consumer: the simulator's policies (sim/sharing/device_plugin_config) and the node plugin
+// consumer: the simulator's policies (sim/modes/device_plugin_config) and the node plugin
 // (backends/device_plugin/plugin_config). What a consumer cannot do it refuses itself, at the
 // place this reader recorded; docs/device-plugin-config.md.
 #pragma once
