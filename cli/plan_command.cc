@@ -7,11 +7,11 @@
 
 #include "cli/progress_line.h"
 #include "cli/usage_error.h"
+#include "planning/capacity_planner.h"
+#include "planning/plan_spec.h"
 #include "reports/atomic_folder.h"
 #include "reports/plan_files.h"
 #include "sim/parallel/cpu_limit.h"
-#include "planning/capacity_planner.h"
-#include "planning/plan_spec.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
 

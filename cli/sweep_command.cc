@@ -7,11 +7,11 @@
 
 #include "cli/progress_line.h"
 #include "cli/usage_error.h"
+#include "planning/sweep_grid.h"
+#include "planning/sweep_runner.h"
 #include "reports/atomic_folder.h"
 #include "reports/sweep_files.h"
 #include "sim/parallel/cpu_limit.h"
-#include "planning/sweep_grid.h"
-#include "planning/sweep_runner.h"
 #include "workloads/input_error.h"
 
 namespace slicelab {

@@ -8,10 +8,10 @@
 #include <mutex>
 #include <semaphore>
 
-#include "sim/parallel/parallel_for.h"
 #include "planning/plan_metrics.h"
 #include "planning/size_search.h"
 #include "planning/workload_scaling.h"
+#include "sim/parallel/parallel_for.h"
 #include "sim/scenario/run_policies.h"
 
 namespace slicelab {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/metrics/run_result.h"
 #include "planning/capacity_fit.h"
 #include "planning/plan_spec.h"
+#include "sim/metrics/run_result.h"
 #include "sim/scenario/scenario.h"
 
 namespace slicelab {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "sim/parallel/parallel_for.h"
 #include "planning/workload_scaling.h"
+#include "sim/parallel/parallel_for.h"
 #include "sim/scenario/run_policies.h"
 
 namespace slicelab {

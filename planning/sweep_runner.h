@@ -7,8 +7,8 @@
 #include <span>
 #include <vector>
 
-#include "sim/metrics/run_result.h"
 #include "planning/sweep_grid.h"
+#include "sim/metrics/run_result.h"
 
 namespace slicelab {
 

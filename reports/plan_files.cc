@@ -5,11 +5,11 @@
 #include <cmath>
 #include <set>
 
+#include "planning/plan_metrics.h"
 #include "reports/atomic_folder.h"
 #include "reports/output_values.h"
 #include "reports/report_format.h"
 #include "sim/metrics/run_metrics.h"
-#include "planning/plan_metrics.h"
 
 namespace slicelab {
 namespace {

@@ -9,9 +9,9 @@
 #include <optional>
 #include <sstream>
 
+#include "planning/plan_metrics.h"
 #include "reports/atomic_folder.h"
 #include "reports/output_values.h"
-#include "planning/plan_metrics.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/text_file.h"

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "reports/json_reader.h"
 #include "planning/sweep_grid.h"
 #include "planning/sweep_runner.h"
+#include "reports/json_reader.h"
 
 namespace slicelab {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "workloads/inputs/device_plugin_config.h"
 #include "workloads/input_error.h"
+#include "workloads/inputs/device_plugin_config.h"
 #include "workloads/text_file.h"
 #include "workloads/yaml_reader.h"
 

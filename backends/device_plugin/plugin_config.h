@@ -1,6 +1,7 @@
 // The node plugin's one config file: the NVIDIA device plugin's own format (version v1, flags,
 // sharing.timeSlicing / sharing.mps), read by the one reader of that format
-// (workloads/inputs/device_plugin_config.h), plus a `slicelab:` section (interposer shares, CDI, paths).
+// (workloads/inputs/device_plugin_config.h), plus a `slicelab:` section (interposer shares, CDI,
+// paths).
 #pragma once
 
 #include <string>

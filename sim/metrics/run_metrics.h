@@ -64,8 +64,8 @@ using MetricGetter = std::optional<double> (*)(const RunSummary&);  // nullopt: 
 using MetricSetter = void (*)(RunSummary&, double);
 using SummaryTest = bool (*)(const RunSummary&);
 
-// Reads and writes one figure of a RunSummary. The setter creates an optional group (fill, a mode figure)
-// it writes into; the seed means and tests use it.
+// Reads and writes one figure of a RunSummary. The setter creates an optional group (fill, a mode
+// figure) it writes into; the seed means and tests use it.
 struct MetricAccess {
   MetricGetter get = nullptr;
   MetricSetter set = nullptr;

@@ -1,6 +1,6 @@
 // A policy's sharing given as the NVIDIA device plugin's config file: the file is read by the one
-// reader of that format (workloads/inputs/device_plugin_config.h); this is the simulator's translation
-// of it into a sharing mode, refusing what the simulator cannot model;
+// reader of that format (workloads/inputs/device_plugin_config.h); this is the simulator's
+// translation of it into a sharing mode, refusing what the simulator cannot model;
 // docs/device-plugin-config.md.
 #pragma once
 

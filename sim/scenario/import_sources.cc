@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "workloads/inputs/csv_trace_reader.h"
 #include "workloads/input_error.h"
+#include "workloads/inputs/csv_trace_reader.h"
 #include "workloads/rfc3339.h"
 
 namespace slicelab {

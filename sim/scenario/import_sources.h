@@ -10,8 +10,8 @@
 #include "sim/cluster_spec.h"
 #include "sim/gpu_catalog.h"
 #include "workloads/inputs/openb_reader.h"
-#include "workloads/pod_spec.h"
 #include "workloads/inputs/pod_yaml.h"
+#include "workloads/pod_spec.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {

@@ -17,8 +17,8 @@
 #include "sim/scenario/snapshot_reader.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
-#include "workloads/kube/kube_gfd_products.h"
 #include "workloads/inputs/pod_yaml.h"
+#include "workloads/kube/kube_gfd_products.h"
 #include "workloads/trace_writer.h"
 
 namespace slicelab {

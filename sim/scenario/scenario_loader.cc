@@ -14,12 +14,12 @@
 #include "sim/scenario/snapshot_reader.h"
 #include "sim/topology/topology_yaml.h"
 #include "workloads/fill_sampler.h"
-#include "workloads/inputs/generator.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
+#include "workloads/inputs/generator.h"
+#include "workloads/inputs/pod_yaml.h"
 #include "workloads/kube/kube_yaml_quantities.h"
 #include "workloads/plain_file_name.h"
-#include "workloads/inputs/pod_yaml.h"
 #include "workloads/yaml_reader.h"
 
 namespace slicelab {
@@ -142,8 +142,9 @@ ClusterSpec read_cluster(const YamlReader& yaml, const YAML::Node& node,
     {
       const char* key = one_of(yaml, g, path, "memory_mib", "memory");
       const std::string p = join_path(path, key);
-      group.memory_mib = key == std::string_view("memory") ? kube_memory_bytes_as_mib(yaml, g[key], p)
-                                                           : kube_mebibytes(yaml, g[key], p);
+      group.memory_mib = key == std::string_view("memory")
+                             ? kube_memory_bytes_as_mib(yaml, g[key], p)
+                             : kube_mebibytes(yaml, g[key], p);
       if (group.memory_mib <= 0) yaml.fail_expected(g[key], p, "a size above 0");
     }
     group.gpus_per_node =
@@ -462,10 +463,10 @@ DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node) {
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) try {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
-  yaml.check_keys(root, "",
-                  {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload",
-                   "engine", "policies", "calibration", "workload_classes", "plan", "decide",
-                   "dra"});  // plan: planning
+  yaml.check_keys(
+      root, "",
+      {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload", "engine",
+       "policies", "calibration", "workload_classes", "plan", "decide", "dra"});  // plan: planning
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "tests/fuzz/fuzz_input_file.h"
-#include "workloads/inputs/csv_trace_reader.h"
 #include "workloads/input_error.h"
+#include "workloads/inputs/csv_trace_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

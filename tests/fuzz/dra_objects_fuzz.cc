@@ -1,5 +1,6 @@
-// Fuzzes the DRA object reader (workloads/inputs/dra_objects) and the CEL subset (sim/modes/dra/cel_*): a
-// file that loads has every selector compiled, then evaluated against every device read.
+// Fuzzes the DRA object reader (workloads/inputs/dra_objects) and the CEL subset
+// (sim/modes/dra/cel_*): a file that loads has every selector compiled, then evaluated against
+// every device read.
 #include <cstddef>
 #include <cstdint>
 

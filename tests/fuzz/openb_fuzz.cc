@@ -1,5 +1,5 @@
-// Fuzzes the Alibaba openb CSV readers (workloads/inputs/openb_reader): the same bytes as a node list
-// and as a pod list, since a fuzzer's mutation can reach either header.
+// Fuzzes the Alibaba openb CSV readers (workloads/inputs/openb_reader): the same bytes as a node
+// list and as a pod list, since a fuzzer's mutation can reach either header.
 #include <cstddef>
 #include <cstdint>
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "sim/scenario/scenario.h"
-#include "workloads/kube/kube_quantity.h"
 #include "workloads/go_duration.h"
+#include "workloads/kube/kube_quantity.h"
 
 namespace slicelab {
 namespace {

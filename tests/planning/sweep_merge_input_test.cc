@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/sweep_files.h"
 #include "planning/plan_metrics.h"
+#include "reports/sweep_files.h"
 #include "tests/support/temp_files.h"
 
 namespace slicelab {

@@ -11,8 +11,8 @@
 #include "sim/scenario/scenario.h"
 #include "tests/support/temp_files.h"
 #include "workloads/csv_reader.h"
-#include "workloads/inputs/csv_trace_reader.h"
 #include "workloads/input_error.h"
+#include "workloads/inputs/csv_trace_reader.h"
 #include "workloads/rfc3339.h"
 
 namespace slicelab {

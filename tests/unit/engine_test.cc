@@ -15,9 +15,9 @@
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/sim_fixtures.h"
-#include "workloads/inputs/generator.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
+#include "workloads/inputs/generator.h"
 
 namespace slicelab {
 namespace {

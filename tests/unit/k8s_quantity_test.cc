@@ -1,7 +1,7 @@
 // Pins down Kubernetes quantity and Go duration parsing: every suffix against values computed
 // by hand from apimachinery's definitions, rounding up, and the "did you mean" errors.
-#include "workloads/kube/kube_quantity.h"
 #include "workloads/go_duration.h"
+#include "workloads/kube/kube_quantity.h"
 
 #include <gtest/gtest.h>
 

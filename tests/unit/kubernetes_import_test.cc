@@ -14,9 +14,9 @@
 #include "sim/scenario/kube_import.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
+#include "workloads/inputs/pod_yaml.h"
 #include "workloads/kube/kube_gfd_products.h"
 #include "workloads/kube/kube_objects.h"
-#include "workloads/inputs/pod_yaml.h"
 #include "workloads/rfc3339.h"
 #include "workloads/trace_writer.h"
 

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "planning/plan_metrics.h"
 #include "reports/json_location.h"
 #include "reports/json_reader.h"
 #include "reports/report_data.h"
 #include "reports/results_diff.h"
 #include "reports/sweep_files.h"
-#include "planning/plan_metrics.h"
 #include "tests/support/temp_files.h"
 
 namespace slicelab {

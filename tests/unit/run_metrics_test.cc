@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "planning/plan_metrics.h"
 #include "reports/output_values.h"
 #include "reports/report_content.h"
 #include "reports/results_writer.h"
 #include "sim/metrics/run_metrics.h"
 #include "sim/metrics/seed_mean.h"
-#include "planning/plan_metrics.h"
 
 namespace slicelab {
 namespace {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "workloads/pod_spec.h"
 #include "workloads/inputs/pod_yaml.h"
+#include "workloads/pod_spec.h"
 #include "workloads/rfc3339.h"
 
 namespace slicelab {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "workloads/pod_spec.h"
 #include "workloads/inputs/pod_yaml.h"
+#include "workloads/pod_spec.h"
 #include "workloads/rng.h"
 #include "workloads/yaml_reader.h"
 
