@@ -430,10 +430,18 @@ TEST_F(LocalReplay, MeasuredAndSimulatedSummariesAgreeOnARunWithAFailure) {
   const std::string cmd = std::string("case $SLICELAB_POD in f) H=300;; *) H=100;; esac; exec ") +
                           SLICELAB_STANDIN + " {kernel} --duration {duration} --hold-mib $H";
   // At 0.02 real s per scenario s (5 s in all): a process's start and its seen end (tens of ms
-  // on a loaded machine) are a few scenario seconds, adding up along the queue.
+  // on a loaded machine) are a few scenario seconds, adding up along the queue. Sanitized builds
+  // start and poll processes several times slower (26 scenario s along the queue under ASan on
+  // 2 busy cores), so they replay at 0.06 real s per scenario s (15 s), the same real-time cost
+  // being a third of the scenario seconds.
+#ifdef SLICELAB_SANITIZED
+  const char* time_scale = "0.06";
+#else
+  const char* time_scale = "0.02";
+#endif
   const auto r =
-      slicelab({"replay", "--backend", "local", yaml, "--out", path("out"), "--time-scale", "0.02",
-                "--interposer", SLICELAB_INTERPOSER, "--command", cmd},
+      slicelab({"replay", "--backend", "local", yaml, "--out", path("out"), "--time-scale",
+                time_scale, "--interposer", SLICELAB_INTERPOSER, "--command", cmd},
                test::fake_gpu_env());
   ASSERT_EQ(r.status.exit_code, 0) << r.output;
   const auto c = slicelab({"compare", yaml, "--out", path("sim"), "--force"}, test::fake_gpu_env());
