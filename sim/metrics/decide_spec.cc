@@ -50,6 +50,14 @@ std::string DecideGoal::text() const {
   return fmt::format("{} {}", maximize ? "max" : "min", name);
 }
 
+std::optional<double> DecideGoal::value(const RunSummary& s) const {
+  return metric_value(*metric, s);
+}
+
+std::optional<double> DecideConstraint::value(const RunSummary& s) const {
+  return metric_value(*metric, s);
+}
+
 bool DecideConstraint::met_by(std::optional<double> value) const {
   if (!value) return false;
   switch (op) {

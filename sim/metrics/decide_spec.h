@@ -18,6 +18,8 @@ struct DecideGoal {
   std::string name;  // as written ("completed", "queue_p99")
 
   std::string text() const;  // "max completed"
+  // The figure this goal reads from one run (none when the run has none).
+  std::optional<double> value(const RunSummary& s) const;
 };
 
 // "failed <= 0": a policy whose figure breaks it (or has none) is never recommended.
@@ -29,6 +31,7 @@ struct DecideConstraint {
   std::string name;
 
   bool met_by(std::optional<double> value) const;
+  std::optional<double> value(const RunSummary& s) const;
   std::string text() const;  // "failed <= 0"
 };
 
