@@ -37,6 +37,7 @@
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
 #include "sim/parallel/cpu_limit.h"
+#include "sim/scenario/replications.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
@@ -48,7 +49,8 @@ namespace {
 
 struct Common {
   std::string scenario;
-  std::optional<int64_t> seed;  // signed so that "-1" is refused, not wrapped around
+  std::optional<int64_t> seed;       // signed so that "-1" is refused, not wrapped around
+  std::optional<SeedsOption> seeds;  // --seeds N or --seeds 1,2,3
   std::string out;
   bool quiet = false;
   bool report = false;  // --report: write report.md/report.html after the results
@@ -79,6 +81,17 @@ void add_common(CLI::App& cmd, Common& c, bool writes) {
           },
           "INT in [0 - 9223372036854775807]", "seed"));
   if (writes) {
+    cmd.add_option_function<std::string>(
+           "--seeds",
+           [&c](const std::string& text) {
+             std::string why;
+             c.seeds = parse_seeds_option(text, why);
+             if (!c.seeds) throw CLI::ValidationError("--seeds", why);
+           },
+           fmt::format("Replications: a count N (N seeds from the scenario's first) or a list "
+                       "1,2,3 (default: the scenario's seeds:, else {} seeds from its seed:)",
+                       kDefaultReplications))
+        ->type_name("N|LIST");
     cmd.add_option("--out", c.out, "Results folder (default: results/<scenario name>)");
     cmd.add_flag("-q,--quiet", c.quiet, "Print no table and no progress, only errors");
     cmd.add_flag("--wide", c.wide, "Print every column of the table (default: 120 columns)");
@@ -111,11 +124,14 @@ std::string wrapped(const std::string& text, size_t width) {
 
 // The recommendation heads a compare's output; the policies that lost pods are named under the
 // table. A fill experiment (no departures) and a single policy have nothing to decide.
-void print_decision_head(const Scenario& sc, std::span<const RunResult> runs) {
-  if (runs.size() < 2 || sc.engine.fill) return;
-  const PolicyChoice choice = choose_policy(sc.decide, runs);
+void print_choice(const PolicyChoice& choice) {
   std::printf("%s\n%s\n\n", wrapped(choice.text, kTerminalColumns).c_str(),
               wrapped(choice.basis + ".", kTerminalColumns).c_str());
+}
+
+void print_decision_head(const Scenario& sc, std::span<const RunResult> runs) {
+  if (runs.size() < 2 || sc.engine.fill) return;
+  print_choice(choose_policy(sc.decide, runs));
 }
 
 void print_decision_warnings(const Scenario& sc, std::span<const RunResult> runs) {
@@ -155,26 +171,27 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
   return 0;
 }
 
-// Every policy once per seed of the scenario's `seeds:` list (each seed has its own workload
-// when the workload is sampled); the table shows the mean over seeds.
-int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
+// Every policy of `which` once per seed (each seed has its own workload when the workload is
+// sampled, and every policy sees the same one: common random numbers); the table shows the mean
+// over seeds and each figure's 95% interval.
+int run_seeds_and_report(const Common& c, const Scenario& first, const std::vector<uint64_t>& list,
+                         const std::vector<size_t>& which, int jobs) {
   const std::string out =
       c.out.empty() ? (std::filesystem::path("results") / first.name).string() : c.out;
   prepare_output_folder(out, c.force);  // a refusal before the run, not after it
   std::vector<Scenario> scenarios;
-  scenarios.reserve(first.seeds.size());
-  for (const uint64_t seed : first.seeds) scenarios.push_back(load_scenario(c.scenario, seed));
-  std::vector<size_t> all(first.policies.size());
-  std::iota(all.begin(), all.end(), size_t{0});
+  scenarios.reserve(list.size());
+  for (const uint64_t seed : list) scenarios.push_back(load_scenario(c.scenario, seed));
   std::vector<SeedRuns> seeds;
+  seeds.reserve(list.size());
   {
-    ProgressLine progress(
-        fmt::format("{} ({} seeds x {} policies)", first.name, scenarios.size(), all.size()),
-        scenarios.size() * all.size(), c.quiet);
+    ProgressLine progress(fmt::format("{} ({} x {} {})", first.name, seeds_text(list), which.size(),
+                                      which.size() == 1 ? "policy" : "policies"),
+                          scenarios.size() * which.size(), c.quiet);
     for (size_t s = 0; s < scenarios.size(); ++s) {
-      const size_t base = s * all.size();
+      const size_t base = s * which.size();
       seeds.push_back(
-          {&scenarios[s], run_policies(scenarios[s], all, jobs,
+          {&scenarios[s], run_policies(scenarios[s], which, jobs,
                                        [&](size_t k, double f) { progress.update(base + k, f); })});
     }
   }
@@ -183,16 +200,31 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
     std::printf("%s\n", seeds_summary_json(seeds).dump(2).c_str());
   } else if (!c.quiet) {
     const std::vector<RunResult> mean = mean_over_seeds(seeds);
-    print_decision_head(first, mean);
-    std::printf("mean over seeds %s\n", fmt::format("{}", fmt::join(first.seeds, ", ")).c_str());
-    std::fputs((first.engine.fill ? fill_table(mean) : comparison_table(mean, c.wide)).c_str(),
-               stdout);
+    if (mean.size() > 1 && !first.engine.fill) print_choice(choose_over_seeds(seeds, mean));
+    std::printf("mean over %s\n", seeds_text(list).c_str());
+    const std::vector<SeedSummaries> per_seed = summaries_per_seed(seeds);
+    std::fputs(
+        (first.engine.fill ? fill_table(mean) : comparison_table(mean, c.wide, per_seed)).c_str(),
+        stdout);
     print_decision_warnings(first, mean);
-    std::printf("\nwrote %s/summary.json (means) and %s/seed-<n>/ (each seed's results)\n",
-                out.c_str(), out.c_str());
+    std::printf(
+        "\nwrote %s/summary.json (means and intervals) and %s/seed-<n>/ (each seed's "
+        "results)\n",
+        out.c_str(), out.c_str());
   }
   if (c.report) write_report_and_say(out, c.quiet || c.format.json());
   return 0;
+}
+
+// One seed: a plain results folder, as before replications; several: seed-<n>/ and the means.
+int run_replicated(const Common& c, const Scenario& sc, const std::vector<size_t>& which,
+                   int jobs) {
+  if (c.seed && c.seeds)
+    throw UsageError("--seed and --seeds are alternatives: give one (--seeds 7,8 or --seed 7)");
+  const std::vector<uint64_t> list = replication_seeds(sc, seed_of(c), c.seeds);
+  if (list.size() > 1) return run_seeds_and_report(c, sc, list, which, jobs);
+  if (list.front() == sc.seed) return run_and_report(sc, which, jobs, c);
+  return run_and_report(load_scenario(c.scenario, list.front()), which, jobs, c);
 }
 
 int cmd_validate(const Common& c) {
@@ -210,7 +242,7 @@ int cmd_validate(const Common& c) {
   return 0;
 }
 
-int cmd_run(const Common& c, const std::string& policy) {
+int cmd_run(const Common& c, const std::string& policy, int jobs) {
   const Scenario sc = load_scenario(c.scenario, seed_of(c));
   size_t idx = 0;
   if (!policy.empty()) {
@@ -224,15 +256,14 @@ int cmd_run(const Common& c, const std::string& policy) {
     }
     idx = static_cast<size_t>(it - sc.policies.begin());
   }
-  return run_and_report(sc, {idx}, 1, c);
+  return run_replicated(c, sc, {idx}, jobs);
 }
 
 int cmd_compare(const Common& c, int jobs) {
   const Scenario sc = load_scenario(c.scenario, seed_of(c));
-  if (!sc.seeds.empty() && !c.seed) return run_seeds_and_report(c, sc, jobs);
   std::vector<size_t> all(sc.policies.size());
   std::iota(all.begin(), all.end(), size_t{0});
-  return run_and_report(sc, all, jobs, c);
+  return run_replicated(c, sc, all, jobs);
 }
 
 }  // namespace
@@ -316,7 +347,7 @@ int run_cli(int argc, char** argv) {
     if (serve_cmd.chosen()) return serve_cmd.run();
     if (cdi_cmd.chosen()) return cdi_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
-    if (*run) return cmd_run(run_opts, policy);
+    if (*run) return cmd_run(run_opts, policy, jobs);
     if (*compare) return cmd_compare(compare_opts, jobs);
   } catch (const std::filesystem::filesystem_error& e) {
     // The path first, as in every other message, not "filesystem error: …: reason [path]".

@@ -105,6 +105,7 @@ class Ranking {
   static std::string noise_phrase(const RunMetric& m, double half) {
     if (m.unit == MetricUnit::kShare) return fmt::format("{:.1f} pt", 100 * half);
     if (m.unit == MetricUnit::kPods || m.unit == MetricUnit::kCount) return figure_of(half);
+    if (m.unit == MetricUnit::kUsd) return fmt::format("${:.2f}", half);
     return metric_phrase_value(m, half);
   }
   static std::string figure_of(double v) { return slicelab::figure(v); }

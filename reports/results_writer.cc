@@ -16,6 +16,7 @@
 #include "reports/mode_documents.h"
 #include "reports/output_values.h"
 #include "reports/policy_choice.h"
+#include "sim/metrics/metric_estimate.h"
 #include "sim/metrics/run_metrics.h"
 #include "sim/metrics/seed_mean.h"
 
@@ -224,7 +225,27 @@ std::string fill_table(std::span<const RunResult> runs) {
   return out;
 }
 
-std::string comparison_table(std::span<const RunResult> runs, bool wide) {
+namespace {
+
+// "±1.2h": the half width written as the column writes its figures ("" without one).
+std::string noise_cell(const RunMetric& m, const SeedSummaries& seeds) {
+  if (m.column.format == CellFormat::kPointsMeanMax) return "";
+  const std::optional<Estimate> e = metric_estimate(m, seeds);
+  if (!e || !e->half_width) return "";
+  std::string cell = metric_cell(m, *e->half_width, std::nullopt);
+  // A count's interval is rarely whole: one decimal rather than rounding it away.
+  if (m.column.format == CellFormat::kInteger && *e->half_width != std::round(*e->half_width))
+    cell = fmt::format("{:.1f}", *e->half_width);
+  return "±" + cell;
+}
+
+}  // namespace
+
+std::string comparison_table(std::span<const RunResult> runs, bool wide,
+                             std::span<const SeedSummaries> per_seed) {
+  // Over several seeds, a second line per policy holds each figure's 95% interval half width.
+  const bool noise = !per_seed.empty() && per_seed.front().size() > 1;
+  const size_t lines = noise ? 2 : 1;
   // Each column with how long it stays in the default table: when the table is wider than
   // kTerminalColumns, the lowest `keep` goes first (0: only in the wide table). After the
   // policy and its sharing mode, the run-metrics table's columns (sim/metrics/run_metrics.h).
@@ -243,10 +264,13 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide) {
         }))
       continue;
     Column c{std::string(m->column.head), m->column.keep, {}};
-    for (const RunResult& r : runs)
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const RunResult& r = runs[i];
       c.cells.push_back(
           metric_cell(*m, [&](const RunMetric& x) { return metric_value(x, r.summary); }) +
           (of_pods_that_ran(*m) && r.summary.failed > 0 ? "*" : ""));
+      if (noise) c.cells.push_back(noise_cell(*m, per_seed[i]));
+    }
     cols.push_back(std::move(c));
   }
   // Figures without a column that still tell the policies apart (reports/differing_metrics.h).
@@ -255,13 +279,19 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide) {
            [&](size_t i, const RunMetric&x) { return metric_value(x, runs[i].summary); },
            MetricTable::kTerminal)) {
     Column c{differing_head(*m), 86, {}};
-    for (const RunResult& r : runs)
-      c.cells.push_back(differing_cell(*m, metric_value(*m, r.summary)));
+    for (size_t i = 0; i < runs.size(); ++i) {
+      c.cells.push_back(differing_cell(*m, metric_value(*m, runs[i].summary)));
+      if (noise) c.cells.push_back("");
+    }
     cols.push_back(std::move(c));
   }
   for (const RunResult& r : runs) {
     cols[0].cells.push_back(r.policy);
     cols[1].cells.push_back(std::string(r.sharing.substr(0, r.sharing.find(' '))));
+    if (noise) {
+      cols[0].cells.push_back("");
+      cols[1].cells.push_back("± 95% CI");
+    }
   }
   const auto width = [](const Column& c) {
     size_t w = c.head.size();
@@ -273,8 +303,9 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide) {
     // A column that says nothing for any policy ("-" throughout) is left out first.
     std::erase_if(cols, [](const Column& c) {
       return c.keep == 0 ||
-             (c.keep < 80 && std::all_of(c.cells.begin(), c.cells.end(),
-                                         [](const std::string& v) { return v == "-"; }));
+             (c.keep < 80 && std::all_of(c.cells.begin(), c.cells.end(), [](const std::string& v) {
+                return v == "-" || v.empty();  // empty: a noise line without an interval
+              }));
     });
     const auto total = [&] {
       size_t w = 0;
@@ -299,11 +330,16 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide) {
   };
   line([&](size_t c) { return cols[c].head; });
   line([&](size_t c) { return std::string(width(cols[c]), '-'); });
-  for (size_t r = 0; r < runs.size(); ++r) line([&](size_t c) { return cols[c].cells[r]; });
+  for (size_t r = 0; r < runs.size() * lines; ++r) line([&](size_t c) { return cols[c].cells[r]; });
   if (cols.size() < all) out += fmt::format("({} more columns with --wide)\n", all - cols.size());
   if (std::any_of(runs.begin(), runs.end(),
                   [](const RunResult& r) { return r.summary.failed > 0; }))
     out += fmt::format("* {}\n", kOfPodsThatRan);
+  if (noise)
+    out += fmt::format(
+        "± the half width of the 95% confidence interval of the mean over {} seeds (Student's "
+        "t; blank: no value)\n",
+        per_seed.front().size());
   return out;
 }
 
@@ -361,6 +397,42 @@ void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds,
   });
 }
 
+std::vector<SeedSummaries> summaries_per_seed(std::span<const SeedRuns> seeds) {
+  std::vector<SeedSummaries> out;
+  if (seeds.empty()) return out;
+  out.resize(seeds.front().runs.size());
+  for (const SeedRuns& sr : seeds)
+    for (size_t p = 0; p < out.size() && p < sr.runs.size(); ++p)
+      out[p].push_back(&sr.runs[p].summary);
+  return out;
+}
+
+PolicyChoice choose_over_seeds(std::span<const SeedRuns> seeds, std::span<const RunResult> means) {
+  const std::vector<SeedSummaries> per_seed = summaries_per_seed(seeds);
+  return choose_policy(seeds.front().scenario->decide, means, per_seed);
+}
+
+namespace {
+
+// Per number row with a value in some seed: {n, ci95: [low, high] (null for one), min, max}.
+ojson uncertainty_json(const SeedSummaries& seeds) {
+  ojson u = ojson::object();
+  for (const RunMetric& m : run_metrics()) {
+    if (m.json.empty()) continue;
+    const std::optional<Estimate> e = metric_estimate(m, seeds);
+    if (!e) continue;
+    ojson ci = nullptr;
+    if (e->half_width) ci = ojson::array({tidy_value(e->low()), tidy_value(e->high())});
+    u[std::string(m.json)] = {{"n", e->n},
+                              {"ci95", std::move(ci)},
+                              {"min", tidy_value(e->min)},
+                              {"max", tidy_value(e->max)}};
+  }
+  return u;
+}
+
+}  // namespace
+
 nlohmann::ordered_json seeds_summary_json(std::span<const SeedRuns> seeds) {
   std::vector<uint64_t> seed_list;
   for (const SeedRuns& sr : seeds) seed_list.push_back(sr.scenario->seed);
@@ -370,6 +442,14 @@ nlohmann::ordered_json seeds_summary_json(std::span<const SeedRuns> seeds) {
   j.erase("seed");
   j["seeds"] = seed_list;
   j["note"] = "per policy, the mean over seeds; each seed's full results are in seed-<n>/";
+  j["uncertainty"] =
+      "per policy, per figure: n seeds holding a value, ci95 the 95% confidence interval of "
+      "their mean (Student's t, n-1 degrees of freedom; null for one seed), min and max the "
+      "seed range";
+  if (j.contains("decision")) j["decision"] = choose_over_seeds(seeds, mean).json(mean);
+  const std::vector<SeedSummaries> per_seed = summaries_per_seed(seeds);
+  for (size_t p = 0; p < per_seed.size(); ++p)
+    j["policies"][p]["uncertainty"] = uncertainty_json(per_seed[p]);
   return j;
 }
 

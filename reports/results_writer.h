@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/policy_choice.h"
 #include "sim/metrics/run_result.h"
 #include "sim/scenario/scenario.h"
 
@@ -22,9 +23,11 @@ std::string pods_csv(const Scenario& scenario, std::span<const RunResult> runs);
 void write_timeseries_csv(std::ostream& out, std::span<const RunResult> runs);
 std::string timeseries_csv(std::span<const RunResult> runs);
 // The terminal table: every column when `wide`, else the most telling ones that fit in
-// kTerminalColumns, and a line saying how many more --wide shows.
+// kTerminalColumns, and a line saying how many more --wide shows. With `per_seed` (each run's
+// summaries over two or more seeds), a line under each policy holds its figures' 95% intervals.
 constexpr size_t kTerminalColumns = 120;
-std::string comparison_table(std::span<const RunResult> runs, bool wide = false);
+std::string comparison_table(std::span<const RunResult> runs, bool wide = false,
+                             std::span<const SeedSummaries> per_seed = {});
 // Fill experiments (the FGD paper's): one row per arrived pod per policy, and a summary table.
 std::string fill_csv(std::span<const RunResult> runs);
 std::string fill_table(std::span<const RunResult> runs);
@@ -43,6 +46,11 @@ struct SeedRuns {
 // Per policy, the mean over seeds of every figure, combined as its row of the run-metrics table
 // says (sim/metrics/run_metrics.h, seed_mean.h).
 std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds);
+// Per policy, its summaries seed by seed (pointers into `seeds`).
+std::vector<SeedSummaries> summaries_per_seed(std::span<const SeedRuns> seeds);
+// The recommendation over the seeds (reports/policy_choice.h): means for figures, paired
+// per-seed differences for noise.
+PolicyChoice choose_over_seeds(std::span<const SeedRuns> seeds, std::span<const RunResult> means);
 // The summary.json of a multi-seed folder (slicelab.seeds/1): per policy the means.
 nlohmann::ordered_json seeds_summary_json(std::span<const SeedRuns> seeds);
 // dir/seed-<n>/ holds each seed's full results; dir/summary.json the means. Atomic as above.

@@ -8,6 +8,7 @@
 #include "reports/policy_choice.h"
 #include "sim/metrics/decide_spec.h"
 #include "sim/metrics/run_metrics.h"
+#include "sim/metrics/seed_mean.h"
 
 namespace slicelab {
 namespace {
@@ -67,7 +68,9 @@ TEST(PolicyChoice, CheapestPolicyThatLostPodsIsNeverRecommendedUnderAConstraint)
   EXPECT_EQ(c.text,
             "Recommended: mid (cost $25.00). Runner-up: dear, with a higher cost ($30.00 vs "
             "$25.00).");
-  EXPECT_EQ(c.basis, "Decided by min cost; constraints failed <= 0");
+  EXPECT_EQ(c.basis,
+            "Decided by min cost; constraints failed <= 0; one seed: noise unknown, so every "
+            "difference decides (--seeds N replicates)");
   ASSERT_EQ(c.warnings.size(), 1U);
   EXPECT_EQ(c.warnings[0], "cheap lost 4 of 10 pods: 4 failed because of neighbours");
 }
@@ -91,7 +94,8 @@ TEST(PolicyChoice, TheDefaultPutsCompletedPodsFirst) {
   EXPECT_EQ(runs[*c.chosen].policy, "dear");
   EXPECT_EQ(c.basis,
             "Decided (default objective) by max completed, then min queue_p99, then min "
-            "cost_per_completed");
+            "cost_per_completed; one seed: noise unknown, so every difference decides (--seeds N "
+            "replicates)");
 }
 
 TEST(PolicyChoice, NoPolicyMeetsTheConstraintsNamesTheOneThatBinds) {
@@ -165,6 +169,109 @@ TEST(DecideSpecText, NamesAndMalformedTexts) {
   EXPECT_FALSE(c->met_by(0.5));
   EXPECT_TRUE(c->met_by(0.51));
   EXPECT_FALSE(c->met_by(std::nullopt));
+}
+
+// Ten seeds of three policies, each seed's figures as given; the means by the seed-mean rules.
+struct SeedTable {
+  std::vector<std::vector<RunResult>> seeds;  // [seed][policy]
+  std::vector<RunResult> means;
+  std::vector<SeedSummaries> per_seed;  // [policy][seed]
+};
+
+SeedTable seed_table(const std::vector<std::string>& names,
+                     const std::vector<std::vector<double>>& queue_p99,
+                     const std::vector<std::vector<double>>& cost,
+                     const std::vector<std::vector<size_t>>& failed) {
+  SeedTable t;
+  const size_t n = queue_p99.front().size();
+  t.seeds.resize(n);
+  for (size_t s = 0; s < n; ++s)
+    for (size_t p = 0; p < names.size(); ++p)
+      t.seeds[s].push_back(
+          choice_run(names[p], 10 - failed[p][s], failed[p][s], cost[p][s], queue_p99[p][s], 0.9));
+  t.per_seed.resize(names.size());
+  for (size_t p = 0; p < names.size(); ++p) {
+    for (size_t s = 0; s < n; ++s) t.per_seed[p].push_back(&t.seeds[s][p].summary);
+    RunResult m;
+    m.policy = names[p];
+    m.summary = seed_mean(t.per_seed[p]);
+    t.means.push_back(std::move(m));
+  }
+  return t;
+}
+
+const std::vector<size_t> kNoFailures(10, 0);
+
+TEST(PolicyChoiceOverSeeds, ADifferenceWithinNoiseFallsThroughToTheNextKey) {
+  // Queue p99: a's mean (50.5) is lower than b's (51.5), but the paired differences swing from -9
+  // to +9 around -1 (half width 3.9 > 1): a tie. Cost: b is 1 cheaper in every seed: beyond noise.
+  const std::vector<double> qa = {50, 40, 60, 55, 45, 50, 52, 48, 58, 47};
+  const std::vector<double> qb = {59, 31, 69, 46, 54, 41, 61, 39, 67, 48};
+  const std::vector<double> ca(10, 30), cb(10, 29);
+  const SeedTable t = seed_table({"a", "b"}, {qa, qb}, {ca, cb}, {kNoFailures, kNoFailures});
+  const PolicyChoice c = choose_policy(default_decide_spec(), t.means, t.per_seed);
+  ASSERT_TRUE(c.chosen);
+  EXPECT_EQ(t.means[*c.chosen].policy, "b");
+  EXPECT_EQ(c.seeds, 10U);
+  EXPECT_EQ(c.decided_by, "cost_per_completed");
+  EXPECT_EQ(c.tied_on, (std::vector<std::string>{"completed", "queue_p99"}));
+  EXPECT_EQ(c.indistinguishable, (std::vector<size_t>{0, 1}));
+  EXPECT_NE(c.text.find("a and b are indistinguishable on completed and queue p99 (10 seeds); "
+                        "chosen by cost per completed:"),
+            std::string::npos)
+      << c.text;
+  // With one seed (the first), the lower queue p99 would have decided: a.
+  const std::vector<RunResult> first = {t.seeds[0][0], t.seeds[0][1]};
+  EXPECT_EQ(first[*choose_policy(default_decide_spec(), first).chosen].policy, "a");
+}
+
+TEST(PolicyChoiceOverSeeds, ADifferenceBeyondNoiseDecides) {
+  // a's queue p99 is 5 below b's in every seed but one (3): beyond noise, so queue p99 decides
+  // although b is cheaper.
+  std::vector<double> qa = {50, 40, 60, 55, 45, 50, 52, 48, 58, 47}, qb = qa;
+  for (size_t s = 0; s < qb.size(); ++s) qb[s] += s == 3 ? 3 : 5;
+  const std::vector<double> ca(10, 30), cb(10, 29);
+  const SeedTable t = seed_table({"a", "b"}, {qa, qb}, {ca, cb}, {kNoFailures, kNoFailures});
+  const PolicyChoice c = choose_policy(default_decide_spec(), t.means, t.per_seed);
+  ASSERT_TRUE(c.chosen && c.runner_up);
+  EXPECT_EQ(t.means[*c.chosen].policy, "a");
+  EXPECT_EQ(t.means[*c.runner_up].policy, "b");
+  EXPECT_EQ(c.decided_by, "queue_p99");
+  EXPECT_EQ(c.tied_on, std::vector<std::string>{"completed"});
+  EXPECT_TRUE(c.indistinguishable.size() == 2);  // tied on completed before queue p99 decided
+}
+
+TEST(PolicyChoiceOverSeeds, NothingSeparatesTheLeadersSaysSoAndHowManySeedsWouldDo) {
+  const std::vector<double> qa = {50, 40, 60, 55, 45, 50, 52, 48, 58, 47};
+  const std::vector<double> qb = {59, 31, 69, 46, 54, 41, 61, 39, 67, 48};
+  const std::vector<double> c10(10, 30);
+  const SeedTable t = seed_table({"a", "b"}, {qa, qb}, {c10, c10}, {kNoFailures, kNoFailures});
+  const PolicyChoice c = choose_policy(default_decide_spec(), t.means, t.per_seed);
+  ASSERT_TRUE(c.chosen);
+  EXPECT_FALSE(c.decided_by);
+  EXPECT_EQ(t.means[*c.chosen].policy, "a");  // the better means
+  ASSERT_TRUE(c.seeds_to_separate);
+  EXPECT_GT(*c.seeds_to_separate, 10U);
+  EXPECT_NE(c.text.find("Nothing separates a and b on completed, queue p99 and cost per "
+                        "completed (10 seeds)"),
+            std::string::npos)
+      << c.text;
+  EXPECT_EQ(c.json(t.means)["decided_by"], nullptr);
+}
+
+TEST(PolicyChoiceOverSeeds, AConstraintMetInNineOfTenSeedsIsBroken) {
+  const std::vector<double> q(10, 50), cost_a(10, 20), cost_b(10, 30);
+  std::vector<size_t> fa(10, 0);
+  fa[6] = 1;  // a loses a pod in one seed of ten
+  const SeedTable t = seed_table({"a", "b"}, {q, q}, {cost_a, cost_b}, {fa, kNoFailures});
+  const PolicyChoice c = choose_policy(spec_of({"min cost"}, {"failed <= 0"}), t.means, t.per_seed);
+  ASSERT_TRUE(c.chosen);
+  EXPECT_EQ(t.means[*c.chosen].policy, "b");
+  EXPECT_EQ(c.broken[0], std::vector<std::string>{"failed <= 0 (met in 9 of 10 seeds)"});
+  EXPECT_NE(c.text.find("It is the only policy that meets failed <= 0 in every seed."),
+            std::string::npos)
+      << c.text;
+  EXPECT_EQ(c.json(t.means)["breaks_constraints"]["a"][0], "failed <= 0 (met in 9 of 10 seeds)");
 }
 
 }  // namespace
