@@ -293,9 +293,15 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide,
       cols[1].cells.push_back("± 95% CI");
     }
   }
-  const auto width = [](const Column& c) {
-    size_t w = c.head.size();
-    for (const auto& cell : c.cells) w = std::max(w, cell.size());
+  // In display columns: "±" is two bytes of UTF-8, and fmt pads by display width.
+  const auto columns = [](const std::string& text) {
+    return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char ch) {
+      return (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    }));
+  };
+  const auto width = [&](const Column& c) {
+    size_t w = columns(c.head);
+    for (const auto& cell : c.cells) w = std::max(w, columns(cell));
     return w;
   };
   const size_t all = cols.size();

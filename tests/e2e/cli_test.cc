@@ -1,10 +1,12 @@
 // Pins down the slicelab command end to end: exit codes, the table, well-formed and consistent
 // summary.json / pods.csv / timeseries.csv, determinism, errors that write nothing, every scenario.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -213,7 +215,8 @@ json check_results(const fs::path& dir, const Scenario& sc, const std::vector<st
 TEST_F(Cli, CompareQuickstartPrintsTableAndWritesResults) {
   const Scenario sc = load_scenario(kQuickstart);
   const std::string out = out_dir("out");
-  const Outcome r = slicelab("compare " + shell_quote(kQuickstart) + " --out " + shell_quote(out));
+  const Outcome r =
+      slicelab("compare --seeds 1 " + shell_quote(kQuickstart) + " --out " + shell_quote(out));
   ASSERT_EQ(r.status, 0) << r.err;
   // The recommendation first (wrapped at 120 columns), then an empty line and the table.
   std::vector<std::string> lines = lines_of(r.out);
@@ -237,6 +240,68 @@ TEST_F(Cli, CompareQuickstartPrintsTableAndWritesResults) {
   check_results(out, sc, policy_names(sc));
 }
 
+// Without seeds: or --seed, ten seeds from the scenario's seed: every policy's figures are means
+// with a 95% interval line under them, each seed's results in seed-<n>/.
+TEST_F(Cli, CompareReplicatesOverTenSeedsByDefault) {
+  const Scenario sc = load_scenario(kQuickstart);
+  ASSERT_TRUE(sc.seeds.empty());
+  const std::string out = out_dir("ten");
+  const Outcome r = slicelab("compare " + shell_quote(kQuickstart) + " --out " + shell_quote(out));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<uint64_t> seeds;
+  for (uint64_t s = sc.seed; s < sc.seed + 10; ++s) seeds.push_back(s);
+  EXPECT_NE(r.out.find(fmt::format("mean over 10 seeds ({}-{})", sc.seed, sc.seed + 9)),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" over 10 seeds)."), std::string::npos) << r.out;  // the headline says so
+  // One interval line under each policy, aligned with the table (in display columns: "±" is two
+  // bytes of UTF-8).
+  const auto columns = [](const std::string& l) {
+    return static_cast<size_t>(std::count_if(
+        l.begin(), l.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  };
+  const std::vector<std::string> lines = lines_of(r.out);
+  const auto head = std::find_if(lines.begin(), lines.end(),
+                                 [](const std::string& l) { return l.rfind("policy ", 0) == 0; });
+  ASSERT_NE(head, lines.end()) << r.out;
+  for (size_t i = 0; i < sc.policies.size(); ++i) {
+    const std::string& row = *(head + 2 + 2 * static_cast<std::ptrdiff_t>(i));
+    const std::string& noise = *(head + 3 + 2 * static_cast<std::ptrdiff_t>(i));
+    EXPECT_EQ(row.rfind(sc.policies[i].name + " ", 0), 0U) << row;
+    EXPECT_NE(noise.find("± 95% CI"), std::string::npos) << noise;
+    EXPECT_EQ(columns(row), columns(*head)) << row;
+    EXPECT_EQ(columns(noise), columns(*head)) << noise;
+  }
+  const json mean = json::parse(read_file(fs::path(out) / "summary.json"));
+  EXPECT_EQ(mean.at("format"), "slicelab.seeds/1");
+  EXPECT_EQ(mean.at("seeds").get<std::vector<uint64_t>>(), seeds);
+  EXPECT_EQ(mean.at("decision").at("seeds"), 10);
+  // The interval of each figure is the t interval of the seeds' own values, from seed-<n>/.
+  const json& u = mean.at("policies").at(0).at("uncertainty").at("queue_delay_s.p99");
+  std::vector<double> p99;
+  for (const uint64_t s : seeds) {
+    const json one =
+        json::parse(read_file(fs::path(out) / ("seed-" + std::to_string(s)) / "summary.json"));
+    p99.push_back(one.at("policies").at(0).at("queue_delay_s").at("p99").get<double>());
+  }
+  double sum = 0, sq = 0;
+  for (const double v : p99) sum += v;
+  const double m = sum / 10;
+  for (const double v : p99) sq += (v - m) * (v - m);
+  const double half = 2.262157 * std::sqrt(sq / 9) / std::sqrt(10.0);
+  EXPECT_EQ(u.at("n"), 10);
+  EXPECT_NEAR(u.at("ci95").at(0).get<double>(), m - half, 1e-3 * half);
+  EXPECT_NEAR(u.at("ci95").at(1).get<double>(), m + half, 1e-3 * half);
+  EXPECT_DOUBLE_EQ(u.at("min").get<double>(), *std::min_element(p99.begin(), p99.end()));
+  EXPECT_DOUBLE_EQ(u.at("max").get<double>(), *std::max_element(p99.begin(), p99.end()));
+  // --seed and --seeds together: a usage error.
+  EXPECT_EQ(slicelab("compare -q --seed 3 --seeds 2 " + shell_quote(kQuickstart) + " --out " +
+                     shell_quote(out_dir("both")))
+                .status,
+            2);
+  EXPECT_EQ(slicelab("compare -q --seeds 0 " + shell_quote(kQuickstart)).status, 2);
+}
+
 TEST_F(Cli, SameSeedTwiceIsByteIdentical) {
   ASSERT_EQ(
       slicelab("compare -q " + shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("a")))
@@ -246,7 +311,7 @@ TEST_F(Cli, SameSeedTwiceIsByteIdentical) {
       slicelab("compare -q " + shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("b")))
           .status,
       0);
-  for (const char* f : {"summary.json", "pods.csv", "timeseries.csv"}) {
+  for (const char* f : {"summary.json", "seed-42/pods.csv", "seed-51/timeseries.csv"}) {
     const std::string a = read_file(tmp_ / "a" / f);
     EXPECT_FALSE(a.empty()) << f;
     EXPECT_TRUE(a == read_file(tmp_ / "b" / f)) << f << " differs between two equal runs";
@@ -312,7 +377,7 @@ TEST_F(Cli, SeedBeyondInt64IsRefusedNotClamped) {
 }
 
 TEST_F(Cli, DefaultOutputFolderIsResultsSlashName) {
-  const Outcome r = slicelab("compare --quiet " + shell_quote(kQuickstart));
+  const Outcome r = slicelab("compare --quiet --seeds 1 " + shell_quote(kQuickstart));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "");  // --quiet prints no table
   const Scenario sc = load_scenario(kQuickstart);
@@ -323,18 +388,18 @@ TEST_F(Cli, DefaultOutputFolderIsResultsSlashName) {
 
 TEST_F(Cli, RunOnePolicy) {
   const Scenario sc = load_scenario(kQuickstart);
-  const Outcome r = slicelab("run " + shell_quote(kQuickstart) + " --policy best-fit --out " +
-                             shell_quote(out_dir("bf")));
+  const Outcome r = slicelab("run --seeds 1 " + shell_quote(kQuickstart) +
+                             " --policy best-fit --out " + shell_quote(out_dir("bf")));
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<std::string> lines = lines_of(r.out);
   ASSERT_GE(lines.size(), 3U);
   EXPECT_EQ(lines[2].rfind("best-fit ", 0), 0U) << r.out;
   const json summary = check_results(tmp_ / "bf", sc, {"best-fit"});
   // The same policy gives the same numbers alone as in a comparison.
-  ASSERT_EQ(
-      slicelab("compare -q " + shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("all")))
-          .status,
-      0);
+  ASSERT_EQ(slicelab("compare -q --seeds 1 " + shell_quote(kQuickstart) + " --out " +
+                     shell_quote(out_dir("all")))
+                .status,
+            0);
   const json all = json::parse(read_file(tmp_ / "all" / "summary.json"));
   bool found = false;
   for (const json& p : all.at("policies"))
@@ -347,10 +412,10 @@ TEST_F(Cli, RunOnePolicy) {
 
 TEST_F(Cli, RunWithoutPolicyRunsTheFirst) {
   const Scenario sc = load_scenario(kQuickstart);
-  ASSERT_EQ(
-      slicelab("run -q " + shell_quote(kQuickstart) + " --out " + shell_quote(out_dir("first")))
-          .status,
-      0);
+  ASSERT_EQ(slicelab("run -q --seeds 1 " + shell_quote(kQuickstart) + " --out " +
+                     shell_quote(out_dir("first")))
+                .status,
+            0);
   check_results(tmp_ / "first", sc, {sc.policies.front().name});
 }
 
@@ -502,10 +567,16 @@ TEST_F(Cli, TableFits120ColumnsAndWideShowsEveryColumn) {
     const Outcome wide = slicelab(args + " --wide");
     ASSERT_EQ(wide.status, 0) << wide.err;
     size_t widest = 0;
+    // In display columns: "±" is two bytes of UTF-8.
+    const auto columns = [](const std::string& l) {
+      return static_cast<size_t>(std::count_if(l.begin(), l.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      }));
+    };
     for (const std::string& l : lines_of(narrow.out)) {
-      EXPECT_LE(l.size(), 120U) << l;
+      EXPECT_LE(columns(l), 120U) << l;
     }
-    for (const std::string& l : lines_of(wide.out)) widest = std::max(widest, l.size());
+    for (const std::string& l : lines_of(wide.out)) widest = std::max(widest, columns(l));
     EXPECT_GT(widest, 120U) << wide.out;
     // The table's head: the first line after the recommendation.
     const auto head_of = [](const std::string& out) {
@@ -576,8 +647,8 @@ TEST_F(Cli, ManyPodsWriteACompletePodsCsvInPodOrder) {
   const Scenario sc = load_scenario(file.string());
   ASSERT_EQ(sc.pods.size(), static_cast<size_t>(pods));
   const std::string out = out_dir("many-out");
-  const Outcome r =
-      slicelab("compare -q --jobs 2 " + shell_quote(file.string()) + " --out " + shell_quote(out));
+  const Outcome r = slicelab("compare -q --seeds 1 --jobs 2 " + shell_quote(file.string()) +
+                             " --out " + shell_quote(out));
   ASSERT_EQ(r.status, 0) << r.err;
   check_results(out, sc, policy_names(sc));  // one row per pod per policy, counts as summarized
   // Rows in the workload's order, policy after policy, and the file ends with a whole row.
@@ -637,31 +708,37 @@ TEST_F(Cli, EveryShippedScenarioValidatesAndRuns) {
     EXPECT_EQ(v.status, 0) << v.err;
     EXPECT_EQ(v.out.rfind(file.string() + ": OK: ", 0), 0U) << v.out;
     const std::string out = out_dir("shipped-" + file.stem().string());
+    // Without seeds:, ten seeds from seed: (sim/scenario/replications.h).
+    std::vector<uint64_t> seeds = sc.seeds;
+    for (uint64_t s = sc.seed; seeds.empty() || (sc.seeds.empty() && seeds.size() < 10); ++s)
+      seeds.push_back(s);
 #ifdef SLICELAB_SANITIZED
-    // Sanitized code runs 20-30x slower: a large multi-seed scenario (openb-fgd: 6,212 GPUs, 3
-    // seeds) runs its first seed only here; the release build runs every seed.
-    const bool one_seed = !sc.seeds.empty() && sc.cluster.gpu_count() > 1000;
+    // Sanitized code runs 20-30x slower: a large multi-seed scenario (openb-fgd: 6,212 GPUs, 10
+    // seeds) runs its first seed only here, the others two seeds; the release build runs every
+    // seed.
+    const bool one_seed = sc.cluster.gpu_count() > 1000;
+    if (!one_seed) seeds.resize(2);
 #else
     const bool one_seed = false;
 #endif
-    const std::string seed_arg = one_seed ? " --seed " + std::to_string(sc.seeds.front()) : "";
+    const bool single = one_seed || seeds.size() == 1;
+    const std::string seed_arg = single ? " --seed " + std::to_string(seeds.front())
+                                        : " --seeds " + fmt::format("{}", fmt::join(seeds, ","));
     const Outcome r = slicelab("compare " + shell_quote(file.string()) + seed_arg +
                                " --jobs 2 --out " + shell_quote(out));
     ASSERT_EQ(r.status, 0) << r.err;
     for (const auto& name : policy_names(sc))
       EXPECT_NE(r.out.find("\n" + name + " "), std::string::npos) << name << " missing from\n"
                                                                   << r.out;
-    if (sc.seeds.empty()) {
-      check_results(out, sc, policy_names(sc));
-    } else if (one_seed) {
-      check_results(out, load_scenario(file.string(), sc.seeds.front()), policy_names(sc));
+    if (single) {
+      check_results(out, load_scenario(file.string(), seeds.front()), policy_names(sc));
     } else {
       // One full result set per seed, each for that seed's own workload, and the means on top.
       const json mean = json::parse(read_file(fs::path(out) / "summary.json"));
       EXPECT_EQ(mean.at("format"), "slicelab.seeds/1");
-      EXPECT_EQ(mean.at("seeds").get<std::vector<uint64_t>>(), sc.seeds);
+      EXPECT_EQ(mean.at("seeds").get<std::vector<uint64_t>>(), seeds);
       EXPECT_EQ(mean.at("policies").size(), sc.policies.size());
-      for (const uint64_t seed : sc.seeds)
+      for (const uint64_t seed : seeds)
         check_results(fs::path(out) / ("seed-" + std::to_string(seed)),
                       load_scenario(file.string(), seed), policy_names(sc));
     }

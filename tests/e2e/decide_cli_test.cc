@@ -62,7 +62,7 @@ class DecideCli : public testing::TempFilesTest {
 TEST_F(DecideCli, CheapestPolicyLosingPodsIsNotRecommended) {
   const std::string file =
       scenario("decide:\n  objective: [min cost]\n  constraints: [\"failed <= 0\"]");
-  ASSERT_EQ(slicelab("compare " + shell_quote(file) + " --report --out " +
+  ASSERT_EQ(slicelab("compare --seeds 1 " + shell_quote(file) + " --report --out " +
                      shell_quote((dir_ / "r").string())),
             0)
       << err_;
@@ -89,7 +89,7 @@ TEST_F(DecideCli, CheapestPolicyLosingPodsIsNotRecommended) {
 
   // Without the constraint the cheapest wins: the constraint is what kept it out.
   const std::string free = scenario("decide:\n  objective: [min cost]");
-  ASSERT_EQ(slicelab("compare " + shell_quote(free) + " -q --out " +
+  ASSERT_EQ(slicelab("compare --seeds 1 " + shell_quote(free) + " -q --out " +
                      shell_quote((dir_ / "free").string())),
             0)
       << err_;
@@ -98,9 +98,9 @@ TEST_F(DecideCli, CheapestPolicyLosingPodsIsNotRecommended) {
 
 TEST_F(DecideCli, PerCompletedPodFiguresAndFailureCauses) {
   const std::string file = scenario("");
-  ASSERT_EQ(
-      slicelab("compare " + shell_quote(file) + " -q --out " + shell_quote((dir_ / "r").string())),
-      0)
+  ASSERT_EQ(slicelab("compare --seeds 1 " + shell_quote(file) + " -q --out " +
+                     shell_quote((dir_ / "r").string())),
+            0)
       << err_;
   const nlohmann::json s = summary("r");
   EXPECT_EQ(s["decision"]["recommended"], "whole");  // the default: most completed pods first
@@ -147,9 +147,10 @@ TEST_F(DecideCli, FormatJsonPrintsOneDocumentPerCommand) {
                               : doc.value("format", doc.value("kind", std::string()));
   };
   EXPECT_EQ(format_of("compare " + shell_quote(file) + " --force --out " + out),
-            "slicelab.summary/1");
+            "slicelab.seeds/1");  // 10 seeds by default: the means and their intervals
   EXPECT_EQ(summary("r")["decision"]["recommended"], "whole");
-  EXPECT_EQ(format_of("run " + shell_quote(file) + " --force --out " + out), "slicelab.summary/1");
+  EXPECT_EQ(format_of("run --seeds 1 " + shell_quote(file) + " --force --out " + out),
+            "slicelab.summary/1");
   EXPECT_EQ(format_of("plugins"), "slicelab.plugins/1");
   EXPECT_EQ(
       format_of("plan " +

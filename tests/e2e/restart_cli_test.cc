@@ -68,7 +68,7 @@ TEST_F(RestartCli, TheBinaryReportsRestartsInEveryOutput) {
   const std::string s = scenario("  restart: {policy: OnFailure, backoff: 10s, max_backoff: 5m}");
   const fs::path out = tmp_ / "out";
   const testing::CliRun r =
-      slicelab("compare " + shell_quote(s) + " --out " + shell_quote(out.string()));
+      slicelab("compare --seeds 1 " + shell_quote(s) + " --out " + shell_quote(out.string()));
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   // The table has a restarts column, since a run restarted pods.
   EXPECT_NE(r.out.find("restarts"), std::string::npos) << r.out;
@@ -101,8 +101,8 @@ TEST_F(RestartCli, TheBinaryReportsRestartsInEveryOutput) {
     text.replace(text.find("RESTART"), 7, restart + "\n  until: 60s");
     const std::string path = (tmp_ / (dir + ".yaml")).string();
     std::ofstream(path, std::ios::binary) << text;
-    const testing::CliRun run =
-        slicelab("compare " + shell_quote(path) + " --out " + shell_quote((tmp_ / dir).string()));
+    const testing::CliRun run = slicelab("compare --seeds 1 " + shell_quote(path) + " --out " +
+                                         shell_quote((tmp_ / dir).string()));
     EXPECT_EQ(run.status, 0) << run.err << run.out;
     const std::string csv = read_file(tmp_ / dir / "pods.csv");
     const size_t at = csv.find("\nshare,late,");
@@ -121,7 +121,7 @@ TEST_F(RestartCli, WithoutAPolicyNothingAboutRestartsIsWritten) {
   const std::string s = scenario("");
   const fs::path out = tmp_ / "out";
   const testing::CliRun r =
-      slicelab("compare " + shell_quote(s) + " --out " + shell_quote(out.string()));
+      slicelab("compare --seeds 1 " + shell_quote(s) + " --out " + shell_quote(out.string()));
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   EXPECT_EQ(r.out.find("restarts"), std::string::npos) << r.out;
   const json summary = json::parse(read_file(out / "summary.json"));

@@ -106,8 +106,8 @@ struct SimRun {
 SimRun simulate(const std::string& policy, const fs::path& scratch) {
   const fs::path out = scratch / ("sim-" + policy);
   const CliRun run = run_program(SLICELAB_BINARY,
-                                 "run " + shell_quote(kScenario) + " -q --force -p " + policy +
-                                     " --out " + shell_quote(out.string()),
+                                 "run --seeds 1 " + shell_quote(kScenario) + " -q --force -p " +
+                                     policy + " --out " + shell_quote(out.string()),
                                  scratch, "sim-" + policy);
   EXPECT_EQ(run.status, 0) << run.err;
   SimRun r;

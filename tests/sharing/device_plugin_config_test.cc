@@ -274,10 +274,11 @@ TEST_F(DevicePluginConfig, ShippedScenarioRunsEndToEnd) {
   for (const PodSpec& p : sc.pods) multi += p.gpu_count > 1 ? 1 : 0;
   ASSERT_GT(multi, 0U);
   const auto out = dir_ / "out";
-  const testing::CliRun r = testing::run_program(SLICELAB_BINARY,
-                                                 "compare " + testing::shell_quote(scenario_path) +
-                                                     " --out " + testing::shell_quote(out.string()),
-                                                 dir_);
+  const testing::CliRun r =
+      testing::run_program(SLICELAB_BINARY,
+                           "compare --seeds 1 " + testing::shell_quote(scenario_path) + " --out " +
+                               testing::shell_quote(out.string()),
+                           dir_);
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string pods = testing::read_file(out / "pods.csv");
   size_t refused = 0;
