@@ -56,8 +56,7 @@ int HelpCommand::run(const CLI::App& app, int argc, const char* const* argv) con
   for (int i = 2; i < argc; ++i) {
     const std::string word = argv[i];
     const CLI::App* next = find_command(*at, word);
-    // `help help` is no command's help but this one's, and is refused like any unknown word.
-    if (next == nullptr || next == cmd_)
+    if (next == nullptr)
       throw UsageError(fmt::format("help: unknown command '{}' (the commands are: {})", word,
                                    command_names(*at)));
     if (at != &app) prev += " " + at->get_name();

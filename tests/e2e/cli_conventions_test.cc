@@ -94,7 +94,7 @@ TEST_F(CliConventions, HelpCommandPrintsTheSameHelpAsDashDashHelp) {
     EXPECT_EQ(by_help.out, by_flag.out);
     EXPECT_NE(by_help.out, main_help.out);
   }
-  for (const std::string args : {"help nosuch", "help compare nosuch", "help help"}) {
+  for (const std::string args : {"help nosuch", "help compare nosuch", "help import nosuch"}) {
     SCOPED_TRACE(args);
     const testing::CliRun r = slicelab(args);
     EXPECT_EQ(r.status, 2);
