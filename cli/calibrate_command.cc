@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "cli/input_paths.h"
 #include "reports/output_file.h"
 #include "reports/output_guard.h"
 #include "sim/calibration/calibration_fit.h"
@@ -31,12 +32,12 @@ CalibrateCommand::CalibrateCommand(CLI::App& app) {
   cmd_->add_option("measurements", measurements_,
                    "CSV: class_a,class_b,mode,cap_a,cap_b,slowdown_a,slowdown_b")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   cmd_->add_option("-o,--out", out_, "Calibration YAML to write")->required();
   cmd_->add_option("--classes", classes_,
                    "Calibration YAML whose classes: give the demand vectors (default: built-in, "
                    "as calibration/default.yaml)")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   cmd_->add_option("--source", source_, "Where the measurements come from (written as source:)");
   cmd_->add_flag("--force", force_,
                  "Write the calibration even when the data cannot support the model (the "

@@ -15,6 +15,7 @@
 #include "backends/device_plugin/pod_source.h"
 #include "backends/local/gpu_detection.h"
 #include "cli/cdi_spec_file.h"
+#include "cli/input_paths.h"
 #include "workloads/input_error.h"
 
 namespace slicelab {
@@ -42,7 +43,7 @@ CdiCommand::CdiCommand(CLI::App& app) {
       "generate", "Write the CDI spec of the GPUs, shares and MIG devices the plugin serves");
   generate_->add_option("--config", config_, "The device plugin's config file")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   generate_->add_option("--format", format_, "json or yaml (default: from --output's extension)")
       ->check(CLI::IsMember({"json", "yaml"}));
   generate_->add_option(

@@ -16,6 +16,7 @@
 #include "backends/k8s/api_client.h"
 #include "backends/k8s/api_config.h"
 #include "backends/local/gpu_detection.h"
+#include "cli/input_paths.h"
 #include "cli/usage_error.h"
 
 namespace slicelab {
@@ -34,7 +35,7 @@ DevicePluginCommand::DevicePluginCommand(CLI::App& serve) {
   cmd_->add_option("--config", config_,
                    "Plugin config: NVIDIA's device plugin format plus a slicelab: section "
                    "(default: whole GPUs)")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   cmd_->add_option("--plugin-dir", plugin_dir_,
                    "The kubelet's device plugin folder (default /var/lib/kubelet/device-plugins)");
   cmd_->add_option("--node-name", node_name_, "This node's name (default: $NODE_NAME)");

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/input_paths.h"
 #include "reports/results_diff.h"
 
 namespace slicelab {
@@ -13,8 +14,8 @@ DiffCommand::DiffCommand(CLI::App& app) {
       "change, and whether it is beyond seed noise");
   cmd_->add_option("A", a_, "Results folder before (compare or run output)")
       ->required()
-      ->check(CLI::ExistingDirectory);
-  cmd_->add_option("B", b_, "Results folder after")->required()->check(CLI::ExistingDirectory);
+      ->check(existing_input_folder());
+  cmd_->add_option("B", b_, "Results folder after")->required()->check(existing_input_folder());
   cmd_->add_option("--out", out_, "Also write diff.md, diff.html and diff.json into this folder");
   add_format_option(*cmd_, format_);
   cmd_->add_flag("--wide", wide_, "List every figure, not only those that changed");
@@ -27,11 +28,11 @@ DiffCommand::DiffCommand(CLI::App& app) {
 int DiffCommand::run() const {
   const ResultsDiff d = diff_results(a_, b_);
   if (!out_.empty()) write_diff(out_, d, force_);
-  if (quiet_) return 0;
-  if (format_.json()) {
+  if (format_.json()) {  // -q silences the table, never the document asked for
     std::printf("%s\n", diff_json(d).dump(2).c_str());
     return 0;
   }
+  if (quiet_) return 0;
   std::fputs(diff_table(d, wide_).c_str(), stdout);
   if (!out_.empty()) std::printf("\nwrote %s/{diff.md,diff.html,diff.json}\n", out_.c_str());
   return 0;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "cli/input_paths.h"
 #include "reports/atomic_folder.h"
 #include "sim/modes/dra/cluster_slices.h"
 #include "sim/scenario/scenario.h"
@@ -18,7 +19,7 @@ ExportCommand::ExportCommand(CLI::App& app) {
       "dra", "ResourceSlices and DeviceClasses of NVIDIA's DRA driver for the scenario's cluster");
   dra_->add_option("--scenario", scenario_, "Scenario YAML file")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   dra_->add_option("-o,--out", out_, "Output folder (resourceslices.yaml, deviceclasses.yaml)")
       ->required();
   dra_->add_flag("--force", force_,

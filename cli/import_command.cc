@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cli/input_paths.h"
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
 #include "reports/output_file.h"
@@ -93,18 +94,24 @@ nlohmann::ordered_json summary_json(const TraceSummary& s) {
 }  // namespace
 
 ImportCommand::ImportCommand(CLI::App& app) {
-  cmd_ = app.add_subcommand("import", "Convert an openb or CSV trace into a trace YAML file");
+  cmd_ = app.add_subcommand(
+      "import",
+      "Convert a trace into a trace YAML file (openb: Alibaba's pod list; csv: any CSV, with "
+      "a column mapping), or a cluster into a scenario folder (kubernetes: kubectl's nodes and "
+      "pods)");
   cmd_->require_subcommand(1);
   openb_ = cmd_->add_subcommand("openb", "Alibaba cluster-trace-gpu-v2023 (openb) pod list");
-  openb_->add_option("--pods", pods_, "openb pod list CSV")->required()->check(CLI::ExistingFile);
+  openb_->add_option("--pods", pods_, "openb pod list CSV")
+      ->required()
+      ->check(existing_input_file());
   openb_->add_option("--nodes", nodes_, "openb node list CSV (summarised only)")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   openb_->add_option("--duration", duration_,
                      "Pod duration when the list has no time columns (default 1h)");
   openb_->add_option("-o,--out", out_, "Trace YAML file to write")->required();
   add_format_option(*openb_, format_);
   csv_ = cmd_->add_subcommand("csv", "Any CSV trace, with a column mapping");
-  csv_->add_option("--file", file_, "CSV file")->required()->check(CLI::ExistingFile);
+  csv_->add_option("--file", file_, "CSV file")->required()->check(existing_input_file());
   csv_->add_option(
           "--map", map_,
           "field=column[:unit],... (fields: name, arrival, duration or start and end, "
@@ -128,9 +135,9 @@ ImportCommand::ImportCommand(CLI::App& app) {
       "snapshot of the running pods; docs/kubernetes-import.md)");
   kubernetes_->add_option("--nodes", kube_nodes_, "kubectl get nodes -o json (or yaml) output")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   kubernetes_->add_option("--pods", kube_pods_, "kubectl get pods -A -o json (or yaml) output")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   kubernetes_->add_option("--snapshot-time", snapshot_time_,
                           "RFC 3339 time the export shows (default: its latest timestamp); "
                           "pods created later arrive later");

@@ -18,7 +18,9 @@
 #include "cli/cdi_command.h"
 #include "cli/diff_command.h"
 #include "cli/export_command.h"
+#include "cli/help_command.h"
 #include "cli/import_command.h"
+#include "cli/input_paths.h"
 #include "cli/interposer_stats.h"
 #include "cli/kernels_command.h"
 #include "cli/measured_comparison.h"
@@ -67,7 +69,7 @@ std::optional<uint64_t> seed_of(const Common& c) {
 void add_common(CLI::App& cmd, Common& c, bool writes) {
   cmd.add_option("scenario", c.scenario, "Scenario YAML file")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   cmd.add_option("--seed", c.seed,
                  "Override the scenario's seed (a run is a pure function of scenario and seed)")
       // CLI11 reads a number beyond int64 as INT64_MAX, silently running another seed than
@@ -153,7 +155,7 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     results = run_policies(sc, which, jobs, [&](size_t k, double f) { progress.update(k, f); });
   }
   write_results(out, sc, results, c.force);
-  if (!c.quiet && c.format.json()) {
+  if (c.format.json()) {  // -q silences progress and tables, never the document asked for
     std::printf("%s\n", summary_json(sc, results).dump(2).c_str());
   } else if (!c.quiet) {
     print_decision_head(sc, results);
@@ -196,7 +198,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, const std::vect
     }
   }
   write_seed_results(out, seeds, c.force);
-  if (!c.quiet && c.format.json()) {
+  if (c.format.json()) {
     std::printf("%s\n", seeds_summary_json(seeds).dump(2).c_str());
   } else if (!c.quiet) {
     const std::vector<RunResult> mean = mean_over_seeds(seeds);
@@ -299,7 +301,7 @@ int run_cli(int argc, char** argv) {
   compare
       ->add_option("--measured", measured,
                    "A measured results folder (slicelab replay): print simulated vs measured")
-      ->check(CLI::ExistingDirectory);
+      ->check(existing_input_folder());
 
   const ImportCommand import_cmd(app);
   const InterposerCommand interposer_cmd(app);
@@ -314,13 +316,35 @@ int run_cli(int argc, char** argv) {
   const ExportCommand export_cmd(app);
   const ServeCommand serve_cmd(app);
   const CdiCommand cdi_cmd(app);
+  const HelpCommand help_cmd(app);
 
+  if (HelpCommand::asked(argc, argv)) {
+    try {
+      return help_cmd.run(app, argc, argv);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return kExitUsage;
+    }
+  }
+  if (const auto unknown = unknown_command(app, argc, argv)) {
+    std::fprintf(stderr, "error: %s\n", unknown->c_str());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version arrive here too, with exit code 0; every real parse error is a
     // usage error (2), told apart from a bad input or a failed run (1).
     return app.exit(e) == 0 ? 0 : kExitUsage;
+  } catch (const InputError& e) {
+    // An input file or folder named on the command line is missing (cli/input_paths.h): bad
+    // input, 1. CLI11 runs such checks before it looks at --help, which still wins.
+    if (help_requested(app)) {
+      std::fputs(app.help().c_str(), stdout);
+      return 0;
+    }
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
   }
   // Named now: when memory runs out, building a name could fail too.
   std::string doing = "slicelab";

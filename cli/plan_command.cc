@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/input_paths.h"
 #include "cli/progress_line.h"
 #include "cli/usage_error.h"
 #include "planning/capacity_planner.h"
@@ -23,7 +24,7 @@ PlanCommand::PlanCommand(CLI::App& app)
       jobs_(default_jobs()) {
   cmd_->add_option("scenario", scenario_, "Scenario YAML file (targets in its plan: block)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   cmd_->add_option("--seed", seed_, "Override the scenario's seed")
       ->check(CLI::Range(int64_t{0}, INT64_MAX));
   cmd_->add_option("--growth", growth_, "Workload growth factor (overrides plan.growth)")
@@ -78,7 +79,7 @@ int PlanCommand::run() const {
     plan = plan_capacity(sc, spec, jobs_, [&](size_t k, double f) { progress.update(k, f); });
   }
   write_plan(out, plan, force_);
-  if (!quiet_ && format_.json()) {
+  if (format_.json()) {  // -q silences progress and tables, never the document
     std::printf("%s\n", plan_json(plan).dump(2).c_str());
   } else if (!quiet_) {
     std::fputs(plan_table(plan).c_str(), stdout);

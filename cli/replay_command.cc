@@ -10,6 +10,7 @@
 #include "backends/local/gpu_detection.h"
 #include "backends/local/local_replay.h"
 #include "backends/local/mig_reconfigure.h"
+#include "cli/input_paths.h"
 #include "cli/kernels_command.h"
 #include "cli/tool_paths.h"
 #include "cli/usage_error.h"
@@ -28,7 +29,7 @@ ReplayCommand::ReplayCommand(CLI::App& app) {
                          "without a GPU)");
   cmd_->add_option("scenario", scenario_, "Scenario YAML file")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   cmd_->add_option("--backend", backend_, "Where to run (only 'local' so far)")
       ->check(CLI::IsMember({"local"}));
   cmd_->add_option("-p,--policy", policy_, "Policy name (default: the scenario's first)");
@@ -130,7 +131,7 @@ int ReplayCommand::run() const {
   }();
   write_results_marker(pods_dir, folder_entries(pods_dir));
   write_results(out, r.local_scenario, {&r.result, 1}, force_);
-  if (!quiet_ && format_.json()) {
+  if (format_.json()) {  // -q silences progress and tables, never the document
     std::printf("%s\n", summary_json(r.local_scenario, {&r.result, 1}).dump(2).c_str());
   } else if (!quiet_) {
     std::fputs(comparison_table({&r.result, 1}, wide_).c_str(), stdout);

@@ -1,7 +1,10 @@
 #include "cli/report_command.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 
+#include "cli/input_paths.h"
 #include "reports/report_writer.h"
 
 namespace slicelab {
@@ -14,12 +17,22 @@ ReportCommand::ReportCommand(CLI::App& app) {
   cmd_->add_option("folder", dir_,
                    "Results folder written by compare, run or plan (e.g. results/quickstart)")
       ->required()
-      ->check(CLI::ExistingDirectory);
+      ->check(existing_input_folder());
   cmd_->add_flag("-q,--quiet", quiet_, "Print nothing but errors");
+  add_format_option(*cmd_, format_);
 }
 
 int ReportCommand::run() const {
-  write_report_and_say(dir_, quiet_);
+  if (!format_.json()) {
+    write_report_and_say(dir_, quiet_);
+    return 0;
+  }
+  const ReportFiles f = write_report(dir_);
+  const nlohmann::ordered_json doc = {{"format", "slicelab.report/1"},
+                                      {"markdown", f.markdown.string()},
+                                      {"html", f.html.string()},
+                                      {"charts", f.charts}};
+  std::printf("%s\n", doc.dump(2).c_str());
   return 0;
 }
 

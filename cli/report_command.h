@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "cli/output_format.h"
+
 namespace slicelab {
 
 class ReportCommand {
@@ -19,6 +21,7 @@ class ReportCommand {
   CLI::App* cmd_;
   std::string dir_;
   bool quiet_ = false;
+  OutputFormat format_;  // --format json: where the report went, as one document
 };
 
 // Writes the report of `dir` and, unless `quiet`, prints where it went.

@@ -14,6 +14,7 @@
 #include "backends/k8s/extender_server.h"
 #include "backends/k8s/extender_state.h"
 #include "backends/k8s/metrics_endpoint.h"
+#include "cli/input_paths.h"
 #include "cli/usage_error.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/kube/kube_objects.h"
@@ -89,7 +90,7 @@ ServeCommand::ServeCommand(CLI::App& app)
       "extender", "Scheduler extender: kube-scheduler asks slicelab's policy where pods go");
   extender_->add_option("--scenario", scenario_, "Scenario: GPU catalog, sharing mode, policies")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   extender_->add_option("-p,--policy", policy_, "Policy name (default: the scenario's first)");
   extender_->add_option("--seed", seed_, "Seed of the random tie-breaks (default: the scenario's)");
   extender_->add_option("--listen", listen_,
@@ -98,21 +99,21 @@ ServeCommand::ServeCommand(CLI::App& app)
   extender_
       ->add_option("--tls-cert-file", tls_cert_file_,
                    "Serve HTTPS with this PEM certificate (chain); read at start")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   extender_
       ->add_option("--tls-private-key-file", tls_key_file_,
                    "The PEM private key of --tls-cert-file")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   extender_
       ->add_option("--client-ca-file", client_ca_file_,
                    "Require client certificates this PEM CA signed (kube-scheduler's "
                    "tlsConfig certFile/keyFile); needs --tls-cert-file")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   extender_
       ->add_option("--auth-token-file", auth_token_file_,
                    "Require 'Authorization: Bearer <the file's token>' on the verbs and "
                    "/metrics (with --client-ca-file: a certificate or the token)")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   extender_->add_flag("--insecure-listen", insecure_listen_,
                       "Allow a non-loopback --listen without authentication");
   extender_->add_option("--probe-listen", probe_listen_,
@@ -121,7 +122,7 @@ ServeCommand::ServeCommand(CLI::App& app)
   extender_
       ->add_option("--metrics-token-file", metrics_token_file_,
                    "Bearer token of /metrics on --probe-listen")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   extender_
       ->add_option("--max-connections", max_connections_, "Open connections in all (default 256)")
       ->check(CLI::Range(1, 100000));
@@ -144,9 +145,9 @@ ServeCommand::ServeCommand(CLI::App& app)
                    "chosen: only the policy's node (default); all: every feasible node")
       ->check(CLI::IsMember({"chosen", "all"}));
   extender_->add_option("--nodes", nodes_file_, "Node objects file: an offline source")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
   extender_->add_option("--pods", pods_file_, "Pod objects file: an offline source")
-      ->check(CLI::ExistingFile);
+      ->check(existing_input_file());
 }
 
 int ServeCommand::run() const {

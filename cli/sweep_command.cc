@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/input_paths.h"
 #include "cli/progress_line.h"
 #include "cli/usage_error.h"
 #include "planning/sweep_grid.h"
@@ -13,6 +14,7 @@
 #include "reports/sweep_files.h"
 #include "sim/parallel/cpu_limit.h"
 #include "workloads/input_error.h"
+#include "workloads/text_file.h"
 
 namespace slicelab {
 
@@ -21,7 +23,7 @@ SweepCommand::SweepCommand(CLI::App& app)
           "sweep", "Run a grid of policies x cluster scales x workload scales x seeds")),
       merge_(app.add_subcommand("merge", "Join sweep shards into one result set")),
       jobs_(default_jobs()) {
-  sweep_->add_option("sweep", file_, "Sweep YAML file")->required()->check(CLI::ExistingFile);
+  sweep_->add_option("sweep", file_, "Sweep YAML file")->required()->check(existing_input_file());
   sweep_->add_option("--shard", shard_,
                      "Run only part I of N (0-based I/N, e.g. $JOB_COMPLETION_INDEX/4)");
   sweep_->add_option("--out", out_,
@@ -37,8 +39,9 @@ SweepCommand::SweepCommand(CLI::App& app)
                 "wrote; docs/results-format.md)");
   merge_->add_option("shards", shards_, "Shard output folders")
       ->required()
-      ->check(CLI::ExistingDirectory);
+      ->check(existing_input_folder());
   merge_->add_option("-o,--out", merge_out_, "Merged output folder")->required();
+  for (CLI::App* c : {sweep_, merge_}) add_format_option(*c, format_);
 }
 
 int SweepCommand::run() const {
@@ -73,7 +76,11 @@ int SweepCommand::run_sweep_cmd() const {
   }
   const size_t n = rows.size();
   write_sweep(out, spec, shard, std::move(rows), force_);
-  if (!quiet_)
+  if (format_.json())  // -q silences progress, never the document asked for
+    std::fputs(
+        read_text_file((std::filesystem::path(out) / "sweep.json").string(), kMaxJsonBytes).c_str(),
+        stdout);
+  else if (!quiet_)
     std::printf("%zu of %zu grid points; wrote %s/{sweep.csv,sweep.json}\n", n, spec.size(),
                 out.c_str());
   return 0;
@@ -81,6 +88,13 @@ int SweepCommand::run_sweep_cmd() const {
 
 int SweepCommand::run_merge_cmd() const {
   const size_t n = merge_sweeps(shards_, merge_out_, force_);
+  if (format_.json()) {
+    std::fputs(
+        read_text_file((std::filesystem::path(merge_out_) / "sweep.json").string(), kMaxJsonBytes)
+            .c_str(),
+        stdout);
+    return 0;
+  }
   std::printf("merged %zu shards, %zu grid points; wrote %s/{sweep.csv,sweep.json}\n",
               shards_.size(), n, merge_out_.c_str());
   return 0;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/output_format.h"
+
 namespace slicelab {
 
 class SweepCommand {
@@ -29,6 +31,7 @@ class SweepCommand {
   bool force_ = false;
   std::vector<std::string> shards_;
   std::string merge_out_;
+  OutputFormat format_;  // --format json: the sweep.json written, instead of the line
 };
 
 }  // namespace slicelab
