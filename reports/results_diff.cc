@@ -279,7 +279,8 @@ std::string test_sentence(const ResultsDiff& d) {
 }
 
 std::string folder_text(const DiffFolder& f) {
-  if (f.runs > 1 || f.seeds.size() > 1) return fmt::format("{}, {}", f.dir, seeds_text(f.seeds));
+  if (!f.seeds.empty()) return fmt::format("{}, {}", f.dir, seeds_text(f.seeds));
+  if (f.runs > 1) return fmt::format("{}, {} seed runs", f.dir, f.runs);
   return fmt::format("{}, one seed", f.dir);
 }
 
@@ -426,7 +427,7 @@ ResultsDiff diff_results(const DiffSide& sa, const DiffSide& sb,
       std::set<uint64_t>(fa.ids.begin(), fa.ids.end()) !=
           std::set<uint64_t>(fb.ids.begin(), fb.ids.end()))
     d.warnings.push_back(fmt::format(
-        "the two sides ran different seeds (A {}, B {}): the workloads differ seed by seed, so "
+        "the two sides ran different seeds: A {}, B {}; the workloads differ seed by seed, so "
         "the {}",
         seeds_text(fa.ids), seeds_text(fb.ids),
         d.test == NoiseTest::kWelch ? "unpaired test (Welch) judges the noise"
@@ -498,7 +499,9 @@ std::string verdict_line(const ResultsDiff& d) {
   if (!worse.empty()) parts.push_back("worse on " + list(worse));
   if (within > 0)
     parts.push_back(fmt::format("within noise on {}{}", within,
-                                better.empty() && worse.empty() ? "" : " others"));
+                                better.empty() && worse.empty() ? ""
+                                : within == 1                   ? " other"
+                                                                : " others"));
   if (!changed_names.empty())
     parts.push_back(fmt::format("changed on {}{}", list(changed_names),
                                 d.noise_known() ? " (no better direction)" : " (noise unknown)"));

@@ -98,7 +98,8 @@ TEST_F(ResultsDiff_, SameSeedsArePairedSeedBySeed) {
   EXPECT_EQ(w.beyond_noise, false);
   EXPECT_EQ(w.verdict, Verdict::kWithinNoise);
   ASSERT_EQ(u.warnings.size(), 1U);
-  EXPECT_NE(u.warnings[0].find("different seeds (A seeds 1-3, B seeds 4-6)"), std::string::npos)
+  EXPECT_NE(u.warnings[0].find("different seeds: A 3 seeds (1-3), B 3 seeds (4-6);"),
+            std::string::npos)
       << u.warnings[0];
 }
 
@@ -145,7 +146,7 @@ TEST_F(ResultsDiff_, SeedsOptionKeepsThoseSeedsAndRefusesMissingOnes) {
   EXPECT_EQ(message_of([&] {
               diff_results(DiffSide{a, {}}, DiffSide{b, {}}, other);
             }),
-            "--seeds: " + a.string() + " holds seeds 1-3, not seed 4");
+            "--seeds: " + a.string() + " holds 3 seeds (1-3), not seed 4");
 }
 
 TEST_F(ResultsDiff_, OneSeedEachSideIsNoiseUnknown) {
