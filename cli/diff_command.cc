@@ -2,20 +2,29 @@
 
 #include <cstdio>
 
-#include "cli/input_paths.h"
+#include "cli/usage_error.h"
+#include "reports/diff_fail_if.h"
 #include "reports/results_diff.h"
+#include "sim/scenario/replications.h"
 
 namespace slicelab {
 
 DiffCommand::DiffCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(
       "diff",
-      "Two results folders (before and after a change) side by side: every metric with its "
-      "change, and whether it is beyond seed noise");
-  cmd_->add_option("A", a_, "Results folder before (compare or run output)")
-      ->required()
-      ->check(existing_input_folder());
-  cmd_->add_option("B", b_, "Results folder after")->required()->check(existing_input_folder());
+      "Two results folders (before and after a change) or two policies side by side: every "
+      "metric with its change and a verdict (better, worse, within noise) from the seeds' noise");
+  cmd_->add_option("A", a_,
+                   "Results folder before (compare or run output); FOLDER:POLICY compares that "
+                   "policy")
+      ->required();
+  cmd_->add_option("B", b_, "Results folder after; FOLDER:POLICY as for A")->required();
+  cmd_->add_option("--seeds", seeds_,
+                   "Compare only these seeds (1,2,3), or each side's first N; a side lacking one "
+                   "is an error");
+  cmd_->add_option("--fail-if", fail_if_,
+                   "worse:METRIC[,worse:METRIC...]: exit 4 when such a figure got worse beyond "
+                   "noise (METRIC as decide: names it, e.g. queue_p99, completed)");
   cmd_->add_option("--out", out_, "Also write diff.md, diff.html and diff.json into this folder");
   add_format_option(*cmd_, format_);
   cmd_->add_flag("--wide", wide_, "List every figure, not only those that changed");
@@ -26,16 +35,36 @@ DiffCommand::DiffCommand(CLI::App& app) {
 }
 
 int DiffCommand::run() const {
-  const ResultsDiff d = diff_results(a_, b_);
+  std::string why;
+  std::optional<SeedsOption> seeds;
+  if (!seeds_.empty()) {
+    seeds = parse_seeds_option(seeds_, why);
+    if (!seeds) throw UsageError("--seeds: " + why);
+  }
+  std::vector<FailCondition> conditions;
+  if (!fail_if_.empty()) {
+    const auto parsed = parse_fail_if(fail_if_, why);
+    if (!parsed) throw UsageError("--fail-if: " + why);
+    conditions = *parsed;
+  }
+  const ResultsDiff d = diff_results(parse_diff_side(a_), parse_diff_side(b_), seeds);
+  for (const std::string& w : d.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!out_.empty()) write_diff(out_, d, force_);
   if (format_.json()) {  // -q silences the table, never the document asked for
     std::printf("%s\n", diff_json(d).dump(2).c_str());
-    return 0;
+  } else if (!quiet_) {
+    std::fputs(diff_table(d, wide_).c_str(), stdout);
+    if (!out_.empty()) std::printf("\nwrote %s/{diff.md,diff.html,diff.json}\n", out_.c_str());
   }
-  if (quiet_) return 0;
-  std::fputs(diff_table(d, wide_).c_str(), stdout);
-  if (!out_.empty()) std::printf("\nwrote %s/{diff.md,diff.html,diff.json}\n", out_.c_str());
-  return 0;
+  if (conditions.empty()) return 0;
+  if (!d.noise_known() && !quiet_)
+    std::fputs(
+        "note: --fail-if: one seed on each side, noise unknown: no figure can be worse beyond "
+        "noise, so this diff never fails (compare with seeds: on both sides)\n",
+        stderr);
+  const std::vector<std::string> held = failed_conditions(d, conditions);
+  for (const std::string& h : held) std::fprintf(stderr, "--fail-if %s\n", h.c_str());
+  return held.empty() ? 0 : kExitFailIf;
 }
 
 }  // namespace slicelab

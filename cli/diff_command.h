@@ -1,5 +1,6 @@
-// `slicelab diff A B`: two results folders side by side (reports/results_diff.h), printed as a
-// table or JSON, and with --out written as diff.md, diff.html and diff.json.
+// `slicelab diff A[:policy] B[:policy]`: two results folders or policies side by side with a
+// verdict per figure (reports/results_diff.h), printed as a table or JSON, with --out written as
+// diff.md, diff.html and diff.json, and --fail-if turning a worse figure into exit code 4.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,9 @@
 
 namespace slicelab {
 
+// A --fail-if condition held (a figure got worse beyond noise).
+inline constexpr int kExitFailIf = 4;
+
 class DiffCommand {
  public:
   explicit DiffCommand(CLI::App& app);
@@ -18,7 +22,7 @@ class DiffCommand {
 
  private:
   CLI::App* cmd_;
-  std::string a_, b_, out_;
+  std::string a_, b_, out_, seeds_, fail_if_;
   OutputFormat format_;
   bool wide_ = false, force_ = false, quiet_ = false;
 };

@@ -157,7 +157,7 @@ TEST_F(DecideCli, FormatJsonPrintsOneDocumentPerCommand) {
                 shell_quote(std::string(SLICELAB_SOURCE_DIR) + "/scenarios/capacity-plan.yaml") +
                 " --force --out " + shell_quote((dir_ / "plan").string())),
       "plan");
-  EXPECT_EQ(format_of("diff " + out + " " + out), "slicelab.diff/1");
+  EXPECT_EQ(format_of("diff " + out + " " + out), "slicelab.diff/2");
   EXPECT_NE(slicelab("plugins --format yaml"), 0);
 }
 
