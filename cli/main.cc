@@ -36,6 +36,7 @@
 #include "reports/mode_documents.h"
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
+#include "reports/run_warnings.h"
 #include "sim/parallel/cpu_limit.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
@@ -123,6 +124,8 @@ void print_decision_warnings(const Scenario& sc, std::span<const RunResult> runs
   for (const RunResult& r : runs)
     if (const std::string w = lost_pods_warning(r.policy, r.summary); !w.empty())
       std::printf("warning: %s\n", w.c_str());
+  if (runs.size() > 1)
+    for (const std::string& w : run_warnings(sc, runs)) std::printf("warning: %s\n", w.c_str());
 }
 
 int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int jobs,
