@@ -11,7 +11,7 @@ namespace slicelab {
 namespace {
 
 // 4732 -> "4,732".
-std::string grouped(size_t n) {
+std::string digits_grouped(size_t n) {
   std::string digits = std::to_string(n), out;
   for (size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
@@ -20,18 +20,18 @@ std::string grouped(size_t n) {
   return out;
 }
 
-std::string span_words(double seconds) {
+std::string window_words(double seconds) {
   if (seconds >= 2 * 86400.0) return fmt::format("{:.0f} days", seconds / 86400.0);
   if (seconds >= 2 * 3600.0) return fmt::format("{:.0f} hours", seconds / 3600.0);
   if (seconds >= 120.0) return fmt::format("{:.0f} minutes", seconds / 60.0);
   return fmt::format("{:.0f} s", seconds);
 }
 
-std::string percent(double share) {
+std::string share_percent(double share) {
   return share >= 0.01 ? fmt::format("{:.1f}%", share * 100) : fmt::format("{:.2f}%", share * 100);
 }
 
-bool same_decisions(const RunResult& a, const RunResult& b) {
+bool decided_alike(const RunResult& a, const RunResult& b) {
   if (a.pods.size() != b.pods.size()) return false;
   for (size_t p = 0; p < a.pods.size(); ++p) {
     const PodOutcome& x = a.pods[p];
@@ -45,7 +45,7 @@ bool same_decisions(const RunResult& a, const RunResult& b) {
   return true;
 }
 
-std::string names(const std::vector<std::string>& n) {
+std::string listed_names(const std::vector<std::string>& n) {
   if (n.size() == 2) return n[0] + " and " + n[1];
   return fmt::format("{} and {}", fmt::join(n.begin(), n.end() - 1, ", "), n.back());
 }
@@ -59,13 +59,13 @@ std::vector<std::string> identical_decision_warnings(std::span<const RunResult> 
     if (grouped_already[i] || runs[i].pods.empty()) continue;
     std::vector<std::string> group{runs[i].policy};
     for (size_t j = i + 1; j < runs.size(); ++j)
-      if (!grouped_already[j] && same_decisions(runs[i], runs[j])) {
+      if (!grouped_already[j] && decided_alike(runs[i], runs[j])) {
         grouped_already[j] = true;
         group.push_back(runs[j].policy);
       }
     if (group.size() > 1)
       out.push_back(fmt::format("{} made identical placement decisions for all {} pods",
-                                names(group), grouped(runs[i].pods.size())));
+                                listed_names(group), digits_grouped(runs[i].pods.size())));
   }
   return out;
 }
@@ -88,7 +88,7 @@ std::string inert_weight_warning(const std::string& policy, const PlacementConfi
   }
   return fmt::format(
       "{}: the weights of {} decide exactly as {}: only their ratios can change a decision", policy,
-      names(given), fmt::join(reduced, ":"));
+      listed_names(given), fmt::join(reduced, ":"));
 }
 
 std::optional<double> gpu_demand_share(const Scenario& scenario, std::span<const RunResult> runs) {
@@ -126,8 +126,8 @@ std::vector<std::string> run_warnings(const Scenario& scenario, std::span<const 
     out.push_back(fmt::format(
         "the cluster is nearly idle ({} allocated over {}): the trace is sparse for {} GPUs; for "
         "openb traces use `fill:` (docs/fragmentation.md)",
-        percent(s.allocation_ratio), span_words(s.window_end_s - s.window_start_s),
-        grouped(scenario.cluster.gpu_count())));
+        share_percent(s.allocation_ratio), window_words(s.window_end_s - s.window_start_s),
+        digits_grouped(scenario.cluster.gpu_count())));
   }
   return out;
 }

@@ -99,7 +99,9 @@ Scenario two_gpu_scenario() {
   Scenario sc;
   sc.cluster = cluster_of({node_group("n", 1, "A100-80GB", 2)});
   sc.pods = {testing::pod("a", 0, 10), testing::pod("b", 0, 20).milli(250)};
-  sc.policies = {{.name = "p"}, {.name = "q"}};
+  sc.policies.resize(2);
+  sc.policies[0].name = "p";
+  sc.policies[1].name = "q";
   return sc;
 }
 
