@@ -38,6 +38,7 @@
 #include "reports/mode_documents.h"
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
+#include "reports/run_warnings.h"
 #include "sim/parallel/cpu_limit.h"
 #include "sim/scenario/replications.h"
 #include "sim/scenario/run_policies.h"
@@ -141,6 +142,8 @@ void print_decision_warnings(const Scenario& sc, std::span<const RunResult> runs
   for (const RunResult& r : runs)
     if (const std::string w = lost_pods_warning(r.policy, r.summary); !w.empty())
       std::printf("warning: %s\n", w.c_str());
+  if (runs.size() > 1)
+    for (const std::string& w : run_warnings(sc, runs)) std::printf("warning: %s\n", w.c_str());
 }
 
 int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int jobs,

@@ -16,6 +16,7 @@
 #include "reports/mode_documents.h"
 #include "reports/output_values.h"
 #include "reports/policy_choice.h"
+#include "reports/run_warnings.h"
 #include "sim/metrics/metric_estimate.h"
 #include "sim/metrics/run_metrics.h"
 #include "sim/metrics/seed_mean.h"
@@ -82,8 +83,11 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
   root["cluster"] = {{"nodes", scenario.cluster.node_count()},
                      {"gpus", scenario.cluster.gpu_count()}};
   // A compare's recommendation (one policy's run has nothing to choose between).
-  if (runs.size() > 1 && !scenario.engine.fill)
-    root["decision"] = choose_policy(scenario.decide, runs).json(runs);
+  if (runs.size() > 1 && !scenario.engine.fill) {
+    PolicyChoice choice = choose_policy(scenario.decide, runs);
+    for (std::string& w : run_warnings(scenario, runs)) choice.warnings.push_back(std::move(w));
+    root["decision"] = choice.json(runs);
+  }
   ojson policies = ojson::array();
   for (const RunResult& r : runs) {
     const RunSummary& s = r.summary;

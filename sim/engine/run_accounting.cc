@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "sim/metrics/distribution.h"
+#include "sim/metrics/slo_verdict.h"
 #include "sim/topology/gpu_topology.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
@@ -167,6 +168,8 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
   s.pods = pods.size();
   s.window_start_s = t0_;
   s.window_end_s = now_;
+  s.cost_window_start_s = t0_;
+  s.cost_window_end_s = now_;
   s.events = events_;
   s.placement_attempts = attempts_;
   s.first_failure_s = first_failure_t_;
@@ -228,16 +231,11 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
     if (o.status == PodStatus::kPending) ++s.not_placed_reasons["not placed before the run ended"];
     if (pods[p].has_slo()) {
       ++s.slo_pods;
-      if (o.status == PodStatus::kPending || o.status == PodStatus::kRunning) {
-        ++s.slo_undecided;
-      } else if (o.status == PodStatus::kCompleted) {
-        const double q = o.start_s - pods[p].arrival_s;
-        const double j = o.finish_s - pods[p].arrival_s;
-        const PodSlo& slo = *pods[p].slo;
-        const bool ok =
-            (!slo.max_queue_s || q <= *slo.max_queue_s) && (!slo.max_jct_s || j <= *slo.max_jct_s);
-        s.slo_met += ok ? 1 : 0;
-      }
+      // Pods left waiting past their limit count as missed (slo_verdict.h), so that starving
+      // SLO pods does not shrink the denominator.
+      const SloVerdict v = slo_verdict(*pods[p].slo, pods[p].arrival_s, o, now_);
+      s.slo_met += v == SloVerdict::kMet ? 1 : 0;
+      s.slo_undecided += v == SloVerdict::kUndecided ? 1 : 0;
     }
   }
   if (s.slo_pods > s.slo_undecided)
@@ -283,7 +281,8 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
     u.allocation_ratio = gpu_seconds > 0 ? model_alloc_int_[m] / gpu_seconds : 0;
     u.gpu_hours_provisioned = gpu_seconds / 3600.0;
     u.gpu_hours_allocated = model_alloc_int_[m] / 3600.0;
-    u.cost_usd = u.gpu_hours_provisioned * models[m].price_per_hour;
+    u.price_per_hour = models[m].price_per_hour;
+    u.cost_usd = u.gpu_hours_provisioned * u.price_per_hour;
     sm_total += model_sm_int_[m];
     mem_total += model_mem_int_[m];
     gpus_total += u.gpus;

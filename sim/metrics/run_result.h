@@ -72,6 +72,7 @@ struct ModelUsage {
   double gpu_hours_provisioned = 0;
   double gpu_hours_allocated = 0;
   double cost_usd = 0;
+  double price_per_hour = 0;  // the catalog's, per GPU (not written): rescales cost_usd
 };
 
 struct Sample {
@@ -121,6 +122,9 @@ struct RunSummary {
   size_t slo_pods = 0, slo_met = 0, slo_undecided = 0;
   std::optional<double> slo_attainment;
   double gpu_hours_provisioned = 0, gpu_hours_allocated = 0, cost_usd = 0;
+  // The window gpu_hours_provisioned and cost_usd count: the run's own window, or in a compare
+  // the common horizon of all its policies (common_horizon.h).
+  double cost_window_start_s = 0, cost_window_end_s = 0;
   uint64_t events = 0, placement_attempts = 0;
   std::map<std::string, size_t> not_placed_reasons;  // reason -> pods
   std::optional<FillSummary> fill;                   // fill experiments only

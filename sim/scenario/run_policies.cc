@@ -1,5 +1,6 @@
 #include "sim/scenario/run_policies.h"
 
+#include "sim/metrics/common_horizon.h"
 #include "sim/modes/mode_registry.h"
 #include "sim/parallel/parallel_for.h"
 #include "workloads/rng.h"
@@ -30,6 +31,8 @@ std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const si
     if (progress) fn = [&, k](double f) { progress(k, f); };
     results[k] = run_policy(scenario, scenario.policies[which[k]], fn);
   });
+  // One cluster, one horizon: each policy's cost counts the same window (common_horizon.h).
+  put_on_common_horizon(results);
   return results;
 }
 

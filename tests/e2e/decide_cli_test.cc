@@ -21,7 +21,8 @@ using testing::shell_quote;
 
 // One A100-80GB (81920 MiB, $3.67/h). whole runs the four 30000 MiB pods one after another
 // (0..400 s, every pod completes); time-slice-4 starts them together: two fail (neighbours hold
-// the memory) and the run ends sooner, so it costs less in all but per completed pod.
+// the memory) and its run ends sooner; both pay for the GPU over the same 400 s (the common
+// cost horizon), so per completed pod time-slice-4 costs twice as much.
 const char* const kCheapLoses = R"(name: cheap-loses
 cluster:
   node_groups:
@@ -87,13 +88,17 @@ TEST_F(DecideCli, CheapestPolicyLosingPodsIsNotRecommended) {
   EXPECT_NE(html.find("failed: neighbours"), std::string::npos);
   EXPECT_EQ(html.find("neighbour_failures"), std::string::npos);
 
-  // Without the constraint the cheapest wins: the constraint is what kept it out.
+  // Without the constraint the costs tie (one cluster, one horizon): the scenario's order
+  // decides, so the constraint is what kept time-slice-4 out.
   const std::string free = scenario("decide:\n  objective: [min cost]");
   ASSERT_EQ(slicelab("compare --seeds 1 " + shell_quote(free) + " -q --out " +
                      shell_quote((dir_ / "free").string())),
             0)
       << err_;
   EXPECT_EQ(summary("free")["decision"]["recommended"], "time-slice-4");
+  EXPECT_NE(summary("free")["decision"]["text"].get<std::string>().find(
+                "equal on every objective (the scenario's order decides)"),
+            std::string::npos);
 }
 
 TEST_F(DecideCli, PerCompletedPodFiguresAndFailureCauses) {

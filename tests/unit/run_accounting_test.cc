@@ -88,5 +88,37 @@ TEST(SimRunAccounting, FillFiguresAtFullAreThePointsAtOneHundredPercent) {
   EXPECT_EQ(f.acc.take_fill_curve().size(), 3U);
 }
 
+// The window ends at 100 s. Pods still waiting then: a pod whose limit passed before the end
+// missed; one whose limit falls after the end is undecided and left out of the attainment.
+TEST(SimRunAccounting, SloPodsLeftWaitingPastTheirLimitMissed) {
+  AccountingFixture f;
+  f.acc.start_at(0);
+  f.acc.advance(100, f.sharing);
+  const std::vector<PodSpec> pods = {
+      testing::pod("late", 0, 10).slo_queue(50),     // pending 100 s > 50: missed
+      testing::pod("young", 80, 10).slo_queue(50),   // pending 20 s, limit at 130 s: undecided
+      testing::pod("slow", 0, 500).slo_jct(60),      // running, 100 s > 60: missed
+      testing::pod("fine", 0, 500).slo_jct(200),     // running, limit at 200 s: undecided
+      testing::pod("queued", 0, 500).slo_queue(30),  // running, started at 40 > 30: missed
+      testing::pod("never", 0, 10).slo_queue(1000),  // unschedulable: missed whatever the limit
+      testing::pod("done", 0, 10).slo_queue(5),      // completed at once: met
+      testing::pod("edge", 50, 10).slo_queue(50),    // pending exactly 50 s: undecided
+  };
+  std::vector<PodOutcome> out(pods.size());
+  out[2].status = out[3].status = out[4].status = PodStatus::kRunning;
+  out[2].start_s = out[3].start_s = 0;
+  out[4].start_s = 40;
+  out[5].status = PodStatus::kUnschedulable;
+  out[6].status = PodStatus::kCompleted;
+  out[6].start_s = 0;
+  out[6].finish_s = 10;
+  const RunSummary s = f.acc.summarize(pods, out, ReasonTable(), f.sharing);
+  EXPECT_EQ(s.slo_pods, 8U);
+  EXPECT_EQ(s.slo_met, 1U);
+  EXPECT_EQ(s.slo_undecided, 3U);
+  ASSERT_TRUE(s.slo_attainment.has_value());
+  EXPECT_DOUBLE_EQ(*s.slo_attainment, 1.0 / 5.0);  // met / (8 - 3)
+}
+
 }  // namespace
 }  // namespace slicelab
