@@ -34,6 +34,7 @@
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
 #include "reports/mode_documents.h"
+#include "reports/per_class_table.h"
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
 #include "sim/parallel/cpu_limit.h"
@@ -145,6 +146,7 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     // figures instead.
     std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results, c.wide)).c_str(),
                stdout);
+    if (c.wide) std::fputs(per_class_table(results).c_str(), stdout);
     print_decision_warnings(sc, results);
     std::string extra;
     for (const std::string& file : mode_document_files(results)) extra += "," + file;
@@ -187,6 +189,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, int jobs) {
     std::printf("mean over seeds %s\n", fmt::format("{}", fmt::join(first.seeds, ", ")).c_str());
     std::fputs((first.engine.fill ? fill_table(mean) : comparison_table(mean, c.wide)).c_str(),
                stdout);
+    if (c.wide) std::fputs(per_class_table(mean).c_str(), stdout);
     print_decision_warnings(first, mean);
     std::printf("\nwrote %s/summary.json (means) and %s/seed-<n>/ (each seed's results)\n",
                 out.c_str(), out.c_str());

@@ -17,7 +17,7 @@ bool same(double a, double b) {
 
 // <0: a is better on `g`, >0: b is, 0: tie. No value is worse than any value.
 int compare_on(const DecideGoal& g, const RunSummary& a, const RunSummary& b) {
-  const auto va = metric_value(*g.metric, a), vb = metric_value(*g.metric, b);
+  const auto va = g.value(a), vb = g.value(b);
   if (!va || !vb) return va ? -1 : (vb ? 1 : 0);
   if (same(*va, *vb)) return 0;
   const bool a_better = g.maximize ? *va > *vb : *va < *vb;
@@ -33,9 +33,9 @@ std::string words(const std::string& name) {
 
 // "a lower queue p99 (4.5h vs 4.7h)", the first value being `a`'s.
 std::string difference(const DecideGoal& g, const RunSummary& a, const RunSummary& b) {
-  const auto va = metric_value(*g.metric, a), vb = metric_value(*g.metric, b);
+  const auto va = g.value(a), vb = g.value(b);
   const bool higher = va && (!vb || *va > *vb);
-  return fmt::format("{} {} ({} vs {})", higher ? "a higher" : "a lower", words(g.name),
+  return fmt::format("{} {} ({} vs {})", higher ? "a higher" : "a lower", words(g.metric_text()),
                      metric_phrase_value(*g.metric, va), metric_phrase_value(*g.metric, vb));
 }
 
@@ -88,7 +88,7 @@ PolicyChoice choose_policy(const DecideSpec& spec, std::span<const RunResult> ru
   std::vector<size_t> ok;
   for (size_t i = 0; i < runs.size(); ++i) {
     for (const DecideConstraint& k : spec.constraints)
-      if (!k.met_by(metric_value(*k.metric, runs[i].summary))) c.broken[i].push_back(k.text());
+      if (!k.met_by(k.value(runs[i].summary))) c.broken[i].push_back(k.text());
     if (c.broken[i].empty()) ok.push_back(i);
     if (const std::string w = lost_pods_warning(runs[i].policy, runs[i].summary); !w.empty())
       c.warnings.push_back(w);
@@ -121,8 +121,8 @@ PolicyChoice choose_policy(const DecideSpec& spec, std::span<const RunResult> ru
     c.text = fmt::format(
         "No policy meets every constraint, so none is recommended: {} binds ({} of {} policies "
         "break it); the closest is {} ({} = {}{}).",
-        k.text(), most, runs.size(), near.policy, k.name,
-        metric_phrase_value(*k.metric, metric_value(*k.metric, near.summary)),
+        k.text(), most, runs.size(), near.policy, k.metric_text(),
+        metric_phrase_value(*k.metric, k.value(near.summary)),
         c.broken[all.front()].empty()
             ? ""
             : fmt::format(", breaking {}", fmt::join(c.broken[all.front()], ", ")));
@@ -132,8 +132,8 @@ PolicyChoice choose_policy(const DecideSpec& spec, std::span<const RunResult> ru
   const RunSummary& best = runs[ok[0]].summary;
   std::vector<std::string> figures;
   for (const DecideGoal& g : spec.objective)
-    figures.push_back(fmt::format("{} {}", words(g.name),
-                                  metric_phrase_value(*g.metric, metric_value(*g.metric, best))));
+    figures.push_back(fmt::format("{} {}", words(g.metric_text()),
+                                  metric_phrase_value(*g.metric, g.value(best))));
   c.text = fmt::format("Recommended: {} ({}).", runs[ok[0]].policy, fmt::join(figures, ", "));
   if (ok.size() < 2) {
     if (runs.size() > 1)

@@ -74,6 +74,21 @@ struct ModelUsage {
   double cost_usd = 0;
 };
 
+// One workload class's share of a run (RunSummary::per_class): pods without a `class:` are in
+// class "default". Figures as the run-wide ones, over the class's pods only; gpu_hours_allocated
+// is what its pods held (GPUs x share x time of their last attempt in the window), so the
+// classes' sum can differ from the run's figure (MIG instances larger than asked, restarts).
+struct ClassSummary {
+  std::string workload_class;
+  size_t pods = 0, completed = 0, failed = 0, unschedulable = 0, pending_at_end = 0;
+  Distribution queue_delay_s, jct_s;
+  size_t slo_pods = 0, slo_met = 0, slo_undecided = 0;
+  std::optional<double> slo_attainment;
+  double gpu_hours_allocated = 0;
+
+  size_t unplaced() const { return unschedulable + pending_at_end; }
+};
+
 struct Sample {
   double time_s = 0;
   double allocation_ratio = 0;
@@ -118,6 +133,8 @@ struct RunSummary {
   Distribution queue_delay_s, jct_s, slowdown;
   double sm_utilization = 0, memory_utilization = 0;
   std::vector<ModelUsage> per_model;
+  // By class name; empty when every pod is in class "default" (no `class:` anywhere).
+  std::vector<ClassSummary> per_class;
   size_t slo_pods = 0, slo_met = 0, slo_undecided = 0;
   std::optional<double> slo_attainment;
   double gpu_hours_provisioned = 0, gpu_hours_allocated = 0, cost_usd = 0;
