@@ -149,10 +149,10 @@ void per_model_table(const ojson& s, Report& r) {
 // summary.json's per_class blocks (written only when the workload names classes).
 void workload_class_table(const ojson& s, Report& r) {
   ReportTable t;
-  t.title = "Per workload class";
+  t.title = "Figures per workload class";
   t.note =
       "Each class's pods alone (pods without a class are in 'default'); unplaced = "
-      "unschedulable + pending at the end; GPU-h = GPU-hours its pods held.";
+      "unschedulable + pending at the end; GPU-h = GPUs x share asked x time its pods ran.";
   t.head = {"policy",    "class",     "pods",    "done",    "failed", "unplaced",
             "queue p50", "queue p99", "JCT p50", "JCT p99", "SLO",    "GPU-h"};
   for (const ojson& p : policies_of(s)) {

@@ -61,7 +61,7 @@ class ClassDecideCli : public testing::TempFilesTest {
 
 TEST_F(ClassDecideCli, AClassConstraintRecommendsThePolicyThatMeetsIt) {
   // The training jobs' completion time alone: whole finishes its training pod first.
-  const std::string goal = "decide:\n  objective: [max completed, min jct_p99[training]]";
+  const std::string goal = "decide:\n  objective: [max completed, \"min jct_p99[training]\"]";
   ASSERT_EQ(slicelab("compare " + shell_quote(scenario(goal)) + " -q --out " +
                      shell_quote((dir_ / "free").string())),
             0)
@@ -84,7 +84,7 @@ TEST_F(ClassDecideCli, AClassConstraintRecommendsThePolicyThatMeetsIt) {
   EXPECT_NEAR(w[1]["gpu_hours"]["allocated"].get<double>(), 300.0 / 3600, 1e-9);
 
   const std::string limited =
-      "decide:\n  objective: [max completed, min jct_p99[training]]\n"
+      "decide:\n  objective: [max completed, \"min jct_p99[training]\"]\n"
       "  constraints: [\"queue_p99[inference] <= 60\"]";
   ASSERT_EQ(slicelab("compare " + shell_quote(scenario(limited)) + " --wide --report --out " +
                      shell_quote((dir_ / "r").string())),
@@ -138,7 +138,7 @@ TEST_F(ClassDecideCli, ClassErrorsNameFileLineAndColumn) {
             file +
                 ":12:17: decide.constraints[0]: the workload has no pods of class 'batch' (its "
                 "classes: inference, training)");
-  EXPECT_EQ(error_of("decide:\n  objective: [min cost[inference]]"),
+  EXPECT_EQ(error_of("decide:\n  objective: [\"min cost[inference]\"]"),
             file +
                 ":12:15: decide.objective[0]: 'cost' has no per-class figure; a class-named "
                 "metric is one of: completed, failed, unschedulable, pending_at_end, unplaced, "
