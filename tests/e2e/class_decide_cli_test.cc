@@ -136,11 +136,11 @@ TEST_F(ClassDecideCli, ClassErrorsNameFileLineAndColumn) {
   const std::string file = (dir_ / "two.yaml").string();
   EXPECT_EQ(error_of("decide:\n  constraints: [\"queue_p99[batch] <= 60\"]"),
             file +
-                ":12:17: decide.constraints[0]: the workload has no pods of class 'batch' (its "
+                ":13:17: decide.constraints[0]: the workload has no pods of class 'batch' (its "
                 "classes: inference, training)");
   EXPECT_EQ(error_of("decide:\n  objective: [\"min cost[inference]\"]"),
             file +
-                ":12:15: decide.objective[0]: 'cost' has no per-class figure; a class-named "
+                ":13:15: decide.objective[0]: 'cost' has no per-class figure; a class-named "
                 "metric is one of: completed, failed, unschedulable, pending_at_end, unplaced, "
                 "queue_p50, queue_p99, jct_p50, jct_p99, slo, pods.total, gpu_hours.allocated");
 }
