@@ -76,8 +76,9 @@ struct ModelUsage {
 
 // One workload class's share of a run (RunSummary::per_class): pods without a `class:` are in
 // class "default". Figures as the run-wide ones, over the class's pods only; gpu_hours_allocated
-// is what its pods held (GPUs x share x time of their last attempt in the window), so the
-// classes' sum can differ from the run's figure (MIG instances larger than asked, restarts).
+// is what its pods asked for while they ran (GPUs x share asked x time of their last attempt in
+// the window), not what the sharing mode set aside, so the classes' sum can differ from the
+// run's figure (time-slice replicas, MIG instances larger than asked, restarts).
 struct ClassSummary {
   std::string workload_class;
   size_t pods = 0, completed = 0, failed = 0, unschedulable = 0, pending_at_end = 0;
