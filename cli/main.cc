@@ -36,6 +36,7 @@
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
 #include "reports/mode_documents.h"
+#include "reports/per_class_table.h"
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
 #include "reports/run_warnings.h"
@@ -166,6 +167,7 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     // figures instead.
     std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results, c.wide)).c_str(),
                stdout);
+    if (c.wide) std::fputs(per_class_table(results).c_str(), stdout);
     print_decision_warnings(sc, results);
     std::string extra;
     for (const std::string& file : mode_document_files(results)) extra += "," + file;
@@ -211,6 +213,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, const std::vect
     std::fputs(
         (first.engine.fill ? fill_table(mean) : comparison_table(mean, c.wide, per_seed)).c_str(),
         stdout);
+    if (c.wide) std::fputs(per_class_table(mean).c_str(), stdout);
     print_decision_warnings(first, mean);
     std::printf(
         "\nwrote %s/summary.json (means and intervals) and %s/seed-<n>/ (each seed's "

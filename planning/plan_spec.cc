@@ -8,6 +8,8 @@
 
 #include "planning/plan_metrics.h"
 #include "planning/workload_scaling.h"
+#include "sim/metrics/class_summaries.h"
+#include "sim/metrics/decide_spec.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/yaml_reader.h"
@@ -32,7 +34,7 @@ bool PlanSpec::met_by(const RunSummary& s) const {
 namespace {
 
 bool is_duration_metric(std::string_view m) {
-  return m.ends_with("_s");
+  return is_seconds_metric(m);
 }
 
 std::vector<PlanTarget> read_targets(const YamlReader& yaml, const YAML::Node& node) {
@@ -42,11 +44,8 @@ std::vector<PlanTarget> read_targets(const YamlReader& yaml, const YAML::Node& n
   for (const auto& kv : node) {
     const std::string metric = kv.first.Scalar();
     const std::string mp = join_path(path, metric);
-    if (!is_metric(metric)) {
-      std::string names;
-      for (const auto n : metric_names()) names += (names.empty() ? "" : ", ") + std::string(n);
-      yaml.fail(kv.first, mp, fmt::format("unknown metric '{}' (known: {})", metric, names));
-    }
+    if (const std::string why = metric_name_error(metric); !why.empty())
+      yaml.fail(kv.first, mp, why);
     yaml.check_keys(kv.second, mp, {"max", "min"});
     const bool has_max = kv.second["max"].IsDefined();
     if (has_max == kv.second["min"].IsDefined())
@@ -173,6 +172,13 @@ void check_plan_spec(const PlanSpec& spec, const Scenario& scenario) {
     throw InputError(
         fmt::format("{}: the cluster has no node group with GPUs to size", scenario.path));
   (void)node_group_index(scenario.cluster, spec.node_group);
+  // A class-named target needs pods of that class (names as the decide: block checks them).
+  const std::vector<std::string> classes = workload_class_names(scenario.pods);
+  for (const PlanTarget& t : spec.targets)
+    if (const std::string why =
+            unknown_class_error(split_metric_name(t.metric).workload_class, classes);
+        !why.empty())
+      throw InputError(fmt::format("{}: target '{}': {}", scenario.path, t.metric, why));
   if (!(spec.growth > 0) || !std::isfinite(spec.growth))
     throw InputError(fmt::format("growth must be above 0, found {}", spec.growth));
   if (spec.probes < 1 || spec.probes > 64)

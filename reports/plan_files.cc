@@ -43,7 +43,7 @@ std::string targets_md(const CapacityPlan& plan) {
 
 std::string plan_value_text(const std::string& metric, std::optional<double> v) {
   if (!v) return "—";
-  if (metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0) return duration(v);
+  if (is_seconds_metric(metric)) return duration(v);
   // Large figures (dollars, GPU-hours) in full rather than as 2.176e+04.
   return std::abs(*v) >= 1e4 ? fmt::format("{:.0f}", *v) : fmt::format("{:.4g}", *v);
 }

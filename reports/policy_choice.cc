@@ -164,13 +164,13 @@ Selection select(const Ranking& r, const DecideSpec& spec, std::vector<size_t> c
 std::string difference(const Ranking& r, const DecideGoal& g, size_t a, size_t b) {
   const auto va = g.value(r.mean(a)), vb = g.value(r.mean(b));
   const bool higher = va && (!vb || *va > *vb);
-  return fmt::format("{} {} ({} vs {})", higher ? "a higher" : "a lower", words(g.name),
+  return fmt::format("{} {} ({} vs {})", higher ? "a higher" : "a lower", words(g.metric_text()),
                      metric_phrase_value(*g.metric, va), metric_phrase_value(*g.metric, vb));
 }
 
 std::string goal_words(const DecideSpec& spec, const std::vector<size_t>& goals) {
   std::vector<std::string> names;
-  for (const size_t gi : goals) names.push_back(words(spec.objective[gi].name));
+  for (const size_t gi : goals) names.push_back(words(spec.objective[gi].metric_text()));
   return listed(names);
 }
 
@@ -270,7 +270,7 @@ PolicyChoice choose_policy(const DecideSpec& spec, std::span<const RunResult> me
     c.text = fmt::format(
         "No policy meets every constraint{}, so none is recommended: {} binds ({} of {} policies "
         "break it); the closest is {} ({} = {}{}).",
-        n < 2 ? "" : " in every seed", k.text(), most, means.size(), r.name(near), k.name,
+        n < 2 ? "" : " in every seed", k.text(), most, means.size(), r.name(near), k.metric_text(),
         metric_phrase_value(*k.metric, k.value(r.mean(near))),
         c.broken[near].empty() ? ""
                                : fmt::format(", breaking {}", fmt::join(c.broken[near], ", ")));
@@ -279,11 +279,11 @@ PolicyChoice choose_policy(const DecideSpec& spec, std::span<const RunResult> me
   const Selection sel = select(r, spec, ok);
   c.chosen = sel.chosen;
   c.indistinguishable = sel.leaders;
-  for (const size_t gi : sel.tied_goals) c.tied_on.push_back(spec.objective[gi].name);
-  if (sel.decided_by) c.decided_by = spec.objective[*sel.decided_by].name;
+  for (const size_t gi : sel.tied_goals) c.tied_on.push_back(spec.objective[gi].metric_text());
+  if (sel.decided_by) c.decided_by = spec.objective[*sel.decided_by].metric_text();
   std::vector<std::string> figures;
   for (const DecideGoal& g : spec.objective)
-    figures.push_back(words(g.name) + " " + r.figure(g, sel.chosen));
+    figures.push_back(words(g.metric_text()) + " " + r.figure(g, sel.chosen));
   const std::string seeds_text = n < 2 ? "" : fmt::format(" over {} seeds", n);
   c.text = fmt::format("Recommended: {} ({}{}).", r.name(sel.chosen), fmt::join(figures, ", "),
                        seeds_text);
@@ -329,9 +329,9 @@ PolicyChoice choose_policy(const DecideSpec& spec, std::span<const RunResult> me
     if (!sel.leaders.empty())
       c.text += fmt::format(
           " {} are indistinguishable on {} ({} seeds); chosen by {}:", listed(leader_names),
-          goal_words(spec, sel.tied_goals), n, words(g.name));
+          goal_words(spec, sel.tied_goals), n, words(g.metric_text()));
     else
-      c.text += fmt::format(" Chosen by {}:", words(g.name));
+      c.text += fmt::format(" Chosen by {}:", words(g.metric_text()));
     c.text += fmt::format(" {} against {} for {}, beyond noise.", r.figure(g, sel.chosen),
                           r.figure(g, other), r.name(other));
   } else {
@@ -354,7 +354,7 @@ PolicyChoice choose_policy(const DecideSpec& spec, std::span<const RunResult> me
         c.text += fmt::format(
             " Separating it from {} on {} ({} vs {}) would take about {} seeds at the observed "
             "variance.",
-            r.name(*other), words(g.name), r.figure(g, sel.chosen), r.figure(g, *other),
+            r.name(*other), words(g.metric_text()), r.figure(g, sel.chosen), r.figure(g, *other),
             *c.seeds_to_separate);
       break;
     }

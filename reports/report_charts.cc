@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "planning/plan_metrics.h"
 #include "reports/downsample.h"
 #include "reports/report_content.h"
 #include "reports/report_format.h"
@@ -222,7 +223,7 @@ void fill_charts(const std::vector<PolicyFill>& fill, Report& r) {
 }
 
 bool ends_with_s(const std::string& metric) {
-  return metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0;
+  return is_seconds_metric(metric);  // the class of "queue_delay_p99_s[inference]" aside
 }
 
 std::string plan_value(const std::string& metric, double v) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "planning/plan_metrics.h"
 #include "reports/differing_metrics.h"
 #include "reports/downsample.h"
 #include "reports/metric_cells.h"
@@ -143,6 +144,38 @@ void per_model_table(const ojson& s, Report& r) {
                         decimal(number_at(m, {"cost_usd"}), 2)});
   }
   if (!t.rows.empty()) section(r, "Per GPU model").tables.push_back(std::move(t));
+}
+
+// summary.json's per_class blocks (written only when the workload names classes).
+void workload_class_table(const ojson& s, Report& r) {
+  ReportTable t;
+  t.title = "Figures per workload class";
+  t.note =
+      "Each class's pods alone (pods without a class are in 'default'); unplaced = "
+      "unschedulable + pending at the end; GPU-h = GPUs x share asked x time its pods ran.";
+  t.head = {"policy",    "class",     "pods",    "done",    "failed", "unplaced",
+            "queue p50", "queue p99", "JCT p50", "JCT p99", "SLO",    "GPU-h"};
+  for (const ojson& p : policies_of(s)) {
+    const auto it = p.find("per_class");
+    if (it == p.end() || !it->is_array()) continue;
+    for (const ojson& c : *it) {
+      const auto unschedulable = number_at(c, {"pods", "unschedulable"});
+      const auto pending = number_at(c, {"pods", "pending_at_end"});
+      const std::optional<double> unplaced =
+          unschedulable || pending
+              ? std::optional<double>(unschedulable.value_or(0) + pending.value_or(0))
+              : std::nullopt;
+      t.rows.push_back(
+          {policy_name(p), text_at(c, {"class"}), count(number_at(c, {"pods", "total"})),
+           count(number_at(c, {"pods", "completed"})), count(number_at(c, {"pods", "failed"})),
+           count(unplaced), duration(number_at(c, {"queue_delay_s", "p50"})),
+           duration(number_at(c, {"queue_delay_s", "p99"})),
+           duration(number_at(c, {"jct_s", "p50"})), duration(number_at(c, {"jct_s", "p99"})),
+           percent(number_at(c, {"slo", "attainment"})),
+           decimal(number_at(c, {"gpu_hours", "allocated"}), 1)});
+    }
+  }
+  if (!t.rows.empty()) section(r, "Per workload class").tables.push_back(std::move(t));
 }
 
 void failure_tables(const ReportData& d, const ojson& s, Report& r) {
@@ -355,8 +388,7 @@ void extra_tables(const ojson& s, Report& r) {
 
 // Durations for the planner's "_s" metrics, else a generic figure.
 std::string plan_figure(const std::string& metric, double v) {
-  const bool seconds = metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0;
-  return seconds ? duration(v) : figure(v);
+  return is_seconds_metric(metric) ? duration(v) : figure(v);
 }
 
 std::string target_text(const ojson& t) {
@@ -459,6 +491,7 @@ void add_tables(const ReportData& data, Report& report) {
   summary_table(s, report);
   distribution_table(s, report);
   per_model_table(s, report);
+  workload_class_table(s, report);
   failure_tables(data, s, report);
   isolation_table(data, report);
   fill_table(s, report);

@@ -18,6 +18,7 @@
 #include "reports/policy_choice.h"
 #include "reports/run_warnings.h"
 #include "sim/metrics/metric_estimate.h"
+#include "sim/metrics/class_metrics.h"
 #include "sim/metrics/run_metrics.h"
 #include "sim/metrics/seed_mean.h"
 
@@ -41,6 +42,22 @@ ojson per_model_json(const RunSummary& s) {
   return models;
 }
 
+void write_metric(ojson& p, const RunMetric& m, const RunSummary& s);
+
+// One object per class: its name, then its rows at the same keys as the policy's own.
+ojson per_class_json(const RunSummary& s) {
+  ojson classes = ojson::array();
+  for (const ClassSummary& c : s.per_class) {
+    ojson e;
+    e["class"] = c.workload_class;
+    const RunSummary view = class_as_summary(c);
+    for (const std::string_view key : class_metric_keys())
+      write_metric(e, *find_run_metric(key), view);
+    classes.push_back(std::move(e));
+  }
+  return classes;
+}
+
 // Row `m` of the run-metrics table into policy object `p`, at its dotted key (rows come in the
 // file's key order, so ordered_json keeps it); derived rows without a key are not written.
 void write_metric(ojson& p, const RunMetric& m, const RunSummary& s) {
@@ -59,6 +76,9 @@ void write_metric(ojson& p, const RunMetric& m, const RunSummary& s) {
       return;
     case MetricBlock::kPerModel:
       v = per_model_json(s);
+      return;
+    case MetricBlock::kPerClass:
+      v = per_class_json(s);
       return;
     case MetricBlock::kNumber:
       break;

@@ -118,6 +118,10 @@ class SummaryChecker {
         f_.require_array(at);
         for (size_t i = 0; i < at->size(); ++i) per_model(at.element(i));
         return;
+      case MetricBlock::kPerClass:
+        f_.require_array(at);
+        for (size_t i = 0; i < at->size(); ++i) per_class(at.element(i));
+        return;
       case MetricBlock::kNumber:
         break;
     }
@@ -137,6 +141,15 @@ class SummaryChecker {
       if (x->is_null()) continue;
       if (f_.number(x) < 0) f_.fail_expected(x, "a number of at least 0");
     }
+  }
+
+  // A class's figures sit at the policy's own keys (sim/metrics/class_metrics.h).
+  void per_class(const JsonAt& at) const {
+    f_.require_object(at);
+    f_.string(f_.required(at, "class"));
+    std::string key;
+    for (const auto& [k, v] : at->items())
+      if (k != "class") members(at.child(k, v), k, key);
   }
 
   const JsonFile& f_;

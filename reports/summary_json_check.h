@@ -18,7 +18,8 @@ inline constexpr const char* kSeedsFormat = "slicelab.seeds/1";
 // - `policies` a list of objects, each with a string `name` no other policy has;
 // - every figure of the run-metrics table (sim/metrics/run_metrics.h) at its key a number or
 //   null, and the counts (pods, events) whole numbers of at least 0; `not_placed_reasons` an
-//   object of counts; `per_model` a list of objects with a string `model` and numbers.
+//   object of counts; `per_model` a list of objects with a string `model` and numbers;
+//   `per_class` a list of objects with a string `class` and figures at the policy's own keys.
 // Keys it does not know are left alone (newer files add keys; the report lists them).
 void check_summary_json(const JsonFile& f);
 

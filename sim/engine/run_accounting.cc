@@ -6,8 +6,9 @@
 #include <array>
 #include <cmath>
 
+#include "sim/metrics/class_summaries.h"
 #include "sim/metrics/distribution.h"
-#include "sim/metrics/slo_verdict.h"
+#include "sim/metrics/slo_tally.h"
 #include "sim/topology/gpu_topology.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
@@ -184,6 +185,7 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
   s.fill = fill_summary();
 
   std::vector<double> isolation;
+  SloTally slo;
   for (size_t p = 0; p < pods.size(); ++p) {
     const PodOutcome& o = outcomes[p];
     s.count(o.status);
@@ -229,18 +231,13 @@ RunSummary RunAccounting::summarize(std::span<const PodSpec> pods,
     if (o.isolation_error >= 0) isolation.push_back(o.isolation_error);
     if (o.status == PodStatus::kUnschedulable) ++s.not_placed_reasons[reasons[o.reason]];
     if (o.status == PodStatus::kPending) ++s.not_placed_reasons["not placed before the run ended"];
-    if (pods[p].has_slo()) {
-      ++s.slo_pods;
-      // Pods left waiting past their limit count as missed (slo_verdict.h), so that starving
-      // SLO pods does not shrink the denominator.
-      const SloVerdict v = slo_verdict(*pods[p].slo, pods[p].arrival_s, o, now_);
-      s.slo_met += v == SloVerdict::kMet ? 1 : 0;
-      s.slo_undecided += v == SloVerdict::kUndecided ? 1 : 0;
-    }
+    slo.add(pods[p], o, now_);
   }
-  if (s.slo_pods > s.slo_undecided)
-    s.slo_attainment =
-        static_cast<double>(s.slo_met) / static_cast<double>(s.slo_pods - s.slo_undecided);
+  s.slo_pods = slo.pods;
+  s.slo_met = slo.met;
+  s.slo_undecided = slo.undecided;
+  s.slo_attainment = slo.attainment();
+  s.per_class = class_summaries(pods, outcomes, t0_, now_);
   std::vector<double> quality = comm_quality_;
   s.communication_quality = distribution_of(quality);
   // One array of values at a time (8 bytes per pod, not 24: a million-pod run's summary is

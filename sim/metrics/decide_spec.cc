@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <utility>
+
+#include "sim/metrics/class_metrics.h"
 
 namespace slicelab {
 namespace {
@@ -44,18 +47,61 @@ const RunMetric* named(std::string_view name, std::string& why) {
   return m;
 }
 
-}  // namespace
-
-std::string DecideGoal::text() const {
-  return fmt::format("{} {}", maximize ? "max" : "min", name);
+// "queue_p99[inference]" -> the row, its name and the class; nullptr and `why` when malformed.
+const RunMetric* named_in_class(std::string_view text, std::string& name, std::string& cls,
+                                std::string& why) {
+  const size_t open = text.find('[');
+  std::string_view metric = text;
+  if (open != std::string_view::npos) {
+    const std::string_view inside = text.substr(open + 1);
+    if (inside.empty() || inside.back() != ']' || inside.size() < 2 ||
+        inside.substr(0, inside.size() - 1).find_first_of("[] \t") != std::string_view::npos) {
+      why = fmt::format("expected 'METRIC[CLASS]', found '{}'", text);
+      return nullptr;
+    }
+    cls = std::string(inside.substr(0, inside.size() - 1));
+    metric = trim(text.substr(0, open));
+  }
+  const RunMetric* m = named(metric, why);
+  if (!m) return nullptr;
+  if (!cls.empty() && !has_class_figure(*m)) {
+    why = fmt::format("'{}' has no per-class figure; a class-named metric is one of: {}", metric,
+                      class_metric_names());
+    return nullptr;
+  }
+  name = std::string(metric);
+  return m;
 }
 
+std::string with_class(const std::string& name, const std::string& cls) {
+  return cls.empty() ? name : fmt::format("{}[{}]", name, cls);
+}
+
+std::optional<double> decide_figure(const RunMetric& m, const std::string& cls,
+                                    const RunSummary& s) {
+  return cls.empty() ? metric_value(m, s) : class_metric_value(m, s, cls);
+}
+
+}  // namespace
+
 std::optional<double> DecideGoal::value(const RunSummary& s) const {
-  return metric_value(*metric, s);
+  return decide_figure(*metric, workload_class, s);
+}
+
+std::string DecideGoal::metric_text() const {
+  return with_class(name, workload_class);
+}
+
+std::string DecideGoal::text() const {
+  return fmt::format("{} {}", maximize ? "max" : "min", metric_text());
 }
 
 std::optional<double> DecideConstraint::value(const RunSummary& s) const {
-  return metric_value(*metric, s);
+  return decide_figure(*metric, workload_class, s);
+}
+
+std::string DecideConstraint::metric_text() const {
+  return with_class(name, workload_class);
 }
 
 bool DecideConstraint::met_by(std::optional<double> value) const {
@@ -77,7 +123,7 @@ bool DecideConstraint::met_by(std::optional<double> value) const {
 
 std::string DecideConstraint::text() const {
   constexpr std::array<std::string_view, 5> kOps = {"<=", "<", ">=", ">", "=="};
-  return fmt::format("{} {} {:g}", name, kOps[static_cast<size_t>(op)], bound);
+  return fmt::format("{} {} {:g}", metric_text(), kOps[static_cast<size_t>(op)], bound);
 }
 
 DecideSpec default_decide_spec() {
@@ -85,7 +131,7 @@ DecideSpec default_decide_spec() {
   for (const auto& [name, max] : {std::pair<std::string_view, bool>{"completed", true},
                                   {"queue_p99", false},
                                   {"cost_per_completed", false}})
-    d.objective.push_back({decide_metric(name), max, std::string(name)});
+    d.objective.push_back({decide_metric(name), max, std::string(name), {}});
   return d;
 }
 
@@ -119,10 +165,10 @@ std::optional<DecideGoal> parse_decide_goal(std::string_view text, std::string& 
     why = fmt::format("expected 'max METRIC' or 'min METRIC', found '{}'", text);
     return std::nullopt;
   }
-  const std::string_view name = trim(text.substr(space));
-  const RunMetric* m = named(name, why);
+  std::string name, cls;
+  const RunMetric* m = named_in_class(trim(text.substr(space)), name, cls, why);
   if (!m) return std::nullopt;
-  return DecideGoal{m, dir == "max", std::string(name)};
+  return DecideGoal{m, dir == "max", std::move(name), std::move(cls)};
 }
 
 std::optional<DecideConstraint> parse_decide_constraint(std::string_view text, std::string& why) {
@@ -137,9 +183,9 @@ std::optional<DecideConstraint> parse_decide_constraint(std::string_view text, s
   for (const auto& [spelling, op] : kOps) {
     const size_t at = text.find(spelling);
     if (at == std::string_view::npos) continue;
-    const std::string_view name = trim(text.substr(0, at));
+    std::string name, cls;
     const std::string_view value = trim(text.substr(at + spelling.size()));
-    const RunMetric* m = named(name, why);
+    const RunMetric* m = named_in_class(trim(text.substr(0, at)), name, cls, why);
     if (!m) return std::nullopt;
     double bound = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bound);
@@ -148,11 +194,25 @@ std::optional<DecideConstraint> parse_decide_constraint(std::string_view text, s
       why = fmt::format("'{}' is not a number (in '{}')", value, text);
       return std::nullopt;
     }
-    return DecideConstraint{m, op, bound, std::string(name)};
+    return DecideConstraint{m, op, bound, std::move(name), std::move(cls)};
   }
   why =
       fmt::format("expected 'METRIC OP NUMBER' with OP one of <=, <, >=, >, ==, found '{}'", text);
   return std::nullopt;
+}
+
+std::string unknown_class_error(std::string_view workload_class,
+                                std::span<const std::string> classes) {
+  if (workload_class.empty() ||
+      std::find(classes.begin(), classes.end(), workload_class) != classes.end())
+    return "";
+  if (classes.empty())
+    return fmt::format(
+        "the workload has no pods of class '{}': it names no classes (pods without `class:` are "
+        "all in 'default', and a class-named metric needs at least one other class)",
+        workload_class);
+  return fmt::format("the workload has no pods of class '{}' (its classes: {})", workload_class,
+                     fmt::join(classes, ", "));
 }
 
 }  // namespace slicelab

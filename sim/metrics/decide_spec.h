@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,11 +16,15 @@ namespace slicelab {
 struct DecideGoal {
   const RunMetric* metric = nullptr;
   bool maximize = true;
-  std::string name;  // as written ("completed", "queue_p99")
+  std::string name;  // as written ("completed", "queue_p99"), without the class
+  // "" = the whole run; else the figure of this workload class (`completed[training]`), one
+  // the per-class block has (sim/metrics/class_metrics.h).
+  std::string workload_class;
 
-  std::string text() const;  // "max completed"
-  // The figure this goal reads from one run (none when the run has none).
+  // The run's figure, or its class's; none when it has none (the class has no pods).
   std::optional<double> value(const RunSummary& s) const;
+  std::string metric_text() const;  // "completed[training]"
+  std::string text() const;         // "max completed[training]"
 };
 
 // "failed <= 0": a policy whose figure breaks it (or has none) is never recommended.
@@ -28,11 +33,13 @@ struct DecideConstraint {
   const RunMetric* metric = nullptr;
   Op op = Op::kLe;
   double bound = 0;
-  std::string name;
+  std::string name;            // as written, without the class
+  std::string workload_class;  // as DecideGoal's
 
-  bool met_by(std::optional<double> value) const;
   std::optional<double> value(const RunSummary& s) const;
-  std::string text() const;  // "failed <= 0"
+  bool met_by(std::optional<double> value) const;
+  std::string metric_text() const;  // "queue_p99[inference]"
+  std::string text() const;         // "failed <= 0", "queue_p99[inference] <= 60"
 };
 
 struct DecideSpec {
@@ -52,9 +59,16 @@ const RunMetric* decide_metric(std::string_view name);
 // The short names, for messages.
 std::string decide_metric_names();
 
-// "max completed" / "min queue_p99" -> a goal; "failed <= 0" -> a constraint. std::nullopt and
-// `why` set when malformed (the loader adds file:line:col).
+// "max completed" / "min queue_p99" -> a goal; "failed <= 0" -> a constraint. A metric may name
+// a workload class, "queue_p99[inference]", when the per-class block has it (whether the
+// workload has that class is the loader's check: check_decide_classes). std::nullopt and `why`
+// set when malformed (the loader adds file:line:col).
 std::optional<DecideGoal> parse_decide_goal(std::string_view text, std::string& why);
 std::optional<DecideConstraint> parse_decide_constraint(std::string_view text, std::string& why);
+
+// "" when `workload_class` is empty or one of `classes` (the workload's class names; empty when
+// every pod is in "default": its summary has no per-class block); else why not, naming them.
+std::string unknown_class_error(std::string_view workload_class,
+                                std::span<const std::string> classes);
 
 }  // namespace slicelab

@@ -115,6 +115,9 @@ std::optional<double> cost_per_completed(const S& s) {
 std::optional<double> gpu_hours_per_completed(const S& s) {
   return per_completed(s.gpu_hours_allocated, s);
 }
+bool has_classes(const S& s) {
+  return !s.per_class.empty();
+}
 bool isolation_shown(const S& s) {
   return s.isolation_error.count > 0 || s.neighbour_failures > 0;
 }
@@ -408,6 +411,12 @@ constexpr RunMetric kRows[] = {
     {.json = "per_model",
      .block = MetricBlock::kPerModel,
      .meaning = "per GPU model usage (seed means: empty)"},
+    {.json = "per_class",
+     .mean = kMeanOfHolders,
+     .written_if = has_classes,
+     .block = MetricBlock::kPerClass,
+     .meaning = "per workload class, when the workload names one: its pods' figures (seed means: "
+                "per class, over the seeds with pods of it)"},
     {.json = "slo.pods",
      .unit = kPods,
      .access = field<&S::slo_pods>,

@@ -23,7 +23,7 @@ enum class MetricUnit : uint8_t {
   kGpuHours,    //
   kGpuSeconds,  //
   kUsd,         //
-  kNone,        // blocks: not one number (not_placed_reasons, per_model)
+  kNone,        // blocks: not one number (not_placed_reasons, per_model, per_class)
 };
 bool is_whole(MetricUnit u);
 std::string_view unit_name(MetricUnit u);
@@ -58,7 +58,7 @@ enum class ReportUse : uint8_t {
 };
 
 // Blocks of summary.json that are not one number; the writers spell them out where the row is.
-enum class MetricBlock : uint8_t { kNumber, kNotPlacedReasons, kPerModel };
+enum class MetricBlock : uint8_t { kNumber, kNotPlacedReasons, kPerModel, kPerClass };
 
 using MetricGetter = std::optional<double> (*)(const RunSummary&);  // nullopt: none (null)
 using MetricSetter = void (*)(RunSummary&, double);

@@ -75,6 +75,22 @@ struct ModelUsage {
   double price_per_hour = 0;  // the catalog's, per GPU (not written): rescales cost_usd
 };
 
+// One workload class's share of a run (RunSummary::per_class): pods without a `class:` are in
+// class "default". Figures as the run-wide ones, over the class's pods only; gpu_hours_allocated
+// is what its pods asked for while they ran (GPUs x share asked x time of their last attempt in
+// the window), not what the sharing mode set aside, so the classes' sum can differ from the
+// run's figure (time-slice replicas, MIG instances larger than asked, restarts).
+struct ClassSummary {
+  std::string workload_class;
+  size_t pods = 0, completed = 0, failed = 0, unschedulable = 0, pending_at_end = 0;
+  Distribution queue_delay_s, jct_s;
+  size_t slo_pods = 0, slo_met = 0, slo_undecided = 0;
+  std::optional<double> slo_attainment;
+  double gpu_hours_allocated = 0;
+
+  size_t unplaced() const { return unschedulable + pending_at_end; }
+};
+
 struct Sample {
   double time_s = 0;
   double allocation_ratio = 0;
@@ -119,6 +135,8 @@ struct RunSummary {
   Distribution queue_delay_s, jct_s, slowdown;
   double sm_utilization = 0, memory_utilization = 0;
   std::vector<ModelUsage> per_model;
+  // By class name; empty when every pod is in class "default" (no `class:` anywhere).
+  std::vector<ClassSummary> per_class;
   size_t slo_pods = 0, slo_met = 0, slo_undecided = 0;
   std::optional<double> slo_attainment;
   double gpu_hours_provisioned = 0, gpu_hours_allocated = 0, cost_usd = 0;

@@ -1,7 +1,11 @@
 #include "sim/metrics/seed_mean.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
+#include "sim/metrics/class_metrics.h"
 #include "sim/metrics/run_metrics.h"
 
 namespace slicelab {
@@ -46,6 +50,27 @@ void combine(const RunMetric& m, std::span<const RunSummary* const> seeds, RunSu
   m.access.set(out, acc);
 }
 
+// Per class (matched by name, in name order): the seed mean of the class's figures over the
+// seeds whose run has pods of it.
+std::vector<ClassSummary> class_means(std::span<const RunSummary* const> seeds) {
+  std::vector<std::string> names;
+  for (const RunSummary* s : seeds)
+    for (const ClassSummary& c : s->per_class) names.push_back(c.workload_class);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::vector<ClassSummary> out;
+  for (std::string& name : names) {
+    std::vector<RunSummary> views;
+    for (const RunSummary* s : seeds)
+      if (const ClassSummary* c = find_class(*s, name)) views.push_back(class_as_summary(*c));
+    if (views.empty()) continue;
+    std::vector<const RunSummary*> held;
+    for (const RunSummary& v : views) held.push_back(&v);
+    out.push_back(summary_as_class(std::move(name), seed_mean(held)));
+  }
+  return out;
+}
+
 }  // namespace
 
 RunSummary seed_mean(std::span<const RunSummary* const> seeds) {
@@ -57,6 +82,7 @@ RunSummary seed_mean(std::span<const RunSummary* const> seeds) {
     for (const auto& [reason, n] : s->not_placed_reasons) out.not_placed_reasons[reason] += n;
   for (auto& [reason, n] : out.not_placed_reasons)
     n = static_cast<size_t>(std::llround(static_cast<double>(n) / k));
+  out.per_class = class_means(seeds);
   return out;
 }
 

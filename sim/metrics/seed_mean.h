@@ -9,7 +9,8 @@
 namespace slicelab {
 
 // Per figure, its SeedMean over `seeds` (one summary per seed, same policy). Never-placed reasons
-// become per-seed means, rounded; per-model usage is not averaged (left empty).
+// become per-seed means, rounded; per-model usage is not averaged (left empty); per-class figures
+// are, per class name, over the seeds with pods of that class.
 RunSummary seed_mean(std::span<const RunSummary* const> seeds);
 
 }  // namespace slicelab

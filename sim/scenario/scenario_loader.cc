@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "sim/interference/calibration.h"
+#include "sim/metrics/class_summaries.h"
 #include "sim/modes/device_plugin_config.h"
 #include "sim/modes/mode_registry.h"
 #include "sim/placement/plugin_registry.h"
@@ -428,7 +429,9 @@ void check_sample_count(const YamlReader& yaml, const YAML::Node& engine, const 
 
 // `decide:` (docs/scenario-format.md): objective and constraints as short texts, each checked
 // where it is written.
-DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node) {
+DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node,
+                       std::span<const PodSpec> pods) {
+  const std::vector<std::string> classes = workload_class_names(pods);
   yaml.require_map(node, "decide");
   yaml.check_keys(node, "decide", {"objective", "constraints"});
   DecideSpec d;
@@ -440,7 +443,8 @@ DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node) {
     for (size_t i = 0; i < o.size(); ++i) {
       const std::string path = index_path("decide.objective", i);
       auto goal = parse_decide_goal(yaml.string(o[i], path), why);
-      if (!goal) yaml.fail(o[i], path, why);
+      if (goal) why = unknown_class_error(goal->workload_class, classes);
+      if (!goal || !why.empty()) yaml.fail(o[i], path, why);
       d.objective.push_back(std::move(*goal));
     }
   } else {
@@ -451,7 +455,8 @@ DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node) {
     for (size_t i = 0; i < c.size(); ++i) {
       const std::string path = index_path("decide.constraints", i);
       auto constraint = parse_decide_constraint(yaml.string(c[i], path), why);
-      if (!constraint) yaml.fail(c[i], path, why);
+      if (constraint) why = unknown_class_error(constraint->workload_class, classes);
+      if (!constraint || !why.empty()) yaml.fail(c[i], path, why);
       d.constraints.push_back(std::move(*constraint));
     }
   }
@@ -579,7 +584,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
   check_mode_policies(yaml, root, sc);
   read_interference(yaml, root, path, sc);
-  if (const YAML::Node d = root["decide"]; d.IsDefined()) sc.decide = read_decide(yaml, d);
+  if (const YAML::Node d = root["decide"]; d.IsDefined()) sc.decide = read_decide(yaml, d, sc.pods);
   return sc;
 } catch (const YAML::Exception& e) {
   // A yaml-cpp exception that a check above missed still names the file.

@@ -233,6 +233,46 @@ policies: [{placement: best-fit}]
   EXPECT_THROW(scale_workload(g, 0), InputError);
 }
 
+// The first 4 of 20 pods are inference pods: with G >= 4 GPUs the FIFO queue starts them all at
+// once (no queueing), while the whole run's p99 needs 20 GPUs for none.
+TEST_F(Planner, AClassNamedTargetSizesForThatClassOnly) {
+  std::string text = wave_scenario(20, 1, R"(plan:
+  targets:
+    queue_delay_p99_s[inference]: {max: 0}
+  scale: {node_group: gpu, min: 1, max: 40}
+)");
+  for (int i = 0; i < 20; ++i) {
+    const std::string name = fmt::format("{{name: p{}, ", i);
+    text.replace(text.find(name), name.size(),
+                 name + (i < 4 ? "class: inference, " : "class: training, "));
+  }
+  const std::string path = write("classes.yaml", text);
+  const Scenario sc = load_scenario(path);
+  const PlanSpec spec = read_plan_spec(path, sc);
+  ASSERT_EQ(spec.targets.size(), 1U);
+  EXPECT_EQ(spec.targets[0].metric, "queue_delay_p99_s[inference]");
+  check_plan_spec(spec, sc);
+  const CapacityPlan plan = plan_capacity(sc, spec, 2);
+  for (const auto& p : plan.policies) {
+    SCOPED_TRACE(p.policy);
+    ASSERT_TRUE(p.chosen);
+    EXPECT_EQ(p.chosen->group_nodes, 4);
+    EXPECT_EQ(p.chosen->value, 0.0);
+  }
+  // A class without pods, and a metric without a per-class figure.
+  PlanSpec batch = spec;
+  set_target(batch, parse_target("completed[batch]>=1"));
+  EXPECT_NE(message_of([&] { check_plan_spec(batch, sc); })
+                .find("target 'completed[batch]': the workload has no pods of class 'batch' (its "
+                      "classes: inference, training)"),
+            std::string::npos);
+  EXPECT_NE(message_of([] { parse_target("queue_delay_max_s[inference]<=1"); })
+                .find("'queue_delay_max_s' has no per-class figure; a class-named target is one "
+                      "of: queue_delay_p50_s, queue_delay_p99_s, jct_p50_s, jct_p99_s, "
+                      "slo_attainment, completed, failed, unschedulable, pending_at_end"),
+            std::string::npos);
+}
+
 TEST(PlanMetrics, NamesResolveAndUnknownNamesListTheKnown) {
   RunSummary s;
   s.failed = 3;
@@ -245,6 +285,19 @@ TEST(PlanMetrics, NamesResolveAndUnknownNamesListTheKnown) {
             std::string::npos);
   PlanTarget t{"slo_attainment", false, 0.99};
   EXPECT_FALSE(t.met_by(s));  // no SLO pods: a target on attainment is not met
+  // A class's figure; none for a class without pods.
+  ClassSummary c;
+  c.workload_class = "inference";
+  c.pods = 2;
+  c.failed = 1;
+  c.queue_delay_s = {1, 7, 7, 7, 7, 7};
+  s.per_class.push_back(c);
+  EXPECT_EQ(metric_value(s, "failed[inference]"), 1.0);
+  EXPECT_EQ(metric_value(s, "queue_delay_p99_s[inference]"), 7.0);
+  EXPECT_FALSE(metric_value(s, "failed[batch]"));
+  EXPECT_TRUE(is_seconds_metric("queue_delay_p99_s[inference]"));
+  EXPECT_FALSE(is_seconds_metric("failed[inference]"));
+  EXPECT_FALSE(is_metric("failed[]"));
 }
 
 }  // namespace

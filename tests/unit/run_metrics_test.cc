@@ -52,6 +52,10 @@ RunSummary summary_with_every_row() {
   }
   s.not_placed_reasons["no node could ever hold it"] = 2;
   s.per_model.push_back({"A100", 4, 0.5, 0.25, 0.75, 10, 7.5, 30});
+  ClassSummary c;
+  c.workload_class = "inference";
+  c.pods = 2;
+  s.per_class.push_back(c);
   return s;
 }
 
