@@ -30,7 +30,7 @@ struct BarRow {
   double value = 0;
   // An error bar from low to high drawn over the bar (rule mark "error-bars"), unstacked
   // charts only: the 95% interval of the mean over seeds, or a seed range.
-  std::optional<double> low, high;
+  std::optional<double> low = {}, high = {};
 };
 
 struct BarOptions {

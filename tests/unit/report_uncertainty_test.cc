@@ -8,6 +8,7 @@
 #include "reports/metric_cells.h"
 #include "reports/report_content.h"
 #include "reports/report_data.h"
+#include "reports/report_format.h"
 #include "reports/report_uncertainty.h"
 #include "reports/vega_specs.h"
 #include "sim/metrics/run_metrics.h"
