@@ -12,7 +12,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::optional<double> finite(const ojson& j) {
+std::optional<double> finite_number(const ojson& j) {
   if (!j.is_number()) return std::nullopt;
   const double v = j.get<double>();
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
@@ -20,7 +20,7 @@ std::optional<double> finite(const ojson& j) {
 
 std::optional<double> member(const ojson& j, const char* key) {
   const auto it = j.find(key);
-  return it == j.end() ? std::nullopt : finite(*it);
+  return it == j.end() ? std::nullopt : finite_number(*it);
 }
 
 std::string appended(const std::string& cell, std::string_view key, const ojson& policy,
@@ -62,7 +62,7 @@ std::optional<FigureSpread> figure_spread(const ojson& policy, std::string_view 
   s.n = static_cast<size_t>(*n);
   if (const auto ci = entry->find("ci95");
       ci != entry->end() && ci->is_array() && ci->size() == 2) {
-    const auto lo = finite((*ci)[0]), hi = finite((*ci)[1]);
+    const auto lo = finite_number((*ci)[0]), hi = finite_number((*ci)[1]);
     if (lo && hi && *lo <= *hi) {
       s.ci_low = lo;
       s.ci_high = hi;

@@ -21,14 +21,14 @@ namespace {
 using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
-const ReportChart* chart_titled(const Report& r, const std::string& prefix) {
+const ReportChart* chart_named(const Report& r, const std::string& prefix) {
   for (const auto& s : r.sections)
     for (const auto& c : s.charts)
       if (c.title.rfind(prefix, 0) == 0) return &c;
   return nullptr;
 }
 
-const ReportTable* table_titled(const Report& r, const std::string& title) {
+const ReportTable* table_named(const Report& r, const std::string& title) {
   for (const auto& s : r.sections)
     for (const auto& t : s.tables)
       if (t.title == title) return &t;
@@ -155,7 +155,7 @@ class ReportUncertainty : public testing::TempFilesTest {
 TEST_F(ReportUncertainty, BarsDrawTheIntervalOfEachPolicy) {
   write_seeds_summary(true);
   const Report r = build_report(load_report_data(dir_));
-  const ReportChart* queue = chart_titled(r, "p99 queueing delay");
+  const ReportChart* queue = chart_named(r, "p99 queueing delay");
   ASSERT_NE(queue, nullptr);
   const json* intervals = data_named(queue->spec, "intervals");
   ASSERT_NE(intervals, nullptr);
@@ -178,7 +178,7 @@ TEST_F(ReportUncertainty, BarsDrawTheIntervalOfEachPolicy) {
 TEST_F(ReportUncertainty, LostPodsAreMarkedAndAMissingValueDrawsNoBar) {
   write_seeds_summary(true);
   const Report r = build_report(load_report_data(dir_));
-  const ReportChart* queue = chart_titled(r, "p99 queueing delay");
+  const ReportChart* queue = chart_named(r, "p99 queueing delay");
   ASSERT_NE(queue, nullptr);
   const json& rows = (*data_named(queue->spec, "table"))["values"];
   ASSERT_EQ(rows.size(), 2u);  // c has no value: no bar at all, not a zero
@@ -188,7 +188,7 @@ TEST_F(ReportUncertainty, LostPodsAreMarkedAndAMissingValueDrawsNoBar) {
   EXPECT_NE(queue->note.find(std::string("* ") + kOfPodsThatRan), std::string::npos) << queue->note;
   EXPECT_NE(queue->note.find("No bar for c"), std::string::npos) << queue->note;
   // SLO: what the share is of, and b marked.
-  const ReportChart* slo = chart_titled(r, "SLO attainment");
+  const ReportChart* slo = chart_named(r, "SLO attainment");
   ASSERT_NE(slo, nullptr);
   EXPECT_NE(slo->note.find("decided (met + missed)"), std::string::npos) << slo->note;
   EXPECT_NE(slo->note.find("still within their limit at the end are left out"), std::string::npos);
@@ -198,14 +198,14 @@ TEST_F(ReportUncertainty, LostPodsAreMarkedAndAMissingValueDrawsNoBar) {
 TEST_F(ReportUncertainty, TablesCarryMeanPlusMinusHalfWidth) {
   write_seeds_summary(true);
   const Report r = build_report(load_report_data(dir_));
-  const ReportTable* dist = table_titled(r, "Queueing delay, JCT and slowdown");
+  const ReportTable* dist = table_named(r, "Queueing delay, JCT and slowdown");
   ASSERT_NE(dist, nullptr);
   // queue p99 of a: 200 s = 3.3m, interval 150..250 s: ± 50 s.
   EXPECT_EQ(dist->rows[0][4], "3.3m ± 50s");
   // queue max of a: 400 s = 6.7m, seed range 150 s .. 1000 s.
   EXPECT_EQ(dist->rows[0][5], "6.7m (2.5m-16.7m)");
   EXPECT_NE(dist->note.find("over 3 seeds"), std::string::npos);
-  const ReportTable* summary = table_titled(r, "Policies compared");
+  const ReportTable* summary = table_named(r, "Policies compared");
   ASSERT_NE(summary, nullptr);
   bool plus_minus = false;
   for (const auto& cell : summary->rows[0])
@@ -216,13 +216,13 @@ TEST_F(ReportUncertainty, TablesCarryMeanPlusMinusHalfWidth) {
 TEST_F(ReportUncertainty, WithoutABlockTheCaptionSaysSo) {
   write_seeds_summary(false);
   const Report multi = build_report(load_report_data(dir_));
-  const ReportChart* queue = chart_titled(multi, "p99 queueing delay");
+  const ReportChart* queue = chart_named(multi, "p99 queueing delay");
   ASSERT_NE(queue, nullptr);
   EXPECT_EQ(data_named(queue->spec, "intervals"), nullptr);
   EXPECT_EQ(marks_named(queue->spec, "error-bars"), 0u);
   EXPECT_NE(queue->note.find("Means over 3 seeds; this summary.json carries no intervals"),
             std::string::npos);
-  const ReportTable* dist = table_titled(multi, "Queueing delay, JCT and slowdown");
+  const ReportTable* dist = table_named(multi, "Queueing delay, JCT and slowdown");
   ASSERT_NE(dist, nullptr);
   EXPECT_EQ(dist->rows[0][4], "3.3m");
 
@@ -230,8 +230,8 @@ TEST_F(ReportUncertainty, WithoutABlockTheCaptionSaysSo) {
   ojson s = {{"scenario", "one"}, {"seed", 1}, {"policies", {policy_with("a", 200, 0, nullptr)}}};
   testing::write_text(dir_ / "summary.json", s.dump());
   const Report one = build_report(load_report_data(dir_));
-  ASSERT_NE(chart_titled(one, "p99 queueing delay"), nullptr);
-  EXPECT_EQ(chart_titled(one, "p99 queueing delay")->note, "One seed: no interval.");
+  ASSERT_NE(chart_named(one, "p99 queueing delay"), nullptr);
+  EXPECT_EQ(chart_named(one, "p99 queueing delay")->note, "One seed: no interval.");
 }
 
 TEST(BarChartSpec, ErrorBarsOnlyWhereRowsHaveThem) {
