@@ -204,7 +204,7 @@ TEST_F(ReportUncertainty, TablesCarryMeanPlusMinusHalfWidth) {
   EXPECT_EQ(dist->rows[0][4], "3.3m ± 50s");
   // queue max of a: 400 s = 6.7m, seed range 150 s .. 1000 s.
   EXPECT_EQ(dist->rows[0][5], "6.7m (2.5m-16.7m)");
-  EXPECT_NE(dist->note.find("over 3 seeds"), std::string::npos);
+  EXPECT_NE(dist->note.find("Over 3 seeds"), std::string::npos);
   const ReportTable* summary = table_named(r, "Policies compared");
   ASSERT_NE(summary, nullptr);
   bool plus_minus = false;
