@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <string_view>
 
 #include "planning/plan_metrics.h"
 #include "reports/downsample.h"
+#include "reports/metric_cells.h"
 #include "reports/report_content.h"
 #include "reports/report_format.h"
+#include "reports/report_uncertainty.h"
 #include "reports/vega_specs.h"
 
 namespace slicelab {
@@ -21,56 +24,129 @@ using ojson = nlohmann::ordered_json;
 constexpr size_t kMaxSeriesInOneChart = 4;
 constexpr double kMinDrawnR2 = 0.9;
 
-void add(Report& r, const std::string& sec, const std::string& title, nlohmann::json spec) {
-  section(r, sec).charts.push_back({title, std::move(spec)});
+void add(Report& r, const std::string& sec, const std::string& title, nlohmann::json spec,
+         std::string note = "") {
+  section(r, sec).charts.push_back({title, std::move(spec), std::move(note)});
 }
 
-// One bar per policy of figure `get`; policies without the figure are left out, and so is the
-// chart when none has it.
+// The number at dotted key `key` ("queue_delay_s.p99") of a policy object.
+std::optional<double> value_at(const ojson& p, std::string_view key) {
+  const ojson* at = &p;
+  while (!key.empty()) {
+    const size_t dot = key.find('.');
+    if (!at->is_object()) return std::nullopt;
+    const auto it = at->find(std::string(key.substr(0, dot)));
+    if (it == at->end()) return std::nullopt;
+    at = &*it;
+    key = dot == std::string_view::npos ? std::string_view() : key.substr(dot + 1);
+  }
+  return number_at(*at, {});
+}
+
+bool lost_pods(const ojson& p) {
+  return number_at(p, {"pods", "failed"}).value_or(0) > 0;
+}
+
+// What the headline bars of this summary can say about their noise.
+struct Replication {
+  size_t seeds = 0;        // 0 or 1: a single run
+  bool intervals = false;  // summary.json carries the "uncertainty" block
+};
+
+Replication replication_of(const ojson& s) {
+  return {seed_count(s), has_uncertainty(s)};
+}
+
+// The sentence under a bar chart saying what its error bars span.
+std::string interval_note(const Replication& rep, bool seed_range) {
+  if (rep.seeds < 2) return "One seed: no interval.";
+  if (!rep.intervals)
+    return fmt::format("Means over {} seeds; this summary.json carries no intervals.", rep.seeds);
+  if (seed_range)
+    return fmt::format(
+        "Error bars: the range (lowest to highest) over {} seeds, a maximum's "
+        "worst case rather than an interval of the mean.",
+        rep.seeds);
+  return fmt::format("Error bars: 95% confidence interval of the mean over {} seeds.", rep.seeds);
+}
+
+// What a policy's bar carries beyond its figure.
+struct BarCaveats {
+  // Policies that lost pods get "*" after their name and this note (empty: no mark).
+  std::string lost_pods_note;
+  std::string before;  // a sentence before the interval note (what the figure's share is of)
+};
+
+// One bar per policy of the figure at `key`, with its error bar where the summary has one.
+// Policies without the figure draw no bar (a zero would read as a measured zero) and are named
+// in the note; the chart is left out when none has it.
 void bar(const ojson& s, Report& r, const std::string& title, const std::string& x_title,
-         const std::string& format, double scale,
-         const std::function<std::optional<double>(const ojson&)>& get, BarOptions o = {}) {
+         const std::string& format, double scale, const std::string& key, BarOptions o = {},
+         const BarCaveats& caveats = {}) {
+  const Replication rep = replication_of(s);
   std::vector<BarRow> rows;
-  for (const ojson& p : policies_of(s))
-    if (const auto v = get(p)) rows.push_back({policy_name(p), policy_name(p), *v / scale});
+  std::vector<std::string> missing;
+  bool marked = false;
+  for (const ojson& p : policies_of(s)) {
+    const auto v = value_at(p, key);
+    if (!v) {
+      missing.push_back(policy_name(p));
+      continue;
+    }
+    const bool mark = !caveats.lost_pods_note.empty() && lost_pods(p);
+    marked = marked || mark;
+    BarRow row{policy_name(p) + (mark ? " *" : ""), policy_name(p), *v / scale, {}, {}};
+    if (const auto e = error_bar(p, key)) {
+      row.low = e->low / scale;
+      row.high = e->high / scale;
+    }
+    rows.push_back(std::move(row));
+  }
   if (rows.empty()) return;
   o.title = title;
   o.x_title = x_title;
   o.format = format;
-  add(r, "Headline metrics", title, bar_chart_spec(rows, o));
+  std::vector<std::string> note;
+  if (!caveats.before.empty()) note.push_back(caveats.before);
+  note.push_back(interval_note(rep, spans_seed_range(key)));
+  if (marked) note.push_back(fmt::format("* {}.", caveats.lost_pods_note));
+  if (!missing.empty())
+    note.push_back(
+        fmt::format("No bar for {}: no value in summary.json.", fmt::join(missing, ", ")));
+  add(r, "Headline metrics", title, bar_chart_spec(rows, o),
+      fmt::format("{}", fmt::join(note, " ")));
 }
 
 void headline_bars(const ojson& s, Report& r) {
   bar(s, r, "GPU allocation ratio (time-weighted)", "share of GPU capacity allocated", ".0%", 1,
-      [](const ojson& p) {
-        return number_at(p, {"allocation_ratio", "time_weighted"});
-      });
-  bar(s, r, "SM utilization", "time-weighted SM utilization", ".0%", 1, [](const ojson& p) {
-    return number_at(p, {"utilization", "sm"});
-  });
+      "allocation_ratio.time_weighted");
+  bar(s, r, "SM utilization", "time-weighted SM utilization", ".0%", 1, "utilization.sm");
+  const BarCaveats ran{std::string(kOfPodsThatRan), ""};
   for (const auto& [key, what] : {std::pair{"queue_delay_s", "p99 queueing delay"},
                                   std::pair{"jct_s", "p99 job completion time"}}) {
+    const std::string p99 = std::string(key) + ".p99";
     double most = 0;
     std::vector<double> values;
     for (const ojson& p : policies_of(s)) {
-      most = std::max(most, number_at(p, {key, "p99"}).value_or(0));
-      if (const auto v = number_at(p, {key, "p99"})) values.push_back(*v);
+      most = std::max(most, value_at(p, p99).value_or(0));
+      if (const auto v = value_at(p, p99)) values.push_back(*v);
     }
-    const auto get = [k = std::string(key)](const ojson& p) { return number_at(p, {k, "p99"}); };
     BarOptions o;
     o.scale = axis_scale_for(values);
     if (o.scale.type == "linear") {
       const TimeUnit u = time_unit_for(most);
-      bar(s, r, fmt::format("{} ({})", what, u.name), u.name, ",.2~f", u.seconds, get);
+      bar(s, r, fmt::format("{} ({})", what, u.name), u.name, ",.2~f", u.seconds, p99, {}, ran);
     } else {  // over 100x apart: seconds on a log axis labelled as durations
       o.durations = true;
-      bar(s, r, fmt::format("{} (log scale)", what), "duration (logarithmic)", ",.2~f", 1, get, o);
+      bar(s, r, fmt::format("{} (log scale)", what), "duration (logarithmic)", ",.2~f", 1, p99, o,
+          ran);
     }
   }
-  bar(s, r, "SLO attainment", "share of pods with an SLO that met it", ".1%", 1,
-      [](const ojson& p) {
-        return number_at(p, {"slo", "attainment"});
-      });
+  bar(s, r, "SLO attainment", "share of pods with an SLO that met it", ".1%", 1, "slo.attainment",
+      {},
+      {"the policy lost pods: its failed and never-placed pods with an SLO count as missed",
+       "Share of the SLO pods decided (met + missed); pods still within their limit at the end "
+       "are left out."});
 
   // Failures: started and failed, and never placed, stacked per policy.
   std::vector<BarRow> rows;
@@ -79,8 +155,9 @@ void headline_bars(const ojson& s, Report& r) {
     const auto unsched = number_at(p, {"pods", "unschedulable"});
     const auto pending = number_at(p, {"pods", "pending_at_end"});
     if (!failed && !unsched && !pending) continue;
-    rows.push_back({policy_name(p), "failed", failed.value_or(0)});
-    rows.push_back({policy_name(p), "never placed", unsched.value_or(0) + pending.value_or(0)});
+    rows.push_back({policy_name(p), "failed", failed.value_or(0), {}, {}});
+    rows.push_back(
+        {policy_name(p), "never placed", unsched.value_or(0) + pending.value_or(0), {}, {}});
   }
   if (!rows.empty()) {
     BarOptions o;
@@ -89,7 +166,13 @@ void headline_bars(const ojson& s, Report& r) {
     o.format = ",d";
     o.stacked = true;
     o.legend_title = "pods";
-    add(r, "Headline metrics", o.title, bar_chart_spec(rows, o));
+    const Replication rep = replication_of(s);
+    // Stacked parts have no interval of their own drawn: the table below carries them.
+    add(r, "Headline metrics", o.title, bar_chart_spec(rows, o),
+        rep.seeds < 2
+            ? "One seed: no interval."
+            : fmt::format("Means over {} seeds; stacked bars draw no interval{}.", rep.seeds,
+                          rep.intervals ? " (the Failures table gives each count's)" : ""));
   }
 
   bool priced = false;
@@ -100,13 +183,10 @@ void headline_bars(const ojson& s, Report& r) {
     most_cost = std::max(most_cost, number_at(p, {"cost_usd"}).value_or(0));
   if (priced)  // cents only where they matter
     bar(s, r, "Cost (USD)", "USD for the GPU-hours provisioned",
-        most_cost >= 1000 ? ",.0f" : ",.2f", 1,
-        [](const ojson& p) { return number_at(p, {"cost_usd"}); });
+        most_cost >= 1000 ? ",.0f" : ",.2f", 1, "cost_usd");
   else  // no prices in the catalog: GPU-hours are the cost
     bar(s, r, "Cost (GPU-hours allocated; the catalog has no prices)", "GPU-hours", ",.1f", 1,
-        [](const ojson& p) {
-          return number_at(p, {"gpu_hours", "allocated"});
-        });
+        "gpu_hours.allocated");
 }
 
 void cdf_chart(const std::vector<PolicyPods>& pods, Report& r, const std::string& sec,

@@ -21,6 +21,8 @@ struct ReportTable {
 struct ReportChart {
   std::string title;
   nlohmann::json spec;  // a complete Vega 5 specification with its data inlined
+  // Under the chart: what its error bars span and the caveats its bars carry (may be empty).
+  std::string note = {};
 };
 
 struct ReportSection {

@@ -23,6 +23,8 @@ th { background: #f4f4f4; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .charts { display: flex; flex-wrap: wrap; gap: 12px 28px; margin-top: 10px; }
 .chart { min-height: 40px; }
+figure.chart-box { margin: 0; max-width: 560px; }
+figcaption.note { color: #555; font-size: 12.5px; margin: 2px 0 0; }
 #report-errors { color: #b00; white-space: pre-wrap; }
 )";
 
@@ -158,8 +160,16 @@ std::string report_html(const Report& r, std::string_view vega_js) {
     out += "<div class=\"charts\">\n";
     for (const ReportChart& c : s.charts) {
       const std::string id = fmt::format("chart-{}", ++n);
-      out += fmt::format("<div class=\"chart\" id=\"{}\" title=\"{}\"></div>\n", id,
-                         html_escape(c.title));
+      const std::string div = fmt::format("<div class=\"chart\" id=\"{}\" title=\"{}\"></div>", id,
+                                          html_escape(c.title));
+      // A chart with a note sits in a figure with the note as its caption, below the chart.
+      if (c.note.empty())
+        out += div + "\n";
+      else
+        out += fmt::format(
+            "<figure class=\"chart-box\">{}<figcaption class=\"note\">{}</figcaption>"
+            "</figure>\n",
+            div, html_escape(c.note));
       specs.push_back({{"id", id}, {"spec", c.spec}});
     }
     out += "</div>\n";

@@ -11,6 +11,7 @@
 #include "reports/metric_cells.h"
 #include "reports/report_content.h"
 #include "reports/report_format.h"
+#include "reports/report_uncertainty.h"
 
 namespace slicelab {
 namespace {
@@ -44,6 +45,9 @@ void intro(const ReportData& d, Report& r) {
           "Seeds {}: tables and bars show the mean over seeds; distributions and time series "
           "are those of {}.",
           fmt::join(seeds, ", "), d.detail_from.empty() ? "no seed (none found)" : d.detail_from));
+      // summary.json's own sentence on what its intervals mean, when it has them.
+      if (const std::string u = text_at(s, {"uncertainty"}); !u.empty() && has_uncertainty(s))
+        r.intro.push_back(u);
     }
   }
   if (d.plan) {
@@ -86,12 +90,15 @@ void summary_table(const ojson& s, Report& r) {
     const bool failed = number_at(p, {"pods", "failed"}).value_or(0) > 0;
     lost = lost || failed;
     for (const RunMetric* m : shown)
-      row.push_back(metric_cell(*m, [&](const RunMetric& x) { return json_metric(p, x); }) +
-                    (failed && of_pods_that_ran(*m) ? "*" : ""));
+      row.push_back(
+          cell_with_spread(
+              *m, metric_cell(*m, [&](const RunMetric& x) { return json_metric(p, x); }), p) +
+          (failed && of_pods_that_ran(*m) ? "*" : ""));
     for (const RunMetric* m : differing) row.push_back(differing_cell(*m, json_metric(p, *m)));
     t.rows.push_back(std::move(row));
   }
   if (lost) t.note += fmt::format(" * {}.", kOfPodsThatRan);
+  if (const std::string spread = spread_note(s); !spread.empty()) t.note += " " + spread;
   section(r, "Summary").tables.push_back(std::move(t));
 }
 
@@ -109,11 +116,15 @@ void distribution_table(const ojson& s, Report& r) {
     std::vector<std::string> row = {policy_name(p) + (failed ? " (of completed pods only)" : "")};
     for (const char* d : {"queue_delay_s", "jct_s"})
       for (const char* k : {"mean", "p50", "p95", "p99", "max"})
-        row.push_back(duration(number_at(p, {d, k})));
-    row.push_back(decimal(number_at(p, {"slowdown", "p50"}), 2));
-    row.push_back(decimal(number_at(p, {"slowdown", "p99"}), 2));
+        row.push_back(cell_with_spread(fmt::format("{}.{}", d, k), duration(number_at(p, {d, k})),
+                                       p, duration));
+    for (const char* k : {"p50", "p99"})
+      row.push_back(cell_with_spread(fmt::format("slowdown.{}", k),
+                                     decimal(number_at(p, {"slowdown", k}), 2), p,
+                                     [](std::optional<double> v) { return decimal(v, 2); }));
     t.rows.push_back(std::move(row));
   }
+  if (const std::string spread = spread_note(s); !spread.empty()) t.note += " " + spread;
   section(r, "Queueing delay and JCT").tables.push_back(std::move(t));
 }
 
@@ -200,13 +211,23 @@ void failure_tables(const ReportData& d, const ojson& s, Report& r) {
     const double pending = number_at(p, {"pods", "pending_at_end"}).value_or(0);
     const auto first = number_at(p, {"allocation_ratio", "first_failure_s"});
     any = any || failed + unsched + pending > 0 || first;
+    // Counts with their spread over seeds where the summary has one.
+    const auto pods = [&](std::string_view key, std::optional<double> v) {
+      return cell_with_spread(key, count(v), p, spread_count);
+    };
     counts.rows.push_back(
-        {policy_name(p), count(failed), count(number_at(p, {"pods", "failed_own_memory"})),
-         count(number_at(p, {"neighbour_failures"})),
-         count(number_at(p, {"pods", "failed_faults"})), count(unsched), count(pending),
-         duration(first), percent(number_at(p, {"allocation_ratio", "at_first_failure"}))});
+        {policy_name(p), pods("pods.failed", failed),
+         pods("pods.failed_own_memory", number_at(p, {"pods", "failed_own_memory"})),
+         pods("neighbour_failures", number_at(p, {"neighbour_failures"})),
+         pods("pods.failed_faults", number_at(p, {"pods", "failed_faults"})),
+         pods("pods.unschedulable", unsched), pods("pods.pending_at_end", pending),
+         cell_with_spread("allocation_ratio.first_failure_s", duration(first), p, duration),
+         cell_with_spread("allocation_ratio.at_first_failure",
+                          percent(number_at(p, {"allocation_ratio", "at_first_failure"})), p,
+                          percent)});
   }
   if (!any) return;
+  if (const std::string spread = spread_note(s); !spread.empty()) counts.note += " " + spread;
   ReportSection& sec = section(r, "Failures");
   sec.tables.push_back(std::move(counts));
 

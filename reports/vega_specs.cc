@@ -104,14 +104,34 @@ json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& o) {
   std::vector<std::string> labels;
   std::unordered_map<std::string, double> ends;
   double max_end = 0;
+  json intervals = json::array();
   for (const BarRow& r : rows) {
-    values.push_back({{"label", r.label}, {"color", r.color}, {"value", tidy(r.value)}});
+    json row = {{"label", r.label}, {"color", r.color}, {"value", tidy(r.value)}};
+    // The value label goes past the error bar's end so that the two do not overlap.
+    double text_at = r.value;
+    if (!o.stacked && r.low && r.high) {
+      // Bars start at zero: an interval reaching below it is drawn from zero.
+      const double low = std::max(0.0, std::min(*r.low, r.value));
+      const double high = std::max(*r.high, r.value);
+      intervals.push_back({{"label", r.label},
+                           {"low", tidy(low)},
+                           {"high", tidy(high)},
+                           {"low_given", tidy(*r.low)},
+                           {"high_given", tidy(*r.high)}});
+      text_at = high;
+      row["text_at"] = tidy(text_at);
+    }
+    values.push_back(std::move(row));
     const auto [at, fresh] = ends.try_emplace(r.label, 0.0);
     if (fresh) labels.push_back(r.label);
     double& end = at->second;
-    end = o.stacked ? end + r.value : std::max(end, r.value);
+    end = o.stacked ? end + r.value : std::max(end, text_at);
   }
   for (const auto& [label, end] : ends) max_end = std::max(max_end, end);
+  // Charts without intervals keep their labels at the bar's end (and their bytes unchanged).
+  if (!intervals.empty())
+    for (json& row : values)
+      if (!row.contains("text_at")) row["text_at"] = row["value"];
   json table = {{"name", "table"}, {"values", values}};
   // Stacked or not, every bar runs from v0 to v1, so one mark draws both kinds.
   if (o.stacked)
@@ -135,7 +155,9 @@ json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& o) {
       {"height", std::max<size_t>(labels.size(), 1) * 24},
       {"padding", 5},
       {"title", title_of(o.title)},
-      {"data", json::array({table})},
+      {"data", intervals.empty()
+                   ? json::array({table})
+                   : json::array({table, {{"name", "intervals"}, {"values", intervals}}})},
       {"scales", json::array({{{"name", "y"},
                                {"type", "band"},
                                {"domain", labels},
@@ -158,17 +180,50 @@ json bar_chart_spec(std::span<const BarRow> rows, const BarOptions& o) {
                              {"name", "bars"},
                              {"from", {{"data", "table"}}},
                              {"encode", {{"enter", encode}}}}});
-  if (!o.stacked)  // the value at the end of each bar, so the reader needs no axis lookup
-    marks.push_back({{"type", "text"},
-                     {"from", {{"data", "table"}}},
+  if (!intervals.empty()) {
+    const std::string low_text =
+        o.durations ? duration_label_expr("low_given") : format_signal("low_given", o.format);
+    const std::string high_text =
+        o.durations ? duration_label_expr("high_given") : format_signal("high_given", o.format);
+    marks.push_back({{"type", "rule"},
+                     {"name", "error-bars"},
+                     {"from", {{"data", "intervals"}}},
                      {"encode",
                       {{"enter",
-                        {{"x", {{"scale", "x"}, {"field", "v1"}, {"offset", 4}}},
+                        {{"x", {{"scale", "x"}, {"field", "low"}}},
+                         {"x2", {{"scale", "x"}, {"field", "high"}}},
                          {"y", {{"scale", "y"}, {"field", "label"}, {"band", 0.5}}},
-                         {"baseline", {{"value", "middle"}}},
-                         {"fontSize", {{"value", 10}}},
-                         {"fill", {{"value", "#333"}}},
-                         {"text", {{"signal", value_text}}}}}}}});
+                         {"stroke", {{"value", "#222"}}},
+                         {"strokeWidth", {{"value", 1.5}}},
+                         {"tooltip",
+                          {{"signal", "datum.label + ': ' + (" + low_text + ") + ' to ' + (" +
+                                          high_text + ")"}}}}}}}});
+    // Short caps at both ends, so an interval reads as one even where it lies inside the bar.
+    for (const char* end : {"low", "high"})
+      marks.push_back({{"type", "rule"},
+                       {"name", std::string("error-bar-") + end},
+                       {"from", {{"data", "intervals"}}},
+                       {"encode",
+                        {{"enter",
+                          {{"x", {{"scale", "x"}, {"field", end}}},
+                           {"y", {{"scale", "y"}, {"field", "label"}, {"band", 0.25}}},
+                           {"y2", {{"scale", "y"}, {"field", "label"}, {"band", 0.75}}},
+                           {"stroke", {{"value", "#222"}}},
+                           {"strokeWidth", {{"value", 1.5}}}}}}}});
+  }
+  if (!o.stacked)  // the value at the end of each bar, so the reader needs no axis lookup
+    marks.push_back(
+        {{"type", "text"},
+         {"from", {{"data", "table"}}},
+         {"encode",
+          {{"enter",
+            {{"x",
+              {{"scale", "x"}, {"field", intervals.empty() ? "v1" : "text_at"}, {"offset", 4}}},
+             {"y", {{"scale", "y"}, {"field", "label"}, {"band", 0.5}}},
+             {"baseline", {{"value", "middle"}}},
+             {"fontSize", {{"value", 10}}},
+             {"fill", {{"value", "#333"}}},
+             {"text", {{"signal", value_text}}}}}}}});
   spec["marks"] = marks;
   if (!o.legend_title.empty())
     // Offset past the value labels that stick out right of the longest bar.

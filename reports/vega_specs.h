@@ -28,6 +28,9 @@ struct BarRow {
   std::string label;  // one bar (stacked rows share a label)
   std::string color;  // colour key: the policy, a GPU model or a stack part
   double value = 0;
+  // An error bar from low to high drawn over the bar (rule mark "error-bars"), unstacked
+  // charts only: the 95% interval of the mean over seeds, or a seed range.
+  std::optional<double> low = {}, high = {};
 };
 
 struct BarOptions {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "sim/metrics/seed_statistics.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/report_fixtures.h"
 #include "tests/support/temp_files.h"
@@ -122,12 +124,112 @@ class ReportBrowser : public testing::TempFilesTest {
   std::string browser_;
 };
 
+// How many error bars the page's chart specs hold, and how many the browser drew: the rule
+// lines inside the "error-bars" mark groups of the rendered SVG.
+size_t error_bars_in_specs(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"chart-specs\">";
+  const size_t at = html.find(open);
+  if (at == std::string::npos) return 0;
+  const size_t end = html.find("</script>", at);
+  const auto specs = nlohmann::json::parse(html.substr(at + open.size(), end - at - open.size()));
+  size_t n = 0;
+  for (const auto& c : specs)
+    for (const auto& d : c["spec"].value("data", nlohmann::json::array()))
+      if (d.value("name", "") == "intervals") n += d["values"].size();
+  return n;
+}
+
+size_t error_bars_drawn(const std::string& dom) {
+  size_t n = 0;
+  const std::regex group("class=\"mark-rule role-mark error-bars\"[^>]*>(.*?)</g>");
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), group); it != std::sregex_iterator();
+       ++it) {
+    const std::string inside = (*it)[1];
+    const std::regex line("<line[\\s>]");
+    n += static_cast<size_t>(std::distance(std::sregex_iterator(inside.begin(), inside.end(), line),
+                                           std::sregex_iterator()));
+  }
+  return n;
+}
+
+// Whether any point of a plan.json curve carries a spread ("low"/"high", helper B's plan
+// across seeds); plans of one seed have none.
+bool plan_curves_have_spread(const nlohmann::json& plan) {
+  for (const auto& p : plan.value("policies", nlohmann::json::array()))
+    for (const auto& c : p.value("curve", nlohmann::json::array())) {
+      if (c.contains("low") || c.contains("high")) return true;
+      for (const auto& [k, v] : c.items())
+        if (v.is_object() && (v.contains("low") || v.contains("high"))) return true;
+    }
+  return false;
+}
+
+// Adds the "uncertainty" block (docs/results-format.md) to a multi-seed summary.json that does
+// not carry one yet, computed from its seed-<n>/summary.json files, for a few headline keys.
+void add_uncertainty_if_missing(const fs::path& folder) {
+  auto summary = nlohmann::ordered_json::parse(read_file(folder / "summary.json"));
+  for (const auto& p : summary["policies"])
+    if (p.contains("uncertainty")) return;
+  std::vector<nlohmann::ordered_json> seeds;
+  for (const auto& seed : summary["seeds"])
+    seeds.push_back(nlohmann::ordered_json::parse(
+        read_file(folder / ("seed-" + std::to_string(seed.get<uint64_t>())) / "summary.json")));
+  const auto at = [](const nlohmann::ordered_json& policy, const std::string& key) {
+    const auto ptr =
+        nlohmann::ordered_json::json_pointer("/" + std::regex_replace(key, std::regex("\\."), "/"));
+    return policy.contains(ptr) && policy[ptr].is_number()
+               ? std::optional(policy[ptr].get<double>())
+               : std::nullopt;
+  };
+  for (size_t i = 0; i < summary["policies"].size(); ++i) {
+    auto& policy = summary["policies"][i];
+    nlohmann::ordered_json block = nlohmann::ordered_json::object();
+    for (const std::string key :
+         {"allocation_ratio.time_weighted", "utilization.sm", "queue_delay_s.p99", "jct_s.p99",
+          "slo.attainment", "gpu_hours.allocated", "cost_usd"}) {
+      std::vector<double> values;
+      for (const auto& s : seeds)
+        if (const auto v = at(s["policies"][i], key)) values.push_back(*v);
+      if (values.empty()) continue;
+      const Estimate e = estimate(values);
+      block[key] = {{"n", e.n},
+                    {"ci95", e.half_width ? nlohmann::ordered_json::array({e.low(), e.high()})
+                                          : nlohmann::ordered_json(nullptr)},
+                    {"min", e.min},
+                    {"max", e.max}};
+    }
+    policy["uncertainty"] = block;
+  }
+  summary["uncertainty"] = "ci95: the 95% confidence interval of the mean over the seeds";
+  std::ofstream(folder / "summary.json", std::ios::binary) << summary.dump(2);
+}
+
 TEST_F(ReportBrowser, QuickstartReportRendersEveryChartWithoutErrors) {
   const fs::path out = dir_ / "quickstart";
   ASSERT_EQ(run_shell(quote(kBinary) + " compare " + quote(kSource + "/scenarios/quickstart.yaml") +
                       " -q --report --out " + quote(out.string())),
             0);
   expect_all_charts_drawn(render(out / "report.html"));
+}
+
+TEST_F(ReportBrowser, MultiSeedCompareReportDrawsErrorBars) {
+  // Quickstart over three seeds; its summary.json with the per-policy "uncertainty" block.
+  std::string yaml = read_file(kSource + "/scenarios/quickstart.yaml");
+  yaml = std::regex_replace(yaml, std::regex("\nseed: 42\n"), "\nseeds: [1, 2, 3]\n");
+  testing::write_text(dir_ / "seeds.yaml", yaml);
+  const fs::path out = dir_ / "seeds";
+  ASSERT_EQ(run_shell(quote(kBinary) + " compare " + quote((dir_ / "seeds.yaml").string()) +
+                      " -q --out " + quote(out.string())),
+            0);
+  add_uncertainty_if_missing(out);
+  ASSERT_EQ(run_shell(quote(kBinary) + " report -q " + quote(out.string())), 0);
+  const std::string html = read_file(out / "report.html");
+  const size_t in_specs = error_bars_in_specs(html);
+  EXPECT_GT(in_specs, 0u);
+  EXPECT_NE(html.find("95% confidence interval of the mean over 3 seeds"), std::string::npos);
+  const Rendered r = render(out / "report.html");
+  expect_all_charts_drawn(r);
+  EXPECT_EQ(error_bars_drawn(r.dom), in_specs);
 }
 
 TEST_F(ReportBrowser, ReportWithEveryOptionalPartRenders) {
@@ -171,6 +273,13 @@ TEST_F(ReportBrowser, PlanReportDrawsEachTargetWithItsCrossings) {
   const auto drawn = std::distance(std::sregex_iterator(r.dom.begin(), r.dom.end(), crossings),
                                    std::sregex_iterator());
   EXPECT_EQ(drawn, 3);
+  // Error bars on the planner's curves once plan.json carries a spread per point (plans across
+  // seeds); a plan of one seed draws none.
+  const auto plan = nlohmann::json::parse(read_file(out / "plan.json"));
+  if (plan_curves_have_spread(plan))
+    EXPECT_GT(error_bars_drawn(r.dom), 0u) << "plan.json has low/high but no error bar is drawn";
+  else
+    EXPECT_EQ(r.dom.find("role-mark error-bars"), std::string::npos);
 }
 
 TEST_F(ReportBrowser, SweepReportRendersEveryHeatmap) {
