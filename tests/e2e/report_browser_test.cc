@@ -171,6 +171,11 @@ TEST_F(ReportBrowser, PlanReportDrawsEachTargetWithItsCrossings) {
   const auto drawn = std::distance(std::sregex_iterator(r.dom.begin(), r.dom.end(), crossings),
                                    std::sregex_iterator());
   EXPECT_EQ(drawn, 3);
+  // The plan sized over 5 seeds: each chart draws the seed range at its sizes as bars.
+  const std::regex spreads("class=\"mark-rule role-mark spreads\"[^>]*><line");
+  const auto bars = std::distance(std::sregex_iterator(r.dom.begin(), r.dom.end(), spreads),
+                                  std::sregex_iterator());
+  EXPECT_GE(bars, 1);
 }
 
 TEST_F(ReportBrowser, SweepReportRendersEveryHeatmap) {
