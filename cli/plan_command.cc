@@ -17,22 +17,6 @@
 #include "workloads/input_error.h"
 
 namespace slicelab {
-namespace {
-
-// Every seed multiplies a plan's searches: without `seeds:` or --seeds a plan sizes over
-// kPlanReplications seeds, not compare's kDefaultReplications (docs/planning.md#seeds).
-constexpr size_t kPlanReplications = 5;
-
-std::optional<SeedsOption> plan_seeds_option(const Scenario& sc,
-                                             const std::optional<SeedsOption>& given) {
-  if (given || !sc.seeds.empty()) return given;
-  SeedsOption o;
-  o.count = kPlanReplications;
-  return o;
-}
-
-}  // namespace
-
 PlanCommand::PlanCommand(CLI::App& app)
     : cmd_(app.add_subcommand(
           "plan", "Find, per policy, the smallest cluster that meets the scenario's targets")),
@@ -44,7 +28,7 @@ PlanCommand::PlanCommand(CLI::App& app)
                    ->check(CLI::Range(int64_t{0}, INT64_MAX));
   cmd_->add_option("--seeds", seeds_,
                    "Seeds to size over: a count N (N seeds from the scenario's first) or a list "
-                   "1,2,3 (default: the scenario's seeds:, else 5 from its seed:)")
+                   "1,2,3 (default: the scenario's seeds:, else 10 from its seed:)")
       ->excludes(seed);
   cmd_->add_option("--growth", growth_, "Workload growth factor (overrides plan.growth)")
       ->check(CLI::Range(0.01, 1000.0));
@@ -85,8 +69,7 @@ int PlanCommand::run() const {
   std::optional<uint64_t> seed;
   if (seed_) seed = static_cast<uint64_t>(*seed_);
   const Scenario first = load_scenario(scenario_);
-  const std::vector<uint64_t> seeds =
-      replication_seeds(first, seed, plan_seeds_option(first, seeds_option));
+  const std::vector<uint64_t> seeds = replication_seeds(first, seed, seeds_option);
   std::vector<Scenario> scenarios;
   scenarios.reserve(seeds.size());
   // Each seed its own workload, as compare runs them.

@@ -48,8 +48,8 @@ TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
   const json j = json::parse(testing::read_file(dir / "plan.json"));
   EXPECT_EQ(j.at("kind"), "plan");
   EXPECT_EQ(j.at("format"), "slicelab.plan/2");
-  // No seeds: in the scenario: the plan's default of 5 replications from its seed: 7.
-  EXPECT_EQ(j.at("seeds"), (json{7, 8, 9, 10, 11}));
+  // No seeds: in the scenario: the default 10 replications from its seed: 7.
+  EXPECT_EQ(j.at("seeds"), (json{7, 8, 9, 10, 11, 12, 13, 14, 15, 16}));
   EXPECT_EQ(j.at("scenario"), "capacity-plan");
   EXPECT_EQ(j.at("growth"), 1.5);
   ASSERT_EQ(j.at("targets").size(), 3U);
@@ -77,17 +77,17 @@ TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
           c.at("meets").get<bool>() ? "true" : "false", e.is_null() ? "" : text(e.at("min")),
           e.is_null() ? "" : text(e.at("max")), c.at("seeds_meeting").get<size_t>());
       // meets = met in every seed; the mean is the estimate's.
-      EXPECT_EQ(c.at("meets").get<bool>(), c.at("seeds_meeting").get<size_t>() == 5U) << c;
+      EXPECT_EQ(c.at("meets").get<bool>(), c.at("seeds_meeting").get<size_t>() == 10U) << c;
       if (!e.is_null()) {
-        EXPECT_EQ(e.at("n"), 5);
+        EXPECT_EQ(e.at("n"), 10);
         EXPECT_EQ(c.at("value"), e.at("mean"));
         EXPECT_LE(e.at("min").get<double>(), e.at("mean").get<double>());
         EXPECT_GE(e.at("max").get<double>(), e.at("mean").get<double>());
       }
     }
     // Every seed's own size, and the plan's size is at least the largest of them.
-    ASSERT_EQ(p.at("seed_sizes").size(), 5U);
-    for (size_t i = 0; i < 5; ++i) EXPECT_EQ(p.at("seed_sizes")[i].at("seed"), 7 + i);
+    ASSERT_EQ(p.at("seed_sizes").size(), 10U);
+    for (size_t i = 0; i < 10; ++i) EXPECT_EQ(p.at("seed_sizes")[i].at("seed"), 7 + i);
     if (p.at("feasible").get<bool>()) {
       ++feasible;
       // Monotone-safety: the recommended size is on the curve, and it meets the targets.
@@ -109,7 +109,7 @@ TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
       // The figures at the size: means with their interval and seed range; the target holds
       // in every seed, so at the worst seed.
       const auto& est = p.at("estimates").at("queue_delay_p99_s");
-      EXPECT_EQ(est.at("n"), 5);
+      EXPECT_EQ(est.at("n"), 10);
       EXPECT_LE(est.at("max").get<double>(), 300.0);
       EXPECT_LE(est.at("ci95")[0].get<double>(), est.at("mean").get<double>());
       EXPECT_GE(est.at("ci95")[1].get<double>(), est.at("mean").get<double>());
@@ -138,8 +138,8 @@ TEST_F(PlanCli, ShippedScenarioWritesThePlanContract) {
   EXPECT_EQ(rec.rfind("Use ", 0), 0U) << rec;
   EXPECT_NE(testing::read_file(dir / "plan.md").find(rec), std::string::npos);
   EXPECT_NE(out().find(rec), std::string::npos);
-  EXPECT_NE(out().find("sized over 5 seeds (7-11)"), std::string::npos) << out();
-  EXPECT_NE(testing::read_file(dir / "plan.md").find("Sized over 5 seeds (7-11)"),
+  EXPECT_NE(out().find("sized over 10 seeds (7-16)"), std::string::npos) << out();
+  EXPECT_NE(testing::read_file(dir / "plan.md").find("Sized over 10 seeds (7-16)"),
             std::string::npos);
 
   // Deterministic: runs with other thread counts write the same bytes.
