@@ -328,8 +328,9 @@ json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
     for (const auto& b : o.spreads)
       spreads.push_back(
           {{"series", b.series}, {"x", tidy(b.x)}, {"y", tidy(b.low)}, {"y2", tidy(b.high)}});
-    data.push_back({{"name", "spreads"}, {"values", spreads}});
-    for (const char* f : {"y", "y2"}) y_fields.push_back({{"data", "spreads"}, {"field", f}});
+    // A data set may not share its name with a mark (Vega refuses the spec).
+    data.push_back({{"name", "seed_ranges"}, {"values", spreads}});
+    for (const char* f : {"y", "y2"}) y_fields.push_back({{"data", "seed_ranges"}, {"field", f}});
   }
   json y_scale = value_scale("y", o.y_scale, {{"fields", y_fields}}, "height");
   if (o.y_max) y_scale["domainMax"] = *o.y_max;
@@ -339,7 +340,7 @@ json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
   if (!o.spreads.empty())  // under the points, so a point stays readable on its bar
     marks.push_back({{"type", "rule"},
                      {"name", "spreads"},
-                     {"from", {{"data", "spreads"}}},
+                     {"from", {{"data", "seed_ranges"}}},
                      {"encode",
                       {{"enter",
                         {{"x", {{"scale", "x"}, {"field", "x"}}},
