@@ -407,7 +407,12 @@ void plan_tables(const ojson& plan, Report& r) {
       "Metrics are those of the recommended size (the mean over seeds ± the 95% confidence "
       "interval); each seed alone = the range of the smallest size each seed's workload needs; "
       "infeasible = no evaluated size met every target in every seed.";
-  t.head = {"policy", "feasible", "GPUs", "nodes", "each seed alone", "cost $/h"};
+  // plan.json 2 sizes over seeds: the range of the seeds' own sizes gets a column.
+  bool seeded = false;
+  for (const ojson& p : policies_of(plan)) seeded = seeded || p.contains("seed_sizes");
+  t.head = {"policy", "feasible", "GPUs", "nodes"};
+  if (seeded) t.head.push_back("each seed alone");
+  t.head.push_back("cost $/h");
   std::vector<std::string> metrics;
   std::unordered_set<std::string> listed;  // metrics, for a linear pass over many keys
   for (const ojson& p : policies_of(plan))
@@ -442,12 +447,11 @@ void plan_tables(const ojson& plan, Report& r) {
     const auto hi = number_at(p, {"seed_size_range", "max"});
     std::string range = "-";
     if (lo && hi) range = *lo == *hi ? count(*lo) : fmt::format("{}-{}", count(*lo), count(*hi));
-    std::vector<std::string> row = {policy_name(p),
-                                    feasible ? "yes" : "no",
+    std::vector<std::string> row = {policy_name(p), feasible ? "yes" : "no",
                                     feasible ? count(number_at(p, {"gpus"})) : "-",
-                                    feasible ? count(number_at(p, {"nodes"})) : "-",
-                                    range,
-                                    feasible ? decimal(number_at(p, {"cost_per_hour"}), 2) : "-"};
+                                    feasible ? count(number_at(p, {"nodes"})) : "-"};
+    if (seeded) row.push_back(range);
+    row.push_back(feasible ? decimal(number_at(p, {"cost_per_hour"}), 2) : "-");
     for (const std::string& m : metrics) {
       const auto v = p.contains("metrics") ? number_at(p["metrics"], {m}) : std::nullopt;
       std::string cell = v ? plan_figure(m, *v) : "-";
