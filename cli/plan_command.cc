@@ -13,11 +13,11 @@
 #include "reports/atomic_folder.h"
 #include "reports/plan_files.h"
 #include "sim/parallel/cpu_limit.h"
+#include "sim/scenario/replications.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
 
 namespace slicelab {
-
 PlanCommand::PlanCommand(CLI::App& app)
     : cmd_(app.add_subcommand(
           "plan", "Find, per policy, the smallest cluster that meets the scenario's targets")),
@@ -25,8 +25,12 @@ PlanCommand::PlanCommand(CLI::App& app)
   cmd_->add_option("scenario", scenario_, "Scenario YAML file (targets in its plan: block)")
       ->required()
       ->check(existing_input_file());
-  cmd_->add_option("--seed", seed_, "Override the scenario's seed")
-      ->check(CLI::Range(int64_t{0}, INT64_MAX));
+  auto* seed = cmd_->add_option("--seed", seed_, "Size with this one seed only")
+                   ->check(CLI::Range(int64_t{0}, INT64_MAX));
+  cmd_->add_option("--seeds", seeds_,
+                   "Seeds to size over: a count N (N seeds from the scenario's first) or a list "
+                   "1,2,3 (default: the scenario's seeds:, else 10 from its seed:)")
+      ->excludes(seed);
   cmd_->add_option("--growth", growth_, "Workload growth factor (overrides plan.growth)")
       ->check(CLI::Range(0.01, 1000.0));
   cmd_->add_option("--target", targets_,
@@ -57,9 +61,21 @@ int PlanCommand::run() const {
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }
+  std::optional<SeedsOption> seeds_option;
+  if (!seeds_.empty()) {
+    std::string why;
+    seeds_option = parse_seeds_option(seeds_, why);
+    if (!seeds_option) throw UsageError("--seeds: " + why);
+  }
   std::optional<uint64_t> seed;
   if (seed_) seed = static_cast<uint64_t>(*seed_);
-  const Scenario sc = load_scenario(scenario_, seed);
+  const Scenario first = load_scenario(scenario_);
+  const std::vector<uint64_t> seeds = replication_seeds(first, seed, seeds_option);
+  std::vector<Scenario> scenarios;
+  scenarios.reserve(seeds.size());
+  // Each seed its own workload, as compare runs them.
+  for (const uint64_t s : seeds) scenarios.push_back(load_scenario(scenario_, s));
+  const Scenario& sc = scenarios.front();
   PlanSpec spec = read_plan_spec(scenario_, sc);
   if (growth_) spec.growth = *growth_;
   for (const PlanTarget& t : targets) set_target(spec, t);
@@ -73,10 +89,11 @@ int PlanCommand::run() const {
 
   CapacityPlan plan;
   {
-    ProgressLine progress(fmt::format("plan {} ({} policies, growth {:g}x)", sc.name,
-                                      sc.policies.size(), spec.growth),
+    ProgressLine progress(fmt::format("plan {} ({} policies x {}, growth {:g}x)", sc.name,
+                                      sc.policies.size(), seeds_text(seeds), spec.growth),
                           sc.policies.size(), quiet_);
-    plan = plan_capacity(sc, spec, jobs_, [&](size_t k, double f) { progress.update(k, f); });
+    plan =
+        plan_capacity(scenarios, spec, jobs_, [&](size_t k, double f) { progress.update(k, f); });
   }
   write_plan(out, plan, force_);
   if (format_.json()) {  // -q silences progress and tables, never the document

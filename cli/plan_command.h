@@ -23,6 +23,7 @@ class PlanCommand {
   CLI::App* cmd_;
   std::string scenario_;
   std::optional<int64_t> seed_;
+  std::string seeds_;  // --seeds as written (sim/scenario/replications.h)
   std::optional<double> growth_;
   std::vector<std::string> targets_;
   std::optional<int> min_nodes_, max_nodes_, probes_;

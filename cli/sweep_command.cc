@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "cli/input_paths.h"
 #include "cli/progress_line.h"
@@ -13,6 +14,7 @@
 #include "reports/atomic_folder.h"
 #include "reports/sweep_files.h"
 #include "sim/parallel/cpu_limit.h"
+#include "sim/scenario/replications.h"
 #include "workloads/input_error.h"
 #include "workloads/text_file.h"
 
@@ -26,6 +28,9 @@ SweepCommand::SweepCommand(CLI::App& app)
   sweep_->add_option("sweep", file_, "Sweep YAML file")->required()->check(existing_input_file());
   sweep_->add_option("--shard", shard_,
                      "Run only part I of N (0-based I/N, e.g. $JOB_COMPLETION_INDEX/4)");
+  sweep_->add_option("--seeds", seeds_,
+                     "Replace the grid's seeds: a count N (N seeds from the sweep's first) or a "
+                     "list 1,2,3");
   sweep_->add_option("--out", out_,
                      "Output folder (default: results/<sweep name>-sweep, or "
                      "results/<sweep name>-sweep-shard-I-of-N)");
@@ -50,12 +55,19 @@ int SweepCommand::run() const {
 
 int SweepCommand::run_sweep_cmd() const {
   Shard shard;
+  std::optional<SeedsOption> seeds;
   try {
     if (!shard_.empty()) shard = parse_shard(shard_);
   } catch (const InputError& e) {
     throw UsageError(e.what());
   }
-  const SweepSpec spec = read_sweep_spec(file_);
+  if (!seeds_.empty()) {
+    std::string why;
+    seeds = parse_seeds_option(seeds_, why);
+    if (!seeds) throw UsageError("--seeds: " + why);
+  }
+  SweepSpec spec = read_sweep_spec(file_);
+  if (seeds) override_sweep_seeds(spec, *seeds);
   const std::vector<size_t> indices = shard_indices(spec.size(), shard);
   std::string out = out_;
   if (out.empty())

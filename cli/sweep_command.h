@@ -25,6 +25,7 @@ class SweepCommand {
   CLI::App* merge_;
   std::string file_;
   std::string shard_;
+  std::string seeds_;  // --seeds as written: replaces the grid's seeds axis
   std::string out_;
   int jobs_ = 1;
   bool quiet_ = false;

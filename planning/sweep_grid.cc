@@ -66,6 +66,22 @@ std::vector<double> read_scales(const YamlReader& yaml, const YAML::Node& node, 
 
 }  // namespace
 
+void override_sweep_seeds(SweepSpec& spec, const SeedsOption& seeds) {
+  std::vector<uint64_t> out = seeds.list;
+  if (out.empty()) {
+    const uint64_t first = spec.seeds.empty() ? 0 : spec.seeds.front();
+    for (size_t i = 0; i < seeds.count.value_or(1); ++i)
+      out.push_back((first + i) % (static_cast<uint64_t>(INT64_MAX) + 1));
+  }
+  if (out.size() > static_cast<size_t>(kMaxSeeds))
+    throw InputError(
+        fmt::format("--seeds: {} seeds, more than a sweep's limit of {}", out.size(), kMaxSeeds));
+  spec.seeds = std::move(out);
+  if (static_cast<double>(spec.size()) > static_cast<double>(kMaxSweepPoints))
+    throw InputError(fmt::format("--seeds: the grid has {} points, more than the limit of {}",
+                                 spec.size(), kMaxSweepPoints));
+}
+
 SweepSpec read_sweep_spec(const std::string& path) try {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);

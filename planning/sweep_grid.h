@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/scenario/replications.h"
+
 namespace slicelab {
 
 struct SweepSpec {
@@ -42,6 +44,10 @@ Shard parse_shard(std::string_view text);
 // The grid indices a shard runs: index % count == shard index (round robin, so every shard gets
 // a similar mix of policies and sizes). The shards of one count are disjoint and cover the grid.
 std::vector<size_t> shard_indices(size_t grid_size, Shard shard);
+
+// The grid's seeds axis from the command line (`--seeds`): a list as given, or a count of seeds
+// from the sweep's first one. InputError when the grid or the seeds pass their limits.
+void override_sweep_seeds(SweepSpec& spec, const SeedsOption& seeds);
 
 // Reads a sweep file; loads the base scenario to check policy names and default the seeds.
 // InputError with file:line:column on bad input.

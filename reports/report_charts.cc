@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 #include <string_view>
+#include <tuple>
 
 #include "planning/plan_metrics.h"
 #include "reports/downsample.h"
@@ -310,9 +311,11 @@ std::string plan_value(const std::string& metric, double v) {
   return ends_with_s(metric) ? duration(v) : figure(v);
 }
 
-// One chart per target: its metric against GPUs per policy, the target line, and each policy's
-// crossing (the smallest size from which every larger size evaluated meets the target) marked
-// and labelled. The first target's chart also draws the fitted curves, dashed.
+// One chart per target: its metric against GPUs per policy (the mean over the plan's seeds, a
+// bar over the seeds' range at each size), the target line, and each policy's crossing (the
+// smallest size from which every larger size evaluated meets the target in every seed) marked
+// and labelled; a point is filled where every seed meets the target. The first target's chart also
+// draws the fitted curves, dashed.
 void capacity_charts(const ojson& plan, Report& r) {
   if (!plan.contains("targets") || !plan["targets"].is_array()) return;
   bool first = true;
@@ -328,29 +331,40 @@ void capacity_charts(const ojson& plan, Report& r) {
     std::vector<std::string> never;
     for (const ojson& p : policies_of(plan)) {
       const std::string name = policy_name(p);
-      std::vector<std::pair<double, double>> curve;
+      // (GPUs, mean, the worst seed's value): a size meets the target only in every seed.
+      std::vector<std::tuple<double, double, double>> curve;
       if (p.contains("curve") && p["curve"].is_array())
         for (const ojson& c : p["curve"]) {
           const auto g = number_at(c, {"gpus"});
           // plan.json of older versions has only the first target's "value".
           std::optional<double> v = number_at(c, {"values", metric});
           if (!v && first) v = number_at(c, {"value"});
-          if (g && v) curve.emplace_back(*g, *v);
+          if (!g || !v) continue;
+          // plan.json 2: the seed range at this size (none in version 1).
+          const auto lo = number_at(c, {"estimates", metric, "min"});
+          const auto hi = number_at(c, {"estimates", metric, "max"});
+          const double worst = at_most ? hi.value_or(*v) : lo.value_or(*v);
+          curve.emplace_back(*g, *v, worst);
+          if (lo && hi && *lo < *hi) {
+            o.spreads.push_back({name, *g, *lo, *hi});
+            ys.insert(ys.end(), {*lo, *hi});
+          }
         }
       std::sort(curve.begin(), curve.end());
       std::optional<size_t> crossing;
       for (size_t i = curve.size(); i-- > 0;) {
-        if (!meets(curve[i].second)) break;
+        if (!meets(std::get<2>(curve[i]))) break;
         crossing = i;
       }
-      for (const auto& [g, v] : curve) {
+      for (const auto& [g, v, worst] : curve) {
         rows.push_back({name, g, v, true});
-        o.points.push_back({name, g, v, meets(v)});
+        o.points.push_back({name, g, v, meets(worst)});
         ys.push_back(v);
       }
       if (crossing)
-        o.labels.push_back({name, curve[*crossing].first, curve[*crossing].second,
-                            fmt::format("{}: {} GPUs", name, count(curve[*crossing].first))});
+        o.labels.push_back(
+            {name, std::get<0>(curve[*crossing]), std::get<1>(curve[*crossing]),
+             fmt::format("{}: {} GPUs", name, count(std::get<0>(curve[*crossing])))});
       else if (!curve.empty())
         never.push_back(name);
       // A fit that explains little of the curve would mislead more than it shows.
@@ -378,6 +392,7 @@ void capacity_charts(const ojson& plan, Report& r) {
     o.y_rule = *bound;
     o.rule_label = fmt::format("target {} {}", text_at(target, {"op"}), plan_value(metric, *bound));
     o.legend_title = first ? "policy (dashed: fit, R² ≥ 0.9)" : "policy";
+    if (!o.spreads.empty()) o.legend_title += "; bars: range over seeds";
     add(r, "Capacity plan", o.title, line_chart_spec(rows, o));
     first = false;
   }

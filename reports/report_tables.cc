@@ -419,6 +419,18 @@ std::string target_text(const ojson& t) {
                      v ? plan_figure(metric, *v) : std::string("?"));
 }
 
+// Half the 95% interval plan.json 2 gives metric `m` of a policy; none in version 1 or for one
+// seed.
+std::optional<double> ci95_half_width(const ojson& policy, const std::string& m) {
+  if (!policy.contains("estimates") || !policy["estimates"].is_object()) return std::nullopt;
+  const ojson& e = policy["estimates"];
+  if (!e.contains(m) || !e[m].is_object() || !e[m].contains("ci95")) return std::nullopt;
+  const ojson& ci = e[m]["ci95"];
+  if (!ci.is_array() || ci.size() != 2 || !ci[0].is_number() || !ci[1].is_number())
+    return std::nullopt;
+  return (ci[1].get<double>() - ci[0].get<double>()) / 2;
+}
+
 void plan_tables(const ojson& plan, Report& r) {
   ReportSection& sec = section(r, "Capacity plan");
   std::vector<std::string> targets;
@@ -431,14 +443,29 @@ void plan_tables(const ojson& plan, Report& r) {
     scope += fmt::format(", workload grown x{}", figure(*g));
   const std::string scaled = text_at(plan, {"scaled"});
   if (!scaled.empty()) scope += fmt::format("; scaling {}", scaled);
+  // plan.json 2: the seeds sized over; a size must meet the targets in every one.
+  std::vector<std::string> seeds;
+  if (plan.contains("seeds") && plan["seeds"].is_array())
+    for (const ojson& v : plan["seeds"])
+      if (v.is_number_unsigned()) seeds.push_back(std::to_string(v.get<uint64_t>()));
+  if (!seeds.empty())
+    scope += fmt::format("; sized over {} seed{} ({}), every target met in every seed",
+                         seeds.size(), seeds.size() == 1 ? "" : "s", fmt::join(seeds, ", "));
   sec.paragraphs.push_back(scope + ".");
   // The recommendation itself heads the report (intro), so it is not repeated here.
 
   ReportTable t;
   t.title = "Smallest cluster per policy";
   t.note =
-      "Metrics are those of the recommended size; infeasible = no evaluated size met every target.";
-  t.head = {"policy", "feasible", "GPUs", "nodes", "cost $/h"};
+      "Metrics are those of the recommended size (the mean over seeds ± the 95% confidence "
+      "interval); each seed alone = the range of the smallest size each seed's workload needs; "
+      "infeasible = no evaluated size met every target in every seed.";
+  // plan.json 2 sizes over seeds: the range of the seeds' own sizes gets a column.
+  bool seeded = false;
+  for (const ojson& p : policies_of(plan)) seeded = seeded || p.contains("seed_sizes");
+  t.head = {"policy", "feasible", "GPUs", "nodes"};
+  if (seeded) t.head.push_back("each seed alone");
+  t.head.push_back("cost $/h");
   std::vector<std::string> metrics;
   std::unordered_set<std::string> listed;  // metrics, for a linear pass over many keys
   for (const ojson& p : policies_of(plan))
@@ -469,13 +496,21 @@ void plan_tables(const ojson& plan, Report& r) {
   std::vector<std::string> reasons;
   for (const ojson& p : policies_of(plan)) {
     const bool feasible = p.value("feasible", false);
+    const auto lo = number_at(p, {"seed_size_range", "min"});
+    const auto hi = number_at(p, {"seed_size_range", "max"});
+    std::string range = "-";
+    if (lo && hi) range = *lo == *hi ? count(*lo) : fmt::format("{}-{}", count(*lo), count(*hi));
     std::vector<std::string> row = {policy_name(p), feasible ? "yes" : "no",
                                     feasible ? count(number_at(p, {"gpus"})) : "-",
-                                    feasible ? count(number_at(p, {"nodes"})) : "-",
-                                    feasible ? decimal(number_at(p, {"cost_per_hour"}), 2) : "-"};
+                                    feasible ? count(number_at(p, {"nodes"})) : "-"};
+    if (seeded) row.push_back(range);
+    row.push_back(feasible ? decimal(number_at(p, {"cost_per_hour"}), 2) : "-");
     for (const std::string& m : metrics) {
       const auto v = p.contains("metrics") ? number_at(p["metrics"], {m}) : std::nullopt;
-      row.push_back(v ? plan_figure(m, *v) : "-");
+      std::string cell = v ? plan_figure(m, *v) : "-";
+      if (const auto ci = ci95_half_width(p, m); v && ci && *ci > 0)
+        cell += " ± " + plan_figure(m, *ci);
+      row.push_back(cell);
     }
     // The coefficients are in plan.json and plan.md; the table keeps to how well it fits.
     std::string fit = "-";

@@ -12,6 +12,7 @@
 #include "reports/report_format.h"
 #include "reports/sweep_files.h"
 #include "reports/vega_specs.h"
+#include "sim/metrics/seed_statistics.h"
 #include "workloads/text_file.h"
 
 namespace slicelab {
@@ -69,11 +70,13 @@ std::vector<double> numbers(const ojson& grid, const char* key, const fs::path& 
   return out;
 }
 
-// Means over seeds, keyed by (policy, cluster scale, workload scale) then metric.
+// Means over seeds, keyed by (policy, cluster scale, workload scale) then metric; the spread
+// over seeds beside them.
 using Key = std::tuple<std::string, double, double>;
 using Means = std::map<Key, std::map<std::string, double>>;
+using Spreads = std::map<Key, std::map<std::string, Estimate>>;
 
-Means mean_over_seeds(const CsvTable& t, const fs::path& file) {
+Means mean_over_seeds(const CsvTable& t, const fs::path& file, Spreads& spreads) {
   const auto need = [&](std::string_view name) {
     const auto c = t.column(name);
     if (!c) throw std::runtime_error(fmt::format("{}: no column '{}'", file.string(), name));
@@ -81,22 +84,22 @@ Means mean_over_seeds(const CsvTable& t, const fs::path& file) {
   };
   const size_t policy = need("policy"), cluster = need("cluster_scale"),
                workload = need("workload_scale");
-  std::map<Key, std::map<std::string, std::pair<double, size_t>>> sums;
+  std::map<Key, std::map<std::string, std::vector<double>>> sums;
   for (const auto& row : t.rows) {
     const auto c = csv_number(row[cluster]);
     const auto w = csv_number(row[workload]);
     if (!c || !w) continue;
     auto& cell = sums[{row[policy], *c, *w}];
     for (size_t i = need("pods") + 1; i < t.header.size(); ++i)
-      if (const auto v = csv_number(row[i])) {
-        auto& [sum, n] = cell[t.header[i]];
-        sum += *v;
-        ++n;
-      }
+      if (const auto v = csv_number(row[i])) cell[t.header[i]].push_back(*v);
   }
   Means out;
   for (const auto& [k, cell] : sums)
-    for (const auto& [m, sn] : cell) out[k][m] = sn.first / static_cast<double>(sn.second);
+    for (const auto& [m, values] : cell) {
+      const Estimate e = estimate(values);
+      out[k][m] = e.mean;
+      spreads[k][m] = e;
+    }
   return out;
 }
 
@@ -137,8 +140,10 @@ Report build_sweep_report(const fs::path& dir) {
   std::vector<std::string> policies;
   if (grid.contains("policies") && grid["policies"].is_array())
     for (const auto& p : grid["policies"]) policies.push_back(p.get<std::string>());
-  const Means means = mean_over_seeds(
-      parse_csv(read_text_file(csv_file.string(), kMaxCsvBytes), csv_file.string()), csv_file);
+  Spreads spreads;
+  const Means means =
+      mean_over_seeds(parse_csv(read_text_file(csv_file.string(), kMaxCsvBytes), csv_file.string()),
+                      csv_file, spreads);
 
   Report r;
   r.title = fmt::format("slicelab sweep report: {}", manifest.value("name", ""));
@@ -146,9 +151,10 @@ Report build_sweep_report(const fs::path& dir) {
       grid.contains("seeds") && grid["seeds"].is_array() ? grid["seeds"].size() : 1;
   r.intro.push_back(fmt::format(
       "{} policies x {} cluster scales x {} workload scales x {} seeds of {} ({} rows); figures "
-      "are means over seeds.",
+      "are means over seeds{}.",
       policies.size(), clusters.size(), workloads.size(), seeds, manifest.value("scenario", ""),
-      manifest.value("rows", 0)));
+      manifest.value("rows", 0),
+      seeds > 1 ? ", ± the half width of their 95% confidence interval" : ""));
   r.intro.push_back(fmt::format("Results folder: {}", dir.string()));
 
   ReportSection& where = section(r, "Where each policy meets the targets");
@@ -214,8 +220,11 @@ Report build_sweep_report(const fs::path& dir) {
           if (it == means.end()) continue;
           const auto v = it->second.find(d.metric);
           if (v == it->second.end()) continue;
-          cells.push_back({p, scale_label(c), scale_label(w), v->second,
-                           cell_text(d.metric, v->second), meets(it->second)});
+          // ± the 95% interval where the seeds differ (none from one seed).
+          std::string text = cell_text(d.metric, v->second);
+          const Estimate& e = spreads.at({p, c, w}).at(d.metric);
+          if (e.half_width && *e.half_width > 0) text += " ±" + cell_text(d.metric, *e.half_width);
+          cells.push_back({p, scale_label(c), scale_label(w), v->second, text, meets(it->second)});
           values.push_back(v->second);
         }
     if (cells.empty()) continue;

@@ -264,6 +264,7 @@ std::pair<double, double> y_extent(std::span<const XYRow> rows, const LineOption
   for (const XYRow& r : rows) ys.push_back(r.y);
   for (const XYRow& r : o.points) ys.push_back(r.y);
   for (const XYRow& r : o.dashed) ys.push_back(r.y);
+  for (const auto& b : o.spreads) ys.insert(ys.end(), {b.low, b.high});
   if (o.y_rule) ys.push_back(*o.y_rule);
   double lo = 0, hi = 0;
   bool any = false;
@@ -377,11 +378,32 @@ json line_chart_spec(std::span<const XYRow> rows, const LineOptions& o) {
     data.push_back({{"name", "rule"}, {"values", json::array({{{"y", tidy(*o.y_rule)}}})}});
     y_fields.push_back({{"data", "rule"}, {"field", "y"}});
   }
+  if (!o.spreads.empty()) {
+    json spreads = json::array();
+    for (const auto& b : o.spreads)
+      spreads.push_back(
+          {{"series", b.series}, {"x", tidy(b.x)}, {"y", tidy(b.low)}, {"y2", tidy(b.high)}});
+    // A data set may not share its name with a mark (Vega refuses the spec).
+    data.push_back({{"name", "seed_ranges"}, {"values", spreads}});
+    for (const char* f : {"y", "y2"}) y_fields.push_back({{"data", "seed_ranges"}, {"field", f}});
+  }
   json y_scale = value_scale("y", o.y_scale, {{"fields", y_fields}}, "height");
   if (o.y_max) y_scale["domainMax"] = *o.y_max;
   json series_domain = {{"fields", series_fields}};
   json marks = json::array({lines_by_series("table", o.step, false)});
   if (!o.dashed.empty()) marks.push_back(lines_by_series("dashed", false, true));
+  if (!o.spreads.empty())  // under the points, so a point stays readable on its bar
+    marks.push_back({{"type", "rule"},
+                     {"name", "spreads"},
+                     {"from", {{"data", "seed_ranges"}}},
+                     {"encode",
+                      {{"enter",
+                        {{"x", {{"scale", "x"}, {"field", "x"}}},
+                         {"y", {{"scale", "y"}, {"field", "y"}}},
+                         {"y2", {{"scale", "y"}, {"field", "y2"}}},
+                         {"stroke", {{"scale", "color"}, {"field", "series"}}},
+                         {"strokeWidth", {{"value", 1.5}}},
+                         {"strokeOpacity", {{"value", 0.6}}}}}}}});
   const std::string y_text =
       o.y_durations ? "(" + duration_label_expr("y") + ")" : format_signal("y", o.y_format);
   if (!o.points.empty())

@@ -74,6 +74,13 @@ struct LineOptions {
     std::string text;
   };
   std::vector<Label> labels;  // marked points with their text (a target's crossing)
+  // Vertical bars from `low` to `high` at x in their series' colour: a point's spread over
+  // seeds (the capacity curves' seed range).
+  struct Spread {
+    std::string series;
+    double x = 0, low = 0, high = 0;
+  };
+  std::vector<Spread> spreads;
   // Small multiples: one panel per series with shared axes, for more than four series (lines
   // only; points, dashed lines and labels are not drawn then).
   bool facet = false;

@@ -408,11 +408,10 @@ TEST_F(Cli, RunOnePolicy) {
   };
   EXPECT_EQ(summary.at("policies").at(0).at("cost_window_s").at("end"),
             summary.at("policies").at(0).at("window_s").at("end"));
-  ASSERT_EQ(
-      slicelab("compare -q --seeds 1 " + shell_quote(kQuickstart) + " --out " +
-               shell_quote(out_dir("all")))
-          .status,
-      0);
+  ASSERT_EQ(slicelab("compare -q --seeds 1 " + shell_quote(kQuickstart) + " --out " +
+                     shell_quote(out_dir("all")))
+                .status,
+            0);
   const json all = json::parse(read_file(tmp_ / "all" / "summary.json"));
   bool found = false;
   for (const json& p : all.at("policies"))

@@ -147,7 +147,7 @@ TEST_F(DecideCli, FormatJsonPrintsOneDocumentPerCommand) {
     EXPECT_EQ(slicelab(args + " --format json"), 0) << args << ": " << err_;
     const nlohmann::json doc = nlohmann::json::parse(out_, nullptr, false);
     EXPECT_FALSE(doc.is_discarded()) << args << ": " << out_;
-    // plan.json names itself by "kind" (its format predates the others').
+    // plan.json of version 1 named itself by "kind" only; version 2 has "format" too.
     return doc.is_discarded() ? std::string("not JSON")
                               : doc.value("format", doc.value("kind", std::string()));
   };
@@ -161,7 +161,7 @@ TEST_F(DecideCli, FormatJsonPrintsOneDocumentPerCommand) {
       format_of("plan " +
                 shell_quote(std::string(SLICELAB_SOURCE_DIR) + "/scenarios/capacity-plan.yaml") +
                 " --force --out " + shell_quote((dir_ / "plan").string())),
-      "plan");
+      "slicelab.plan/2");
   EXPECT_EQ(format_of("diff " + out + " " + out), "slicelab.diff/2");
   EXPECT_NE(slicelab("plugins --format yaml"), 0);
 }

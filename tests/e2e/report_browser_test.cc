@@ -152,18 +152,6 @@ size_t error_bars_drawn(const std::string& dom) {
   return n;
 }
 
-// Whether any point of a plan.json curve carries a spread ("low"/"high", helper B's plan
-// across seeds); plans of one seed have none.
-bool plan_curves_have_spread(const nlohmann::json& plan) {
-  for (const auto& p : plan.value("policies", nlohmann::json::array()))
-    for (const auto& c : p.value("curve", nlohmann::json::array())) {
-      if (c.contains("low") || c.contains("high")) return true;
-      for (const auto& [k, v] : c.items())
-        if (v.is_object() && (v.contains("low") || v.contains("high"))) return true;
-    }
-  return false;
-}
-
 // Adds the "uncertainty" block (docs/results-format.md) to a multi-seed summary.json that does
 // not carry one yet, computed from its seed-<n>/summary.json files, for a few headline keys.
 void add_uncertainty_if_missing(const fs::path& folder) {
@@ -273,13 +261,11 @@ TEST_F(ReportBrowser, PlanReportDrawsEachTargetWithItsCrossings) {
   const auto drawn = std::distance(std::sregex_iterator(r.dom.begin(), r.dom.end(), crossings),
                                    std::sregex_iterator());
   EXPECT_EQ(drawn, 3);
-  // Error bars on the planner's curves once plan.json carries a spread per point (plans across
-  // seeds); a plan of one seed draws none.
-  const auto plan = nlohmann::json::parse(read_file(out / "plan.json"));
-  if (plan_curves_have_spread(plan))
-    EXPECT_GT(error_bars_drawn(r.dom), 0u) << "plan.json has low/high but no error bar is drawn";
-  else
-    EXPECT_EQ(r.dom.find("role-mark error-bars"), std::string::npos);
+  // The plan sized over 5 seeds: each chart draws the seed range at its sizes as bars.
+  const std::regex spreads("class=\"mark-rule role-mark spreads\"[^>]*><line");
+  const auto bars = std::distance(std::sregex_iterator(r.dom.begin(), r.dom.end(), spreads),
+                                  std::sregex_iterator());
+  EXPECT_GE(bars, 1);
 }
 
 TEST_F(ReportBrowser, SweepReportRendersEveryHeatmap) {

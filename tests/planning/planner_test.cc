@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -101,8 +102,96 @@ TEST_F(Planner, GrowthAndNodeSizeChangeTheMinimumAsComputed) {
   for (const auto& p : plan.policies) {
     ASSERT_TRUE(p.chosen);
     EXPECT_EQ(p.chosen->group_nodes, (gpus + 1) / 2);  // 8 nodes of 2
-    EXPECT_EQ(p.chosen->summary.pods, 30U);
+    EXPECT_EQ(p.chosen->summaries.at(0).pods, 30U);
   }
+}
+
+// One-GPU pods sampled per seed onto one-GPU nodes with ample CPU: no pod waits iff the GPUs
+// cover the peak number of pods running at once, which the sampled workload gives by hand (a
+// sweep over arrivals and ends, ends first at a tie).
+int peak_concurrency(const std::vector<PodSpec>& pods) {
+  std::vector<std::pair<double, int>> events;
+  for (const PodSpec& p : pods) {
+    events.emplace_back(p.arrival_s, 1);
+    events.emplace_back(p.arrival_s + p.duration_s, -1);
+  }
+  std::sort(events.begin(), events.end());
+  int now = 0, peak = 0;
+  for (const auto& [t, d] : events) peak = std::max(peak, now += d);
+  return peak;
+}
+
+const char* const kPeaks = R"(name: peaks
+seeds: [1, 2, 3, 4, 5, 6]
+cluster:
+  node_groups:
+    - {name: gpu, count: 1, gpu_model: A100-80GB, gpus_per_node: 1, cpu_milli: 64000, memory_mib: 256Gi}
+workload:
+  generator:
+    horizon: 4h
+    arrivals_per_hour: 6
+    shapes:
+      - {name: job, gpu_count: 1, cpu_milli: 1000, memory_mib: 1Gi, duration: {distribution: exponential, mean: 1h, min: 1m}}
+policies:
+  - {name: best-fit, placement: best-fit}
+plan:
+  targets: {queue_delay_max_s: {max: 0}}
+  scale: {node_group: gpu, min: 1, max: 40}
+)";
+
+// Seeds whose workloads need different sizes: each seed's own size is its peak, the plan's is
+// the largest of them (the smallest size that meets the target in every seed), the one below
+// it fails in some seed, and the range and seeds are reported.
+TEST_F(Planner, SizesOverSeedsMeetTheTargetsInEverySeed) {
+  const std::string path = write("peaks.yaml", kPeaks);
+  const Scenario first = load_scenario(path);
+  ASSERT_EQ(first.seeds, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6}));
+  std::vector<Scenario> seeds;
+  std::vector<int> peaks;
+  for (const uint64_t s : first.seeds) {
+    seeds.push_back(load_scenario(path, s));
+    peaks.push_back(peak_concurrency(seeds.back().pods));
+  }
+  const int lo = *std::min_element(peaks.begin(), peaks.end());
+  const int hi = *std::max_element(peaks.begin(), peaks.end());
+  ASSERT_LT(lo, hi) << "the seeds must disagree for this test to mean anything";
+  const PlanSpec spec = read_plan_spec(path, first);
+  const CapacityPlan plan = plan_capacity(seeds, spec, 2);
+  EXPECT_EQ(plan.seeds, first.seeds);
+  ASSERT_EQ(plan.policies.size(), 1U);
+  const PolicyPlan& p = plan.policies[0];
+  ASSERT_EQ(p.seed_sizes.size(), 6U);
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(p.seed_sizes[i].seed, first.seeds[i]);
+    EXPECT_EQ(p.seed_sizes[i].group_nodes, peaks[i]) << "seed " << first.seeds[i];
+    // The seed planned alone finds the same size.
+    const CapacityPlan alone = plan_capacity(seeds[i], spec, 2);
+    ASSERT_TRUE(alone.policies[0].chosen);
+    EXPECT_EQ(alone.policies[0].chosen->group_nodes, peaks[i]);
+    EXPECT_EQ(alone.seeds, std::vector<uint64_t>{first.seeds[i]});
+  }
+  ASSERT_TRUE(p.chosen);
+  EXPECT_EQ(p.chosen->group_nodes, hi);
+  EXPECT_EQ(p.seed_size_range(), std::make_pair(lo, hi));
+  ASSERT_EQ(p.chosen->meets_in.size(), 6U);
+  for (const bool m : p.chosen->meets_in) EXPECT_TRUE(m);
+  EXPECT_EQ(p.chosen->value, 0.0);
+  EXPECT_EQ(p.walked_up, 0);
+  // The size below fails in the seeds that need more, and meets in the others.
+  const auto below = std::find_if(p.curve.begin(), p.curve.end(),
+                                  [&](const PlanPoint& c) { return c.group_nodes == hi - 1; });
+  ASSERT_NE(below, p.curve.end());
+  EXPECT_FALSE(below->meets);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(below->meets_in[i], peaks[i] <= hi - 1) << i;
+  // Every curve point ran in every seed.
+  for (const PlanPoint& c : p.curve) EXPECT_EQ(c.summaries.size(), 6U);
+  EXPECT_NE(plan.recommendation.find("every one of 6 seeds (1-6)"), std::string::npos)
+      << plan.recommendation;
+  EXPECT_NE(plan.recommendation.find(fmt::format("with {} nodes", hi)), std::string::npos)
+      << plan.recommendation;
+  EXPECT_NE(plan.recommendation.find(fmt::format("each seed alone needs {}-{}", lo, hi)),
+            std::string::npos)
+      << plan.recommendation;
 }
 
 TEST_F(Planner, InfeasibleWithinTheBoundsSaysSo) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -179,6 +180,45 @@ TEST_F(Sweep, MergeRefusesAPointCountBeyondTheLimit) {
   EXPECT_NE(err().find("merge: 999997 grid point(s) missing (no shard holds them): 3, 4, 5"),
             std::string::npos)
       << err();
+}
+
+// --seeds replaces the grid's seeds axis: a count from the sweep's first seed, or a list; the
+// rows, the manifest and the report's ± over seeds follow it.
+TEST_F(Sweep, SeedsOptionReplacesTheSeedsAxis) {
+  const std::string file = sweep_file("scenario: tiny.yaml\npolicies: [best-fit]\nseeds: [7]\n");
+  const auto seeds_of = [&](const fs::path& dir) {
+    return nlohmann::json::parse(testing::read_file(dir / "sweep.json"))
+        .at("grid")
+        .at("seeds")
+        .get<std::vector<uint64_t>>();
+  };
+  const auto rows_of = [&](const fs::path& dir) {
+    size_t lines = 0;
+    for (const char c : testing::read_file(dir / "sweep.csv")) lines += c == '\n' ? 1 : 0;
+    return lines - 1;
+  };
+  const fs::path plain = dir_ / "plain", three = dir_ / "three", listed = dir_ / "listed";
+  ASSERT_EQ(slicelab("sweep " + file + " -q --out " + plain.string()), 0) << err();
+  EXPECT_EQ(seeds_of(plain), (std::vector<uint64_t>{7}));
+  ASSERT_EQ(slicelab("sweep " + file + " -q --seeds 3 --out " + three.string()), 0) << err();
+  EXPECT_EQ(seeds_of(three), (std::vector<uint64_t>{7, 8, 9}));
+  EXPECT_EQ(rows_of(three), 3U);  // 1 policy x 1 x 1 x 3 seeds
+  ASSERT_EQ(slicelab("sweep " + file + " -q --seeds 1,5 --out " + listed.string()), 0) << err();
+  EXPECT_EQ(seeds_of(listed), (std::vector<uint64_t>{1, 5}));
+  EXPECT_EQ(rows_of(listed), 2U);
+  // The seed column holds the seeds given.
+  const std::string csv = testing::read_file(listed / "sweep.csv");
+  EXPECT_NE(csv.find(",1,1,1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",1,1,5,"), std::string::npos) << csv;
+  EXPECT_EQ(slicelab("sweep " + file + " --seeds 0"), 2);
+  EXPECT_NE(err().find("--seeds"), std::string::npos) << err();
+  EXPECT_EQ(slicelab("sweep " + file + " --seeds 2,2"), 2);
+  EXPECT_NE(err().find("listed twice"), std::string::npos) << err();
+  // The report says the figures are means over seeds with their interval.
+  ASSERT_EQ(slicelab("report " + three.string()), 0) << err();
+  const std::string md = testing::read_file(three / "report.md");
+  EXPECT_NE(md.find("3 seeds"), std::string::npos) << md;
+  EXPECT_NE(md.find("95% confidence interval"), std::string::npos) << md;
 }
 
 // The acceptance test: shards joined by `slicelab merge` equal the unsharded sweep, byte for
