@@ -48,7 +48,8 @@ int DiffCommand::run() const {
     conditions = *parsed;
   }
   const ResultsDiff d = diff_results(parse_diff_side(a_), parse_diff_side(b_), seeds);
-  for (const std::string& w : d.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (!quiet_)  // -q prints nothing but errors
+    for (const std::string& w : d.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!out_.empty()) write_diff(out_, d, force_);
   if (format_.json()) {  // -q silences the table, never the document asked for
     std::printf("%s\n", diff_json(d).dump(2).c_str());

@@ -138,13 +138,14 @@ void print_decision_head(const Scenario& sc, std::span<const RunResult> runs) {
   print_choice(choose_policy(sc.decide, runs));
 }
 
-void print_decision_warnings(const Scenario& sc, std::span<const RunResult> runs) {
+// `figures`: the warnings about the figures (reports/run_warnings.h), after the lost pods.
+void print_decision_warnings(const Scenario& sc, std::span<const RunResult> runs,
+                             const std::vector<std::string>& figures) {
   if (sc.engine.fill) return;
   for (const RunResult& r : runs)
     if (const std::string w = lost_pods_warning(r.policy, r.summary); !w.empty())
       std::printf("warning: %s\n", w.c_str());
-  if (runs.size() > 1)
-    for (const std::string& w : run_warnings(sc, runs)) std::printf("warning: %s\n", w.c_str());
+  for (const std::string& w : figures) std::printf("warning: %s\n", w.c_str());
 }
 
 int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int jobs,
@@ -168,7 +169,8 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results, c.wide)).c_str(),
                stdout);
     if (c.wide) std::fputs(per_class_table(results).c_str(), stdout);
-    print_decision_warnings(sc, results);
+    print_decision_warnings(
+        sc, results, results.size() > 1 ? run_warnings(sc, results) : std::vector<std::string>{});
     std::string extra;
     for (const std::string& file : mode_document_files(results)) extra += "," + file;
     std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s%s}\n", out.c_str(),
@@ -214,11 +216,11 @@ int run_seeds_and_report(const Common& c, const Scenario& first, const std::vect
         (first.engine.fill ? fill_table(mean) : comparison_table(mean, c.wide, per_seed)).c_str(),
         stdout);
     if (c.wide) std::fputs(per_class_table(mean).c_str(), stdout);
-    print_decision_warnings(first, mean);
+    print_decision_warnings(first, mean, seeds_run_warnings(seeds));
     std::printf(
-        "\nwrote %s/summary.json (means and intervals) and %s/seed-<n>/ (each seed's "
-        "results)\n",
-        out.c_str(), out.c_str());
+        "\nwrote %s/{summary.json,seed-<n>/}: the means with their intervals, and each "
+        "seed's results\n",
+        out.c_str());
   }
   if (c.report) write_report_and_say(out, c.quiet || c.format.json());
   return 0;

@@ -98,7 +98,10 @@ class Ranking {
       if (x) xs.push_back(*x);
     const Estimate e = estimate(xs);
     if (!e.half_width || *e.half_width <= 0 || !g.value(mean(i))) return v;
-    return fmt::format("{} ± {}", v, noise_phrase(*g.metric, *e.half_width));
+    // An interval that rounds to nothing at the figure's precision says nothing.
+    const std::string noise = noise_phrase(*g.metric, *e.half_width);
+    if (noise == noise_phrase(*g.metric, 0)) return v;
+    return fmt::format("{} ± {}", v, noise);
   }
 
  private:

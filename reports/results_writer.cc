@@ -17,8 +17,8 @@
 #include "reports/output_values.h"
 #include "reports/policy_choice.h"
 #include "reports/run_warnings.h"
-#include "sim/metrics/metric_estimate.h"
 #include "sim/metrics/class_metrics.h"
+#include "sim/metrics/metric_estimate.h"
 #include "sim/metrics/run_metrics.h"
 #include "sim/metrics/seed_mean.h"
 
@@ -442,6 +442,25 @@ PolicyChoice choose_over_seeds(std::span<const SeedRuns> seeds, std::span<const 
   return choose_policy(seeds.front().scenario->decide, means, per_seed);
 }
 
+std::vector<std::string> seeds_run_warnings(std::span<const SeedRuns> seeds) {
+  std::vector<std::string> out;
+  if (seeds.empty() || seeds.front().runs.size() < 2) return out;
+  std::vector<std::vector<std::string>> each;
+  for (const SeedRuns& sr : seeds) each.push_back(run_warnings(*sr.scenario, sr.runs));
+  const std::vector<std::string> identical = identical_decision_warnings(seeds.front().runs);
+  for (const std::string& w : each.front()) {
+    if (std::find(identical.begin(), identical.end(), w) == identical.end()) {
+      out.push_back(w);
+      continue;
+    }
+    const bool everywhere = std::all_of(each.begin(), each.end(), [&](const auto& ws) {
+      return std::find(ws.begin(), ws.end(), w) != ws.end();
+    });
+    if (everywhere) out.push_back(fmt::format("{} (in every one of {} seeds)", w, seeds.size()));
+  }
+  return out;
+}
+
 namespace {
 
 // Per number row with a value in some seed: {n, ci95: [low, high] (null for one), min, max}.
@@ -476,7 +495,11 @@ nlohmann::ordered_json seeds_summary_json(std::span<const SeedRuns> seeds) {
       "per policy, per figure: n seeds holding a value, ci95 the 95% confidence interval of "
       "their mean (Student's t, n-1 degrees of freedom; null for one seed), min and max the "
       "seed range";
-  if (j.contains("decision")) j["decision"] = choose_over_seeds(seeds, mean).json(mean);
+  if (j.contains("decision")) {
+    PolicyChoice choice = choose_over_seeds(seeds, mean);
+    for (std::string& w : seeds_run_warnings(seeds)) choice.warnings.push_back(std::move(w));
+    j["decision"] = choice.json(mean);
+  }
   const std::vector<SeedSummaries> per_seed = summaries_per_seed(seeds);
   for (size_t p = 0; p < per_seed.size(); ++p)
     j["policies"][p]["uncertainty"] = uncertainty_json(per_seed[p]);

@@ -51,6 +51,9 @@ std::vector<SeedSummaries> summaries_per_seed(std::span<const SeedRuns> seeds);
 // The recommendation over the seeds (reports/policy_choice.h): means for figures, paired
 // per-seed differences for noise.
 PolicyChoice choose_over_seeds(std::span<const SeedRuns> seeds, std::span<const RunResult> means);
+// run_warnings (reports/run_warnings.h) over seeds: the first seed's, where an identical-decision
+// warning stays only when it holds in every seed.
+std::vector<std::string> seeds_run_warnings(std::span<const SeedRuns> seeds);
 // The summary.json of a multi-seed folder (slicelab.seeds/1): per policy the means.
 nlohmann::ordered_json seeds_summary_json(std::span<const SeedRuns> seeds);
 // dir/seed-<n>/ holds each seed's full results; dir/summary.json the means. Atomic as above.

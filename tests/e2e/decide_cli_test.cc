@@ -68,7 +68,8 @@ TEST_F(DecideCli, CheapestPolicyLosingPodsIsNotRecommended) {
             0)
       << err_;
   EXPECT_EQ(out_.rfind("Recommended: whole (cost $0.4078). It is the only policy that meets "
-                       "failed <= 0.\nDecided by min cost; constraints failed <= 0.\n",
+                       "failed <= 0.\nDecided by min cost; constraints failed <= 0; one seed: "
+                       "noise unknown, so every difference decides (--seeds N\nreplicates).\n",
                        0),
             0U)
       << out_;
