@@ -114,7 +114,8 @@ TEST_F(ResultsDiff_, PairedDifferencesWithSpreadUseStudentT) {
   EXPECT_NEAR(*r.noise, 0.717, 1e-3);
   EXPECT_EQ(r.verdict, Verdict::kWorse);
   const fs::path c = seeded("c", "p", {7, 8, 9}, {11, 14, 15});
-  const DiffRow& s = row(diff_results(a, c), "queue_delay_s.p99");
+  const DiffRow s =
+      row(diff_results(a, c), "queue_delay_s.p99");  // a copy: the diff is a temporary
   EXPECT_NEAR(*s.noise, t95(2) * std::sqrt(1.0 / 3) / std::sqrt(3.0), 1e-9);
   EXPECT_EQ(s.verdict, Verdict::kWithinNoise);
 }
@@ -170,7 +171,8 @@ TEST_F(ResultsDiff_, OneSeedAgainstSeveralBorrowsTheirSpread) {
   // A: 10, 12, 14 (variance 4); B one run at 20: se = sqrt(4/3 + 4/1), df = 2.
   const fs::path a = seeded("a", "p", {1, 2, 3}, {10, 12, 14});
   const fs::path b = single("b", policy("p", 20), ", \"seed\": 9");
-  const DiffRow& r = row(diff_results(a, b), "queue_delay_s.p99");
+  const DiffRow r =
+      row(diff_results(a, b), "queue_delay_s.p99");  // a copy: the diff is a temporary
   EXPECT_NEAR(*r.noise, t95(2) * std::sqrt(4.0 / 3 + 4), 1e-9);
   EXPECT_EQ(r.beyond_noise, std::abs(20.0 - 12) > t95(2) * std::sqrt(4.0 / 3 + 4));
 }
