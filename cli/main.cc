@@ -190,7 +190,10 @@ int run_seeds_and_report(const Common& c, const Scenario& first, const std::vect
   prepare_output_folder(out, c.force);  // a refusal before the run, not after it
   std::vector<Scenario> scenarios;
   scenarios.reserve(list.size());
-  for (const uint64_t seed : list) scenarios.push_back(load_scenario(c.scenario, seed));
+  // The scenario already loaded is the first seed's (the default list starts at its seed): a
+  // copy is cheaper than reading and generating the workload again.
+  for (const uint64_t seed : list)
+    scenarios.push_back(seed == first.seed ? first : load_scenario(c.scenario, seed));
   std::vector<SeedRuns> seeds;
   seeds.reserve(list.size());
   {
