@@ -41,6 +41,7 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog,
   max_free_units_.resize(nodes);
   node_free_units_.resize(nodes);
   for (NodeId n = 0; n < nodes; ++n) refresh_node_gpu_summary(n);
+  version_.assign(nodes, 0);
 }
 
 int ClusterState::count_fitting_gpus(NodeId n, int claim_units) const {
@@ -72,6 +73,7 @@ void ClusterState::track_shape_tags(size_t tags) {
 
 void ClusterState::bind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req) {
   if (req.shape_tag < tags_ && tag_counts_[n * tags_ + req.shape_tag]++ == 0) ++distinct_tags_[n];
+  ++version_[n];
   cpu_free_[n] -= req.cpu_milli;
   mem_free_[n] -= req.memory_mib;
   for (const GpuId g : gpus) {
@@ -85,6 +87,7 @@ void ClusterState::bind(NodeId n, std::span<const GpuId> gpus, const PodRequest&
 
 void ClusterState::unbind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req) {
   if (req.shape_tag < tags_ && --tag_counts_[n * tags_ + req.shape_tag] == 0) --distinct_tags_[n];
+  ++version_[n];
   cpu_free_[n] += req.cpu_milli;
   mem_free_[n] += req.memory_mib;
   for (const GpuId g : gpus) {

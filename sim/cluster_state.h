@@ -63,6 +63,9 @@ class ClusterState {
   int64_t free_units(NodeId n) const { return node_free_units_[n]; }
   int64_t allocated_units() const { return allocated_units_; }
   int64_t total_units() const { return static_cast<int64_t>(gpu_count()) * cap_units_; }
+  // Changes with every bind and unbind on the node (and only then): a cache keyed by it is
+  // valid exactly as long as the node's dynamic state is unchanged.
+  uint64_t version(NodeId n) const { return version_[n]; }
 
   // True when node n has `req.gpu_count` GPUs each with `req.claim_units` free units.
   bool gpus_fit(NodeId n, const PodRequest& req) const {
@@ -105,6 +108,7 @@ class ClusterState {
   std::vector<int64_t> gpu_mem_used_;
   std::vector<int> idle_gpus_, max_free_units_;
   std::vector<int64_t> node_free_units_;
+  std::vector<uint64_t> version_;
   std::vector<std::shared_ptr<const GpuTopology>> topology_;
   size_t tags_ = 0;
   std::vector<uint16_t> tag_counts_;  // node_count x tags_
