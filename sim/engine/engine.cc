@@ -23,6 +23,7 @@ void Simulation::prepare() {
     r.shape_tag = clustering_tag(r, mode_.capacity_units(), max_gpus);
     return r;
   });
+  static_fit_.assign(req_.distinct(), StaticFit::kUnknown);
   tenants_.prepare(n);
   failures_.prepare();
   queue_.prepare(req_.view());
@@ -112,7 +113,14 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
 }
 
 std::optional<std::string> Simulation::never_fits(uint32_t p) {
-  auto why = never_fits_reason(in_.cluster, in_.catalog, req_[p]);
+  // The reason's text is built only for the (rare) pods that never fit; the others cost a
+  // lookup by their request record.
+  std::optional<std::string> why;
+  StaticFit& fit = static_fit_[req_.record_of(p)];
+  if (fit != StaticFit::kFits) {
+    why = never_fits_reason(in_.cluster, in_.catalog, req_[p]);
+    fit = why ? StaticFit::kNever : StaticFit::kFits;
+  }
   if (!why && req_[p].gpu_count > 0) why = sharing_->never_fits(p);
   if (why) sharing_->pod_left_queue(p);
   return why;

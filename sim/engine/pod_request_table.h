@@ -37,6 +37,9 @@ class PodRequestTable {
   }
   const PodRequest& operator[](size_t pod) const { return distinct_[index_[pod]]; }
   size_t distinct() const { return distinct_.size(); }
+  // The pod's record: pods with equal indexes have equal requests (not always conversely: the
+  // cache may miss), so per-request work keyed by it is done at most once per record.
+  uint32_t record_of(size_t pod) const { return index_[pod]; }
   PodRequestView view() const { return PodRequestView(distinct_, index_); }
 
  private:

@@ -90,6 +90,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   // that it no longer reads then.
   void free_event_loop_state() {
     req_ = PodRequestTable{};
+    static_fit_ = {};
     arrival_order_.clear();
     events_ = PodEvents{};
     tenants_.forget_pods();
@@ -117,6 +118,10 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
 
   // Per pod (index into in_.pods): its request, its outcome, its GPUs for the result.
   PodRequestTable req_;
+  // never_fits_reason's answer per request record, which depends on the request alone (a
+  // million-pod run has a handful of records): kUnknown until first asked.
+  enum class StaticFit : uint8_t { kUnknown, kFits, kNever };
+  std::vector<StaticFit> static_fit_;
   std::vector<PodOutcome> out_;
   BoundGpus bound_gpus_;
   RunningPods live_;  // per running pod, by its slot in the tenant table

@@ -8,7 +8,8 @@
 
 namespace slicelab {
 
-// Sorts `values` in place.
+// Reorders `values` (partial selection: linear time, not a sort). The mean is summed in
+// extended precision, so that the order the values come in hardly matters to it.
 Distribution distribution_of(std::vector<double>& values);
 double nearest_rank(const std::vector<double>& sorted, double percent);
 

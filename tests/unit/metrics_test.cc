@@ -26,6 +26,11 @@ using testing::whole_card;
 
 // --- nearest-rank distributions ---
 
+std::vector<double> sorted_copy(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
 TEST(SimDistribution, NearestRankOnOneToTwenty) {
   // Shuffled 1..20. p50: rank ceil(0.50*20) = 10; p95: ceil(19) = 19; p99: ceil(19.8) = 20.
   std::vector<double> v;
@@ -38,7 +43,28 @@ TEST(SimDistribution, NearestRankOnOneToTwenty) {
   EXPECT_DOUBLE_EQ(d.p95, 19.0);
   EXPECT_DOUBLE_EQ(d.p99, 20.0);
   EXPECT_DOUBLE_EQ(d.max, 20.0);
-  EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));  // sorted in place
+  EXPECT_TRUE(std::is_permutation(v.begin(), v.end(), sorted_copy(v).begin()));
+}
+
+TEST(SimDistribution, PartialSelectionMatchesTheSortedNearestRanks) {
+  // Random lengths and values with many duplicates (ties around each rank), and heavy tails:
+  // every percentile must be the sorted array's nearest rank, bit for bit.
+  std::mt19937_64 gen(11);
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = 1 + gen() % (round < 200 ? 60 : 5000);
+    std::vector<double> v(n);
+    const uint64_t distinct = 1 + gen() % 40;
+    for (double& x : v) x = static_cast<double>(gen() % distinct) * (gen() % 7 == 0 ? 1e6 : 1.5);
+    const std::vector<double> sorted = sorted_copy(v);
+    const Distribution d = distribution_of(v);
+    ASSERT_EQ(d.p50, nearest_rank(sorted, 50)) << "n=" << n;
+    ASSERT_EQ(d.p95, nearest_rank(sorted, 95)) << "n=" << n;
+    ASSERT_EQ(d.p99, nearest_rank(sorted, 99)) << "n=" << n;
+    ASSERT_EQ(d.max, sorted.back());
+    double sum = 0;
+    for (const double x : sorted) sum += x;
+    ASSERT_DOUBLE_EQ(d.mean, sum / static_cast<double>(n));
+  }
 }
 
 TEST(SimDistribution, NearestRankOnOneToHundredHitsExactRanks) {
