@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "sim/modes/dra/dra_claims_json.h"
 #include "sim/modes/dra/dra_settings.h"
 #include "sim/modes/dra/dra_sharing.h"
 #include "tests/dra/dra_test_model.h"
@@ -105,6 +106,19 @@ TEST(DraRun, ConsumableCapacitySharedThenReleased) {
                 .begin()
                 .value(),
             "80Gi");
+}
+
+// claims.json's text is written one claim at a time: the same bytes as the whole array's dump.
+TEST(DraClaimsJson, TextIsTheArraysDump) {
+  std::vector<DraClaimRecord> records;
+  EXPECT_EQ(dra_claims_json_text(records), "[]");
+  for (int i = 0; i < 3; ++i) {
+    DraClaimRecord r{"p" + std::to_string(i), "default", "p-gpu", "n-0", 1.5 * i, {}};
+    r.allocation.results.push_back({"gpu", "gpu.nvidia.com", "n-0", "gpu-0", false, {}, {}});
+    records.push_back(r);
+    EXPECT_EQ(dra_claims_json_text(records), dra_claims_json(records).dump()) << i;
+  }
+  EXPECT_EQ(nlohmann::ordered_json::parse(dra_claims_json_text(records)).size(), 3u);
 }
 
 }  // namespace

@@ -438,5 +438,35 @@ TEST(DraAllocator, SlicesPassedCountAsSteps) {
   EXPECT_EQ(a.last_failure(), "search stopped after 100 steps on node n1");
 }
 
+// node_version: what a cache of can_allocate answers keys on. It moves with an allocation or
+// release on the node (and only its node), not with a search that allocates nothing, nor with
+// a second consumer of a claim already allocated.
+TEST(DraAllocator, NodeVersionMovesWithAllocationsOnItsNode) {
+  DraModel m;
+  add_class(m, "gpu");
+  for (const char* n : {"n1", "n2"})
+    m.resource_slices.push_back(node_slice(n, {device("gpu-0", {}), device("gpu-1", {})}));
+  m.resource_claims.push_back(claim("a", {request("gpu", exact("gpu"))}));
+  m.resource_claims.push_back(claim("b", {request("gpu", exact("gpu", 2))}));
+  FakeSelectors sel(m);
+  DraStructuredAllocator a(m, sel, {"n1", "n2"});
+  const std::array<DraClaimId, 1> ca{0}, cb{1};
+  const uint64_t n1 = a.node_version(0), n2 = a.node_version(1);
+  EXPECT_TRUE(a.can_allocate(cb, 0));
+  EXPECT_EQ(a.node_version(0), n1);
+  ASSERT_TRUE(a.allocate(ca, 0));
+  const uint64_t taken = a.node_version(0);
+  EXPECT_NE(taken, n1);
+  EXPECT_EQ(a.node_version(1), n2);
+  EXPECT_FALSE(a.can_allocate(cb, 0));  // one GPU left on n1: the answer did change
+  ASSERT_TRUE(a.allocate(ca, 0));       // a second consumer: no device changes hands
+  EXPECT_EQ(a.node_version(0), taken);
+  a.release(ca);
+  EXPECT_EQ(a.node_version(0), taken);  // still held by the first consumer
+  a.release(ca);
+  EXPECT_NE(a.node_version(0), taken);
+  EXPECT_TRUE(a.can_allocate(cb, 0));
+}
+
 }  // namespace
 }  // namespace slicelab

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "sim/modes/hami/hami_fit.h"
+#include "sim/modes/hami/hami_node_summary.h"
 #include "sim/modes/hami/hami_settings.h"
 #include "tests/support/sim_fixtures.h"
 
@@ -258,6 +260,65 @@ TEST(HamiOvercommit, AFailedTenantGivesItsMemoryBack) {
   EXPECT_EQ(r.pods[3].status, PodStatus::kFailed);
   EXPECT_EQ(r.pods[4].status, PodStatus::kCompleted);
   EXPECT_DOUBLE_EQ(r.pods[4].start_s, 4.0);
+}
+
+// --- the per-node summary: refuses a node only when its GPUs one by one would ---
+
+HamiNodeSummary summary_of(const HamiDevice& dev, const std::vector<HamiUsage>& gpus) {
+  HamiNodeSummary s;
+  for (const HamiUsage& u : gpus) s.add(dev, u);
+  return s;
+}
+
+TEST(HamiNodeSummary, RefusesEachReasonFitGives) {
+  const HamiDevice dev{2, 1000, 100};
+  const HamiAsk small{100, 0, 10};
+  // Both slots of both GPUs taken.
+  EXPECT_FALSE(hami_node_may_fit(summary_of(dev, {{2, 0, 0}, {2, 0, 0}}), dev, small, 1));
+  // One open GPU, two asked for.
+  EXPECT_FALSE(hami_node_may_fit(summary_of(dev, {{1, 0, 0}, {2, 0, 0}}), dev, small, 2));
+  EXPECT_TRUE(hami_node_may_fit(summary_of(dev, {{1, 0, 0}, {2, 0, 0}}), dev, small, 1));
+  // 950 MiB used of the open GPU: 50 left < 100; the full GPU's free memory does not count.
+  EXPECT_FALSE(hami_node_may_fit(summary_of(dev, {{1, 950, 0}, {2, 0, 0}}), dev, small, 1));
+  // 95 cores used: 5 left < 10.
+  EXPECT_FALSE(hami_node_may_fit(summary_of(dev, {{1, 0, 95}}), dev, small, 1));
+  // 100 cores want an idle GPU; 0 cores want a core left.
+  EXPECT_FALSE(hami_node_may_fit(summary_of(dev, {{1, 0, 0}}), dev, {100, 0, 100}, 1));
+  EXPECT_TRUE(hami_node_may_fit(summary_of(dev, {{0, 0, 0}}), dev, {100, 0, 100}, 1));
+  EXPECT_FALSE(hami_node_may_fit(summary_of(dev, {{1, 0, 100}}), dev, {100, 0, 0}, 1));
+  // Sums over every GPU, open or not, for the node score.
+  const HamiNodeSummary s = summary_of(dev, {{2, 300, 40}, {1, 200, 30}});
+  EXPECT_EQ(s.used, 3);
+  EXPECT_EQ(s.used_mem, 500);
+  EXPECT_EQ(s.used_cores, 70);
+}
+
+// Random nodes and requests: whenever at least `k` GPUs pass Fit, the summary lets the node
+// through, so the filter's shortcut never drops a node the per-GPU test would keep.
+TEST(HamiNodeSummary, NeverRefusesANodeThatFits) {
+  std::mt19937 rng(30);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int fitting_nodes = 0, refused = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const HamiDevice dev{pick(1, 4), pick(0, 8) * 100, pick(0, 1) == 0 ? 100 : pick(0, 3) * 50};
+    std::vector<HamiUsage> gpus(static_cast<size_t>(pick(1, 4)));
+    for (HamiUsage& u : gpus) u = {pick(0, dev.count), pick(0, 8) * 100, pick(0, 4) * 25};
+    const HamiAsk ask{pick(0, 1) * pick(1, 8) * 100, pick(0, 1) * pick(1, 100),
+                      pick(0, 2) == 0 ? 100 : pick(0, 4) * 25};
+    const int k = pick(1, static_cast<int>(gpus.size()));
+    int fit = 0;
+    for (const HamiUsage& u : gpus) fit += hami_gpu_fit(dev, u, ask) == HamiMisfit::kFits ? 1 : 0;
+    const bool may = hami_node_may_fit(summary_of(dev, gpus), dev, ask, k);
+    if (fit >= k) {
+      ++fitting_nodes;
+      ASSERT_TRUE(may) << "trial " << trial;
+    } else {
+      refused += may ? 0 : 1;
+    }
+  }
+  // Both sides exercised: nodes that fit, and nodes the summary alone refuses.
+  EXPECT_GT(fitting_nodes, 500);
+  EXPECT_GT(refused, 1000);
 }
 
 }  // namespace hami_test

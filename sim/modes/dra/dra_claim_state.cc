@@ -56,6 +56,39 @@ DraClaimState::DraClaimState(const DraSettings& settings, const ClusterState& cl
   pod_devices_.resize(pods.size());
   reserved_.assign(pods.size(), 0);
   open_record_.assign(live_.claim_count(), -1);
+  // Pods with the same claim specs share their fits() answers; the table is nodes x distinct
+  // spec lists, so past kMaxMemo entries the further lists are not kept (asked each time).
+  constexpr size_t kMaxMemo = size_t{1} << 22;
+  std::map<std::vector<uint32_t>, uint32_t> keys;
+  fit_key_.assign(pods.size(), kNoMemo);
+  for (uint32_t p = 0; p < pods.size(); ++p) {
+    if (!has_claims(p)) continue;
+    std::vector<uint32_t> specs;
+    for (const DraClaimId c : claims_of(p)) specs.push_back(live_.claim_spec_index(c));
+    const auto it = keys.find(specs);
+    if (it != keys.end()) {
+      fit_key_[p] = it->second;
+    } else if ((keys.size() + 1) * cluster.node_count() <= kMaxMemo) {
+      fit_key_[p] = static_cast<uint32_t>(keys.size());
+      keys.emplace(std::move(specs), fit_key_[p]);
+    }
+  }
+  fit_memo_.resize(keys.size() * cluster.node_count());
+}
+
+bool DraClaimState::fits(uint32_t pod, NodeId node) {
+  const auto claims = claims_of(pod);
+  const uint32_t key = fit_key_[pod];
+  const bool any_allocated = std::any_of(
+      claims.begin(), claims.end(), [&](DraClaimId c) { return live_.allocation(c).has_value(); });
+  if (key == kNoMemo || any_allocated) return live_.can_allocate(claims, node);
+  FitMemo& m = fit_memo_[static_cast<size_t>(key) * cluster_.node_count() + node];
+  const uint64_t version = live_.node_version(node);
+  if (m.fits < 0 || m.version != version) {
+    m.version = version;
+    m.fits = live_.can_allocate(claims, node) ? 1 : 0;
+  }
+  return m.fits == 1;
 }
 
 void DraClaimState::map_devices(const ClusterState& cluster) {
@@ -65,6 +98,10 @@ void DraClaimState::map_devices(const ClusterState& cluster) {
   // Per node, the physical GPUs in order of first appearance: the i-th is the node's GPU i.
   std::vector<std::vector<std::string>> keys(cluster.node_count());
   devices_.resize(m.resource_slices.size());
+  // The slices of each (driver, pool), where a partition's counter sets are looked up.
+  std::map<std::pair<std::string_view, std::string_view>, std::vector<const DraResourceSlice*>>
+      pools;
+  for (const DraResourceSlice& s : m.resource_slices) pools[{s.driver, s.pool.name}].push_back(&s);
   for (size_t si = 0; si < m.resource_slices.size(); ++si) {
     const DraResourceSlice& s = m.resource_slices[si];
     devices_[si].resize(s.devices.size());
@@ -102,9 +139,8 @@ void DraClaimState::map_devices(const ClusterState& cluster) {
       // it consumes over the set's total.
       double frac = 1.0, any = 1.0;
       for (const DraDeviceCounterConsumption& use : d.consumes_counters) {
-        for (const DraResourceSlice& other : m.resource_slices) {
-          if (other.driver != s.driver || other.pool.name != s.pool.name) continue;
-          for (const DraCounterSet& set : other.shared_counters) {
+        for (const DraResourceSlice* other : pools[{s.driver, s.pool.name}]) {
+          for (const DraCounterSet& set : other->shared_counters) {
             if (set.name != use.counter_set) continue;
             for (const DraCounter& c : use.counters) {
               for (const DraCounter& total : set.counters) {
@@ -143,6 +179,9 @@ void DraClaimState::add_pod_claims(std::span<const PodSpec> pods) {
   }
   std::map<std::pair<int, int64_t>, const DraResourceClaimSpec*> made;
   claim_begin_.push_back(0);
+  // Most pods add one claim: room for them up front.
+  live_.reserve_claims(live_.claim_count() + pods.size());
+  probe_.reserve_claims(probe_.claim_count() + pods.size());
   for (const PodSpec& pod : pods) {
     const std::string name(pod.name.view());
     const auto obj = pod_objects.find(name);

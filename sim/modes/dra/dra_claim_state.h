@@ -30,8 +30,11 @@ class DraClaimState {
                 std::span<const PodSpec> pods);
 
   bool has_claims(uint32_t pod) const { return claim_begin_[pod] != claim_begin_[pod + 1]; }
-  // Filter: the pod's claims can all be allocated for the node now.
-  bool fits(uint32_t pod, NodeId node) { return live_.can_allocate(claims_of(pod), node); }
+  // Filter: the pod's claims can all be allocated for the node now. A pod whose claims are all
+  // unallocated gets the answer kept for pods of the same claim specs on this node, while the
+  // node's devices are unchanged (DraStructuredAllocator::node_version): the search would give
+  // the same one.
+  bool fits(uint32_t pod, NodeId node);
   // Reserve: allocates the claims, writes the GPUs their devices sit on into `gpus` (as many
   // as the pod asks for, else it fails) and sets `claim_units` to the pod's share of each.
   bool reserve(uint32_t pod, NodeId node, double now_s, std::span<GpuId> gpus, int& claim_units);
@@ -80,6 +83,15 @@ class DraClaimState {
   std::vector<uint8_t> reserved_;     // per pod
   std::vector<DraClaimRecord> records_;
   std::map<std::vector<const DraResourceClaimSpec*>, std::optional<std::string>> never_cache_;
+  // fits()' answers: per pod the index of its claims' specs in order (kNoMemo: not kept), and
+  // per such index and node the answer and the node_version it was found at.
+  static constexpr uint32_t kNoMemo = UINT32_MAX;
+  struct FitMemo {
+    uint64_t version = 0;
+    int8_t fits = -1;  // -1: not asked yet
+  };
+  std::vector<uint32_t> fit_key_;
+  std::vector<FitMemo> fit_memo_;
 };
 
 }  // namespace slicelab

@@ -61,17 +61,34 @@ ojson allocation_json(const DraAllocationResult& a) {
   return out;
 }
 
+namespace {
+
+ojson claim_json(const DraClaimRecord& c) {
+  return {{"pod", c.pod},
+          {"namespace", c.namespace_name},
+          {"name", c.claim},
+          {"node", c.node},
+          {"allocated_s", c.allocated_s},
+          {"status", {{"allocation", allocation_json(c.allocation)}}}};
+}
+
+}  // namespace
+
 ojson dra_claims_json(std::span<const DraClaimRecord> records) {
   ojson claims = ojson::array();
-  for (const DraClaimRecord& c : records) {
-    claims.push_back({{"pod", c.pod},
-                      {"namespace", c.namespace_name},
-                      {"name", c.claim},
-                      {"node", c.node},
-                      {"allocated_s", c.allocated_s},
-                      {"status", {{"allocation", allocation_json(c.allocation)}}}});
-  }
+  for (const DraClaimRecord& c : records) claims.push_back(claim_json(c));
   return claims;
+}
+
+std::string dra_claims_json_text(std::span<const DraClaimRecord> records) {
+  // A compact dump writes an array as '[' elements joined by ',' ']'.
+  std::string out = "[";
+  for (const DraClaimRecord& c : records) {
+    if (out.size() > 1) out += ',';
+    out += claim_json(c).dump();
+  }
+  out += ']';
+  return out;
 }
 
 }  // namespace slicelab

@@ -121,7 +121,7 @@ std::unique_ptr<SharingRun> DraSharing::start_run(const RunSetup& setup) const {
 void DraRun::write_results(RunSummary& summary, double /*stranded_gpu_s*/, double /*gpu_s*/) const {
   if (state_->records().empty()) return;
   summary.mode_results.documents.push_back(
-      {"claims.json", "claims", dra_claims_json(state_->records()).dump()});
+      {"claims.json", "claims", dra_claims_json_text(state_->records())});
 }
 
 }  // namespace slicelab

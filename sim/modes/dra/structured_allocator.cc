@@ -142,12 +142,14 @@ DraStructuredAllocator::DraStructuredAllocator(const DraModel& model,
   }
 
   // Counters of each pool, then the device slots with their capacity and counter uses.
-  std::vector<std::tuple<uint32_t, std::string, std::string>> counter_keys;
+  // (pool, counter set, counter) -> counter index; the first when a pool names one twice.
+  std::map<std::tuple<uint32_t, std::string_view, std::string_view>, uint32_t> counter_keys;
   for (uint32_t p = 0; p < pool_slices.size(); ++p) {
     for (uint32_t s : pool_slices[p]) {
       for (const DraCounterSet& set : slices[s].shared_counters) {
         for (const DraCounter& c : set.counters) {
-          counter_keys.emplace_back(p, set.name, c.name);
+          counter_keys.try_emplace({p, set.name, c.name},
+                                   static_cast<uint32_t>(counter_left_.size()));
           counter_left_.push_back(c.value.value);
         }
       }
@@ -167,20 +169,15 @@ DraStructuredAllocator::DraStructuredAllocator(const DraModel& model,
         slot.dev = &dev;
         slot.sl = &slices[s];
         slot.multi = dev.allow_multiple_allocations;
+        slot.pool = p;
         slot.cap_begin = static_cast<uint32_t>(cap_value_.size());
         for (const DraDeviceCapacity& c : dev.capacity) cap_value_.push_back(c.value.value);
         slot.cap_end = static_cast<uint32_t>(cap_value_.size());
         slot.use_begin = static_cast<uint32_t>(counter_uses_.size());
         for (const DraDeviceCounterConsumption& use : dev.consumes_counters) {
           for (const DraCounter& c : use.counters) {
-            for (uint32_t k = 0; k < counter_keys.size(); ++k) {
-              if (std::get<0>(counter_keys[k]) == p &&
-                  std::get<1>(counter_keys[k]) == use.counter_set &&
-                  std::get<2>(counter_keys[k]) == c.name) {
-                counter_uses_.push_back({k, c.value.value});
-                break;
-              }
-            }
+            const auto k = counter_keys.find({p, use.counter_set, c.name});
+            if (k != counter_keys.end()) counter_uses_.push_back({k->second, c.value.value});
           }
         }
         slot.use_end = static_cast<uint32_t>(counter_uses_.size());
@@ -190,6 +187,7 @@ DraStructuredAllocator::DraStructuredAllocator(const DraModel& model,
     }
   }
   cap_used_.assign(cap_value_.size(), 0);
+  pool_version_.assign(pool_slices.size(), 0);
   exclusive_.assign(slots_.size(), 0);
   shares_.assign(slots_.size(), 0);
 
@@ -199,7 +197,7 @@ DraStructuredAllocator::DraStructuredAllocator(const DraModel& model,
   std::vector<std::vector<Chunk>> per_node(node_names_.size());
   for (uint32_t p = 0; p < pool_slices.size(); ++p) {
     for (uint32_t s : pool_slices[p]) {
-      const Chunk chunk{slice_first_slot[s], slice_end_slot[s], pool_complete[p]};
+      const Chunk chunk{slice_first_slot[s], slice_end_slot[s], p, pool_complete[p]};
       if (slices[s].node_name) {
         const auto it = node_index.find(*slices[s].node_name);
         if (it != node_index.end()) per_node[it->second].push_back(chunk);
@@ -241,6 +239,7 @@ uint32_t DraStructuredAllocator::add_spec(const DraResourceClaimSpec& spec) {
       const auto& reqs = spec.constraints[k].requests;
       if (reqs.empty() || names(reqs, r.name, u.result_name)) u.constraint_mask |= uint64_t{1} << k;
     }
+    u.constraints = std::popcount(u.constraint_mask);
     units_.push_back(std::move(u));
   };
   for (const DraDeviceRequest& r : spec.requests) {
@@ -354,7 +353,7 @@ bool DraStructuredAllocator::take(uint32_t c, uint32_t unit, uint32_t slot) {
   const Unit& u = units_[unit];
   const Slot& s = slots_[slot];
   // One step for the device, one per constraint and counter it is checked against.
-  if (!charge(1 + std::popcount(u.constraint_mask) + (s.use_end - s.use_begin))) return false;
+  if (!charge(1 + u.constraints + (s.use_end - s.use_begin))) return false;
   const bool admin = u.req->admin_access;
   if (admin) {
     for (size_t i = claim_chosen_begin_[c]; i < chosen_.size(); ++i) {
@@ -612,6 +611,7 @@ void DraStructuredAllocator::commit_claim(uint32_t c, uint32_t begin, uint32_t e
   for (uint32_t i = begin; i < end; ++i) {
     const Chosen& ch = chosen_[i];
     const Slot& s = slots_[ch.slot];
+    ++pool_version_[s.pool];
     claim.held.push_back({s.slice, s.device});
     claim.held_slots.push_back(ch.slot);
     claim.held_admin.push_back(ch.admin ? 1 : 0);
@@ -727,6 +727,7 @@ void DraStructuredAllocator::release(std::span<const DraClaimId> claims) {
     for (size_t i = 0; i < claim.held_slots.size(); ++i) {
       const uint32_t slot = claim.held_slots[i];
       const Slot& s = slots_[slot];
+      ++pool_version_[s.pool];
       bool give_counters = true;
       if (s.multi) {
         for (uint32_t k = 0; k < s.cap_end - s.cap_begin; ++k) {

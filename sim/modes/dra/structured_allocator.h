@@ -72,6 +72,8 @@ class DraStructuredAllocator {
   // A claim with this spec (which outlives the allocator), e.g. one the run makes for a pod.
   DraClaimId add_claim(const DraResourceClaimSpec& spec, std::string name,
                        std::string namespace_name);
+  // Room for `n` claims in all, so that a run adding one per pod does not move them as it grows.
+  void reserve_claims(size_t n) { claims_.reserve(n); }
   // The claim named so in the namespace (ResourceClaims and claims made from templates), if any.
   std::optional<DraClaimId> find_claim(std::string_view namespace_name,
                                        std::string_view name) const;
@@ -80,6 +82,18 @@ class DraStructuredAllocator {
   const std::string& claim_namespace(DraClaimId c) const { return claims_[c].namespace_name; }
   const DraResourceClaimSpec& claim_spec(DraClaimId c) const {
     return *specs_[claims_[c].spec].spec;
+  }
+  // Claims made from one spec (the same object) share this index.
+  uint32_t claim_spec_index(DraClaimId c) const { return claims_[c].spec; }
+  // Advances whenever an allocation or a release changes a device, counter or capacity of a
+  // pool the node reaches, and only then. So can_allocate of claims none of which is allocated
+  // is a function of their specs, the node and this: callers may keep its answer while this
+  // stays the same.
+  uint64_t node_version(uint32_t node) const {
+    uint64_t v = 0;
+    for (uint32_t k = node_chunk_begin_[node]; k < node_chunk_begin_[node + 1]; ++k)
+      v += pool_version_[chunks_[k].pool];  // each only grows, so the sum changes with any
+    return v;
   }
 
   // Filter: whether every claim can be allocated for `node` (claims already allocated must be
@@ -112,6 +126,7 @@ class DraStructuredAllocator {
     const DraDeviceClass* cls = nullptr;  // null: the class does not exist
     std::string result_name;              // "<request>" or "<request>/<subrequest>"
     uint64_t constraint_mask = 0;         // bit i: spec.constraints[i] applies
+    int constraints = 0;                  // bits set in constraint_mask
   };
 
   struct SpecInfo {
@@ -140,6 +155,7 @@ class DraStructuredAllocator {
     const DraResourceSlice* sl = nullptr;
     uint32_t cap_begin = 0, cap_end = 0;
     uint32_t use_begin = 0, use_end = 0;
+    uint32_t pool = 0;
     bool multi = false;
   };
 
@@ -194,10 +210,12 @@ class DraStructuredAllocator {
   struct Chunk {
     uint32_t slot_begin = 0;
     uint32_t slot_end = 0;
+    uint32_t pool = 0;
     bool pool_complete = true;
   };
   std::vector<Chunk> chunks_;
   std::vector<uint32_t> node_chunk_begin_;  // node_count + 1
+  std::vector<uint64_t> pool_version_;      // per pool: commits and releases of its devices
 
   std::vector<Unit> units_;
   std::vector<SpecInfo> specs_;

@@ -12,7 +12,8 @@ HamiRun::HamiRun(const RunSetup& setup, const HamiSettings& settings, int total_
       admitted_(setup.cluster.node_count()),
       used_(setup.cluster.gpu_count(), 0),
       in_use_(setup.cluster.gpu_count(), 0),
-      held_(setup.pods.size(), 0) {
+      held_(setup.pods.size(), 0),
+      summaries_(setup.cluster.node_count()) {
   for (NodeId n = 0; n < cluster_.node_count(); ++n)
     // register.go: registeredmem = int32(float64(registeredmem) * deviceMemoryScaling).
     admitted_[n] = static_cast<int64_t>(static_cast<double>(cluster_.gpu_memory_capacity(n)) *
@@ -44,6 +45,7 @@ void HamiRun::filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidat
     // checkType: the card type the pod allows (nvidia.com/use-gputype).
     if ((req.model_mask >> cluster_.model(n) & 1U) == 0) return true;
     const HamiDevice dev = device(n);
+    if (!hami_node_may_fit(summary(n), dev, a, req.gpu_count)) return true;
     int fitting = 0;
     for (GpuId g = cluster_.first_gpu(n), end = g + static_cast<GpuId>(cluster_.gpus_on(n));
          g < end && fitting < req.gpu_count; ++g)
@@ -52,18 +54,25 @@ void HamiRun::filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidat
   });
 }
 
-float HamiRun::node_score(NodeId n) const {
-  int64_t used = 0, used_cores = 0, used_mem = 0;
-  const int gpus = cluster_.gpus_on(n);
-  for (GpuId g = cluster_.first_gpu(n), end = g + static_cast<GpuId>(gpus); g < end; ++g) {
-    const HamiUsage u = usage(g);
-    used += u.used;
-    used_cores += u.used_cores;
-    used_mem += u.used_mem;
-  }
+const HamiNodeSummary& HamiRun::summary(NodeId n) const {
+  CachedSummary& c = summaries_[n];
+  if (c.valid && c.version == cluster_.version(n)) return c.summary;
   const HamiDevice dev = device(n);
-  return hami_node_score(used, int64_t{dev.count} * gpus, used_cores,
-                         int64_t{dev.total_core} * gpus, used_mem, dev.total_mem * gpus);
+  c.summary = {};
+  for (GpuId g = cluster_.first_gpu(n), end = g + static_cast<GpuId>(cluster_.gpus_on(n)); g < end;
+       ++g)
+    c.summary.add(dev, usage(g));
+  c.version = cluster_.version(n);
+  c.valid = true;
+  return c.summary;
+}
+
+float HamiRun::node_score(NodeId n) const {
+  const HamiNodeSummary& s = summary(n);
+  const int gpus = cluster_.gpus_on(n);
+  const HamiDevice dev = device(n);
+  return hami_node_score(s.used, int64_t{dev.count} * gpus, s.used_cores,
+                         int64_t{dev.total_core} * gpus, s.used_mem, dev.total_mem * gpus);
 }
 
 bool HamiRun::pick(const SchedulingCycle& cycle, NodeId node, HamiPolicy policy,
@@ -105,6 +114,7 @@ bool HamiRun::reserve(const SchedulingCycle& cycle, NodeId node, std::span<GpuId
     ++used_[g];
     in_use_[g] += actual;
   }
+  summaries_[node].valid = false;
   held_[cycle.pod] = 1;
   return true;
 }
@@ -116,11 +126,13 @@ void HamiRun::unreserve(const SchedulingCycle& cycle, NodeId /*node*/,
 
 void HamiRun::release(uint32_t pod, std::span<const GpuId> gpus) {
   if (!held_[pod] || gpus.empty()) return;
-  const int64_t actual = actual_mib(pod, cluster_.node_of(gpus[0]));
+  const NodeId n = cluster_.node_of(gpus[0]);
+  const int64_t actual = actual_mib(pod, n);
   for (const GpuId g : gpus) {
     --used_[g];
     in_use_[g] -= actual;
   }
+  summaries_[n].valid = false;
   held_[pod] = 0;
 }
 

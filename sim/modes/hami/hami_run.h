@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/modes/hami/hami_fit.h"
+#include "sim/modes/hami/hami_node_summary.h"
 #include "sim/modes/hami/hami_plugins.h"
 #include "sim/modes/hami/hami_settings.h"
 #include "sim/placement/plugins.h"
@@ -29,7 +30,8 @@ class HamiRun final : public SharingRun, public Filter, public ReservePlugin {
   void release(uint32_t pod, std::span<const GpuId> gpus) override;
   std::optional<MemoryInUse> overcommitted_memory(GpuId g, uint32_t pod) const override;
 
-  // Filter: nodes of an allowed model with req.gpu_count GPUs that each pass HAMi's Fit.
+  // Filter: nodes of an allowed model with req.gpu_count GPUs that each pass HAMi's Fit. A node
+  // its summary refuses is not tested GPU by GPU (the same nodes pass).
   void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
   // Reserve: keeps the device picker's GPUs when each fits (the HAMi pickers' always do), else
   // picks by the scheduler's GPU policy; writes the memory request resolved on those GPUs into
@@ -43,6 +45,9 @@ class HamiRun final : public SharingRun, public Filter, public ReservePlugin {
 
   // HAMi's node score of n before the pod is added (hami_node_score).
   float node_score(NodeId n) const;
+  // The node's summary as of now: rebuilt when the node was bound or unbound
+  // (ClusterState::version) or a slot taken or given back here since it was built.
+  const HamiNodeSummary& summary(NodeId n) const;
   // The first req.gpu_count GPUs of the node that fit, in HAMi's device order under `policy`:
   // binpack the highest GPU score first, spread the lowest; equal scores the higher index first
   // (HAMi sorts stably and Fit walks the list from its end). False if too few fit.
@@ -76,6 +81,12 @@ class HamiRun final : public SharingRun, public Filter, public ReservePlugin {
     GpuId gpu;
   };
   mutable std::vector<Ranked> order_;  // scratch for pick(): one node's GPUs
+  struct CachedSummary {
+    HamiNodeSummary summary;
+    uint64_t version = 0;  // the node's ClusterState::version it was built at
+    bool valid = false;    // false: slots changed here since (reserve, release)
+  };
+  mutable std::vector<CachedSummary> summaries_;  // per node, built when first asked for
   HamiNodeScorer scorers_[3] = {HamiNodeScorer(std::nullopt), HamiNodeScorer(HamiPolicy::kBinpack),
                                 HamiNodeScorer(HamiPolicy::kSpread)};
   HamiDevicePicker pickers_[3] = {HamiDevicePicker(std::nullopt),
