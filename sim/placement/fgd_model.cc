@@ -36,7 +36,61 @@ int64_t FgdModel::score_after(double before, int64_t cpu_after, uint16_t model,
   return static_cast<int64_t>(sigmoid * 100.0);
 }
 
+FgdModel::Shape FgdModel::Shape::of(const PodRequest& req) {
+  return {req.cpu_milli, req.gpu_count, req.claim_units,
+          req.cpu_milli == 0 && req.memory_mib == 0 && req.gpu_count == 0};
+}
+
+std::span<FgdModel::Slot> FgdModel::slots_for(const ClusterState& cluster,
+                                              const PodRequest& req) const {
+  if (cached_cluster_ != &cluster || cached_nodes_ != cluster.node_count()) {
+    cached_cluster_ = &cluster;
+    cached_nodes_ = cluster.node_count();
+    shapes_.clear();
+    columns_.clear();
+    slots_used_ = 0;
+    last_shape_ = SIZE_MAX;
+  }
+  const Shape shape = Shape::of(req);
+  if (last_shape_ >= shapes_.size() || !(shapes_[last_shape_] == shape)) {
+    // A linear search: a run has tens to hundreds of shapes, and consecutive pods often share one.
+    last_shape_ = SIZE_MAX;
+    for (size_t i = 0; i < shapes_.size() && last_shape_ == SIZE_MAX; ++i)
+      if (shapes_[i] == shape) last_shape_ = i;
+    if (last_shape_ == SIZE_MAX) {
+      last_shape_ = shapes_.size();
+      shapes_.push_back(shape);
+      const bool room = slots_used_ + cached_nodes_ <= kMaxSlots;
+      columns_.emplace_back(room ? cached_nodes_ : 0);
+      if (room) slots_used_ += cached_nodes_;
+    }
+  }
+  return columns_[last_shape_];
+}
+
+int64_t FgdModel::cached_score(const ClusterState& cluster, const PodRequest& req, NodeId node,
+                               std::span<Slot> slots) const {
+  if (slots.empty()) return memo_score(cluster, req, node);
+  Slot& slot = slots[node];
+  const uint64_t v = cluster.version(node) + 1;
+  if (slot.version_plus_1 == v) return slot.score;
+  const int64_t s = memo_score(cluster, req, node);
+  slot = {v, static_cast<int32_t>(s), kUnknownGpu};
+  return s;
+}
+
 int64_t FgdModel::node_score(const ClusterState& cluster, const PodRequest& req,
+                             NodeId node) const {
+  return cached_score(cluster, req, node, slots_for(cluster, req));
+}
+
+void FgdModel::node_scores(const ClusterState& cluster, const PodRequest& req,
+                           std::span<const NodeId> nodes, std::span<int64_t> out) const {
+  const auto slots = slots_for(cluster, req);
+  for (size_t i = 0; i < nodes.size(); ++i) out[i] = cached_score(cluster, req, nodes[i], slots);
+}
+
+int64_t FgdModel::memo_score(const ClusterState& cluster, const PodRequest& req,
                              NodeId node) const {
   const int gpus = cluster.gpus_on(node);
   if (gpus > kMemoGpus) return compute(cluster, req, node);
@@ -135,7 +189,17 @@ FgdModel::ShareChoice FgdModel::best_share(const ClusterState& cluster, const Po
 }
 
 int FgdModel::best_gpu(const ClusterState& cluster, const PodRequest& req, NodeId node) const {
-  return best_share(cluster, req, node).gpu;
+  const auto slots = slots_for(cluster, req);
+  if (slots.empty()) return best_share(cluster, req, node).gpu;
+  Slot& slot = slots[node];
+  const uint64_t v = cluster.version(node) + 1;
+  if (slot.version_plus_1 == v && slot.gpu != kUnknownGpu) return slot.gpu;
+  // The memo knows scores by state, not which GPU of this node has it: computed here, and the
+  // score (node_score's: best_share's clamped at 0, or 100 for an empty pod) kept with it.
+  const ShareChoice c = best_share(cluster, req, node);
+  const int64_t score = slot.version_plus_1 == v ? slot.score : memo_score(cluster, req, node);
+  slot = {v, static_cast<int32_t>(score), c.gpu};
+  return c.gpu;
 }
 
 }  // namespace slicelab
