@@ -41,53 +41,74 @@ FgdModel::Shape FgdModel::Shape::of(const PodRequest& req) {
           req.cpu_milli == 0 && req.memory_mib == 0 && req.gpu_count == 0};
 }
 
-std::span<FgdModel::Slot> FgdModel::slots_for(const ClusterState& cluster,
-                                              const PodRequest& req) const {
+size_t FgdModel::shape_id(const ClusterState& cluster, const PodRequest& req) const {
   if (cached_cluster_ != &cluster || cached_nodes_ != cluster.node_count()) {
     cached_cluster_ = &cluster;
     cached_nodes_ = cluster.node_count();
     shapes_.clear();
-    columns_.clear();
-    slots_used_ = 0;
     last_shape_ = SIZE_MAX;
+    node_states_.assign(cached_nodes_, NodeState{});
+    state_ids_.clear();
+    state_scores_.clear();
   }
   const Shape shape = Shape::of(req);
-  if (last_shape_ >= shapes_.size() || !(shapes_[last_shape_] == shape)) {
-    // A linear search: a run has tens to hundreds of shapes, and consecutive pods often share one.
-    last_shape_ = SIZE_MAX;
-    for (size_t i = 0; i < shapes_.size() && last_shape_ == SIZE_MAX; ++i)
-      if (shapes_[i] == shape) last_shape_ = i;
-    if (last_shape_ == SIZE_MAX) {
-      last_shape_ = shapes_.size();
-      shapes_.push_back(shape);
-      const bool room = slots_used_ + cached_nodes_ <= kMaxSlots;
-      columns_.emplace_back(room ? cached_nodes_ : 0);
-      if (room) slots_used_ += cached_nodes_;
-    }
+  if (last_shape_ < shapes_.size() && shapes_[last_shape_] == shape) return last_shape_;
+  // A linear search: a run has tens to hundreds of shapes, and it runs once per cycle.
+  for (size_t i = 0; i < shapes_.size(); ++i)
+    if (shapes_[i] == shape) return last_shape_ = i;
+  shapes_.push_back(shape);
+  return last_shape_ = shapes_.size() - 1;
+}
+
+// The node's state as the memo keys it, without the request: model, GPU count, free CPU and
+// the sorted free units of its GPUs.
+uint32_t FgdModel::intern_state(const ClusterState& cluster, NodeId node) const {
+  const int gpus = cluster.gpus_on(node);
+  if (gpus > kMemoGpus) return kNotInterned;
+  std::array<int, kMemoGpus> free{};
+  const GpuId first = cluster.first_gpu(node);
+  for (int i = 0; i < gpus; ++i)
+    free[static_cast<size_t>(i)] = cluster.gpu_free_units(first + static_cast<GpuId>(i));
+  for (int i = 1; i < gpus; ++i)
+    for (int j = i; j > 0 && free[static_cast<size_t>(j - 1)] > free[static_cast<size_t>(j)]; --j)
+      std::swap(free[static_cast<size_t>(j - 1)], free[static_cast<size_t>(j)]);
+  Key key{};
+  key.w[0] = static_cast<uint64_t>(cluster.cpu_free(node)) |
+             (static_cast<uint64_t>(cluster.model(node)) << 42) |
+             (static_cast<uint64_t>(gpus) << 50);
+  for (int i = 0; i < gpus; ++i) {
+    const uint64_t v = static_cast<uint64_t>(free[static_cast<size_t>(i)]) & 0xffffU;
+    key.w[2 + i / 4] |= v << (16 * (i % 4));
   }
-  return columns_[last_shape_];
+  const auto [it, fresh] = state_ids_.try_emplace(key, static_cast<uint32_t>(state_scores_.size()));
+  if (fresh) state_scores_.emplace_back();
+  return it->second;
 }
 
 int64_t FgdModel::cached_score(const ClusterState& cluster, const PodRequest& req, NodeId node,
-                               std::span<Slot> slots) const {
-  if (slots.empty()) return memo_score(cluster, req, node);
-  Slot& slot = slots[node];
+                               size_t shape) const {
+  NodeState& ns = node_states_[node];
   const uint64_t v = cluster.version(node) + 1;
-  if (slot.version_plus_1 == v) return slot.score;
-  const int64_t s = memo_score(cluster, req, node);
-  slot = {v, static_cast<int32_t>(s), kUnknownGpu};
+  if (ns.version_plus_1 != v) ns = {v, intern_state(cluster, node)};
+  if (ns.state == kNotInterned) return memo_score(cluster, req, node);
+  std::vector<int8_t>& scores = state_scores_[ns.state];
+  if (shape >= scores.size()) scores.resize(shapes_.size(), -1);
+  int8_t& s = scores[shape];
+  // Filled from the memo, so that every answer is the one the memo alone gave (scores are
+  // 0..100).
+  if (s < 0) s = static_cast<int8_t>(memo_score(cluster, req, node));
   return s;
 }
 
 int64_t FgdModel::node_score(const ClusterState& cluster, const PodRequest& req,
                              NodeId node) const {
-  return cached_score(cluster, req, node, slots_for(cluster, req));
+  return cached_score(cluster, req, node, shape_id(cluster, req));
 }
 
 void FgdModel::node_scores(const ClusterState& cluster, const PodRequest& req,
                            std::span<const NodeId> nodes, std::span<int64_t> out) const {
-  const auto slots = slots_for(cluster, req);
-  for (size_t i = 0; i < nodes.size(); ++i) out[i] = cached_score(cluster, req, nodes[i], slots);
+  const size_t shape = shape_id(cluster, req);
+  for (size_t i = 0; i < nodes.size(); ++i) out[i] = cached_score(cluster, req, nodes[i], shape);
 }
 
 int64_t FgdModel::memo_score(const ClusterState& cluster, const PodRequest& req,
@@ -189,17 +210,7 @@ FgdModel::ShareChoice FgdModel::best_share(const ClusterState& cluster, const Po
 }
 
 int FgdModel::best_gpu(const ClusterState& cluster, const PodRequest& req, NodeId node) const {
-  const auto slots = slots_for(cluster, req);
-  if (slots.empty()) return best_share(cluster, req, node).gpu;
-  Slot& slot = slots[node];
-  const uint64_t v = cluster.version(node) + 1;
-  if (slot.version_plus_1 == v && slot.gpu != kUnknownGpu) return slot.gpu;
-  // The memo knows scores by state, not which GPU of this node has it: computed here, and the
-  // score (node_score's: best_share's clamped at 0, or 100 for an empty pod) kept with it.
-  const ShareChoice c = best_share(cluster, req, node);
-  const int64_t score = slot.version_plus_1 == v ? slot.score : memo_score(cluster, req, node);
-  slot = {v, static_cast<int32_t>(score), c.gpu};
-  return c.gpu;
+  return best_share(cluster, req, node).gpu;
 }
 
 }  // namespace slicelab

@@ -23,10 +23,11 @@ class FgdModel {
   // least free first (only idle ones fit, so the lowest-index idle ones). Memoised by the node's
   // state (model, free CPU, sorted free GPU units) and the pod's shape: the fill experiment asks
   // the same question of hundreds of identical nodes for every pod. In front of that memo, a
-  // per-node cache keyed by (ClusterState::version(node), the pod's shape): a node unchanged
-  // since it was last scored for this shape costs one lookup, not a key built and hashed.
-  // Contract: the per-node cache follows one ClusterState at a time (the one a policy's run
-  // schedules on); asked about another (another address or node count), it forgets itself.
+  // cache by node version: each node's state is interned once per ClusterState::version (an id
+  // shared by nodes in the same state), and each (state id, request shape id) keeps its score,
+  // so a node costs two array lookups, not a key built, sorted and hashed per pod.
+  // Contract: the cache follows one ClusterState at a time (the one a policy's run schedules
+  // on); asked about another (another address or node count), it forgets itself.
   int64_t node_score(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
   // node_score for each of `nodes` into `out` (aligned): the pod's shape is looked up once.
   void node_scores(const ClusterState& cluster, const PodRequest& req,
@@ -56,16 +57,12 @@ class FgdModel {
     bool operator==(const Shape&) const = default;
     static Shape of(const PodRequest& req);
   };
-  static constexpr int32_t kUnknownGpu = -2;
-  // One node's cached answer for one shape: valid while the node's version is `version`.
-  struct Slot {
-    uint64_t version_plus_1 = 0;  // 0: empty
-    int32_t score = 0;
-    int32_t gpu = kUnknownGpu;  // best_share's GPU, or kUnknownGpu when only the score is known
+  // A node's interned state, valid while its version is `version_plus_1` - 1 (0: not yet).
+  struct NodeState {
+    uint64_t version_plus_1 = 0;
+    uint32_t state = 0;
   };
-  // Cached slots across all shapes at most (16 bytes each: 64 MiB); shapes beyond it go to the
-  // state-keyed memo alone.
-  static constexpr size_t kMaxSlots = size_t{1} << 22;
+  static constexpr uint32_t kNotInterned = UINT32_MAX;  // nodes of more than 8 GPUs
 
   struct ShareChoice {
     int64_t score = -1;
@@ -73,11 +70,11 @@ class FgdModel {
   };
   int64_t compute(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
   int64_t memo_score(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
-  // The slots of the pod's shape, one per node (empty when over kMaxSlots); resets the cache when
-  // `cluster` is not the one it follows.
-  std::span<Slot> slots_for(const ClusterState& cluster, const PodRequest& req) const;
+  // The pod's shape id; resets the cache when `cluster` is not the one it follows.
+  size_t shape_id(const ClusterState& cluster, const PodRequest& req) const;
+  uint32_t intern_state(const ClusterState& cluster, NodeId node) const;
   int64_t cached_score(const ClusterState& cluster, const PodRequest& req, NodeId node,
-                       std::span<Slot> slots) const;
+                       size_t shape) const;
   // A share of one GPU: the best score over the GPUs that fit and the first GPU that has it.
   ShareChoice best_share(const ClusterState& cluster, const PodRequest& req, NodeId node) const;
   static std::span<int> free_milli(const ClusterState& cluster, NodeId node,
@@ -88,13 +85,14 @@ class FgdModel {
 
   TargetWorkload target_;
   mutable std::unordered_map<Key, int64_t, KeyHash> memo_;
-  // The per-node cache: one column of node_count slots per shape id (shapes_[id]).
+  // The cache by node version (see node_score).
   mutable const ClusterState* cached_cluster_ = nullptr;
   mutable size_t cached_nodes_ = 0;
   mutable std::vector<Shape> shapes_;
-  mutable std::vector<std::vector<Slot>> columns_;
-  mutable size_t slots_used_ = 0;
   mutable size_t last_shape_ = SIZE_MAX;  // the shape id of the last request: pods come in runs
+  mutable std::vector<NodeState> node_states_;
+  mutable std::unordered_map<Key, uint32_t, KeyHash> state_ids_;
+  mutable std::vector<std::vector<int8_t>> state_scores_;  // [state][shape], -1: not yet
 };
 
 }  // namespace slicelab
