@@ -1,6 +1,7 @@
 #include "sim/metrics/fragmentation.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <string>
 #include <tuple>
@@ -61,15 +62,24 @@ double node_fragmentation(const TargetWorkload& target, int64_t cpu_free, uint16
   int64_t total = 0;
   for (const int f : gpu_free_milli) total += f;
   if (total == 0) return 0.0;
-  double frag = 0;
+  // NodeGpuShareFragAmount (pkg/utils/frag.go) adds each shape's amount to its class's entry,
+  // and FragAmountSumExceptQ3 then sums the entries in the classes' order; floating-point
+  // addition is not associative, so the same order here (a score of 49.99999999999998 there
+  // must not become 50 here).
+  enum Class { kQ1LackBoth, kQ2LackGpu, kQ4LackCpu, kXlSatisfied, kXrLackCpu, kNoAccess, kClasses };
+  std::array<double, kClasses> amount{};
   for (const TargetShape& s : target.shapes) {
     // GetNodePodFrag: a CPU-only shape is xl_satisfied or xr_lack_cpu, and both count all the
     // node's free GPU milli as fragment (FragAmountSumExceptQ3 leaves out q3_satisfied only).
+    const bool cpu_ok = cpu_free >= s.cpu_milli;
     if (s.gpu_count == 0) {
-      frag += s.freq * static_cast<double>(total);
+      amount[cpu_ok ? kXlSatisfied : kXrLackCpu] += s.freq * static_cast<double>(total);
       continue;
     }
-    const bool model_ok = ((s.model_mask >> model) & 1U) != 0;
+    if (((s.model_mask >> model) & 1U) == 0) {
+      amount[kNoAccess] += s.freq * static_cast<double>(total);
+      continue;
+    }
     int fitting = 0;
     int64_t too_small = 0;
     for (const int f : gpu_free_milli) {
@@ -79,9 +89,19 @@ double node_fragmentation(const TargetWorkload& target, int64_t cpu_free, uint16
         too_small += f;
       }
     }
-    const bool fits = model_ok && fitting >= s.gpu_count && cpu_free >= s.cpu_milli;
-    frag += s.freq * static_cast<double>(fits ? too_small : total);
+    if (fitting >= s.gpu_count) {
+      // q3_satisfied: the GPUs too small for the shape count as q2_lack_gpu; q4 when CPU lacks.
+      if (cpu_ok) {
+        amount[kQ2LackGpu] += s.freq * static_cast<double>(too_small);
+      } else {
+        amount[kQ4LackCpu] += s.freq * static_cast<double>(total);
+      }
+    } else {
+      amount[cpu_ok ? kQ2LackGpu : kQ1LackBoth] += s.freq * static_cast<double>(total);
+    }
   }
+  double frag = 0;
+  for (const double a : amount) frag += a;
   return frag;
 }
 

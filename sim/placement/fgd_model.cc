@@ -36,7 +36,82 @@ int64_t FgdModel::score_after(double before, int64_t cpu_after, uint16_t model,
   return static_cast<int64_t>(sigmoid * 100.0);
 }
 
+FgdModel::Shape FgdModel::Shape::of(const PodRequest& req) {
+  return {req.cpu_milli, req.gpu_count, req.claim_units,
+          req.cpu_milli == 0 && req.memory_mib == 0 && req.gpu_count == 0};
+}
+
+size_t FgdModel::shape_id(const ClusterState& cluster, const PodRequest& req) const {
+  if (cached_cluster_ != &cluster || cached_nodes_ != cluster.node_count()) {
+    cached_cluster_ = &cluster;
+    cached_nodes_ = cluster.node_count();
+    shapes_.clear();
+    last_shape_ = SIZE_MAX;
+    node_states_.assign(cached_nodes_, NodeState{});
+    state_ids_.clear();
+    state_scores_.clear();
+  }
+  const Shape shape = Shape::of(req);
+  if (last_shape_ < shapes_.size() && shapes_[last_shape_] == shape) return last_shape_;
+  // A linear search: a run has tens to hundreds of shapes, and it runs once per cycle.
+  for (size_t i = 0; i < shapes_.size(); ++i)
+    if (shapes_[i] == shape) return last_shape_ = i;
+  shapes_.push_back(shape);
+  return last_shape_ = shapes_.size() - 1;
+}
+
+// The node's state as the memo keys it, without the request: model, GPU count, free CPU and
+// the sorted free units of its GPUs.
+uint32_t FgdModel::intern_state(const ClusterState& cluster, NodeId node) const {
+  const int gpus = cluster.gpus_on(node);
+  if (gpus > kMemoGpus) return kNotInterned;
+  std::array<int, kMemoGpus> free{};
+  const GpuId first = cluster.first_gpu(node);
+  for (int i = 0; i < gpus; ++i)
+    free[static_cast<size_t>(i)] = cluster.gpu_free_units(first + static_cast<GpuId>(i));
+  for (int i = 1; i < gpus; ++i)
+    for (int j = i; j > 0 && free[static_cast<size_t>(j - 1)] > free[static_cast<size_t>(j)]; --j)
+      std::swap(free[static_cast<size_t>(j - 1)], free[static_cast<size_t>(j)]);
+  Key key{};
+  key.w[0] = static_cast<uint64_t>(cluster.cpu_free(node)) |
+             (static_cast<uint64_t>(cluster.model(node)) << 42) |
+             (static_cast<uint64_t>(gpus) << 50);
+  for (int i = 0; i < gpus; ++i) {
+    const uint64_t v = static_cast<uint64_t>(free[static_cast<size_t>(i)]) & 0xffffU;
+    key.w[2 + i / 4] |= v << (16 * (i % 4));
+  }
+  const auto [it, fresh] = state_ids_.try_emplace(key, static_cast<uint32_t>(state_scores_.size()));
+  if (fresh) state_scores_.emplace_back();
+  return it->second;
+}
+
+int64_t FgdModel::cached_score(const ClusterState& cluster, const PodRequest& req, NodeId node,
+                               size_t shape) const {
+  NodeState& ns = node_states_[node];
+  const uint64_t v = cluster.version(node) + 1;
+  if (ns.version_plus_1 != v) ns = {v, intern_state(cluster, node)};
+  if (ns.state == kNotInterned) return memo_score(cluster, req, node);
+  std::vector<int8_t>& scores = state_scores_[ns.state];
+  if (shape >= scores.size()) scores.resize(shapes_.size(), -1);
+  int8_t& s = scores[shape];
+  // Filled from the memo, so that every answer is the one the memo alone gave (scores are
+  // 0..100).
+  if (s < 0) s = static_cast<int8_t>(memo_score(cluster, req, node));
+  return s;
+}
+
 int64_t FgdModel::node_score(const ClusterState& cluster, const PodRequest& req,
+                             NodeId node) const {
+  return cached_score(cluster, req, node, shape_id(cluster, req));
+}
+
+void FgdModel::node_scores(const ClusterState& cluster, const PodRequest& req,
+                           std::span<const NodeId> nodes, std::span<int64_t> out) const {
+  const size_t shape = shape_id(cluster, req);
+  for (size_t i = 0; i < nodes.size(); ++i) out[i] = cached_score(cluster, req, nodes[i], shape);
+}
+
+int64_t FgdModel::memo_score(const ClusterState& cluster, const PodRequest& req,
                              NodeId node) const {
   const int gpus = cluster.gpus_on(node);
   if (gpus > kMemoGpus) return compute(cluster, req, node);

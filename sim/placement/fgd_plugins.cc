@@ -4,8 +4,7 @@ namespace slicelab {
 
 void FgdScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
                       std::span<int64_t> out) const {
-  for (size_t i = 0; i < candidates.size(); ++i)
-    out[i] = model_->node_score(cycle.cluster, cycle.req, candidates[i]);
+  model_->node_scores(cycle.cluster, cycle.req, candidates, out);
 }
 
 bool FgdDevicePicker::pick(const SchedulingCycle& cycle, NodeId node, std::span<GpuId> out) const {

@@ -75,8 +75,12 @@ PlacementPolicy build_placement(const PlacementConfig& config, const PlacementEn
   }
   auto picker = make_plugin<DevicePickerFactory>(PluginKind::kDevicePicker, config.picker, ctx);
   if (!picker) throw std::invalid_argument("unknown device picker " + config.picker);
-  return PlacementPolicy(std::move(filters), std::move(scorers), std::move(picker),
+  PlacementPolicy policy(std::move(filters), std::move(scorers), std::move(picker),
                          config.tie_break);
+  if (config.percentage_of_nodes_to_score < 0 || config.percentage_of_nodes_to_score > 100)
+    throw std::invalid_argument("percentage_of_nodes_to_score must be in 0..100");
+  policy.set_node_sampling(config.percentage_of_nodes_to_score);
+  return policy;
 }
 
 }  // namespace slicelab

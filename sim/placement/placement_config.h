@@ -22,6 +22,9 @@ struct PlacementConfig {
   std::vector<std::pair<std::string, int64_t>> scorers;  // name, weight (a positive integer)
   std::string picker;
   TieBreak tie_break = TieBreak::kRandom;
+  // kube-scheduler's percentageOfNodesToScore, 0..100: 100 (off) scores every feasible node,
+  // 0 is kube-scheduler's adaptive default (node_sampling.h).
+  int percentage_of_nodes_to_score = NodeSampling::kOff;
 };
 
 std::optional<PlacementConfig> placement_preset(std::string_view name);

@@ -117,6 +117,10 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
         if (!(cached && run_whole_[i])) run_.filters[i]->filter(cycle, candidates_);
       for (size_t i = 0; i < filters_.size() && !candidates_.empty(); ++i)
         if (!(cached && whole_[i])) filters_[i]->filter(cycle, candidates_);
+      // Sampling scans all nodes: slicelab's PreFilters (the retry shortcut, MIG's node set)
+      // only drop nodes the filters would reject, which kube-scheduler's scan counts as such.
+      if (sampling_.active())
+        sampling_.sample(all_nodes_, candidates_, cluster.node_count(), !scorers_.empty());
     }
     if (possible && !candidates_.empty()) break;
     bool again = false;
@@ -195,8 +199,10 @@ std::string PlacementPolicy::describe() const {
   std::vector<std::string> f, s;
   for (const auto& x : filters_) f.emplace_back(x->name());
   for (const auto& x : scorers_) s.push_back(fmt::format("{}:{}", x.scorer->name(), x.weight));
-  return fmt::format("filters=[{}] scorers=[{}] picker={} ties={}", fmt::join(f, ","),
-                     fmt::join(s, ","), picker_->name(), tie_break_name(tie_break_));
+  std::string d = fmt::format("filters=[{}] scorers=[{}] picker={} ties={}", fmt::join(f, ","),
+                              fmt::join(s, ","), picker_->name(), tie_break_name(tie_break_));
+  if (sampling_.active()) d += fmt::format(" nodes-to-score={}%", sampling_.percentage());
+  return d;
 }
 
 }  // namespace slicelab

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/placement/node_sampling.h"
 #include "sim/placement/plugins.h"
 #include "sim/placement/static_filter_cache.h"
 
@@ -61,6 +62,14 @@ class PlacementPolicy {
   // does; for messages (runs every filter on the one node).
   std::string_view rejected_by(const SchedulingCycle& cycle, NodeId node) const;
 
+  // kube-scheduler's percentageOfNodesToScore (node_sampling.h): NodeSampling::kOff (100, the
+  // default) scores every feasible node; below it, or 0 (adaptive), each pass keeps the first
+  // numFeasibleNodesToFind feasible nodes from a rotating start, in scan order.
+  void set_node_sampling(int percentage) { sampling_ = NodeSampling(percentage); }
+  // Sampling active: the filter pass must visit every pre-filtered node, node by node (no index
+  // that skips nodes), so that the scan order and the rotating start are kube-scheduler's.
+  bool sampling_active() const { return sampling_.active(); }
+
   // "filters=[...] scorers=[binpack:1] picker=binpack ties=random"
   std::string describe() const;
   TieBreak tie_break() const { return tie_break_; }
@@ -83,6 +92,7 @@ class PlacementPolicy {
   std::vector<NodeId> all_nodes_, candidates_;
   std::vector<int64_t> total_, scratch_;
   std::vector<uint32_t> rank_;
+  NodeSampling sampling_;
 };
 
 }  // namespace slicelab

@@ -250,7 +250,9 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node,
     return *preset;
   }
   if (!node.IsMap()) yaml.fail_expected(node, path, "a preset name or a mapping");
-  yaml.check_keys(node, path, {"preset", "filters", "scorers", "device_picker", "tie_break"});
+  yaml.check_keys(node, path,
+                  {"preset", "filters", "scorers", "device_picker", "tie_break",
+                   "percentage_of_nodes_to_score"});
   PlacementConfig c;
   if (auto preset = yaml.opt_string(node, path, "preset")) {
     auto p = placement_preset(*preset);
@@ -316,6 +318,9 @@ PlacementConfig read_placement(const YamlReader& yaml, const YAML::Node& node,
                             placement_plugin_names(PluginKind::kTieBreak)));
     c.tie_break = std::get<TieBreak>(t->make);
   }
+  // kube-scheduler's percentageOfNodesToScore: a whole percentage, 0 its adaptive default.
+  if (auto pct = yaml.opt_integer(node, path, "percentage_of_nodes_to_score", 0, 100))
+    c.percentage_of_nodes_to_score = static_cast<int>(*pct);
   if (auto picker = yaml.opt_string(node, path, "device_picker")) {
     if (!find_placement_plugin(PluginKind::kDevicePicker, *picker))
       yaml.fail(node["device_picker"], join_path(path, "device_picker"),

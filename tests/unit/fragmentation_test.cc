@@ -260,3 +260,25 @@ TEST(FragmentationTarget, TieAtTheCoverageCutGoesToTheLargerShape) {
 
 }  // namespace
 }  // namespace slicelab
+
+namespace slicelab::class_order {
+
+TEST(Fragmentation, ClassesAreSummedInThePeerSimulatorsOrder) {
+  // NodeGpuShareFragAmount adds each shape's amount to its class, FragAmountSumExceptQ3 sums the
+  // classes in order (q1, q2, q4, xl, xr, no_access). Node: GPUs {700, 300} free, CPU plenty.
+  // Shapes in target order: share 500 (fits: q3, the 300 GPU -> q2), CPU-only (xl, all 1000),
+  // share 800 (fits nowhere: q2, all 1000).
+  const double f1 = 0.05, f2 = 0.9, f3 = 1 - f1 - f2;
+  TargetWorkload t;
+  t.shapes = {TargetShape{0, 1, 500, ~uint64_t{0}, f1}, TargetShape{0, 0, 0, ~uint64_t{0}, f2},
+              TargetShape{0, 1, 800, ~uint64_t{0}, f3}};
+  const std::vector<int> free{700, 300};
+  const double q2 = (0.0 + f1 * 300) + f3 * 1000;
+  const double xl = 0.0 + f2 * 1000;
+  const double by_class = ((((0.0 + 0.0) + q2) + 0.0) + xl) + 0.0 + 0.0;
+  const double by_shape = ((0.0 + f1 * 300) + f2 * 1000) + f3 * 1000;
+  ASSERT_NE(by_class, by_shape);  // the order shows in the last bit here
+  EXPECT_EQ(node_fragmentation(t, 64000, 0, free), by_class);
+}
+
+}  // namespace slicelab::class_order

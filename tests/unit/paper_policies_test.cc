@@ -255,6 +255,40 @@ TEST(PaperPoliciesFgd, MemoFollowsNodeState) {
   EXPECT_EQ(fgd_pick(m, s, pod, 1), std::vector<GpuId>{0});
 }
 
+TEST(PaperPoliciesFgd, PerNodeCacheFollowsVersionShapeAndCluster) {
+  // One 2-GPU node; target share 600 (0.5) and whole GPU (0.5). Every answer of the model that
+  // has been asked before must be a fresh model's answer to the same question.
+  const TargetWorkload target = target_of({paper_shape(1, 600, 0.5), paper_shape(1, 1000, 0.5)});
+  ClusterState s(cluster_of({node_group("n", 1, "A100-80GB", 2)}), catalog(), kCap);
+  auto m = std::make_shared<const FgdModel>(target);
+  const auto fresh = [&](const ClusterState& c, const PodRequest& r) {
+    const FgdModel f(target);
+    return std::pair{f.node_score(c, r, 0), f.best_gpu(c, r, 0)};
+  };
+  const PodRequest a = share_req(1, 300), b = share_req(1, 600), whole = share_req(1, 1000);
+  // Idle {1000, 1000}: a -> {700, 1000}: 700 too small for a whole GPU: F 350.
+  EXPECT_EQ(m->best_gpu(s, a, 0), 0);  // asked first: the GPU before the score
+  EXPECT_EQ(m->node_score(s, a, 0), fgd_int(0, 350));
+  // b -> {400, 1000}: 400 too small for both shapes: F 400.
+  EXPECT_EQ(m->node_score(s, b, 0), fgd_int(0, 400));
+  EXPECT_EQ(m->node_score(s, whole, 0), fgd_int(0, 0));  // {0, 1000}: F 0
+  EXPECT_EQ(m->node_score(s, a, 0), fgd_int(0, 350));    // each shape keeps its own answer
+  // A bind moves the node's version: {1000, 700} now (F 350). a on GPU0 -> {700, 700}: F 700;
+  // on GPU1 -> {1000, 400}: F 400, the best.
+  take(s, 0, 1, 300);
+  EXPECT_EQ(m->node_score(s, a, 0), fgd_int(350, 400));
+  EXPECT_EQ(m->best_gpu(s, a, 0), 1);
+  EXPECT_EQ((std::pair{m->node_score(s, a, 0), m->best_gpu(s, a, 0)}), fresh(s, a));
+  EXPECT_EQ((std::pair{m->node_score(s, b, 0), m->best_gpu(s, b, 0)}), fresh(s, b));
+  // Another cluster whose node has the same version (one bind) but another state: the model
+  // forgets what it cached for the first.
+  ClusterState other(cluster_of({node_group("n", 1, "A100-80GB", 2)}), catalog(), kCap);
+  take(other, 0, 0, 700);
+  ASSERT_EQ(other.version(0), s.version(0));
+  EXPECT_EQ((std::pair{m->node_score(other, a, 0), m->best_gpu(other, a, 0)}), fresh(other, a));
+  EXPECT_EQ((std::pair{m->node_score(s, a, 0), m->best_gpu(s, a, 0)}), fresh(s, a));
+}
+
 TEST(PaperPoliciesFgd, MemoKeepsPodCpuAndNodeCpuApart) {
   // Target: share 500 with 4000 CPU. Node: 6000 CPU, 1 idle GPU. Pod share 100.
   ClusterState s(cluster_of({node_group("n", 1, "A100-80GB", 1, 6000)}), catalog(), kCap);
