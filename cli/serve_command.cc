@@ -13,6 +13,7 @@
 #include "backends/k8s/cluster_connection.h"
 #include "backends/k8s/extender_server.h"
 #include "backends/k8s/extender_state.h"
+#include "backends/k8s/heap_release.h"
 #include "backends/k8s/metrics_endpoint.h"
 #include "cli/input_paths.h"
 #include "cli/usage_error.h"
@@ -240,10 +241,14 @@ int ServeCommand::run_extender() const {
     link = std::make_unique<k8s::ClusterConnection>(std::move(config), state);
     writer = &link->writer();
   } else {
-    KubeObjects objects;
-    if (!nodes_file_.empty()) read_kube_objects(nodes_file_, objects);
-    if (!pods_file_.empty()) read_kube_objects(pods_file_, objects);
-    state.load(objects);
+    {
+      KubeObjects objects;
+      if (!nodes_file_.empty()) read_kube_objects(nodes_file_, objects);
+      if (!pods_file_.empty()) read_kube_objects(pods_file_, objects);
+      state.load(objects);
+    }
+    // The files' text and parsed objects are freed: their heap goes back to the system.
+    k8s::release_free_heap();
   }
 
   k8s::MetricsEndpoint metrics(state);  // outlives the server that records into it

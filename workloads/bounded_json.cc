@@ -31,32 +31,67 @@ std::size_t string_bytes(const std::string& s) {
 
 // Builds the document as nlohmann's own DOM parser does (a stack of open containers), refusing
 // depth and memory past the limits at the callback that would pass them.
+// With taps (JsonStringArrayTaps), an array of strings under a tapped member of the root object
+// is collected into the tap instead; the first value in it that is not a string turns it back into
+// a document array (the strings so far moved in), and parsing goes on as if it always was one.
 class BoundedDomBuilder final : public nlohmann::json_sax<json> {
  public:
-  BoundedDomBuilder(json& root, std::size_t max_depth, std::size_t max_bytes, BudgetCharge* charge)
-      : root_(root), max_depth_(max_depth), max_bytes_(max_bytes), charge_(charge) {}
+  BoundedDomBuilder(json& root, std::size_t max_depth, std::size_t max_bytes, BudgetCharge* charge,
+                    JsonStringArrayTaps* taps = nullptr)
+      : root_(root), max_depth_(max_depth), max_bytes_(max_bytes), charge_(charge), taps_(taps) {}
 
-  bool null() override { return add(json(nullptr), kNode); }
-  bool boolean(bool v) override { return add(json(v), kNode); }
-  bool number_integer(number_integer_t v) override { return add(json(v), kNode); }
-  bool number_unsigned(number_unsigned_t v) override { return add(json(v), kNode); }
+  bool null() override { return untap() && add(json(nullptr), kNode); }
+  bool boolean(bool v) override { return untap() && add(json(v), kNode); }
+  bool number_integer(number_integer_t v) override { return untap() && add(json(v), kNode); }
+  bool number_unsigned(number_unsigned_t v) override { return untap() && add(json(v), kNode); }
   bool number_float(number_float_t v, const string_t& /*text*/) override {
-    return add(json(v), kNode);
+    return untap() && add(json(v), kNode);
   }
   bool string(string_t& v) override {
     const std::size_t bytes = kNode + string_bytes(v);
+    if (tapping_ != nullptr) {
+      // As add() charges an array element.
+      if (!charge(bytes + kArraySlack)) return false;
+      tapping_->push_back(std::move(v));
+      return true;
+    }
+    untap_member();
     return add(json(std::move(v)), bytes);
   }
   bool binary(binary_t& /*v*/) override { return fail(JsonFailure::kSyntax, "binary values"); }
-  bool start_object(std::size_t /*elements*/) override { return open(json::object(), kObject); }
+  bool start_object(std::size_t /*elements*/) override {
+    return untap() && open(json::object(), kObject);
+  }
   bool key(string_t& k) override {
     if (!charge(kMember + (k.size() > 15 ? k.size() + 1 : 0))) return false;
     key_ = std::move(k);
     return true;
   }
   bool end_object() override { return close(); }
-  bool start_array(std::size_t /*elements*/) override { return open(json::array(), kArray); }
-  bool end_array() override { return close(); }
+  bool start_array(std::size_t /*elements*/) override {
+    if (!untap()) return false;
+    if (const auto tap = tapped_member(); tap.has_value()) {
+      // As open() checks and charges an array under an object member.
+      if (stack_.size() >= max_depth_) {
+        return fail(JsonFailure::kTooDeep,
+                    fmt::format("nesting deeper than {} levels", max_depth_));
+      }
+      if (!charge(kNode + kArray)) return false;
+      root_.get_ref<json::object_t&>().erase(key_);  // the last one wins
+      taps_->arrays[*tap].emplace();
+      tapping_ = &*taps_->arrays[*tap];
+      tapping_key_ = key_;
+      return true;
+    }
+    return open(json::array(), kArray);
+  }
+  bool end_array() override {
+    if (tapping_ != nullptr) {
+      tapping_ = nullptr;
+      return true;
+    }
+    return close();
+  }
   bool parse_error(std::size_t position, const std::string& /*last_token*/,
                    const nlohmann::detail::exception& ex) override {
     failure_ = JsonFailure::kSyntax;
@@ -120,11 +155,44 @@ class BoundedDomBuilder final : public nlohmann::json_sax<json> {
     stack_.pop_back();
     return true;
   }
+  // The tap a value starting now goes to: a member of the root object with a tapped key.
+  std::optional<std::size_t> tapped_member() const {
+    if (taps_ == nullptr || stack_.size() != 1 || !root_.is_object()) return std::nullopt;
+    for (std::size_t i = 0; i < taps_->keys.size(); ++i)
+      if (taps_->keys[i] == key_) return i;
+    return std::nullopt;
+  }
+  // A value other than an array under a tapped key goes to the document: an earlier array under
+  // that key is forgotten (the last one wins).
+  void untap_member() {
+    if (const auto tap = tapped_member(); tap.has_value()) taps_->arrays[*tap].reset();
+  }
+  // A value that is not a string inside a tapped array: the array becomes the document's, its
+  // strings moved in (already charged), and the value goes into it.
+  bool untap() {
+    if (tapping_ == nullptr) {
+      if (taps_ != nullptr && stack_.size() == 1) untap_member();
+      return true;
+    }
+    json array = json::array();
+    auto& items = array.get_ref<json::array_t&>();
+    items.reserve(tapping_->size());
+    for (std::string& s : *tapping_) items.emplace_back(std::move(s));
+    for (std::size_t i = 0; i < taps_->keys.size(); ++i)
+      if (taps_->keys[i] == tapping_key_) taps_->arrays[i].reset();
+    tapping_ = nullptr;
+    key_ = tapping_key_;
+    stack_.push_back(place(std::move(array)));
+    return true;
+  }
 
   json& root_;
   std::size_t max_depth_;
   std::size_t max_bytes_;
   BudgetCharge* charge_;
+  JsonStringArrayTaps* taps_;
+  std::vector<std::string>* tapping_ = nullptr;  // the tap an open array goes to
+  std::string tapping_key_;
   std::vector<json*> stack_;
   std::string key_;
   std::size_t used_ = 0;
@@ -154,6 +222,13 @@ bool BudgetCharge::try_add(std::size_t bytes) {
 }
 
 json parse_bounded_json(std::string_view text, const JsonLimits& limits) {
+  JsonStringArrayTaps none;
+  return parse_bounded_json(text, limits, none);
+}
+
+json parse_bounded_json(std::string_view text, const JsonLimits& limits,
+                        JsonStringArrayTaps& taps) {
+  taps.arrays.assign(taps.keys.size(), std::nullopt);
   std::size_t max_bytes = limits.max_document_bytes;
   if (max_bytes == 0) {
     max_bytes = text.size() > std::numeric_limits<std::size_t>::max() / kDefaultMemoryFactor
@@ -161,7 +236,8 @@ json parse_bounded_json(std::string_view text, const JsonLimits& limits) {
                     : (text.size() + 1) * kDefaultMemoryFactor;
   }
   json root;
-  BoundedDomBuilder builder(root, limits.max_depth, max_bytes, limits.charge);
+  BoundedDomBuilder builder(root, limits.max_depth, max_bytes, limits.charge,
+                            taps.keys.empty() ? nullptr : &taps);
   const char* seen = text.data();
   const CountingIterator first(text.data(), &seen);
   const CountingIterator last(text.data() + text.size(), &seen);

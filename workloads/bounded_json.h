@@ -6,9 +6,11 @@
 
 #include <atomic>
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace slicelab {
 
@@ -88,6 +90,20 @@ class JsonLimitError : public std::runtime_error {
 // Parses `text` as one JSON value within `limits`; throws JsonLimitError. The result is what
 // nlohmann::json::parse returns for the same text (duplicate keys: the last one wins).
 nlohmann::json parse_bounded_json(std::string_view text, const JsonLimits& limits = {});
+
+// Members of the root object whose value, an array of strings, is read straight into a
+// std::vector<std::string> instead of the document: a request's thousands of node names cost no
+// json node each. Everything else is as parse_bounded_json: the same charges (the array as the
+// document would hold it), depth, failures and offsets; and for the same text, the document with
+// each taken array put back under its key is parse_bounded_json's document.
+struct JsonStringArrayTaps {
+  std::vector<std::string> keys;  // exact member names of the root object
+  // Parallel to keys: the array read for that key (the last one, duplicates as the document's);
+  // empty when the key's value is not an array of strings (then it is in the document) or absent.
+  std::vector<std::optional<std::vector<std::string>>> arrays;
+};
+nlohmann::json parse_bounded_json(std::string_view text, const JsonLimits& limits,
+                                  JsonStringArrayTaps& taps);
 
 // The estimate parse_bounded_json charges for a value: its node (sizeof(json)) plus, for a string,
 // its heap string; for an array or object, its container; for an object member, the map node and

@@ -161,7 +161,12 @@ Decision ClusterDecider::decide(const std::string& key, const PodSpec& spec,
   SchedulingCycle cycle{*cluster_, r, slot, 0.0, rng_, 0, run_.get()};
   std::optional<NodeId> node;
   if (cluster_->node_count() > 0) node = policy_.schedule(cycle, pick_);
-  for (const NodeId n : policy_.feasible()) d.feasible.push_back(nodes_[n].name);
+  std::vector<uint8_t> ok(cluster_->node_count(), 0);  // feasible: not explained below
+  d.feasible.reserve(policy_.feasible().size());
+  for (const NodeId n : policy_.feasible()) {
+    d.feasible.push_back(nodes_[n].name);
+    if (n < ok.size()) ok[n] = 1;
+  }
   if (node.has_value()) {
     const NodeId chosen = node.value();
     const auto totals = policy_.totals();
@@ -177,8 +182,6 @@ Decision ClusterDecider::decide(const std::string& key, const PodSpec& spec,
     d.totals.clear();
   }
   // Why each other node failed (the feasible ones that were not chosen are not rejected).
-  std::vector<uint8_t> ok(cluster_->node_count(), 0);
-  for (const std::string& f : d.feasible) ok[node_ids_.at(f)] = 1;
   const auto explain = [&](NodeId n) {
     if (ok[n] != 0) return;
     PodRequest rr = requests_[slot];

@@ -75,6 +75,11 @@ class ClusterDecider {
     return true;
   }
   bool has_node(const std::string& name) const { return node_ids_.contains(name); }
+  // The node's index in the view as of the last refresh (0..node_count()), if it has the node.
+  std::optional<NodeId> node_id(const std::string& name) const {
+    const auto it = node_ids_.find(name);
+    return it == node_ids_.end() ? std::nullopt : std::optional<NodeId>(it->second);
+  }
   size_t node_count() const { return nodes_.size(); }
 
   // One scheduling cycle for the pod (by key "<ns>/<name>") on `nodes` (all when null); the

@@ -206,7 +206,7 @@ ExtenderServer::Reply ExtenderServer::handle_filter(const std::string& body, Bud
         record(!result.error.empty() ? DecisionResult::kRejected
                : none                ? DecisionResult::kUnschedulable
                                      : DecisionResult::kFeasible);
-        return {200, answer(to_json(result))};
+        return {200, answer_text(result)};
       },
       record);
 }
@@ -219,7 +219,7 @@ ExtenderServer::Reply ExtenderServer::handle_prioritize(const std::string& body,
         const ExtenderArgs args = parse_extender_args(body, {.charge = charge});
         const std::vector<HostPriority> result = state_.prioritize(args);
         record(DecisionResult::kPrioritized);
-        return {200, answer(to_json(result))};
+        return {200, answer_text(result)};
       },
       record);
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/k8s/gpu_assignment.h"
+#include "backends/k8s/heap_release.h"
 #include "sim/scenario/snapshot_reader.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/input_error.h"
@@ -124,6 +125,13 @@ void ExtenderState::apply(WatchKind kind, WatchEvent event, const nlohmann::json
 }
 
 void ExtenderState::synced(WatchKind kind) {
+  synced_locked(kind);
+  // A list's pages and objects are freed by now: their heap goes back to the system (most of the
+  // resident memory after reading 5,000 nodes), outside the lock.
+  release_free_heap();
+}
+
+void ExtenderState::synced_locked(WatchKind kind) {
   std::lock_guard lock(mu_);
   const size_t k = kind_index(kind);
   if (listing_[k]) {
@@ -191,21 +199,27 @@ void ExtenderState::apply_node(const KubeNode& node) {
 
 void ExtenderState::set_node(const std::string& name, const KubeNodeFacts& facts) {
   node_facts_[name] = facts;
-  facts_list_.clear();
-  for (const auto& [n, f] : node_facts_) facts_list_.push_back(f);
+  facts_stale_ = true;
   actual_.set_node({name, facts});
   if (counterfactual_) counterfactual_->set_node({name, facts});
 }
 
 void ExtenderState::remove_node(const std::string& name) {
   if (node_facts_.erase(name) == 0) return;
-  facts_list_.clear();
-  for (const auto& [n, f] : node_facts_) facts_list_.push_back(f);
+  facts_stale_ = true;
   actual_.remove_node(name);
   if (counterfactual_) counterfactual_->remove_node(name);
 }
 
 PodSpec ExtenderState::spec_of(const KubePod& pod) const {
+  // Rebuilt when first needed after node changes, not at each change: a list of 5,000 nodes
+  // copied the list 5,000 times.
+  if (facts_stale_) {
+    facts_list_.clear();
+    facts_list_.reserve(node_facts_.size());
+    for (const auto& [n, f] : node_facts_) facts_list_.push_back(f);
+    facts_stale_ = false;
+  }
   KubePodConversion notes;
   return kube_pod_spec(pod, facts_list_, scenario_.catalog, notes);
 }
@@ -287,7 +301,7 @@ void ExtenderState::shadow_decide(const std::string& key, const PodSpec& spec) {
 ExtenderState::ParsedRequest ExtenderState::parse_request(const ExtenderArgs& args) const {
   ParsedRequest request;
   if (args.node_names) {
-    request.node_names = *args.node_names;
+    request.given_names = &*args.node_names;
   } else {
     request.carries_nodes = true;
     std::set<std::string> read;  // new nodes read so far: a repeated one is read once
@@ -305,7 +319,7 @@ ExtenderState::ParsedRequest ExtenderState::parse_request(const ExtenderArgs& ar
           ++request.unreadable_nodes;
         }
       }
-      request.node_names.push_back(std::move(name));
+      request.read_names.push_back(std::move(name));
     }
   }
   try {
@@ -372,7 +386,7 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
     return result;
   }
   if (args.node_names) {
-    result.node_names = pass;
+    result.node_names = std::move(pass);
   } else {
     result.nodes.emplace();
     std::set<std::string> keep(pass.begin(), pass.end());
@@ -401,18 +415,16 @@ std::vector<std::string> ExtenderState::decide_filter(const ParsedRequest& reque
     return c;
   };
   if (spec.gpu_count == 0 || options_.shadow) {
-    pass = request.node_names;                                // not slicelab's to decide
+    pass = request.node_names();                              // not slicelab's to decide
     if (grant) keep_decision(pod.name, granted(Decision{}));  // bind needs its request
     return pass;
   }
-  std::vector<std::string> known;
-  for (const std::string& n : request.node_names) {
-    if (actual_.has_node(n))
-      known.push_back(n);
-    else
+  for (const std::string& n : request.node_names()) {
+    if (!actual_.has_node(n))
       result.failed_nodes[n] = "slicelab: node not known to the extender (no Node object seen)";
   }
-  Decision d = actual_.decide(pod.name, spec, &known);
+  // decide() passes over the names the view does not know.
+  Decision d = actual_.decide(pod.name, spec, &request.node_names());
   for (const auto& [n, why] : d.rejected) result.failed_nodes[n] = "slicelab: " + why;
   if (options_.filter_returns_all) {
     pass = d.feasible;
@@ -438,7 +450,7 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
   ++counters_.prioritize_requests;
   const ParsedRequest request = parse_request(args);
   admit_request_nodes(request);
-  const std::vector<std::string>& names = request.node_names;
+  const std::vector<std::string>& names = request.node_names();
   std::vector<HostPriority> out;
   out.reserve(names.size());
   for (const std::string& n : names) out.push_back({n, 0});
@@ -456,10 +468,7 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
   }
   auto it = decisions_.find(pod.name);
   if (it == decisions_.end() || it->second.expires <= Clock::now()) {
-    std::vector<std::string> known;
-    for (const std::string& n : names)
-      if (actual_.has_node(n)) known.push_back(n);
-    Decision d = actual_.decide(pod.name, spec, &known);
+    Decision d = actual_.decide(pod.name, spec, &names);  // unknown names passed over
     if (!d.node) return out;
     // For the scores only: bind does not accept it (filtered stays false).
     CachedDecision scores;
@@ -469,18 +478,33 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
     it = decisions_.find(pod.name);
   }
   const Decision& d = it->second.decision;
-  std::unordered_map<std::string, int64_t> score;
+  // Scores by the view's node index (no map node per name); a decision's node the view no longer
+  // has (removed since the decision) by name.
+  std::vector<int64_t> by_id(actual_.node_count(), -1);
+  std::unordered_map<std::string, int64_t> by_name;
+  const auto set_score = [&](const std::string& name, int64_t value) {
+    if (const auto id = actual_.node_id(name); id && *id < by_id.size()) {
+      by_id[*id] = value;
+    } else {
+      by_name[name] = value;
+    }
+  };
   for (size_t i = 0; i < d.feasible.size(); ++i) {
     const int64_t total = i < d.totals.size() ? d.totals[i] : 0;
     const int64_t scaled = d.max_total > 0
                                ? std::clamp<int64_t>(kMaxExtenderPriority * total / d.max_total, 0,
                                                      kMaxExtenderPriority - 1)
                                : 0;
-    score[d.feasible[i]] = scaled;
+    set_score(d.feasible[i], scaled);
   }
-  if (d.node) score[*d.node] = kMaxExtenderPriority;
-  for (HostPriority& p : out)
-    if (const auto s = score.find(p.host); s != score.end()) p.score = s->second;
+  if (d.node) set_score(*d.node, kMaxExtenderPriority);
+  for (HostPriority& p : out) {
+    if (const auto id = actual_.node_id(p.host); id && *id < by_id.size()) {
+      if (by_id[*id] >= 0) p.score = by_id[*id];
+    } else if (const auto s = by_name.find(p.host); s != by_name.end()) {
+      p.score = s->second;
+    }
+  }
   return out;
 }
 

@@ -121,8 +121,14 @@ class ExtenderState final : public ClusterWatchSink {
   // One filter or prioritize request as plain values (the parse step, which changes nothing):
   // the candidate nodes, the ones the view lacks read from the request, and the pod.
   struct ParsedRequest {
-    std::vector<std::string> node_names;  // the candidates, in the request's order
-    bool carries_nodes = false;           // Nodes (not nodeCacheCapable), not NodeNames
+    // The candidates, in the request's order: the request's NodeNames themselves (not copied)
+    // when it has them, else the names read from its Nodes.
+    const std::vector<std::string>& node_names() const {
+      return given_names != nullptr ? *given_names : read_names;
+    }
+    const std::vector<std::string>* given_names = nullptr;  // ExtenderArgs::node_names
+    std::vector<std::string> read_names;
+    bool carries_nodes = false;  // Nodes (not nodeCacheCapable), not NodeNames
     std::vector<std::pair<std::string, KubeNodeFacts>> new_nodes;  // Nodes the view lacks
     uint64_t unreadable_nodes = 0;                                 // Nodes that could not be read
     std::optional<KubePod> pod;
@@ -139,7 +145,8 @@ class ExtenderState final : public ClusterWatchSink {
   // Filter's decision for a readable pod: the nodes to pass, failed nodes in `result`.
   std::vector<std::string> decide_filter(const ParsedRequest& request, const PodSpec& spec,
                                          ExtenderFilterResult& result);
-  void refresh();  // node changes take effect (one rebuild per batch)
+  void synced_locked(WatchKind kind);  // synced() under the lock
+  void refresh();                      // node changes take effect (one rebuild per batch)
   void apply_node(const KubeNode& node);
   void set_node(const std::string& name, const KubeNodeFacts& facts);
   void remove_node(const std::string& name);
@@ -164,7 +171,9 @@ class ExtenderState final : public ClusterWatchSink {
   ClusterDecider actual_;
   std::unique_ptr<ClusterDecider> counterfactual_;  // shadow mode only
   std::map<std::string, KubeNodeFacts> node_facts_;
-  std::vector<KubeNodeFacts> facts_list_;
+  // node_facts_'s values in name order, for spec_of(); rebuilt there when stale (under mu_).
+  mutable std::vector<KubeNodeFacts> facts_list_;
+  mutable bool facts_stale_ = false;
   std::unordered_map<std::string, PodRecord> pods_;
   std::unordered_map<std::string, CachedDecision> decisions_;
   std::deque<std::pair<uint64_t, std::string>> decision_order_;  // (seq, key), oldest first

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -39,7 +40,8 @@ std::string printable(std::string_view text) {
 
 // Depth and memory are bounded while parsing (workloads/bounded_json.h): a body nested 100,000
 // levels deep is refused at level 65, before anything recursive sees it.
-json parse_bounded(std::string_view body, const char* what, const WireLimits& limits) {
+json parse_bounded(std::string_view body, const char* what, const WireLimits& limits,
+                   JsonStringArrayTaps* taps = nullptr) {
   if (body.size() > kMaxExtenderBodyBytes) {
     throw WireError(std::string(what) + ": body larger than the limit");
   }
@@ -48,6 +50,7 @@ json parse_bounded(std::string_view body, const char* what, const WireLimits& li
   bounds.max_document_bytes = limits.max_document_bytes;
   bounds.charge = limits.charge;
   try {
+    if (taps != nullptr) return parse_bounded_json(body, bounds, *taps);
     return parse_bounded_json(body, bounds);
   } catch (const JsonLimitError& e) {
     if (e.failure() == JsonFailure::kTooLarge) {
@@ -61,8 +64,9 @@ json parse_bounded(std::string_view body, const char* what, const WireLimits& li
   }
 }
 
-json parse_object(std::string_view body, const char* what, const WireLimits& limits = {}) {
-  json parsed = parse_bounded(body, what, limits);
+json parse_object(std::string_view body, const char* what, const WireLimits& limits = {},
+                  JsonStringArrayTaps* taps = nullptr) {
+  json parsed = parse_bounded(body, what, limits, taps);
   if (!parsed.is_object()) throw WireError(std::string(what) + ": body is not a JSON object");
   return parsed;
 }
@@ -125,7 +129,11 @@ std::map<std::string, std::string> string_map(const json* value, const char* wha
 
 ExtenderArgs parse_extender_args(std::string_view body, const WireLimits& limits) {
   constexpr const char* what = "ExtenderArgs";
-  json parsed = parse_object(body, what, limits);
+  // NodeNames (thousands of names with nodeCacheCapable) is read straight into strings, not into
+  // a json node each; a NodeNames that is not an array of strings stays in the document and is
+  // refused below as before. Both spellings, as member() looks them up: the Go name first.
+  JsonStringArrayTaps taps{{"NodeNames", "nodeNames"}, {}};
+  json parsed = parse_object(body, what, limits, &taps);
   ExtenderArgs args;
   json* pod = member(parsed, "Pod");
   if (pod == nullptr || !pod->is_object()) throw WireError("ExtenderArgs: Pod is missing");
@@ -133,8 +141,12 @@ ExtenderArgs parse_extender_args(std::string_view body, const WireLimits& limits
   if (json* nodes = member(parsed, "Nodes"); nodes != nullptr && !nodes->is_null()) {
     args.nodes = node_items(*nodes, what);
   }
-  if (const json* names = member(parsed, "NodeNames"); names != nullptr && !names->is_null()) {
-    args.node_names = string_array(*names, what, "NodeNames");
+  if (taps.arrays[0]) {
+    args.node_names = std::move(taps.arrays[0]);
+  } else if (const json* names = member(parsed, "NodeNames"); names != nullptr) {
+    if (!names->is_null()) args.node_names = string_array(*names, what, "NodeNames");
+  } else if (taps.arrays[1]) {
+    args.node_names = std::move(taps.arrays[1]);
   }
   if (!args.nodes && !args.node_names) {
     throw WireError("ExtenderArgs: neither Nodes nor NodeNames is given");
@@ -230,6 +242,83 @@ std::vector<HostPriority> parse_host_priorities(std::string_view body) {
     p.score = score->get<std::int64_t>();
     out.push_back(std::move(p));
   }
+  return out;
+}
+
+namespace {
+
+// A JSON string as nlohmann's dump writes it (ensure_ascii off, invalid UTF-8 replaced): text
+// that needs no escape is copied as it is, anything else goes through nlohmann itself.
+void append_string(std::string& out, const std::string& s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
+  });
+  if (plain) {
+    out += '"';
+    out += s;
+    out += '"';
+  } else {
+    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+}
+
+void append_map(std::string& out, const std::map<std::string, std::string>& map) {
+  out += '{';
+  bool first = true;
+  for (const auto& [key, value] : map) {
+    if (!first) out += ',';
+    first = false;
+    append_string(out, key);
+    out += ':';
+    append_string(out, value);
+  }
+  out += '}';
+}
+
+}  // namespace
+
+// Keys in nlohmann's order (its objects are std::maps): Error, FailedAndUnresolvableNodes,
+// FailedNodes, NodeNames, Nodes.
+std::string answer_text(const ExtenderFilterResult& result) {
+  std::string out = "{\"Error\":";
+  append_string(out, result.error);
+  out += ",\"FailedAndUnresolvableNodes\":";
+  append_map(out, result.failed_and_unresolvable_nodes);
+  out += ",\"FailedNodes\":";
+  append_map(out, result.failed_nodes);
+  out += ",\"NodeNames\":";
+  if (result.node_names) {
+    out += '[';
+    for (size_t i = 0; i < result.node_names->size(); ++i) {
+      if (i > 0) out += ',';
+      append_string(out, (*result.node_names)[i]);
+    }
+    out += ']';
+  } else {
+    out += "null";
+  }
+  out += ",\"Nodes\":";
+  out += result.nodes
+             ? node_list(*result.nodes).dump(-1, ' ', false, json::error_handler_t::replace)
+             : std::string("null");
+  out += '}';
+  return out;
+}
+
+std::string answer_text(const std::vector<HostPriority>& priorities) {
+  std::string out;
+  out.reserve(priorities.size() * 32 + 2);
+  out += '[';
+  for (size_t i = 0; i < priorities.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"Host\":";
+    append_string(out, priorities[i].host);
+    out += ",\"Score\":";
+    out += std::to_string(priorities[i].score);
+    out += '}';
+  }
+  out += ']';
   return out;
 }
 

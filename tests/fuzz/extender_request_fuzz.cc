@@ -93,6 +93,32 @@ std::string text_at(const json& j, const char* a, const char* b) {
   return j[a][b].is_string() ? j[a][b].get<std::string>() : "";
 }
 
+// NodeNames read without the document (bounded_json's taps): the same document once the taken
+// arrays are put back, or the same failure at the same offset with the same message.
+void tapped_parse_is_the_documents(std::string_view body) {
+  JsonLimits limits;
+  limits.max_depth = k8s::kMaxExtenderDepth;
+  std::string plain_error, tapped_error;
+  json plain, tapped;
+  try {
+    plain = parse_bounded_json(body, limits);
+  } catch (const JsonLimitError& e) {
+    plain_error = std::to_string(e.offset()) + e.what();
+  }
+  JsonStringArrayTaps taps{{"NodeNames", "nodeNames"}, {}};
+  try {
+    tapped = parse_bounded_json(body, limits, taps);
+    for (size_t i = 0; i < taps.keys.size(); ++i) {
+      if (!taps.arrays[i]) continue;
+      if (tapped.contains(taps.keys[i])) std::abort();
+      tapped[taps.keys[i]] = *taps.arrays[i];
+    }
+  } catch (const JsonLimitError& e) {
+    tapped_error = std::to_string(e.offset()) + e.what();
+  }
+  if (plain_error != tapped_error || (plain_error.empty() && plain != tapped)) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -117,8 +143,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const k8s::ExtenderArgs args = k8s::parse_extender_args(body, limits);
     const k8s::ExtenderFilterResult f = state.filter(args);
-    (void)k8s::to_json(f).dump();
-    (void)k8s::to_json(state.prioritize(args)).dump();
+    // The answers' text is the documents' dump, byte for byte.
+    const auto dump = [](const json& j) {
+      return j.dump(-1, ' ', false, json::error_handler_t::replace);
+    };
+    if (k8s::answer_text(f) != dump(k8s::to_json(f))) std::abort();
+    const std::vector<k8s::HostPriority> scores = state.prioritize(args);
+    if (k8s::answer_text(scores) != dump(k8s::to_json(scores))) std::abort();
     if (f.node_names) passed = *f.node_names;
     if (f.nodes) {
       for (const json& n : *f.nodes) passed.push_back(text_at(n, "metadata", "name"));
@@ -138,6 +169,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const k8s::WireOverBudget&) {
   }
   if (budget.used() != charge.bytes()) std::abort();  // the charge is the holder's only
+  tapped_parse_is_the_documents(body);
   // The body as a binding request too (what anyone may send), then the filtered pod's own bind.
   std::vector<k8s::ExtenderBindingArgs> binds;
   try {

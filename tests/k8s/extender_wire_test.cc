@@ -5,6 +5,11 @@
 #include "backends/k8s/gpu_assignment.h"
 #include "workloads/bounded_json.h"
 
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace slicelab::k8s {
 namespace extender_wire_test {
 
@@ -69,6 +74,82 @@ TEST(ExtenderWire, HostileBodiesAreWireErrors) {
   EXPECT_THROW(parse_binding_args(R"({"PodName":3,"Node":"n"})"), WireError);
   const std::string huge(kMaxExtenderBodyBytes + 1, ' ');
   EXPECT_THROW(parse_extender_args(huge), WireError);
+}
+
+// NodeNames is read without a json node per name: every spelling, duplicate and wrong type
+// resolves as the document lookup did (the Go name first; a Go name present but null hides the
+// lowerCamel one; the last of duplicate keys wins), with the same messages.
+TEST(ExtenderWire, NodeNamesResolveAsTheDocumentLookupDid) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> read = {
+      {R"({"Pod":{},"nodeNames":["a"]})", {"a"}},
+      {R"({"Pod":{},"NodeNames":["a"],"nodeNames":["b"]})", {"a"}},
+      {R"({"Pod":{},"nodeNames":["b"],"NodeNames":["a"]})", {"a"}},
+      {R"({"Pod":{},"NodeNames":["a"],"NodeNames":["b"]})", {"b"}},
+      {R"({"Pod":{},"NodeNames":[1],"NodeNames":["b"]})", {"b"}},
+      {R"({"Pod":{},"nodeNames":"x","NodeNames":["a"]})", {"a"}},
+      {R"({"Pod":{},"NodeNames":[]})", {}},
+      {R"({"Pod":{},"NodeNames":["a\"b","caf\u00e9","x\\y"]})", {"a\"b", "caf\xc3\xa9", "x\\y"}},
+  };
+  for (const auto& [body, names] : read) {
+    const ExtenderArgs a = parse_extender_args(body);
+    ASSERT_TRUE(a.node_names.has_value()) << body;
+    EXPECT_EQ(*a.node_names, names) << body;
+  }
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {R"({"Pod":{},"NodeNames":["a",1]})", "ExtenderArgs: NodeNames holds a non-string"},
+      {R"({"Pod":{},"NodeNames":["a"],"NodeNames":["b",null]})",
+       "ExtenderArgs: NodeNames holds a non-string"},
+      {R"({"Pod":{},"nodeNames":[["a"]]})", "ExtenderArgs: NodeNames holds a non-string"},
+      {R"({"Pod":{},"NodeNames":"x"})", "ExtenderArgs: NodeNames is not an array"},
+      {R"({"Pod":{},"NodeNames":["a"],"NodeNames":{}})", "ExtenderArgs: NodeNames is not an array"},
+      {R"({"Pod":{},"NodeNames":null,"nodeNames":["b"]})",
+       "ExtenderArgs: neither Nodes nor NodeNames is given"},
+      {R"({"NodeNames":["a"]})", "ExtenderArgs: Pod is missing"},
+      {R"({"Pod":{},"NodeNames":["a")", "ExtenderArgs: body is not valid JSON: "},
+  };
+  for (const auto& [body, message] : refused) {
+    try {
+      (void)parse_extender_args(body);
+      ADD_FAILURE() << "parsed: " << body;
+    } catch (const WireError& e) {
+      EXPECT_EQ(std::string(e.what()).substr(0, message.size()), message) << body;
+    }
+  }
+}
+
+// The answers' text is what the document's dump was, byte for byte: plain names, names that
+// need escapes, UTF-8, bytes that are not UTF-8 (replaced), empty and absent fields.
+TEST(ExtenderWire, AnswerTextIsTheDocumentsDump) {
+  const auto dump = [](const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  const std::vector<std::string> names = {
+      "n1",          "",        "a node name longer than fifteen", "q\"uote",      "back\\slash",
+      "new\nline",   "tab\t",   std::string("nul\0x", 5),          "\x01\x1f\x7f", "caf\xc3\xa9",
+      "bad\xff\xfe", "\xe2\x82"};
+  ExtenderFilterResult empty;
+  EXPECT_EQ(answer_text(empty), dump(to_json(empty)));
+  ExtenderFilterResult r;
+  r.node_names = names;
+  for (const std::string& n : names) r.failed_nodes[n] = "slicelab: rejected by " + n;
+  r.failed_and_unresolvable_nodes["x"] = "y";
+  r.error = "slicelab: \"bad\" \xff";
+  EXPECT_EQ(answer_text(r), dump(to_json(r)));
+  r.node_names = std::vector<std::string>{};
+  EXPECT_EQ(answer_text(r), dump(to_json(r)));
+  ExtenderFilterResult with_nodes;
+  with_nodes.nodes = std::vector<json>{json::parse(R"({"metadata":{"name":"n1"},"kind":"Node"})"),
+                                       json{{"metadata", {{"name", "bad\xff"}}}}};
+  EXPECT_EQ(answer_text(with_nodes), dump(to_json(with_nodes)));
+  std::vector<HostPriority> priorities;
+  EXPECT_EQ(answer_text(priorities), "[]");
+  int64_t score = -3;
+  for (const std::string& n : names) priorities.push_back({n, score++});
+  priorities.push_back({"big", std::numeric_limits<int64_t>::max()});
+  priorities.push_back({"small", std::numeric_limits<int64_t>::min()});
+  EXPECT_EQ(answer_text(priorities), dump(to_json(priorities)));
+  EXPECT_EQ(answer_text(std::vector<HostPriority>{{"n1", 10}, {"n2", 0}}),
+            R"([{"Host":"n1","Score":10},{"Host":"n2","Score":0}])");
 }
 
 // Nesting is refused while parsing, at level 65, whatever follows: 100,000 arrays inside the Pod

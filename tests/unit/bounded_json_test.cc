@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace slicelab {
 namespace {
@@ -100,6 +101,106 @@ TEST(BoundedJson, ASharedBudgetRefusesWhatWouldPassIt) {
   limits.charge = &charge;
   EXPECT_EQ(failure_of(text, limits), JsonFailure::kTooLarge);
   EXPECT_LE(budget.used(), budget.limit());
+}
+
+// --- taps: root members read as string arrays without a node per string ---
+
+// The tapped parse with each taken array put back under its key.
+json tapped_document(std::string_view text, const JsonLimits& limits = {}) {
+  JsonStringArrayTaps taps{{"NodeNames", "nodeNames"}, {}};
+  json doc = parse_bounded_json(text, limits, taps);
+  for (size_t i = 0; i < taps.keys.size(); ++i)
+    if (taps.arrays[i]) {
+      EXPECT_FALSE(doc.contains(taps.keys[i])) << "a key both tapped and in the document";
+      doc[taps.keys[i]] = *taps.arrays[i];
+    }
+  return doc;
+}
+
+// Where and how a parse fails: kind, offset and message, or "ok".
+std::string outcome(std::string_view text, const JsonLimits& limits, bool tapped) {
+  try {
+    if (tapped) {
+      (void)tapped_document(text, limits);
+    } else {
+      (void)parse_bounded_json(text, limits);
+    }
+  } catch (const JsonLimitError& e) {
+    return std::to_string(static_cast<int>(e.failure())) + "@" + std::to_string(e.offset()) + ": " +
+           e.what();
+  }
+  return "ok";
+}
+
+const std::vector<std::string> kTapBodies = {
+    R"({"Pod":{"a":1},"NodeNames":["n1","a node name longer than fifteen","n3"]})",
+    R"({"NodeNames":[]})",
+    R"({"nodeNames":["x"],"NodeNames":["y"]})",
+    R"({"NodeNames":["x"],"NodeNames":"not an array"})",
+    R"({"NodeNames":"first","NodeNames":["then an array"]})",
+    R"({"NodeNames":["a","b",1,"c"]})",             // a non-string: back into the document
+    R"({"NodeNames":["a",["nested"],{"k":"v"}]})",  // containers inside
+    R"({"NodeNames":["a",null]})",
+    R"({"NodeNames":["a"],"NodeNames":["b",2]})",
+    R"({"NodeNames":["a",2],"NodeNames":["b"]})",
+    R"({"Pod":{"NodeNames":["inner"]},"Nodes":{"items":[{"NodeNames":["x"]}]}})",  // not root
+    R"([{"NodeNames":["x"]}])",                                                    // root array
+    R"({"NodeNames":null})",
+    R"({"NodeNames":{"a":"b"}})",
+};
+
+TEST(BoundedJson, TapsGiveTheSameDocument) {
+  for (const std::string& text : kTapBodies)
+    EXPECT_EQ(tapped_document(text), json::parse(text)) << text;
+}
+
+TEST(BoundedJson, TapsTakeOnlyArraysOfStringsUnderRootMembers) {
+  JsonStringArrayTaps taps{{"NodeNames", "nodeNames"}, {}};
+  json doc = parse_bounded_json(R"({"nodeNames":["x","y"],"NodeNames":["a",1]})", {}, taps);
+  ASSERT_TRUE(taps.arrays[1].has_value());
+  EXPECT_EQ(*taps.arrays[1], (std::vector<std::string>{"x", "y"}));
+  EXPECT_FALSE(taps.arrays[0].has_value());  // it held a number: in the document
+  EXPECT_EQ(doc["NodeNames"], json::parse(R"(["a",1])"));
+  EXPECT_FALSE(doc.contains("nodeNames"));
+}
+
+// Same failures, offsets and messages as the untapped parse: syntax, depth, and memory at every
+// limit around the document's own estimate.
+TEST(BoundedJson, TapsKeepEveryLimit) {
+  std::vector<std::string> bodies = kTapBodies;
+  bodies.push_back(R"({"NodeNames":["a","b")");         // truncated
+  bodies.push_back(R"({"NodeNames":["a",[[[[]]]]]})");  // deep inside
+  bodies.push_back(R"({"NodeNames":[[[["a"]]]],"x":[[[[[[1]]]]]]})");
+  for (const std::string& text : bodies) {
+    for (const size_t depth : {1, 2, 3, 4, 6, 64}) {
+      JsonLimits limits;
+      limits.max_depth = depth;
+      EXPECT_EQ(outcome(text, limits, true), outcome(text, limits, false)) << text << " " << depth;
+    }
+    // A body that is not JSON: limits up to 40 bytes per byte of its text.
+    const json parsed = json::parse(text, nullptr, false);
+    const size_t full = parsed.is_discarded() ? 40 * text.size() : estimated_json_bytes(parsed);
+    for (size_t bytes = 1; bytes <= full + 64; bytes += (bytes + 200 < full ? 37 : 1)) {
+      JsonLimits limits;
+      limits.max_document_bytes = bytes;
+      EXPECT_EQ(outcome(text, limits, true), outcome(text, limits, false)) << text << " " << bytes;
+    }
+  }
+}
+
+TEST(BoundedJson, TapsChargeASharedBudgetAsTheDocumentWould) {
+  const std::string text = R"({"Pod":{},"NodeNames":["n1","a node name longer than fifteen"]})";
+  MemoryBudget budget(1 << 20);
+  BudgetCharge plain(budget);
+  JsonLimits limits;
+  limits.charge = &plain;
+  const json doc = parse_bounded_json(text, limits);
+  BudgetCharge tapped(budget);
+  limits.charge = &tapped;
+  JsonStringArrayTaps taps{{"NodeNames"}, {}};
+  (void)parse_bounded_json(text, limits, taps);
+  EXPECT_EQ(tapped.bytes(), plain.bytes());
+  EXPECT_EQ(plain.bytes(), estimated_json_bytes(doc));
 }
 
 }  // namespace
