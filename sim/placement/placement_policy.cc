@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
+
+#include "sim/placement/filters.h"
+#include "sim/placement/scorers.h"
 
 namespace slicelab {
 
@@ -14,11 +18,131 @@ PlacementPolicy::PlacementPolicy(std::vector<std::unique_ptr<Filter>> filters,
       picker_(std::move(picker)),
       tie_break_(tie_break) {
   reset_static_cache();
+  classify();
 }
 
 void PlacementPolicy::attach(const RunPlugins& plugins) {
   run_ = plugins;
   reset_static_cache();
+  index_.reset();
+}
+
+void PlacementPolicy::classify() {
+  indexed_ = Indexed::kNone;
+  for (const auto& f : filters_) {
+    const Filter* p = f.get();
+    if (dynamic_cast<const ResourceFilter*>(p) != nullptr) {
+      has_resources_ = true;
+    } else if (dynamic_cast<const GpuCapacityFilter*>(p) != nullptr) {
+      has_capacity_ = true;
+    } else if (dynamic_cast<const GpuModelFilter*>(p) != nullptr) {
+      has_model_ = true;
+    } else {
+      return;  // a filter the index does not know: always the full pass
+    }
+  }
+  if (scorers_.empty()) {
+    // No scorer: every candidate ties at 0, and only "first" makes that the lowest index.
+    if (tie_break_ == TieBreak::kFirst) indexed_ = Indexed::kFirstFit;
+    return;
+  }
+  // One scorer whose order a node's key decides; the key bounds need both free-resource filters
+  // (a feasible node then has key >= the pod's key).
+  if (scorers_.size() != 1 || !has_resources_ || !has_capacity_) return;
+  const Scorer* only = scorers_.front().scorer.get();
+  if (dynamic_cast<const BinpackScorer*>(only) != nullptr) indexed_ = Indexed::kBinpack;
+  if (dynamic_cast<const SpreadScorer*>(only) != nullptr) indexed_ = Indexed::kSpread;
+}
+
+bool PlacementPolicy::indexed_feasible(const ClusterState& cluster, const PodRequest& req,
+                                       NodeId n) const {
+  // GpuModelFilter, ResourceFilter and GpuCapacityFilter's tests, on one node.
+  if (has_model_ && req.gpu_count > 0 &&
+      !(((req.model_mask >> cluster.model(n)) & 1U) != 0 &&
+        cluster.gpu_memory_capacity(n) >= req.gpu_memory_mib &&
+        cluster.gpus_on(n) >= req.gpu_count))
+    return false;
+  if (has_resources_ &&
+      !(cluster.cpu_free(n) >= req.cpu_milli && cluster.memory_free(n) >= req.memory_mib))
+    return false;
+  return !has_capacity_ || cluster.gpus_fit(n, req);
+}
+
+std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
+  const ClusterState& cluster = cycle.cluster;
+  const PodRequest& req = cycle.req;
+  index_.sync(cluster);
+  const auto feasible = [&](NodeId n) { return indexed_feasible(cluster, req, n); };
+  ties_.clear();
+  if (indexed_ == Indexed::kFirstFit) {
+    // The full pass keeps candidates in node order and "first" takes the lowest index.
+    constexpr int64_t kAny = FreeCapacityIndex::kNoMinimum;
+    const bool gpus = has_capacity_ && req.gpu_count > 0;
+    const NodeId n = index_.first_where(has_resources_ ? req.cpu_milli : kAny,
+                                        has_resources_ ? req.memory_mib : kAny,
+                                        gpus ? req.claim_units : kAny, feasible);
+    if (n == UINT32_MAX) return std::nullopt;
+    ties_.push_back(n);
+    return pick_among_ties(cycle);
+  }
+  // Ordered scoring. The scorer's free share after placement is s(n) = key(n) - pod_key, up to
+  // rounding (far below kMargin); binpack scores (int)((1 - s) * 100), spread (int)(s * 100),
+  // both in [0, 100] on feasible nodes. Min-max normalisation maps exactly the raw maxima to
+  // the top, so the maxima of the raw scores over the feasible nodes decide. Buckets are visited
+  // best first, each feasible node is scored by the scorer itself, and the visit stops at the
+  // first bucket whose bound cannot reach the best raw score so far.
+  constexpr double kMargin = 1e-9;
+  const Scorer& only = *scorers_.front().scorer;
+  const double pod = index_.pod_key(req);
+  // A feasible node has at least the pod's CPU and GPU units free: key >= pod_key.
+  const int first = FreeCapacityIndex::bucket_of(pod - kMargin);
+  const bool binpack = indexed_ == Indexed::kBinpack;
+  int64_t best = -1;
+  for (int i = 0; i < FreeCapacityIndex::kBuckets - first; ++i) {
+    const int b = binpack ? first + i : FreeCapacityIndex::kBuckets - 1 - i;
+    if (best >= 0) {
+      const double bound = static_cast<double>(best) / 100.0;
+      if (binpack && FreeCapacityIndex::lower(b) - pod - kMargin > 1.0 - bound) break;
+      if (!binpack && FreeCapacityIndex::upper(b) - pod + kMargin < bound) break;
+    }
+    batch_.clear();
+    for (const NodeId n : index_.bucket(b))
+      if (feasible(n)) batch_.push_back(n);
+    if (batch_.empty()) continue;
+    raw_.resize(batch_.size());
+    only.score(cycle, batch_, raw_);
+    for (size_t j = 0; j < batch_.size(); ++j) {
+      if (raw_[j] > best) {
+        best = raw_[j];
+        ties_.clear();
+      }
+      if (raw_[j] == best) ties_.push_back(batch_[j]);
+    }
+  }
+  if (ties_.empty()) return std::nullopt;
+  std::sort(ties_.begin(), ties_.end());
+  return pick_among_ties(cycle);
+}
+
+NodeId PlacementPolicy::pick_among_ties(SchedulingCycle& cycle) {
+  // select_host's tie rules on the maxima alone (in node order), with the same draws.
+  candidates_.assign(ties_.begin(), ties_.end());
+  total_.clear();
+  switch (tie_break_) {
+    case TieBreak::kFirst:
+      return ties_.front();
+    case TieBreak::kNodeOrder: {
+      const auto& rank = node_ranks(cycle);
+      NodeId best = ties_.front();
+      for (const NodeId n : ties_)
+        if (rank[n] < rank[best]) best = n;
+      return best;
+    }
+    case TieBreak::kRandom:
+      break;
+  }
+  const size_t k = ties_.size() > 1 ? cycle.rng.below(ties_.size()) : 0;
+  return ties_[k];
 }
 
 void PlacementPolicy::reset_static_cache() {
@@ -109,6 +233,18 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
     bool possible = true;
     for (PreFilter* p : run_.pre_filters)
       if (possible && !p->pre_filter(cycle, candidates_)) possible = false;
+    // The index proves the decision only on the whole cluster (no pre-filter narrowed it) under
+    // the policy's own filters alone, and with no PostFilter to run when nothing fits.
+    if (possible && indexes_ && indexed_ != Indexed::kNone && run_.filters.empty() &&
+        run_.post_filters.empty() && candidates_.size() == cluster.node_count()) {
+      const std::optional<NodeId> node = indexed_select(cycle);
+      if (!node.has_value()) {
+        candidates_.clear();
+        return std::nullopt;
+      }
+      if (!place_on(cycle, *node, gpus_out)) return std::nullopt;
+      return node;
+    }
     if (possible) {
       // Filters decide node by node and keep the order, so narrowing first to the nodes that
       // pass their static parts leaves exactly the candidates, in the same order, as before.

@@ -1,0 +1,93 @@
+#include "sim/placement/free_capacity_index.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace slicelab {
+
+int FreeCapacityIndex::bucket_of(double key) {
+  const double b = std::floor(key * kBuckets);
+  if (!(b >= 0)) return 0;  // also NaN
+  return b >= kBuckets - 1 ? kBuckets - 1 : static_cast<int>(b);
+}
+
+void FreeCapacityIndex::set_tree(size_t leaf, int64_t cpu, int64_t mem, int64_t gpu) {
+  size_t v = leaves_ + leaf;
+  cpu_max_[v] = cpu;
+  mem_max_[v] = mem;
+  gpu_max_[v] = gpu;
+  for (v /= 2; v >= 1; v /= 2) {
+    cpu_max_[v] = std::max(cpu_max_[2 * v], cpu_max_[2 * v + 1]);
+    mem_max_[v] = std::max(mem_max_[2 * v], mem_max_[2 * v + 1]);
+    gpu_max_[v] = std::max(gpu_max_[2 * v], gpu_max_[2 * v + 1]);
+  }
+}
+
+void FreeCapacityIndex::rebuild(const ClusterState& cluster) {
+  cluster_ = &cluster;
+  seen_ = cluster.changes();
+  const size_t n = cluster.node_count();
+  max_cpu_ = static_cast<double>(cluster.max_cpu_capacity());
+  max_gpu_ = static_cast<double>(cluster.max_gpus_per_node()) * cluster.capacity_units();
+  cpu_.resize(n);
+  units_.resize(n);
+  bucket_.resize(n);
+  slot_.resize(n);
+  buckets_.assign(kBuckets, {});
+  leaves_ = 1;
+  while (leaves_ < n) leaves_ *= 2;
+  constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
+  cpu_max_.assign(2 * leaves_, kNever);
+  mem_max_.assign(2 * leaves_, kNever);
+  gpu_max_.assign(2 * leaves_, kNever);
+  for (NodeId i = 0; i < n; ++i) {
+    cpu_[i] = cluster.cpu_free(i);
+    units_[i] = cluster.free_units(i);
+    const int b = bucket_of(key(i));
+    bucket_[i] = b;
+    slot_[i] = static_cast<uint32_t>(buckets_[static_cast<size_t>(b)].size());
+    buckets_[static_cast<size_t>(b)].push_back(i);
+    cpu_max_[leaves_ + i] = cluster.cpu_free(i);
+    mem_max_[leaves_ + i] = cluster.memory_free(i);
+    gpu_max_[leaves_ + i] = cluster.max_free_units(i);
+  }
+  for (size_t v = leaves_ - 1; v >= 1; --v) {
+    cpu_max_[v] = std::max(cpu_max_[2 * v], cpu_max_[2 * v + 1]);
+    mem_max_[v] = std::max(mem_max_[2 * v], mem_max_[2 * v + 1]);
+    gpu_max_[v] = std::max(gpu_max_[2 * v], gpu_max_[2 * v + 1]);
+  }
+}
+
+void FreeCapacityIndex::update(const ClusterState& cluster, NodeId n) {
+  set_tree(n, cluster.cpu_free(n), cluster.memory_free(n), cluster.max_free_units(n));
+  if (cpu_[n] == cluster.cpu_free(n) && units_[n] == cluster.free_units(n)) return;
+  cpu_[n] = cluster.cpu_free(n);
+  units_[n] = cluster.free_units(n);
+  const int b = bucket_of(key(n));
+  if (b == bucket_[n]) return;
+  auto& from = buckets_[static_cast<size_t>(bucket_[n])];
+  const NodeId last = from.back();
+  from[slot_[n]] = last;
+  slot_[last] = slot_[n];
+  from.pop_back();
+  auto& to = buckets_[static_cast<size_t>(b)];
+  bucket_[n] = b;
+  slot_[n] = static_cast<uint32_t>(to.size());
+  to.push_back(n);
+}
+
+void FreeCapacityIndex::sync(const ClusterState& cluster) {
+  if (&cluster != cluster_ || cpu_.size() != cluster.node_count()) {
+    rebuild(cluster);
+    return;
+  }
+  const auto changed = cluster.changed_since(seen_);
+  if (!changed.has_value() || changed->size() > cluster.node_count()) {
+    rebuild(cluster);
+    return;
+  }
+  for (const NodeId n : *changed) update(cluster, n);
+  seen_ = cluster.changes();
+}
+
+}  // namespace slicelab

@@ -1,0 +1,93 @@
+// The free-capacity index: the cluster's nodes bucketed by how much CPU and GPU they have free,
+// and a max-tree over node order, kept in step with ClusterState through its change journal.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "sim/cluster_state.h"
+
+namespace slicelab {
+
+// Contract: an index, not a decision. It only says which nodes cannot matter (their free
+// capacity rules them out, or their bucket cannot reach a score); the caller decides on the
+// nodes it visits with the filters' and scorers' own tests. Buckets are unordered inside.
+class FreeCapacityIndex {
+ public:
+  static constexpr int kBuckets = 2048;
+
+  // Forgets the cluster: the next sync() rebuilds.
+  void reset() { cluster_ = nullptr; }
+  // Brings the index up to the cluster's state: replays the journal's changes since the last
+  // sync, or rebuilds (another cluster, or the journal no longer holds what was missed).
+  void sync(const ClusterState& cluster);
+
+  // The scorers' free share before placement: cpu_free/max_cpu*0.5 + free_units/max_gpu*0.5,
+  // each term present when its divisor is (as free_after_placement). A pod's free share after
+  // placement on n is key(n) - pod_key(pod), up to rounding.
+  double key(NodeId n) const { return node_key(cpu_[n], units_[n]); }
+  double pod_key(const PodRequest& req) const {
+    return node_key(req.cpu_milli, static_cast<int64_t>(req.gpu_count) * req.claim_units);
+  }
+
+  // Bucket b holds the nodes whose computed key is in [lower(b), upper(b)); the first and the
+  // last bucket are open at their outer end (a node never exceeds its capacity, but a node
+  // bound outside the filters could).
+  static int bucket_of(double key);
+  static double lower(int b) {
+    return b == 0 ? -std::numeric_limits<double>::infinity() : static_cast<double>(b) / kBuckets;
+  }
+  static double upper(int b) {
+    return b == kBuckets - 1 ? std::numeric_limits<double>::infinity()
+                             : static_cast<double>(b + 1) / kBuckets;
+  }
+  std::span<const NodeId> bucket(int b) const { return buckets_[static_cast<size_t>(b)]; }
+
+  // The lowest-index node for which `exact(n)` holds, among the nodes whose free CPU, memory and
+  // largest free GPU share reach the given minimums (necessary conditions that prune whole
+  // ranges of nodes; kNoMinimum: no condition); exact is asked in node order. UINT32_MAX when
+  // none.
+  static constexpr int64_t kNoMinimum = std::numeric_limits<int64_t>::min() + 1;
+  template <typename Exact>
+  NodeId first_where(int64_t cpu, int64_t memory, int64_t gpu_units, Exact exact) const {
+    return first_from(1, cpu, memory, gpu_units, exact);
+  }
+
+ private:
+  double node_key(int64_t cpu, int64_t units) const {
+    double k = 0;
+    if (max_cpu_ > 0) k += static_cast<double>(cpu) / max_cpu_ * 0.5;
+    if (max_gpu_ > 0) k += static_cast<double>(units) / max_gpu_ * 0.5;
+    return k;
+  }
+  void rebuild(const ClusterState& cluster);
+  void update(const ClusterState& cluster, NodeId n);
+  void set_tree(size_t leaf, int64_t cpu, int64_t mem, int64_t gpu);
+
+  template <typename Exact>
+  NodeId first_from(size_t v, int64_t cpu, int64_t mem, int64_t gpu, Exact& exact) const {
+    if (cpu_max_[v] < cpu || mem_max_[v] < mem || gpu_max_[v] < gpu) return UINT32_MAX;
+    if (v >= leaves_) {
+      const auto n = static_cast<NodeId>(v - leaves_);
+      return exact(n) ? n : UINT32_MAX;
+    }
+    const NodeId left = first_from(2 * v, cpu, mem, gpu, exact);
+    return left != UINT32_MAX ? left : first_from(2 * v + 1, cpu, mem, gpu, exact);
+  }
+
+  const ClusterState* cluster_ = nullptr;
+  uint64_t seen_ = 0;  // the cluster's changes() at the last sync
+  double max_cpu_ = 0, max_gpu_ = 0;
+  std::vector<int64_t> cpu_, units_;  // per node, as of the last sync
+  std::vector<int> bucket_;           // per node: its bucket
+  std::vector<uint32_t> slot_;        // per node: its place in its bucket
+  std::vector<std::vector<NodeId>> buckets_;
+  // The max-tree: leaves_ leaves (a power of two), node v's children 2v and 2v+1; leaves past
+  // the last node hold INT64_MIN, below every minimum (kNoMinimum included).
+  size_t leaves_ = 1;
+  std::vector<int64_t> cpu_max_, mem_max_, gpu_max_;
+};
+
+}  // namespace slicelab
