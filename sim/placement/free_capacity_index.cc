@@ -11,16 +11,27 @@ int FreeCapacityIndex::bucket_of(double key) {
   return b >= kBuckets - 1 ? kBuckets - 1 : static_cast<int>(b);
 }
 
-void FreeCapacityIndex::set_tree(size_t leaf, int64_t cpu, int64_t mem, int64_t gpu) {
+void FreeCapacityIndex::pull(size_t v) {
+  cpu_max_[v] = std::max(cpu_max_[2 * v], cpu_max_[2 * v + 1]);
+  mem_max_[v] = std::max(mem_max_[2 * v], mem_max_[2 * v + 1]);
+  gpu_max_[v] = std::max(gpu_max_[2 * v], gpu_max_[2 * v + 1]);
+  idle_max_[v] = std::max(idle_max_[2 * v], idle_max_[2 * v + 1]);
+}
+
+void FreeCapacityIndex::set_tree(size_t leaf, const ClusterState& cluster, NodeId n) {
   size_t v = leaves_ + leaf;
-  cpu_max_[v] = cpu;
-  mem_max_[v] = mem;
-  gpu_max_[v] = gpu;
-  for (v /= 2; v >= 1; v /= 2) {
-    cpu_max_[v] = std::max(cpu_max_[2 * v], cpu_max_[2 * v + 1]);
-    mem_max_[v] = std::max(mem_max_[2 * v], mem_max_[2 * v + 1]);
-    gpu_max_[v] = std::max(gpu_max_[2 * v], gpu_max_[2 * v + 1]);
-  }
+  cpu_max_[v] = cluster.cpu_free(n);
+  mem_max_[v] = cluster.memory_free(n);
+  gpu_max_[v] = cluster.max_free_units(n);
+  idle_max_[v] = cluster.idle_gpus(n);
+  for (v /= 2; v >= 1; v /= 2) pull(v);
+}
+
+void FreeCapacityIndex::insert(NodeId n, int at) {
+  auto& to = buckets_[static_cast<size_t>(at)];
+  where_[n] = at;
+  slot_[n] = static_cast<uint32_t>(to.size());
+  to.push_back(n);
 }
 
 void FreeCapacityIndex::rebuild(const ClusterState& cluster) {
@@ -29,51 +40,43 @@ void FreeCapacityIndex::rebuild(const ClusterState& cluster) {
   const size_t n = cluster.node_count();
   max_cpu_ = static_cast<double>(cluster.max_cpu_capacity());
   max_gpu_ = static_cast<double>(cluster.max_gpus_per_node()) * cluster.capacity_units();
+  cap_units_ = cluster.capacity_units();
   cpu_.resize(n);
   units_.resize(n);
-  bucket_.resize(n);
+  where_.resize(n);
   slot_.resize(n);
-  buckets_.assign(kBuckets, {});
+  buckets_.assign(static_cast<size_t>(kBuckets) * kLevels, {});
   leaves_ = 1;
   while (leaves_ < n) leaves_ *= 2;
   constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
   cpu_max_.assign(2 * leaves_, kNever);
   mem_max_.assign(2 * leaves_, kNever);
   gpu_max_.assign(2 * leaves_, kNever);
+  idle_max_.assign(2 * leaves_, kNever);
   for (NodeId i = 0; i < n; ++i) {
     cpu_[i] = cluster.cpu_free(i);
     units_[i] = cluster.free_units(i);
-    const int b = bucket_of(key(i));
-    bucket_[i] = b;
-    slot_[i] = static_cast<uint32_t>(buckets_[static_cast<size_t>(b)].size());
-    buckets_[static_cast<size_t>(b)].push_back(i);
+    insert(i, bucket_of(key(i)) * kLevels + level_of(cluster.max_free_units(i)));
     cpu_max_[leaves_ + i] = cluster.cpu_free(i);
     mem_max_[leaves_ + i] = cluster.memory_free(i);
     gpu_max_[leaves_ + i] = cluster.max_free_units(i);
+    idle_max_[leaves_ + i] = cluster.idle_gpus(i);
   }
-  for (size_t v = leaves_ - 1; v >= 1; --v) {
-    cpu_max_[v] = std::max(cpu_max_[2 * v], cpu_max_[2 * v + 1]);
-    mem_max_[v] = std::max(mem_max_[2 * v], mem_max_[2 * v + 1]);
-    gpu_max_[v] = std::max(gpu_max_[2 * v], gpu_max_[2 * v + 1]);
-  }
+  for (size_t v = leaves_ - 1; v >= 1; --v) pull(v);
 }
 
 void FreeCapacityIndex::update(const ClusterState& cluster, NodeId n) {
-  set_tree(n, cluster.cpu_free(n), cluster.memory_free(n), cluster.max_free_units(n));
-  if (cpu_[n] == cluster.cpu_free(n) && units_[n] == cluster.free_units(n)) return;
+  set_tree(n, cluster, n);
   cpu_[n] = cluster.cpu_free(n);
   units_[n] = cluster.free_units(n);
-  const int b = bucket_of(key(n));
-  if (b == bucket_[n]) return;
-  auto& from = buckets_[static_cast<size_t>(bucket_[n])];
+  const int at = bucket_of(key(n)) * kLevels + level_of(cluster.max_free_units(n));
+  if (at == where_[n]) return;
+  auto& from = buckets_[static_cast<size_t>(where_[n])];
   const NodeId last = from.back();
   from[slot_[n]] = last;
   slot_[last] = slot_[n];
   from.pop_back();
-  auto& to = buckets_[static_cast<size_t>(b)];
-  bucket_[n] = b;
-  slot_[n] = static_cast<uint32_t>(to.size());
-  to.push_back(n);
+  insert(n, at);
 }
 
 void FreeCapacityIndex::sync(const ClusterState& cluster) {

@@ -43,7 +43,14 @@ class FreeCapacityIndex {
     return b == kBuckets - 1 ? std::numeric_limits<double>::infinity()
                              : static_cast<double>(b + 1) / kBuckets;
   }
-  std::span<const NodeId> bucket(int b) const { return buckets_[static_cast<size_t>(b)]; }
+  // Inside a bucket, nodes are split by level: the share of a GPU their largest free GPU share
+  // (max_free_units) reaches, in kLevels - 1 steps; a node that fits a claim of u units on one
+  // GPU is at level >= min_level(u). Unordered inside.
+  static constexpr int kLevels = 9;
+  int min_level(int64_t claim_units) const { return level_of(claim_units); }
+  std::span<const NodeId> bucket(int b, int level) const {
+    return buckets_[static_cast<size_t>(b * kLevels + level)];
+  }
 
   // The lowest-index node for which `exact(n)` holds, among the nodes whose free CPU, memory and
   // largest free GPU share reach the given minimums (necessary conditions that prune whole
@@ -51,8 +58,10 @@ class FreeCapacityIndex {
   // none.
   static constexpr int64_t kNoMinimum = std::numeric_limits<int64_t>::min() + 1;
   template <typename Exact>
-  NodeId first_where(int64_t cpu, int64_t memory, int64_t gpu_units, Exact exact) const {
-    return first_from(1, cpu, memory, gpu_units, exact);
+  NodeId first_where(int64_t cpu, int64_t memory, int64_t gpu_units, int64_t idle_gpus,
+                     Exact exact) const {
+    const Need need{cpu, memory, gpu_units, idle_gpus};
+    return first_from(1, need, exact);
   }
 
  private:
@@ -64,30 +73,41 @@ class FreeCapacityIndex {
   }
   void rebuild(const ClusterState& cluster);
   void update(const ClusterState& cluster, NodeId n);
-  void set_tree(size_t leaf, int64_t cpu, int64_t mem, int64_t gpu);
+  void set_tree(size_t leaf, const ClusterState& cluster, NodeId n);
+  void pull(size_t v);
+  int level_of(int64_t units) const {
+    return cap_units_ > 0 ? static_cast<int>(units * (kLevels - 1) / cap_units_) : 0;
+  }
+  void insert(NodeId n, int slot_index);
 
+  struct Need {
+    int64_t cpu, mem, gpu, idle;
+  };
   template <typename Exact>
-  NodeId first_from(size_t v, int64_t cpu, int64_t mem, int64_t gpu, Exact& exact) const {
-    if (cpu_max_[v] < cpu || mem_max_[v] < mem || gpu_max_[v] < gpu) return UINT32_MAX;
+  NodeId first_from(size_t v, const Need& need, Exact& exact) const {
+    if (cpu_max_[v] < need.cpu || mem_max_[v] < need.mem || gpu_max_[v] < need.gpu ||
+        idle_max_[v] < need.idle)
+      return UINT32_MAX;
     if (v >= leaves_) {
       const auto n = static_cast<NodeId>(v - leaves_);
       return exact(n) ? n : UINT32_MAX;
     }
-    const NodeId left = first_from(2 * v, cpu, mem, gpu, exact);
-    return left != UINT32_MAX ? left : first_from(2 * v + 1, cpu, mem, gpu, exact);
+    const NodeId left = first_from(2 * v, need, exact);
+    return left != UINT32_MAX ? left : first_from(2 * v + 1, need, exact);
   }
 
   const ClusterState* cluster_ = nullptr;
   uint64_t seen_ = 0;  // the cluster's changes() at the last sync
   double max_cpu_ = 0, max_gpu_ = 0;
+  int cap_units_ = 0;
   std::vector<int64_t> cpu_, units_;  // per node, as of the last sync
-  std::vector<int> bucket_;           // per node: its bucket
-  std::vector<uint32_t> slot_;        // per node: its place in its bucket
+  std::vector<int> where_;            // per node: its bucket * kLevels + level
+  std::vector<uint32_t> slot_;        // per node: its place there
   std::vector<std::vector<NodeId>> buckets_;
   // The max-tree: leaves_ leaves (a power of two), node v's children 2v and 2v+1; leaves past
   // the last node hold INT64_MIN, below every minimum (kNoMinimum included).
   size_t leaves_ = 1;
-  std::vector<int64_t> cpu_max_, mem_max_, gpu_max_;
+  std::vector<int64_t> cpu_max_, mem_max_, gpu_max_, idle_max_;
 };
 
 }  // namespace slicelab

@@ -74,29 +74,29 @@ std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
   index_.sync(cluster);
   const auto feasible = [&](NodeId n) { return indexed_feasible(cluster, req, n); };
   ties_.clear();
+  // Necessary conditions the max-tree prunes by: free CPU and memory, one GPU with the claim
+  // free, and (whole GPUs) enough idle GPUs on one node.
+  constexpr int64_t kAny = FreeCapacityIndex::kNoMinimum;
+  const bool gpus = has_capacity_ && req.gpu_count > 0;
+  const bool whole = gpus && req.gpu_count > 1 && req.claim_units == cluster.capacity_units();
+  const NodeId first_fit = index_.first_where(
+      has_resources_ ? req.cpu_milli : kAny, has_resources_ ? req.memory_mib : kAny,
+      gpus ? req.claim_units : kAny, whole ? req.gpu_count : kAny, feasible);
+  // No node passes the filters; else the full pass's first candidate in node order.
+  if (first_fit == UINT32_MAX) return std::nullopt;
   if (indexed_ == Indexed::kFirstFit) {
-    // The full pass keeps candidates in node order and "first" takes the lowest index.
-    constexpr int64_t kAny = FreeCapacityIndex::kNoMinimum;
-    const bool gpus = has_capacity_ && req.gpu_count > 0;
-    const NodeId n = index_.first_where(has_resources_ ? req.cpu_milli : kAny,
-                                        has_resources_ ? req.memory_mib : kAny,
-                                        gpus ? req.claim_units : kAny, feasible);
-    if (n == UINT32_MAX) return std::nullopt;
-    ties_.push_back(n);
+    // With no scorer every candidate ties, and "first" takes the lowest index.
+    ties_.push_back(first_fit);
     return pick_among_ties(cycle);
   }
-  // Ordered scoring. The scorer's free share after placement is s(n) = key(n) - pod_key, up to
-  // rounding (far below kMargin); binpack scores (int)((1 - s) * 100), spread (int)(s * 100),
-  // both in [0, 100] on feasible nodes. Min-max normalisation maps exactly the raw maxima to
-  // the top, so the maxima of the raw scores over the feasible nodes decide. Buckets are visited
-  // best first, each feasible node is scored by the scorer itself, and the visit stops at the
-  // first bucket whose bound cannot reach the best raw score so far.
   constexpr double kMargin = 1e-9;
   const Scorer& only = *scorers_.front().scorer;
   const double pod = index_.pod_key(req);
   // A feasible node has at least the pod's CPU and GPU units free: key >= pod_key.
   const int first = FreeCapacityIndex::bucket_of(pod - kMargin);
   const bool binpack = indexed_ == Indexed::kBinpack;
+  // Nodes below this level have no GPU with the pod's claim free.
+  const int min_level = gpus ? index_.min_level(req.claim_units) : 0;
   int64_t best = -1;
   for (int i = 0; i < FreeCapacityIndex::kBuckets - first; ++i) {
     const int b = binpack ? first + i : FreeCapacityIndex::kBuckets - 1 - i;
@@ -106,8 +106,9 @@ std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
       if (!binpack && FreeCapacityIndex::upper(b) - pod + kMargin < bound) break;
     }
     batch_.clear();
-    for (const NodeId n : index_.bucket(b))
-      if (feasible(n)) batch_.push_back(n);
+    for (int level = min_level; level < FreeCapacityIndex::kLevels; ++level)
+      for (const NodeId n : index_.bucket(b, level))
+        if (feasible(n)) batch_.push_back(n);
     if (batch_.empty()) continue;
     raw_.resize(batch_.size());
     only.score(cycle, batch_, raw_);
@@ -119,19 +120,19 @@ std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
       if (raw_[j] == best) ties_.push_back(batch_[j]);
     }
   }
-  if (ties_.empty()) return std::nullopt;
-  std::sort(ties_.begin(), ties_.end());
-  return pick_among_ties(cycle);
+  return pick_among_ties(cycle);  // not empty: first_fit is feasible and was scored
 }
 
 NodeId PlacementPolicy::pick_among_ties(SchedulingCycle& cycle) {
-  // select_host's tie rules on the maxima alone (in node order), with the same draws.
-  candidates_.assign(ties_.begin(), ties_.end());
+  // select_host's tie rules on the maxima alone, with the same draws; ties_ is in any order, and
+  // the k-th in node order is found by selection, not a sort (ties may be thousands of nodes).
   total_.clear();
   switch (tie_break_) {
     case TieBreak::kFirst:
-      return ties_.front();
+      candidates_.assign(ties_.begin(), ties_.end());
+      return *std::min_element(ties_.begin(), ties_.end());
     case TieBreak::kNodeOrder: {
+      candidates_.assign(ties_.begin(), ties_.end());
       const auto& rank = node_ranks(cycle);
       NodeId best = ties_.front();
       for (const NodeId n : ties_)
@@ -142,7 +143,10 @@ NodeId PlacementPolicy::pick_among_ties(SchedulingCycle& cycle) {
       break;
   }
   const size_t k = ties_.size() > 1 ? cycle.rng.below(ties_.size()) : 0;
-  return ties_[k];
+  const auto kth = ties_.begin() + static_cast<std::ptrdiff_t>(k);
+  std::nth_element(ties_.begin(), kth, ties_.end());
+  candidates_.assign(ties_.begin(), ties_.end());
+  return *kth;
 }
 
 void PlacementPolicy::reset_static_cache() {
@@ -195,6 +199,7 @@ NodeId PlacementPolicy::select_host(SchedulingCycle& cycle) {
         if (total_[i] > total_[best]) best = i;
       return candidates_[best];
     case TieBreak::kNodeOrder: {
+      candidates_.assign(ties_.begin(), ties_.end());
       const auto& rank = node_ranks(cycle);
       for (size_t i = 1; i < n; ++i)
         if (total_[i] > total_[best] ||
