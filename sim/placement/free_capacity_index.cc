@@ -1,6 +1,7 @@
 #include "sim/placement/free_capacity_index.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace slicelab {
@@ -27,7 +28,40 @@ void FreeCapacityIndex::set_tree(size_t leaf, const ClusterState& cluster, NodeI
   for (v /= 2; v >= 1; v /= 2) pull(v);
 }
 
+static_assert(FreeCapacityIndex::kBuckets % 64 == 0);
+
+int FreeCapacityIndex::next_bucket(int b, bool up) const {
+  if (b < 0) return -1;
+  if (b >= kBuckets) return kBuckets;
+  if (up) {
+    for (int w = b / 64; w < kBuckets / 64; ++w) {
+      uint64_t bits = occupied_[static_cast<size_t>(w)];
+      if (w == b / 64) bits &= ~uint64_t{0} << (b % 64);
+      if (bits != 0) return w * 64 + std::countr_zero(bits);
+    }
+    return kBuckets;
+  }
+  for (int w = b / 64; w >= 0; --w) {
+    uint64_t bits = occupied_[static_cast<size_t>(w)];
+    if (w == b / 64 && b % 64 != 63) bits &= (uint64_t{1} << (b % 64 + 1)) - 1;
+    if (bits != 0) return w * 64 + 63 - std::countl_zero(bits);
+  }
+  return -1;
+}
+
+void FreeCapacityIndex::count(int at, int delta) {
+  const int b = at / kLevels;
+  count_[static_cast<size_t>(b)] += static_cast<uint32_t>(delta);
+  const uint64_t bit = uint64_t{1} << (b % 64);
+  if (count_[static_cast<size_t>(b)] == 0) {
+    occupied_[static_cast<size_t>(b / 64)] &= ~bit;
+  } else {
+    occupied_[static_cast<size_t>(b / 64)] |= bit;
+  }
+}
+
 void FreeCapacityIndex::insert(NodeId n, int at) {
+  count(at, 1);
   auto& to = buckets_[static_cast<size_t>(at)];
   where_[n] = at;
   slot_[n] = static_cast<uint32_t>(to.size());
@@ -46,6 +80,8 @@ void FreeCapacityIndex::rebuild(const ClusterState& cluster) {
   where_.resize(n);
   slot_.resize(n);
   buckets_.assign(static_cast<size_t>(kBuckets) * kLevels, {});
+  count_.assign(kBuckets, 0);
+  occupied_.assign(kBuckets / 64, 0);
   leaves_ = 1;
   while (leaves_ < n) leaves_ *= 2;
   constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
@@ -71,6 +107,7 @@ void FreeCapacityIndex::update(const ClusterState& cluster, NodeId n) {
   units_[n] = cluster.free_units(n);
   const int at = bucket_of(key(n)) * kLevels + level_of(cluster.max_free_units(n));
   if (at == where_[n]) return;
+  count(where_[n], -1);
   auto& from = buckets_[static_cast<size_t>(where_[n])];
   const NodeId last = from.back();
   from[slot_[n]] = last;

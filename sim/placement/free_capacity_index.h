@@ -51,6 +51,9 @@ class FreeCapacityIndex {
   std::span<const NodeId> bucket(int b, int level) const {
     return buckets_[static_cast<size_t>(b * kLevels + level)];
   }
+  // The first bucket at or after b (up: towards higher keys; down: lower) that holds a node;
+  // -1 or kBuckets when none: empty buckets cost a bit, not a visit.
+  int next_bucket(int b, bool up) const;
 
   // The lowest-index node for which `exact(n)` holds, among the nodes whose free CPU, memory and
   // largest free GPU share reach the given minimums (necessary conditions that prune whole
@@ -79,6 +82,7 @@ class FreeCapacityIndex {
     return cap_units_ > 0 ? static_cast<int>(units * (kLevels - 1) / cap_units_) : 0;
   }
   void insert(NodeId n, int slot_index);
+  void count(int at, int delta);  // a node enters (1) or leaves (-1) cell `at`
 
   struct Need {
     int64_t cpu, mem, gpu, idle;
@@ -103,6 +107,8 @@ class FreeCapacityIndex {
   std::vector<int64_t> cpu_, units_;  // per node, as of the last sync
   std::vector<int> where_;            // per node: its bucket * kLevels + level
   std::vector<uint32_t> slot_;        // per node: its place there
+  std::vector<uint32_t> count_;       // per bucket: its nodes, all levels
+  std::vector<uint64_t> occupied_;    // per bucket: one bit, count_ > 0
   std::vector<std::vector<NodeId>> buckets_;
   // The max-tree: leaves_ leaves (a power of two), node v's children 2v and 2v+1; leaves past
   // the last node hold INT64_MIN, below every minimum (kNoMinimum included).

@@ -98,8 +98,10 @@ std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
   // Nodes below this level have no GPU with the pod's claim free.
   const int min_level = gpus ? index_.min_level(req.claim_units) : 0;
   int64_t best = -1;
-  for (int i = 0; i < FreeCapacityIndex::kBuckets - first; ++i) {
-    const int b = binpack ? first + i : FreeCapacityIndex::kBuckets - 1 - i;
+  constexpr int kLast = FreeCapacityIndex::kBuckets - 1;
+  for (int b = index_.next_bucket(binpack ? first : kLast, binpack);
+       binpack ? b <= kLast : b >= first;
+       b = index_.next_bucket(binpack ? b + 1 : b - 1, binpack)) {
     if (best >= 0) {
       const double bound = static_cast<double>(best) / 100.0;
       if (binpack && FreeCapacityIndex::lower(b) - pod - kMargin > 1.0 - bound) break;
