@@ -140,10 +140,15 @@ uint64_t rng_witness(const Rng& rng) {
   return copy.below(UINT64_MAX);
 }
 
-#ifdef __SANITIZE_ADDRESS__
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLICELAB_INDEX_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(SLICELAB_INDEX_TEST_ASAN)
 constexpr int kCases = 300;  // ASan runs ~10x slower; 300 cases keep the test under ~20 s there
 #else
-constexpr int kCases = 1000;
+constexpr int kCases = 1000;  // 1.7 s for all presets in Release
 #endif
 constexpr int kDecisions = 40;
 
