@@ -1,8 +1,12 @@
 // Simulator throughput: replays a generated trace of 100,000 pods on 1,000 nodes x 8 GPUs.
 // Target (issue 2): the whole best-fit replay under 2 s on a 2-core machine, peak RSS < 500 MB.
+// BM_Scale rows (issue 30): the same mix at 100 pods per node on 1,000 and 10,000 nodes, so that
+// us_per_pod shows how placement cost grows with the cluster (target: < 1.5x from 1k to 10k).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,11 +23,11 @@ constexpr int kNodes = 1000;
 constexpr int kGpusPerNode = 8;
 constexpr uint64_t kPods = 100'000;
 
-ClusterSpec bench_cluster() {
+ClusterSpec bench_cluster(int nodes = kNodes) {
   ClusterSpec c;
   NodeGroup g;
   g.name = "a100";
-  g.count = kNodes;
+  g.count = nodes;
   g.cpu_milli = 128'000;
   g.memory_mib = 1024 * 1024;
   g.gpu_model = *GpuCatalog::builtin().index_of("A100-80GB");
@@ -51,6 +55,18 @@ PodShape shape(std::string name, double weight, int gpus, int milli, int64_t gpu
 
 // A mix like the openb trace: many one-GPU and fractional pods, a few large ones.
 // Offered load is about 90% of the 8,000 GPUs, so queues form and retries happen.
+std::vector<PodSpec> generate_bench_pods(int nodes, uint64_t count) {
+  GeneratorSpec g;
+  g.pod_count = count;
+  g.shapes = {shape("frac", 40, 1, 300, 10'000, 4'000, 1800),
+              shape("one", 35, 1, 1000, 30'000, 8'000, 3600),
+              shape("two", 10, 2, 1000, 40'000, 16'000, 3600),
+              shape("four", 10, 4, 1000, 60'000, 32'000, 5400),
+              shape("eight", 5, 8, 1000, 70'000, 64'000, 7200)};
+  g.arrivals_per_hour = 2.83 * nodes;  // the load of bench_pods(), per node
+  return generate_pods(g, 42);
+}
+
 const std::vector<PodSpec>& bench_pods() {
   static const std::vector<PodSpec> pods = [] {
     GeneratorSpec g;
@@ -121,11 +137,99 @@ void BM_RandomWholeCard(benchmark::State& s) {
   replay(s, "random", {}, false);
 }
 
+// 100 pods per node on range(0) nodes, with placement indexes on (range(1) = 1) or off (0, the
+// full pass of every filter and scorer over every node, as before issue 30): one run, timed
+// whole; us_per_pod is the figure to compare (the trace is generated once per node count, outside
+// the timing).
+void scale_replay(benchmark::State& state, const char* preset, const SharingConfig& sharing) {
+  const int nodes = static_cast<int>(state.range(0));
+  const uint64_t count = static_cast<uint64_t>(nodes) * 100;
+  static std::map<int, std::vector<PodSpec>> traces;  // NOLINT: bench-local memo
+  auto& pods = traces[nodes];
+  if (pods.empty()) pods = generate_bench_pods(nodes, count);
+  const ClusterSpec cluster = bench_cluster(nodes);
+  const GpuCatalog catalog = GpuCatalog::builtin();
+  const auto mode = make_sharing_mode(sharing);
+  EngineConfig cfg;
+  cfg.sample_interval_s = 300;
+  RunResult last;
+  for (auto _ : state) {
+    PlacementPolicy placement = build_placement(*placement_preset(preset));
+    placement.set_indexes(state.range(1) != 0);
+    const RunInputs in{cluster, catalog, pods, *mode, cfg, 7};
+    last = run_simulation(in, placement);
+    const double ratio = last.summary.allocation_ratio;
+    benchmark::DoNotOptimize(ratio);
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["us_per_pod"] =
+      benchmark::Counter(iters * static_cast<double>(count) / 1e6,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["attempts"] = static_cast<double>(last.summary.placement_attempts);
+  state.counters["alloc_ratio"] = last.summary.allocation_ratio;
+  state.counters["peak_rss_MB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+SharingConfig time_slice4() {
+  SharingConfig ts;
+  ts.kind = "time-slice";
+  ts.set_mode_settings(std::make_shared<TimeSliceSettings>(TimeSliceSettings{4, 0.05}));
+  return ts;
+}
+
+void BM_Scale_BestFit(benchmark::State& s) {
+  scale_replay(s, "best-fit", {});
+}
+void BM_Scale_SpreadTimeSlice4(benchmark::State& s) {
+  scale_replay(s, "spread", time_slice4());
+}
+void BM_Scale_HamiBinpack(benchmark::State& s) {
+  SharingConfig hami;
+  hami.kind = "hami";
+  scale_replay(s, "hami-binpack", hami);
+}
+void BM_Scale_FirstFit(benchmark::State& s) {
+  scale_replay(s, "first-fit", {});
+}
+void BM_Scale_Fgd(benchmark::State& s) {
+  scale_replay(s, "fgd", {});
+}
+// 50,000 nodes x 5M pods: minutes before issue 30; run only with SLICELAB_BENCH_HUGE=1.
+void BM_Scale_BestFitHuge(benchmark::State& s) {
+  if (std::getenv("SLICELAB_BENCH_HUGE") == nullptr) {  // NOLINT(concurrency-mt-unsafe)
+    s.SkipWithError("set SLICELAB_BENCH_HUGE=1 to run the 50,000-node row");
+    return;
+  }
+  scale_replay(s, "best-fit", {});
+}
+
 BENCHMARK(BM_BestFitWholeCard)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 BENCHMARK(BM_BestFitWholeCardBackfill)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SpreadTimeSlice4)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FirstFitWholeCard)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RandomWholeCard)->Unit(benchmark::kMillisecond)->UseRealTime();
+#define SLICELAB_SCALE_ROW(fn)         \
+  BENCHMARK(fn)                        \
+      ->ArgNames({"nodes", "indexes"}) \
+      ->Args({1000, 0})                \
+      ->Args({1000, 1})                \
+      ->Args({10000, 0})               \
+      ->Args({10000, 1})               \
+      ->Unit(benchmark::kMillisecond)  \
+      ->UseRealTime()                  \
+      ->Iterations(1)
+SLICELAB_SCALE_ROW(BM_Scale_BestFit);
+SLICELAB_SCALE_ROW(BM_Scale_SpreadTimeSlice4);
+SLICELAB_SCALE_ROW(BM_Scale_HamiBinpack);
+SLICELAB_SCALE_ROW(BM_Scale_FirstFit);
+SLICELAB_SCALE_ROW(BM_Scale_Fgd);
+BENCHMARK(BM_Scale_BestFitHuge)
+    ->Arg(50000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace slicelab

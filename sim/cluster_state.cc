@@ -65,6 +65,17 @@ void ClusterState::refresh_node_gpu_summary(NodeId n) {
   node_free_units_[n] = total;
 }
 
+void ClusterState::journal(NodeId n) {
+  // Keep at least a node count's worth (a consumer further behind rebuilds for about what it
+  // would cost to replay them); drop the older half at once: amortised O(1) per change.
+  const size_t keep = std::max<size_t>(node_count(), 64);
+  if (journal_.size() >= 2 * keep) {
+    journal_base_ += journal_.size() - keep;
+    journal_.erase(journal_.begin(), journal_.end() - static_cast<std::ptrdiff_t>(keep));
+  }
+  journal_.push_back(n);
+}
+
 void ClusterState::track_shape_tags(size_t tags) {
   tags_ = tags;
   tag_counts_.assign(node_count() * tags, 0);
@@ -74,6 +85,7 @@ void ClusterState::track_shape_tags(size_t tags) {
 void ClusterState::bind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req) {
   if (req.shape_tag < tags_ && tag_counts_[n * tags_ + req.shape_tag]++ == 0) ++distinct_tags_[n];
   ++version_[n];
+  journal(n);
   cpu_free_[n] -= req.cpu_milli;
   mem_free_[n] -= req.memory_mib;
   for (const GpuId g : gpus) {
@@ -88,6 +100,7 @@ void ClusterState::bind(NodeId n, std::span<const GpuId> gpus, const PodRequest&
 void ClusterState::unbind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req) {
   if (req.shape_tag < tags_ && --tag_counts_[n * tags_ + req.shape_tag] == 0) --distinct_tags_[n];
   ++version_[n];
+  journal(n);
   cpu_free_[n] += req.cpu_milli;
   mem_free_[n] += req.memory_mib;
   for (const GpuId g : gpus) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -67,6 +68,16 @@ class ClusterState {
   // valid exactly as long as the node's dynamic state is unchanged.
   uint64_t version(NodeId n) const { return version_[n]; }
 
+  // The change journal: every bind and unbind appends its node. changes() counts them all; a
+  // consumer keeps the count it has seen and asks for what came after. Bounded: only the latest
+  // changes (at least one per node) are kept, so a consumer that fell further behind gets
+  // nullopt and must rebuild from the per-node state.
+  uint64_t changes() const { return journal_base_ + journal_.size(); }
+  std::optional<std::span<const NodeId>> changed_since(uint64_t seen) const {
+    if (seen < journal_base_ || seen > changes()) return std::nullopt;
+    return std::span<const NodeId>(journal_).subspan(static_cast<size_t>(seen - journal_base_));
+  }
+
   // True when node n has `req.gpu_count` GPUs each with `req.claim_units` free units.
   bool gpus_fit(NodeId n, const PodRequest& req) const {
     if (req.gpu_count == 0) return true;
@@ -92,6 +103,7 @@ class ClusterState {
 
  private:
   int count_fitting_gpus(NodeId n, int claim_units) const;
+  void journal(NodeId n);
   void refresh_node_gpu_summary(NodeId n);
 
   int cap_units_;
@@ -109,6 +121,8 @@ class ClusterState {
   std::vector<int> idle_gpus_, max_free_units_;
   std::vector<int64_t> node_free_units_;
   std::vector<uint64_t> version_;
+  std::vector<NodeId> journal_;
+  uint64_t journal_base_ = 0;  // changes before journal_[0]
   std::vector<std::shared_ptr<const GpuTopology>> topology_;
   size_t tags_ = 0;
   std::vector<uint16_t> tag_counts_;  // node_count x tags_

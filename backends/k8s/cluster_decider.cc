@@ -29,6 +29,8 @@ ClusterDecider::ClusterDecider(const GpuCatalog& catalog, const SharingMode& mod
       rng_(seed),
       specs_(kFirstSlots),
       requests_(kFirstSlots) {
+  // A decision reports every feasible node and its total (prioritize): the full pass only.
+  policy_.set_indexes(false);
   for (size_t i = 0; i < scenario_order.size(); ++i) order_rank_.emplace(scenario_order[i], i);
   for (uint32_t s = kFirstSlots; s-- > 0;) free_slots_.push_back(s);
   rebuild();

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
+
+#include "sim/placement/filters.h"
+#include "sim/placement/scorers.h"
 
 namespace slicelab {
 
@@ -14,11 +18,137 @@ PlacementPolicy::PlacementPolicy(std::vector<std::unique_ptr<Filter>> filters,
       picker_(std::move(picker)),
       tie_break_(tie_break) {
   reset_static_cache();
+  classify();
 }
 
 void PlacementPolicy::attach(const RunPlugins& plugins) {
   run_ = plugins;
   reset_static_cache();
+  index_.reset();
+}
+
+void PlacementPolicy::classify() {
+  indexed_ = Indexed::kNone;
+  for (const auto& f : filters_) {
+    const Filter* p = f.get();
+    if (dynamic_cast<const ResourceFilter*>(p) != nullptr) {
+      has_resources_ = true;
+    } else if (dynamic_cast<const GpuCapacityFilter*>(p) != nullptr) {
+      has_capacity_ = true;
+    } else if (dynamic_cast<const GpuModelFilter*>(p) != nullptr) {
+      has_model_ = true;
+    } else {
+      return;  // a filter the index does not know: always the full pass
+    }
+  }
+  if (scorers_.empty()) {
+    // No scorer: every candidate ties at 0, and only "first" makes that the lowest index.
+    if (tie_break_ == TieBreak::kFirst) indexed_ = Indexed::kFirstFit;
+    return;
+  }
+  // One scorer whose order a node's key decides; the key bounds need both free-resource filters
+  // (a feasible node then has key >= the pod's key).
+  if (scorers_.size() != 1 || !has_resources_ || !has_capacity_) return;
+  const Scorer* only = scorers_.front().scorer.get();
+  if (dynamic_cast<const BinpackScorer*>(only) != nullptr) indexed_ = Indexed::kBinpack;
+  if (dynamic_cast<const SpreadScorer*>(only) != nullptr) indexed_ = Indexed::kSpread;
+}
+
+bool PlacementPolicy::indexed_feasible(const ClusterState& cluster, const PodRequest& req,
+                                       NodeId n) const {
+  // GpuModelFilter, ResourceFilter and GpuCapacityFilter's tests, on one node.
+  if (has_model_ && req.gpu_count > 0 &&
+      !(((req.model_mask >> cluster.model(n)) & 1U) != 0 &&
+        cluster.gpu_memory_capacity(n) >= req.gpu_memory_mib &&
+        cluster.gpus_on(n) >= req.gpu_count))
+    return false;
+  if (has_resources_ &&
+      !(cluster.cpu_free(n) >= req.cpu_milli && cluster.memory_free(n) >= req.memory_mib))
+    return false;
+  return !has_capacity_ || cluster.gpus_fit(n, req);
+}
+
+std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
+  const ClusterState& cluster = cycle.cluster;
+  const PodRequest& req = cycle.req;
+  index_.sync(cluster);
+  const auto feasible = [&](NodeId n) { return indexed_feasible(cluster, req, n); };
+  ties_.clear();
+  // Necessary conditions the max-tree prunes by: free CPU and memory, one GPU with the claim
+  // free, and (whole GPUs) enough idle GPUs on one node.
+  constexpr int64_t kAny = FreeCapacityIndex::kNoMinimum;
+  const bool gpus = has_capacity_ && req.gpu_count > 0;
+  const bool whole = gpus && req.gpu_count > 1 && req.claim_units == cluster.capacity_units();
+  const NodeId first_fit = index_.first_where(
+      has_resources_ ? req.cpu_milli : kAny, has_resources_ ? req.memory_mib : kAny,
+      gpus ? req.claim_units : kAny, whole ? req.gpu_count : kAny, feasible);
+  // No node passes the filters; else the full pass's first candidate in node order.
+  if (first_fit == UINT32_MAX) return std::nullopt;
+  if (indexed_ == Indexed::kFirstFit) {
+    // With no scorer every candidate ties, and "first" takes the lowest index.
+    ties_.push_back(first_fit);
+    return pick_among_ties(cycle);
+  }
+  constexpr double kMargin = 1e-9;
+  const Scorer& only = *scorers_.front().scorer;
+  const double pod = index_.pod_key(req);
+  // A feasible node has at least the pod's CPU and GPU units free: key >= pod_key.
+  const int first = FreeCapacityIndex::bucket_of(pod - kMargin);
+  const bool binpack = indexed_ == Indexed::kBinpack;
+  // Nodes below this level have no GPU with the pod's claim free.
+  const int min_level = gpus ? index_.min_level(req.claim_units) : 0;
+  int64_t best = -1;
+  constexpr int kLast = FreeCapacityIndex::kBuckets - 1;
+  for (int b = index_.next_bucket(binpack ? first : kLast, binpack);
+       binpack ? b <= kLast : b >= first;
+       b = index_.next_bucket(binpack ? b + 1 : b - 1, binpack)) {
+    if (best >= 0) {
+      const double bound = static_cast<double>(best) / 100.0;
+      if (binpack && FreeCapacityIndex::lower(b) - pod - kMargin > 1.0 - bound) break;
+      if (!binpack && FreeCapacityIndex::upper(b) - pod + kMargin < bound) break;
+    }
+    batch_.clear();
+    for (int level = min_level; level < FreeCapacityIndex::kLevels; ++level)
+      for (const NodeId n : index_.bucket(b, level))
+        if (feasible(n)) batch_.push_back(n);
+    if (batch_.empty()) continue;
+    raw_.resize(batch_.size());
+    only.score(cycle, batch_, raw_);
+    for (size_t j = 0; j < batch_.size(); ++j) {
+      if (raw_[j] > best) {
+        best = raw_[j];
+        ties_.clear();
+      }
+      if (raw_[j] == best) ties_.push_back(batch_[j]);
+    }
+  }
+  return pick_among_ties(cycle);  // not empty: first_fit is feasible and was scored
+}
+
+NodeId PlacementPolicy::pick_among_ties(SchedulingCycle& cycle) {
+  // select_host's tie rules on the maxima alone, with the same draws; ties_ is in any order, and
+  // the k-th in node order is found by selection, not a sort (ties may be thousands of nodes).
+  total_.clear();
+  switch (tie_break_) {
+    case TieBreak::kFirst:
+      candidates_.assign(ties_.begin(), ties_.end());
+      return *std::min_element(ties_.begin(), ties_.end());
+    case TieBreak::kNodeOrder: {
+      candidates_.assign(ties_.begin(), ties_.end());
+      const auto& rank = node_ranks(cycle);
+      NodeId best = ties_.front();
+      for (const NodeId n : ties_)
+        if (rank[n] < rank[best]) best = n;
+      return best;
+    }
+    case TieBreak::kRandom:
+      break;
+  }
+  const size_t k = ties_.size() > 1 ? cycle.rng.below(ties_.size()) : 0;
+  const auto kth = ties_.begin() + static_cast<std::ptrdiff_t>(k);
+  std::nth_element(ties_.begin(), kth, ties_.end());
+  candidates_.assign(ties_.begin(), ties_.end());
+  return *kth;
 }
 
 void PlacementPolicy::reset_static_cache() {
@@ -71,6 +201,7 @@ NodeId PlacementPolicy::select_host(SchedulingCycle& cycle) {
         if (total_[i] > total_[best]) best = i;
       return candidates_[best];
     case TieBreak::kNodeOrder: {
+      candidates_.assign(ties_.begin(), ties_.end());
       const auto& rank = node_ranks(cycle);
       for (size_t i = 1; i < n; ++i)
         if (total_[i] > total_[best] ||
@@ -109,6 +240,20 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
     bool possible = true;
     for (PreFilter* p : run_.pre_filters)
       if (possible && !p->pre_filter(cycle, candidates_)) possible = false;
+    // The index proves the decision only on the whole cluster (no pre-filter narrowed it) under
+    // the policy's own filters alone, and with no PostFilter to run when nothing fits; never
+    // with percentageOfNodesToScore, whose scan order and rotating start are kube-scheduler's.
+    if (possible && indexes_ && !sampling_.active() && indexed_ != Indexed::kNone &&
+        run_.filters.empty() && run_.post_filters.empty() &&
+        candidates_.size() == cluster.node_count()) {
+      const std::optional<NodeId> node = indexed_select(cycle);
+      if (!node.has_value()) {
+        candidates_.clear();
+        return std::nullopt;
+      }
+      if (!place_on(cycle, *node, gpus_out)) return std::nullopt;
+      return node;
+    }
     if (possible) {
       // Filters decide node by node and keep the order, so narrowing first to the nodes that
       // pass their static parts leaves exactly the candidates, in the same order, as before.

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/placement/free_capacity_index.h"
 #include "sim/placement/node_sampling.h"
 #include "sim/placement/plugins.h"
 #include "sim/placement/static_filter_cache.h"
@@ -52,8 +53,15 @@ class PlacementPolicy {
   // Only the reserve plugins, on GPUs already chosen (a binding replayed into a fresh run).
   bool reserve(SchedulingCycle& cycle, NodeId node, std::span<GpuId> gpus);
 
+  // Indexes (default on; docs/placement.md, "Indexes"): for the policies whose decision the
+  // free-capacity index can prove, schedule() visits only the nodes that can matter and decides
+  // exactly as the full pass would (same node, GPUs and random draws). Off: always the full pass.
+  void set_indexes(bool on) { indexes_ = on; }
+  bool indexes() const { return indexes_; }
+
   // After schedule(): the nodes that passed every filter in its last pass, in node order, and
   // (when a node was selected) their weighted score totals, aligned; valid until the next call.
+  // Only with indexes off: an indexed decision leaves the nodes tied at the top and no totals.
   std::span<const NodeId> feasible() const { return candidates_; }
   std::span<const int64_t> totals() const { return total_; }
   // The largest total a node can reach (each score at kMaxNodeScore); 0 without scorers.
@@ -75,7 +83,14 @@ class PlacementPolicy {
   TieBreak tie_break() const { return tie_break_; }
 
  private:
-  NodeId select_host(SchedulingCycle& cycle);  // candidates_ is not empty
+  NodeId select_host(SchedulingCycle& cycle);      // candidates_ is not empty
+  NodeId pick_among_ties(SchedulingCycle& cycle);  // ties_: ascending, not empty
+  // The policy shapes whose decision the index can prove (kNone: every other one).
+  enum class Indexed { kNone, kFirstFit, kBinpack, kSpread };
+  void classify();
+  bool indexed_feasible(const ClusterState& cluster, const PodRequest& req, NodeId n) const;
+  // The decision of an indexable policy on the whole cluster; nullopt when no node passes.
+  std::optional<NodeId> indexed_select(SchedulingCycle& cycle);
   const std::vector<uint32_t>& node_ranks(SchedulingCycle& cycle);
 
   std::vector<std::unique_ptr<Filter>> filters_;
@@ -93,6 +108,13 @@ class PlacementPolicy {
   std::vector<int64_t> total_, scratch_;
   std::vector<uint32_t> rank_;
   NodeSampling sampling_;
+
+  bool indexes_ = true;
+  Indexed indexed_ = Indexed::kNone;
+  bool has_resources_ = false, has_capacity_ = false, has_model_ = false;
+  FreeCapacityIndex index_;
+  std::vector<NodeId> ties_, batch_;
+  std::vector<int64_t> raw_;
 };
 
 }  // namespace slicelab

@@ -1,0 +1,133 @@
+#include "sim/placement/free_capacity_index.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace slicelab {
+
+int FreeCapacityIndex::bucket_of(double key) {
+  const double b = std::floor(key * kBuckets);
+  if (!(b >= 0)) return 0;  // also NaN
+  return b >= kBuckets - 1 ? kBuckets - 1 : static_cast<int>(b);
+}
+
+void FreeCapacityIndex::pull(size_t v) {
+  cpu_max_[v] = std::max(cpu_max_[2 * v], cpu_max_[2 * v + 1]);
+  mem_max_[v] = std::max(mem_max_[2 * v], mem_max_[2 * v + 1]);
+  gpu_max_[v] = std::max(gpu_max_[2 * v], gpu_max_[2 * v + 1]);
+  idle_max_[v] = std::max(idle_max_[2 * v], idle_max_[2 * v + 1]);
+}
+
+void FreeCapacityIndex::set_tree(size_t leaf, const ClusterState& cluster, NodeId n) {
+  size_t v = leaves_ + leaf;
+  cpu_max_[v] = cluster.cpu_free(n);
+  mem_max_[v] = cluster.memory_free(n);
+  gpu_max_[v] = cluster.max_free_units(n);
+  idle_max_[v] = cluster.idle_gpus(n);
+  for (v /= 2; v >= 1; v /= 2) pull(v);
+}
+
+static_assert(FreeCapacityIndex::kBuckets % 64 == 0);
+
+int FreeCapacityIndex::next_bucket(int b, bool up) const {
+  if (b < 0) return -1;
+  if (b >= kBuckets) return kBuckets;
+  if (up) {
+    for (int w = b / 64; w < kBuckets / 64; ++w) {
+      uint64_t bits = occupied_[static_cast<size_t>(w)];
+      if (w == b / 64) bits &= ~uint64_t{0} << (b % 64);
+      if (bits != 0) return w * 64 + std::countr_zero(bits);
+    }
+    return kBuckets;
+  }
+  for (int w = b / 64; w >= 0; --w) {
+    uint64_t bits = occupied_[static_cast<size_t>(w)];
+    if (w == b / 64 && b % 64 != 63) bits &= (uint64_t{1} << (b % 64 + 1)) - 1;
+    if (bits != 0) return w * 64 + 63 - std::countl_zero(bits);
+  }
+  return -1;
+}
+
+void FreeCapacityIndex::count(int at, int delta) {
+  const int b = at / kLevels;
+  count_[static_cast<size_t>(b)] += static_cast<uint32_t>(delta);
+  const uint64_t bit = uint64_t{1} << (b % 64);
+  if (count_[static_cast<size_t>(b)] == 0) {
+    occupied_[static_cast<size_t>(b / 64)] &= ~bit;
+  } else {
+    occupied_[static_cast<size_t>(b / 64)] |= bit;
+  }
+}
+
+void FreeCapacityIndex::insert(NodeId n, int at) {
+  count(at, 1);
+  auto& to = buckets_[static_cast<size_t>(at)];
+  where_[n] = at;
+  slot_[n] = static_cast<uint32_t>(to.size());
+  to.push_back(n);
+}
+
+void FreeCapacityIndex::rebuild(const ClusterState& cluster) {
+  cluster_ = &cluster;
+  seen_ = cluster.changes();
+  const size_t n = cluster.node_count();
+  max_cpu_ = static_cast<double>(cluster.max_cpu_capacity());
+  max_gpu_ = static_cast<double>(cluster.max_gpus_per_node()) * cluster.capacity_units();
+  cap_units_ = cluster.capacity_units();
+  cpu_.resize(n);
+  units_.resize(n);
+  where_.resize(n);
+  slot_.resize(n);
+  buckets_.assign(static_cast<size_t>(kBuckets) * kLevels, {});
+  count_.assign(kBuckets, 0);
+  occupied_.assign(kBuckets / 64, 0);
+  leaves_ = 1;
+  while (leaves_ < n) leaves_ *= 2;
+  constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
+  cpu_max_.assign(2 * leaves_, kNever);
+  mem_max_.assign(2 * leaves_, kNever);
+  gpu_max_.assign(2 * leaves_, kNever);
+  idle_max_.assign(2 * leaves_, kNever);
+  for (NodeId i = 0; i < n; ++i) {
+    cpu_[i] = cluster.cpu_free(i);
+    units_[i] = cluster.free_units(i);
+    insert(i, bucket_of(key(i)) * kLevels + level_of(cluster.max_free_units(i)));
+    cpu_max_[leaves_ + i] = cluster.cpu_free(i);
+    mem_max_[leaves_ + i] = cluster.memory_free(i);
+    gpu_max_[leaves_ + i] = cluster.max_free_units(i);
+    idle_max_[leaves_ + i] = cluster.idle_gpus(i);
+  }
+  for (size_t v = leaves_ - 1; v >= 1; --v) pull(v);
+}
+
+void FreeCapacityIndex::update(const ClusterState& cluster, NodeId n) {
+  set_tree(n, cluster, n);
+  cpu_[n] = cluster.cpu_free(n);
+  units_[n] = cluster.free_units(n);
+  const int at = bucket_of(key(n)) * kLevels + level_of(cluster.max_free_units(n));
+  if (at == where_[n]) return;
+  count(where_[n], -1);
+  auto& from = buckets_[static_cast<size_t>(where_[n])];
+  const NodeId last = from.back();
+  from[slot_[n]] = last;
+  slot_[last] = slot_[n];
+  from.pop_back();
+  insert(n, at);
+}
+
+void FreeCapacityIndex::sync(const ClusterState& cluster) {
+  if (&cluster != cluster_ || cpu_.size() != cluster.node_count()) {
+    rebuild(cluster);
+    return;
+  }
+  const auto changed = cluster.changed_since(seen_);
+  if (!changed.has_value() || changed->size() > cluster.node_count()) {
+    rebuild(cluster);
+    return;
+  }
+  for (const NodeId n : *changed) update(cluster, n);
+  seen_ = cluster.changes();
+}
+
+}  // namespace slicelab
