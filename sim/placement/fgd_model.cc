@@ -61,14 +61,14 @@ size_t FgdModel::shape_id(const ClusterState& cluster, const PodRequest& req) co
 }
 
 // The node's state as the memo keys it, without the request: model, GPU count, free CPU and
-// the sorted free units of its GPUs.
-uint32_t FgdModel::intern_state(const ClusterState& cluster, NodeId node) const {
+// the sorted free units of its GPUs (gpus_on(node) <= kMemoGpus).
+FgdModel::Key FgdModel::state_key(const ClusterState& cluster, NodeId node) {
   const int gpus = cluster.gpus_on(node);
-  if (gpus > kMemoGpus) return kNotInterned;
   std::array<int, kMemoGpus> free{};
   const GpuId first = cluster.first_gpu(node);
   for (int i = 0; i < gpus; ++i)
     free[static_cast<size_t>(i)] = cluster.gpu_free_units(first + static_cast<GpuId>(i));
+  // Insertion sort: at most 8 values (and std::sort here trips a GCC 12 array-bounds warning).
   for (int i = 1; i < gpus; ++i)
     for (int j = i; j > 0 && free[static_cast<size_t>(j - 1)] > free[static_cast<size_t>(j)]; --j)
       std::swap(free[static_cast<size_t>(j - 1)], free[static_cast<size_t>(j)]);
@@ -80,7 +80,13 @@ uint32_t FgdModel::intern_state(const ClusterState& cluster, NodeId node) const 
     const uint64_t v = static_cast<uint64_t>(free[static_cast<size_t>(i)]) & 0xffffU;
     key.w[2 + i / 4] |= v << (16 * (i % 4));
   }
-  const auto [it, fresh] = state_ids_.try_emplace(key, static_cast<uint32_t>(state_scores_.size()));
+  return key;
+}
+
+uint32_t FgdModel::intern_state(const ClusterState& cluster, NodeId node) const {
+  if (cluster.gpus_on(node) > kMemoGpus) return kNotInterned;
+  const auto [it, fresh] =
+      state_ids_.try_emplace(state_key(cluster, node), static_cast<uint32_t>(state_scores_.size()));
   if (fresh) state_scores_.emplace_back();
   return it->second;
 }
@@ -113,25 +119,11 @@ void FgdModel::node_scores(const ClusterState& cluster, const PodRequest& req,
 
 int64_t FgdModel::memo_score(const ClusterState& cluster, const PodRequest& req,
                              NodeId node) const {
-  const int gpus = cluster.gpus_on(node);
-  if (gpus > kMemoGpus) return compute(cluster, req, node);
-  std::array<int, kMemoGpus> free{};
-  const GpuId first = cluster.first_gpu(node);
-  for (int i = 0; i < gpus; ++i)
-    free[static_cast<size_t>(i)] = cluster.gpu_free_units(first + static_cast<GpuId>(i));
-  // Insertion sort: at most 8 values (and std::sort here trips a GCC 12 array-bounds warning).
-  for (int i = 1; i < gpus; ++i)
-    for (int j = i; j > 0 && free[static_cast<size_t>(j - 1)] > free[static_cast<size_t>(j)]; --j)
-      std::swap(free[static_cast<size_t>(j - 1)], free[static_cast<size_t>(j)]);
-  Key key{};
-  key.w[0] = static_cast<uint64_t>(cluster.cpu_free(node)) |
-             (static_cast<uint64_t>(cluster.model(node)) << 42) |
-             (static_cast<uint64_t>(gpus) << 50) | (static_cast<uint64_t>(req.gpu_count) << 56);
+  if (cluster.gpus_on(node) > kMemoGpus) return compute(cluster, req, node);
+  // The node's state key plus the request's part (same bits as before the state ids existed).
+  Key key = state_key(cluster, node);
+  key.w[0] |= static_cast<uint64_t>(req.gpu_count) << 56;
   key.w[1] = static_cast<uint64_t>(req.cpu_milli) | (static_cast<uint64_t>(req.claim_units) << 42);
-  for (int i = 0; i < gpus; ++i) {
-    const uint64_t v = static_cast<uint64_t>(free[static_cast<size_t>(i)]) & 0xffffU;
-    key.w[2 + i / 4] |= v << (16 * (i % 4));
-  }
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   const int64_t s = compute(cluster, req, node);
   memo_.emplace(key, s);

@@ -73,6 +73,8 @@ class FgdModel {
   // The pod's shape id; resets the cache when `cluster` is not the one it follows.
   size_t shape_id(const ClusterState& cluster, const PodRequest& req) const;
   uint32_t intern_state(const ClusterState& cluster, NodeId node) const;
+  // The memo key of the node's state alone (no request); gpus_on(node) <= kMemoGpus.
+  static Key state_key(const ClusterState& cluster, NodeId node);
   int64_t cached_score(const ClusterState& cluster, const PodRequest& req, NodeId node,
                        size_t shape) const;
   // A share of one GPU: the best score over the GPUs that fit and the first GPU that has it.
