@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_workload.h"
 #include "sim/engine/engine.h"
 #include "sim/modes/hami/hami_settings.h"
 #include "sim/modes/mode_registry.h"
@@ -17,51 +18,16 @@ namespace slicelab {
 namespace {
 
 constexpr int kNodes = 1000;
-constexpr int kGpusPerNode = 8;
 constexpr uint64_t kPods = 100'000;
 
 ClusterSpec bench_cluster() {
-  ClusterSpec c;
-  NodeGroup g;
-  g.name = "a100";
-  g.count = kNodes;
-  g.cpu_milli = 128'000;
-  g.memory_mib = 1024 * 1024;
-  g.gpu_model = *GpuCatalog::builtin().index_of("A100-80GB");
-  g.gpus_per_node = kGpusPerNode;
-  c.groups.push_back(g);
-  return c;
-}
-
-PodShape shape(std::string name, double weight, int gpus, int milli, int64_t gpu_mem, int64_t cpu,
-               double median_s) {
-  PodShape s;
-  s.name = std::move(name);
-  s.weight = weight;
-  s.request.gpu_count = gpus;
-  s.request.gpu_milli = milli;
-  s.request.gpu_memory_mib = gpu_mem;
-  s.request.cpu_milli = cpu;
-  s.request.memory_mib = cpu * 4;
-  s.duration.kind = DurationDistribution::Kind::kLognormal;
-  s.duration.a = median_s;
-  s.duration.b = 0.8;
-  s.duration.min_s = 30;
-  return s;
+  return bench::a100_cluster(kNodes);
 }
 
 // sim_throughput's mix (about 90% of the GPUs offered): queues form, so every attempt's filter
 // meets many full nodes, which is what the per-node summary refuses in one check.
 std::vector<PodSpec> bench_pods() {
-  GeneratorSpec g;
-  g.pod_count = kPods;
-  g.shapes = {shape("frac", 40, 1, 300, 10'000, 4'000, 1800),
-              shape("one", 35, 1, 1000, 30'000, 8'000, 3600),
-              shape("two", 10, 2, 1000, 40'000, 16'000, 3600),
-              shape("four", 10, 4, 1000, 60'000, 32'000, 5400),
-              shape("eight", 5, 8, 1000, 70'000, 64'000, 7200)};
-  g.arrivals_per_hour = 2830;
-  return generate_pods(g, 42);
+  return bench::openb_like_pods(kPods, 2830);
 }
 
 void BM_HamiBinpack(benchmark::State& state) {

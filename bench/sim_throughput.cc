@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_workload.h"
 #include "sim/engine/engine.h"
 #include "sim/modes/mode_registry.h"
 #include "sim/modes/time_slice/time_slice_settings.h"
@@ -20,67 +21,19 @@ namespace slicelab {
 namespace {
 
 constexpr int kNodes = 1000;
-constexpr int kGpusPerNode = 8;
 constexpr uint64_t kPods = 100'000;
 
 ClusterSpec bench_cluster(int nodes = kNodes) {
-  ClusterSpec c;
-  NodeGroup g;
-  g.name = "a100";
-  g.count = nodes;
-  g.cpu_milli = 128'000;
-  g.memory_mib = 1024 * 1024;
-  g.gpu_model = *GpuCatalog::builtin().index_of("A100-80GB");
-  g.gpus_per_node = kGpusPerNode;
-  c.groups.push_back(g);
-  return c;
+  return bench::a100_cluster(nodes);
 }
 
-PodShape shape(std::string name, double weight, int gpus, int milli, int64_t gpu_mem, int64_t cpu,
-               double median_s) {
-  PodShape s;
-  s.name = std::move(name);
-  s.weight = weight;
-  s.request.gpu_count = gpus;
-  s.request.gpu_milli = milli;
-  s.request.gpu_memory_mib = gpu_mem;
-  s.request.cpu_milli = cpu;
-  s.request.memory_mib = cpu * 4;
-  s.duration.kind = DurationDistribution::Kind::kLognormal;
-  s.duration.a = median_s;
-  s.duration.b = 0.8;
-  s.duration.min_s = 30;
-  return s;
-}
-
-// A mix like the openb trace: many one-GPU and fractional pods, a few large ones.
-// Offered load is about 90% of the 8,000 GPUs, so queues form and retries happen.
+// The load of bench_pods() per node, at any node count.
 std::vector<PodSpec> generate_bench_pods(int nodes, uint64_t count) {
-  GeneratorSpec g;
-  g.pod_count = count;
-  g.shapes = {shape("frac", 40, 1, 300, 10'000, 4'000, 1800),
-              shape("one", 35, 1, 1000, 30'000, 8'000, 3600),
-              shape("two", 10, 2, 1000, 40'000, 16'000, 3600),
-              shape("four", 10, 4, 1000, 60'000, 32'000, 5400),
-              shape("eight", 5, 8, 1000, 70'000, 64'000, 7200)};
-  g.arrivals_per_hour = 2.83 * nodes;  // the load of bench_pods(), per node
-  return generate_pods(g, 42);
+  return bench::openb_like_pods(count, 2.83 * nodes);
 }
 
 const std::vector<PodSpec>& bench_pods() {
-  static const std::vector<PodSpec> pods = [] {
-    GeneratorSpec g;
-    g.pod_count = kPods;
-    g.shapes = {shape("frac", 40, 1, 300, 10'000, 4'000, 1800),
-                shape("one", 35, 1, 1000, 30'000, 8'000, 3600),
-                shape("two", 10, 2, 1000, 40'000, 16'000, 3600),
-                shape("four", 10, 4, 1000, 60'000, 32'000, 5400),
-                shape("eight", 5, 8, 1000, 70'000, 64'000, 7200)};
-    // Mean GPU-seconds per pod ~ 0.4*0.3*2470 + 0.35*4940 + 0.1*2*4940 + 0.1*4*7400 + 0.05*8*9870
-    // ~ 9,150 (lognormal mean = median * e^(0.32)); 90% of 8,000 GPUs -> ~2,830 pods/h.
-    g.arrivals_per_hour = 2830;
-    return generate_pods(g, 42);
-  }();
+  static const std::vector<PodSpec> pods = bench::openb_like_pods(kPods, 2830);
   return pods;
 }
 
