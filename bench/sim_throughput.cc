@@ -94,8 +94,8 @@ void BM_RandomWholeCard(benchmark::State& s) {
 // full pass of every filter and scorer over every node, as before issue 30): one run, timed
 // whole; us_per_pod is the figure to compare (the trace is generated once per node count, outside
 // the timing).
-void scale_replay(benchmark::State& state, const char* preset, const SharingConfig& sharing) {
-  const int nodes = static_cast<int>(state.range(0));
+void scale_replay(benchmark::State& state, const char* preset, const SharingConfig& sharing,
+                  int nodes, bool indexes) {
   const uint64_t count = static_cast<uint64_t>(nodes) * 100;
   static std::map<int, std::vector<PodSpec>> traces;  // NOLINT: bench-local memo
   auto& pods = traces[nodes];
@@ -108,7 +108,7 @@ void scale_replay(benchmark::State& state, const char* preset, const SharingConf
   RunResult last;
   for (auto _ : state) {
     PlacementPolicy placement = build_placement(*placement_preset(preset));
-    placement.set_indexes(state.range(1) != 0);
+    placement.set_indexes(indexes);
     const RunInputs in{cluster, catalog, pods, *mode, cfg, 7};
     last = run_simulation(in, placement);
     const double ratio = last.summary.allocation_ratio;
@@ -123,6 +123,10 @@ void scale_replay(benchmark::State& state, const char* preset, const SharingConf
   state.counters["attempts"] = static_cast<double>(last.summary.placement_attempts);
   state.counters["alloc_ratio"] = last.summary.allocation_ratio;
   state.counters["peak_rss_MB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+void scale_replay(benchmark::State& state, const char* preset, const SharingConfig& sharing) {
+  scale_replay(state, preset, sharing, static_cast<int>(state.range(0)), state.range(1) != 0);
 }
 
 SharingConfig time_slice4() {
@@ -149,13 +153,25 @@ void BM_Scale_FirstFit(benchmark::State& s) {
 void BM_Scale_Fgd(benchmark::State& s) {
   scale_replay(s, "fgd", {});
 }
+// Every shipped preset at 10,000 nodes x 1M pods, indexes on (target: each under 10 s); the hami
+// presets under sharing mode hami, the others whole-card. range(0) indexes kScalePresets.
+constexpr const char* kScalePresets[] = {
+    "best-fit",    "spread",         "first-fit", "topology-aware", "fgd",        "dot-product",
+    "gpu-packing", "gpu-clustering", "random",    "hami-binpack",   "hami-spread"};
+void BM_Scale_Preset(benchmark::State& s) {
+  const std::string preset = kScalePresets[s.range(0)];
+  s.SetLabel(preset);
+  SharingConfig sharing;
+  if (preset.starts_with("hami")) sharing.kind = "hami";
+  scale_replay(s, preset.c_str(), sharing, 10000, true);
+}
 // 50,000 nodes x 5M pods: minutes before issue 30; run only with SLICELAB_BENCH_HUGE=1.
 void BM_Scale_BestFitHuge(benchmark::State& s) {
   if (std::getenv("SLICELAB_BENCH_HUGE") == nullptr) {  // NOLINT(concurrency-mt-unsafe)
     s.SkipWithError("set SLICELAB_BENCH_HUGE=1 to run the 50,000-node row");
     return;
   }
-  scale_replay(s, "best-fit", {});
+  scale_replay(s, "best-fit", {}, static_cast<int>(s.range(0)), true);
 }
 
 BENCHMARK(BM_BestFitWholeCard)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
@@ -178,6 +194,11 @@ SLICELAB_SCALE_ROW(BM_Scale_SpreadTimeSlice4);
 SLICELAB_SCALE_ROW(BM_Scale_HamiBinpack);
 SLICELAB_SCALE_ROW(BM_Scale_FirstFit);
 SLICELAB_SCALE_ROW(BM_Scale_Fgd);
+BENCHMARK(BM_Scale_Preset)
+    ->DenseRange(0, static_cast<int>(std::size(kScalePresets)) - 1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK(BM_Scale_BestFitHuge)
     ->Arg(50000)
     ->Unit(benchmark::kMillisecond)

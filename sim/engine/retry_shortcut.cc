@@ -13,6 +13,16 @@ void RetryShortcut::node_freed(NodeId n) {
     log_.erase(log_.begin(), log_.end() - static_cast<std::ptrdiff_t>(keep_));
 }
 
+PreFilter::Verdict RetryShortcut::on_every_node(const SchedulingCycle& cycle) const {
+  // pre_filter's first three answers, for an input of every node.
+  const uint32_t at = tried_at_[cycle.pod];
+  if (at == kNever) return Verdict::kKeepsAll;
+  const size_t since = freed_count_ - at;
+  if (since == 0) return Verdict::kRejects;
+  if (since >= cycle.cluster.node_count() / 4) return Verdict::kKeepsAll;
+  return Verdict::kNeedsList;
+}
+
 bool RetryShortcut::pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) {
   const uint32_t at = tried_at_[cycle.pod];
   if (at == kNever) return true;

@@ -20,6 +20,7 @@ class RetryShortcut final : public PreFilter {
   // Narrows `nodes` (all nodes, ascending) to those freed since the pod's last failed attempt
   // when they are few; returns false when none was freed (the attempt would fail again).
   bool pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) override;
+  Verdict on_every_node(const SchedulingCycle& cycle) const override;
 
   // Called by the engine when a node gains free resources, and when a pod's attempt fails.
   void node_freed(NodeId n);

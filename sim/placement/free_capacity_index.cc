@@ -60,12 +60,75 @@ void FreeCapacityIndex::count(int at, int delta) {
   }
 }
 
-void FreeCapacityIndex::insert(NodeId n, int at) {
+void FreeCapacityIndex::insert(NodeId n, int at, bool idle) {
   count(at, 1);
-  auto& to = buckets_[static_cast<size_t>(at)];
   where_[n] = at;
+  in_class_[n] = idle ? 1 : 0;
+  if (idle) {
+    IdleClass& c = classes_[static_cast<size_t>(class_of_[n])];
+    ++c.count;
+    c.bits[n / 64] |= uint64_t{1} << (n % 64);
+    c.first_word = std::min<size_t>(c.first_word, n / 64);
+    return;
+  }
+  auto& to = buckets_[static_cast<size_t>(at)];
   slot_[n] = static_cast<uint32_t>(to.size());
   to.push_back(n);
+}
+
+void FreeCapacityIndex::remove(NodeId n) {
+  count(where_[n], -1);
+  if (in_class_[n] != 0) {
+    IdleClass& c = classes_[static_cast<size_t>(class_of_[n])];
+    --c.count;
+    c.bits[n / 64] &= ~(uint64_t{1} << (n % 64));
+    return;
+  }
+  auto& from = buckets_[static_cast<size_t>(where_[n])];
+  const NodeId last = from.back();
+  from[slot_[n]] = last;
+  slot_[last] = slot_[n];
+  from.pop_back();
+}
+
+NodeId FreeCapacityIndex::idle_member(int c) const {
+  const IdleClass& k = classes_[static_cast<size_t>(c)];
+  while (k.bits[k.first_word] == 0) ++k.first_word;  // count > 0: a member lies ahead
+  return static_cast<NodeId>(k.first_word * 64 +
+                             static_cast<size_t>(std::countr_zero(k.bits[k.first_word])));
+}
+
+void FreeCapacityIndex::classify(const ClusterState& cluster) {
+  const size_t n = cluster.node_count();
+  class_of_.assign(n, -1);
+  classes_.clear();
+  bucket_classes_.assign(kBuckets, {});
+  struct Profile {
+    int64_t cpu, mem, gpu_mem;
+    int gpus, model;
+    bool operator==(const Profile&) const = default;
+  };
+  std::vector<Profile> seen;
+  for (NodeId i = 0; i < n; ++i) {
+    const Profile p{cluster.cpu_capacity(i), cluster.memory_capacity(i),
+                    cluster.gpu_memory_capacity(i), cluster.gpus_on(i),
+                    static_cast<int>(cluster.model(i))};
+    const auto it = std::find(seen.begin(), seen.end(), p);
+    if (it != seen.end()) {
+      class_of_[i] = static_cast<int>(it - seen.begin());
+      continue;
+    }
+    if (seen.size() == kMaxClasses) continue;
+    class_of_[i] = static_cast<int>(seen.size());
+    seen.push_back(p);
+    IdleClass c;
+    c.bits.assign((n + 63) / 64, 0);
+    classes_.push_back(std::move(c));
+    // An idle member's key: all its CPU and GPU units free.
+    const double idle_key =
+        node_key(p.cpu, static_cast<int64_t>(p.gpus) * cluster.capacity_units());
+    bucket_classes_[static_cast<size_t>(bucket_of(idle_key))].push_back(class_of_[i]);
+  }
 }
 
 void FreeCapacityIndex::rebuild(const ClusterState& cluster) {
@@ -79,6 +142,8 @@ void FreeCapacityIndex::rebuild(const ClusterState& cluster) {
   units_.resize(n);
   where_.resize(n);
   slot_.resize(n);
+  in_class_.assign(n, 0);
+  classify(cluster);
   buckets_.assign(static_cast<size_t>(kBuckets) * kLevels, {});
   count_.assign(kBuckets, 0);
   occupied_.assign(kBuckets / 64, 0);
@@ -92,7 +157,7 @@ void FreeCapacityIndex::rebuild(const ClusterState& cluster) {
   for (NodeId i = 0; i < n; ++i) {
     cpu_[i] = cluster.cpu_free(i);
     units_[i] = cluster.free_units(i);
-    insert(i, bucket_of(key(i)) * kLevels + level_of(cluster.max_free_units(i)));
+    insert(i, bucket_of(key(i)) * kLevels + level_of(cluster.max_free_units(i)), idle(cluster, i));
     cpu_max_[leaves_ + i] = cluster.cpu_free(i);
     mem_max_[leaves_ + i] = cluster.memory_free(i);
     gpu_max_[leaves_ + i] = cluster.max_free_units(i);
@@ -106,14 +171,10 @@ void FreeCapacityIndex::update(const ClusterState& cluster, NodeId n) {
   cpu_[n] = cluster.cpu_free(n);
   units_[n] = cluster.free_units(n);
   const int at = bucket_of(key(n)) * kLevels + level_of(cluster.max_free_units(n));
-  if (at == where_[n]) return;
-  count(where_[n], -1);
-  auto& from = buckets_[static_cast<size_t>(where_[n])];
-  const NodeId last = from.back();
-  from[slot_[n]] = last;
-  slot_[last] = slot_[n];
-  from.pop_back();
-  insert(n, at);
+  const bool now_idle = idle(cluster, n);
+  if (at == where_[n] && now_idle == (in_class_[n] != 0)) return;
+  remove(n);
+  insert(n, at, now_idle);
 }
 
 void FreeCapacityIndex::sync(const ClusterState& cluster) {

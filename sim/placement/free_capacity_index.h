@@ -55,6 +55,19 @@ class FreeCapacityIndex {
   // -1 or kBuckets when none: empty buckets cost a bit, not a visit.
   int next_bucket(int b, bool up) const;
 
+  // Idle classes: an idle node (all its CPU, memory and GPUs free) is kept out of its bucket's
+  // lists, in a bitset of its class (same CPU, memory, GPU model, GPU count and GPU memory), so
+  // that a thousand idle nodes, which every filter and scorer treats alike, cost one visit. The
+  // first kMaxClasses profiles seen have a class; idle nodes of any other stay in the lists.
+  // The nodes of bucket b are its lists' and the members of classes_at(b).
+  static constexpr int kMaxClasses = 64;
+  std::span<const int> classes_at(int b) const { return bucket_classes_[static_cast<size_t>(b)]; }
+  uint32_t idle_count(int c) const { return classes_[static_cast<size_t>(c)].count; }
+  // The lowest-index member of class c; idle_count(c) > 0.
+  NodeId idle_member(int c) const;
+  // Bit n % 64 of word n / 64 is set when node n is an idle member of class c.
+  std::span<const uint64_t> idle_bits(int c) const { return classes_[static_cast<size_t>(c)].bits; }
+
   // The lowest-index node for which `exact(n)` holds, among the nodes whose free CPU, memory and
   // largest free GPU share reach the given minimums (necessary conditions that prune whole
   // ranges of nodes; kNoMinimum: no condition); exact is asked in node order. UINT32_MAX when
@@ -81,7 +94,14 @@ class FreeCapacityIndex {
   int level_of(int64_t units) const {
     return cap_units_ > 0 ? static_cast<int>(units * (kLevels - 1) / cap_units_) : 0;
   }
-  void insert(NodeId n, int slot_index);
+  void insert(NodeId n, int at, bool idle);
+  void remove(NodeId n);
+  bool idle(const ClusterState& cluster, NodeId n) const {
+    return class_of_[n] >= 0 && cluster.cpu_free(n) == cluster.cpu_capacity(n) &&
+           cluster.memory_free(n) == cluster.memory_capacity(n) &&
+           cluster.idle_gpus(n) == cluster.gpus_on(n);
+  }
+  void classify(const ClusterState& cluster);
   void count(int at, int delta);  // a node enters (1) or leaves (-1) cell `at`
 
   struct Need {
@@ -110,6 +130,15 @@ class FreeCapacityIndex {
   std::vector<uint32_t> count_;       // per bucket: its nodes, all levels
   std::vector<uint64_t> occupied_;    // per bucket: one bit, count_ > 0
   std::vector<std::vector<NodeId>> buckets_;
+  struct IdleClass {
+    uint32_t count = 0;
+    mutable size_t first_word = 0;  // no member below this word
+    std::vector<uint64_t> bits;
+  };
+  std::vector<int> class_of_;      // per node: its class, or -1
+  std::vector<uint8_t> in_class_;  // per node: kept in its class's bitset, not in a list
+  std::vector<IdleClass> classes_;
+  std::vector<std::vector<int>> bucket_classes_;  // per bucket: the classes whose idle key it holds
   // The max-tree: leaves_ leaves (a power of two), node v's children 2v and 2v+1; leaves past
   // the last node hold INT64_MIN, below every minimum (kNoMinimum included).
   size_t leaves_ = 1;

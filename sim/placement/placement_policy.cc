@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 #include "sim/placement/filters.h"
@@ -74,6 +75,8 @@ std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
   index_.sync(cluster);
   const auto feasible = [&](NodeId n) { return indexed_feasible(cluster, req, n); };
   ties_.clear();
+  tie_classes_.clear();
+  class_ties_ = 0;
   // Necessary conditions the max-tree prunes by: free CPU and memory, one GPU with the claim
   // free, and (whole GPUs) enough idle GPUs on one node.
   constexpr int64_t kAny = FreeCapacityIndex::kNoMinimum;
@@ -111,6 +114,17 @@ std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
     for (int level = min_level; level < FreeCapacityIndex::kLevels; ++level)
       for (const NodeId n : index_.bucket(b, level))
         if (feasible(n)) batch_.push_back(n);
+    // An idle class is one node to the filters and the scorer (its members are alike): its
+    // lowest member is tested and scored for all, and a tie counts them all.
+    const size_t listed = batch_.size();
+    rep_classes_.clear();
+    for (const int c : index_.classes_at(b)) {
+      if (index_.idle_count(c) == 0) continue;
+      if (const NodeId rep = index_.idle_member(c); feasible(rep)) {
+        batch_.push_back(rep);
+        rep_classes_.push_back(c);
+      }
+    }
     if (batch_.empty()) continue;
     raw_.resize(batch_.size());
     only.score(cycle, batch_, raw_);
@@ -118,8 +132,18 @@ std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
       if (raw_[j] > best) {
         best = raw_[j];
         ties_.clear();
+        tie_classes_.clear();
+        class_ties_ = 0;
       }
-      if (raw_[j] == best) ties_.push_back(batch_[j]);
+      if (j < listed) {
+        if (raw_[j] == best) ties_.push_back(batch_[j]);
+        continue;
+      }
+      const int c = rep_classes_[j - listed];
+      if (raw_[j] == best) {
+        tie_classes_.push_back(c);
+        class_ties_ += index_.idle_count(c);
+      }
     }
   }
   return pick_among_ties(cycle);  // not empty: first_fit is feasible and was scored
@@ -130,25 +154,56 @@ NodeId PlacementPolicy::pick_among_ties(SchedulingCycle& cycle) {
   // the k-th in node order is found by selection, not a sort (ties may be thousands of nodes).
   total_.clear();
   switch (tie_break_) {
-    case TieBreak::kFirst:
-      candidates_.assign(ties_.begin(), ties_.end());
-      return *std::min_element(ties_.begin(), ties_.end());
+    case TieBreak::kFirst: {
+      NodeId best = ties_.empty() ? UINT32_MAX : *std::min_element(ties_.begin(), ties_.end());
+      for (const int c : tie_classes_) best = std::min(best, index_.idle_member(c));
+      return best;
+    }
     case TieBreak::kNodeOrder: {
-      candidates_.assign(ties_.begin(), ties_.end());
       const auto& rank = node_ranks(cycle);
-      NodeId best = ties_.front();
+      NodeId best = ties_.empty() ? index_.idle_member(tie_classes_.front()) : ties_.front();
       for (const NodeId n : ties_)
         if (rank[n] < rank[best]) best = n;
+      for (const int c : tie_classes_) {
+        const auto bits = index_.idle_bits(c);
+        for (size_t w = 0; w < bits.size(); ++w)
+          for (uint64_t word = bits[w]; word != 0; word &= word - 1) {
+            const auto n =
+                static_cast<NodeId>(w * 64 + static_cast<size_t>(std::countr_zero(word)));
+            if (rank[n] < rank[best]) best = n;
+          }
+      }
       return best;
     }
     case TieBreak::kRandom:
       break;
   }
-  const size_t k = ties_.size() > 1 ? cycle.rng.below(ties_.size()) : 0;
-  const auto kth = ties_.begin() + static_cast<std::ptrdiff_t>(k);
-  std::nth_element(ties_.begin(), kth, ties_.end());
-  candidates_.assign(ties_.begin(), ties_.end());
-  return *kth;
+  const size_t total = ties_.size() + class_ties_;
+  size_t k = total > 1 ? cycle.rng.below(total) : 0;
+  if (tie_classes_.empty() && ties_.size() < 64) {
+    const auto kth = ties_.begin() + static_cast<std::ptrdiff_t>(k);
+    std::nth_element(ties_.begin(), kth, ties_.end());
+    return *kth;
+  }
+  // Many ties (thousands of idle nodes under spread): mark them in a bitset over node ids and
+  // count set bits word by word, two cheap passes instead of a selection's swaps.
+  tie_bits_.resize((cycle.cluster.node_count() + 63) / 64);  // all zero between calls
+  for (const NodeId n : ties_) tie_bits_[n / 64] |= uint64_t{1} << (n % 64);
+  NodeId chosen = UINT32_MAX;
+  for (size_t w = 0; w < tie_bits_.size(); ++w) {
+    uint64_t word = tie_bits_[w];
+    for (const int c : tie_classes_) word |= index_.idle_bits(c)[w];  // disjoint from ties_
+    const auto count = static_cast<size_t>(std::popcount(word));
+    if (k >= count) {
+      k -= count;
+      continue;
+    }
+    for (; k > 0; --k) word &= word - 1;  // drop the k lowest set bits
+    chosen = static_cast<NodeId>(w * 64 + static_cast<size_t>(std::countr_zero(word)));
+    break;
+  }
+  for (const NodeId n : ties_) tie_bits_[n / 64] = 0;
+  return chosen;
 }
 
 void PlacementPolicy::reset_static_cache() {
@@ -201,7 +256,6 @@ NodeId PlacementPolicy::select_host(SchedulingCycle& cycle) {
         if (total_[i] > total_[best]) best = i;
       return candidates_[best];
     case TieBreak::kNodeOrder: {
-      candidates_.assign(ties_.begin(), ties_.end());
       const auto& rank = node_ranks(cycle);
       for (size_t i = 1; i < n; ++i)
         if (total_[i] > total_[best] ||
@@ -235,26 +289,47 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
     all_nodes_.resize(cluster.node_count());
     std::iota(all_nodes_.begin(), all_nodes_.end(), NodeId{0});
   }
+  // The index proves the decision only on the whole cluster (no pre-filter narrowed it) under
+  // the policy's own filters alone, and with no PostFilter to run when nothing fits; never with
+  // percentageOfNodesToScore, whose scan order and rotating start are kube-scheduler's.
+  const bool indexable = indexes_ && !sampling_.active() && indexed_ != Indexed::kNone &&
+                         run_.filters.empty() && run_.post_filters.empty();
+  last_indexed_ = false;
   for (cycle.pass = 0;; ++cycle.pass) {
-    candidates_.assign(all_nodes_.begin(), all_nodes_.end());
     bool possible = true;
-    for (PreFilter* p : run_.pre_filters)
-      if (possible && !p->pre_filter(cycle, candidates_)) possible = false;
-    // The index proves the decision only on the whole cluster (no pre-filter narrowed it) under
-    // the policy's own filters alone, and with no PostFilter to run when nothing fits; never
-    // with percentageOfNodesToScore, whose scan order and rotating start are kube-scheduler's.
-    if (possible && indexes_ && !sampling_.active() && indexed_ != Indexed::kNone &&
-        run_.filters.empty() && run_.post_filters.empty() &&
-        candidates_.size() == cluster.node_count()) {
+    // The list of every node is built only when a pre-filter needs it, or the full pass does: a
+    // copy of every node id per attempt is what made the index's cost grow with the cluster.
+    bool listed = false;
+    for (PreFilter* p : run_.pre_filters) {
+      if (!listed) {
+        const PreFilter::Verdict v = p->on_every_node(cycle);
+        if (v == PreFilter::Verdict::kKeepsAll) continue;
+        if (v == PreFilter::Verdict::kRejects) {
+          possible = false;
+          break;
+        }
+        candidates_.assign(all_nodes_.begin(), all_nodes_.end());
+        listed = true;
+      }
+      if (!p->pre_filter(cycle, candidates_)) {
+        possible = false;
+        break;
+      }
+    }
+    if (possible && indexable && (!listed || candidates_.size() == cluster.node_count())) {
+      last_indexed_ = true;
       const std::optional<NodeId> node = indexed_select(cycle);
       if (!node.has_value()) {
-        candidates_.clear();
+        ties_.clear();
         return std::nullopt;
       }
       if (!place_on(cycle, *node, gpus_out)) return std::nullopt;
       return node;
     }
-    if (possible) {
+    if (!possible) {
+      if (!listed) candidates_.clear();
+    } else {
+      if (!listed) candidates_.assign(all_nodes_.begin(), all_nodes_.end());
       // Filters decide node by node and keep the order, so narrowing first to the nodes that
       // pass their static parts leaves exactly the candidates, in the same order, as before.
       const bool cached = static_.narrow(cluster, cycle.req, candidates_);

@@ -61,8 +61,9 @@ class PlacementPolicy {
 
   // After schedule(): the nodes that passed every filter in its last pass, in node order, and
   // (when a node was selected) their weighted score totals, aligned; valid until the next call.
-  // Only with indexes off: an indexed decision leaves the nodes tied at the top and no totals.
-  std::span<const NodeId> feasible() const { return candidates_; }
+  // Only with indexes off: an indexed decision leaves the nodes tied at the top that it listed
+  // (in no particular order; not the idle nodes it tied as a class) and no totals.
+  std::span<const NodeId> feasible() const { return last_indexed_ ? ties_ : candidates_; }
   std::span<const int64_t> totals() const { return total_; }
   // The largest total a node can reach (each score at kMaxNodeScore); 0 without scorers.
   int64_t max_total() const;
@@ -83,8 +84,9 @@ class PlacementPolicy {
   TieBreak tie_break() const { return tie_break_; }
 
  private:
-  NodeId select_host(SchedulingCycle& cycle);      // candidates_ is not empty
-  NodeId pick_among_ties(SchedulingCycle& cycle);  // ties_: ascending, not empty
+  NodeId select_host(SchedulingCycle& cycle);  // candidates_ is not empty
+  // ties_ (any order) and tie_classes_: not both empty.
+  NodeId pick_among_ties(SchedulingCycle& cycle);
   // The policy shapes whose decision the index can prove (kNone: every other one).
   enum class Indexed { kNone, kFirstFit, kBinpack, kSpread };
   void classify();
@@ -110,10 +112,15 @@ class PlacementPolicy {
   NodeSampling sampling_;
 
   bool indexes_ = true;
+  bool last_indexed_ = false;  // the last schedule() decided on the index: feasible() is ties_
   Indexed indexed_ = Indexed::kNone;
   bool has_resources_ = false, has_capacity_ = false, has_model_ = false;
   FreeCapacityIndex index_;
   std::vector<NodeId> ties_, batch_;
+  std::vector<int> rep_classes_;    // indexed_select's scratch: the class batch_'s tail stands for
+  std::vector<int> tie_classes_;    // the index's idle classes tied at the top, besides ties_
+  size_t class_ties_ = 0;           // their members
+  std::vector<uint64_t> tie_bits_;  // pick_among_ties' scratch: one bit per node, zero at rest
   std::vector<int64_t> raw_;
 };
 

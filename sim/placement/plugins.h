@@ -56,6 +56,13 @@ class PreFilter {
   virtual ~PreFilter() = default;
   virtual std::string_view name() const = 0;
   virtual bool pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) = 0;
+  // What pre_filter would do to the list of every node, when that is known without the list:
+  // kKeepsAll (returns true, list unchanged), kRejects (returns false); kNeedsList otherwise. Lets
+  // an index decide without a per-attempt copy of every node id.
+  enum class Verdict { kNeedsList, kKeepsAll, kRejects };
+  virtual Verdict on_every_node(const SchedulingCycle& /*cycle*/) const {
+    return Verdict::kNeedsList;
+  }
 };
 
 // The fields of a pod's request that a filter's static part may read: its "shape" for the

@@ -14,6 +14,7 @@
 #include "sim/cluster_state.h"
 #include "sim/engine/engine.h"
 #include "sim/modes/mode_registry.h"
+#include "sim/placement/free_capacity_index.h"
 #include "sim/placement/placement_config.h"
 #include "sim/placement/placement_policy.h"
 #include "tests/support/sim_fixtures.h"
@@ -193,6 +194,58 @@ TEST(PlacementIndexDifferential, EveryPresetDecidesAsTheFullPass) {
   EXPECT_GE(presets, 8);
 }
 
+// The index's two large-cluster paths: more than 64 nodes tied at the top that it lists (picked
+// through a bitset), and more node profiles than it keeps idle classes for (kMaxClasses; the
+// rest stay in the lists). 150 alike nodes, 120 of them holding the same pod, and 70 one-node
+// groups of distinct CPU sizes; then random decisions and removals as above.
+TEST(PlacementIndexDifferential, LargeTiesAndMoreProfilesThanClasses) {
+  const std::vector<PodSpec> target = target_workload();
+  const PlacementEnvironment env{target, &testing::catalog()};
+  std::vector<NodeGroup> groups{testing::node_group("alike", 150, "A100-80GB", 8, 64000, 262144)};
+  for (int i = 0; i < 70; ++i)
+    groups.push_back(testing::node_group("single" + std::to_string(i), 1, "A100-80GB", 8,
+                                         64000 + 500 * static_cast<int64_t>(i + 1), 262144));
+  const ClusterSpec spec = testing::cluster_of(std::move(groups));
+  static_assert(70 > FreeCapacityIndex::kMaxClasses);
+  PodRequest held;
+  held.cpu_milli = 2000;
+  held.memory_mib = 4096;
+  held.gpu_count = 1;
+  held.gpu_milli = 1000;
+  held.claim_units = 1;
+  for (const char* preset : {"best-fit", "spread", "first-fit", "topology-aware", "binpack"}) {
+    uint64_t decisions = 0, placed = 0;
+    for (int c = 0; c < 40; ++c) {
+      Rng gen(7919ULL * static_cast<uint64_t>(c) + 3);
+      Side on(spec, 1, preset, env, 5 + static_cast<uint64_t>(c), true);
+      Side off(spec, 1, preset, env, 5 + static_cast<uint64_t>(c), false);
+      for (NodeId n = 0; n < 120; ++n)
+        for (Side* side : {&on, &off}) {
+          const std::vector<GpuId> gpu{side->cluster.first_gpu(n)};
+          side->cluster.bind(n, gpu, held);
+          side->bound.push_back({n, held, gpu});
+        }
+      for (int d = 0; d < 40; ++d) {
+        if (gen.below(5) == 0) {
+          const size_t i = gen.below(on.bound.size());
+          on.remove(i);
+          off.remove(i);
+          continue;
+        }
+        const PodRequest r = random_request(gen, 1);
+        const auto a = on.place(r, static_cast<uint32_t>(d));
+        const auto b = off.place(r, static_cast<uint32_t>(d));
+        ASSERT_EQ(a, b) << preset << " case " << c << " decision " << d;
+        ASSERT_EQ(rng_witness(on.rng), rng_witness(off.rng))
+            << preset << " case " << c << " decision " << d;
+        ++decisions;
+        placed += a.has_value() ? 1 : 0;
+      }
+    }
+    EXPECT_GT(placed, decisions / 2) << preset;
+  }
+}
+
 // The journal a consumer replays: every bind and unbind appends its node; a consumer that fell
 // further behind than the kept part gets nullopt.
 TEST(PlacementIndexDifferential, ClusterJournalKeepsTheLatestChanges) {
@@ -246,7 +299,9 @@ TEST(PlacementIndexDifferential, IndexedPathRunsOnlyWhereItCanProveTheDecision) 
   };
   EXPECT_EQ(feasible_after("best-fit", true), 1U);
   EXPECT_EQ(feasible_after("best-fit", false), 3U);
-  EXPECT_EQ(feasible_after("spread", true), 1U);
+  // Spread picks the idle node, which the index ties as its class's member and does not list.
+  EXPECT_EQ(feasible_after("spread", true), 0U);
+  EXPECT_EQ(feasible_after("spread", false), 3U);
   EXPECT_EQ(feasible_after("first-fit", true), 1U);
   EXPECT_EQ(feasible_after("first-fit", false), 3U);
   EXPECT_EQ(feasible_after("fgd", true), 3U);
