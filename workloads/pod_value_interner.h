@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "workloads/model_list.h"
@@ -19,15 +20,18 @@ class PodValueInterner {
     if (it == texts_.end()) it = texts_.emplace(std::string(value), SharedText(value)).first;
     return it->second;
   }
-  ModelList models(std::vector<std::string> value) {
-    auto it = models_.find(value);
-    if (it == models_.end()) it = models_.emplace(value, ModelList(value)).first;
+  // One list per distinct (models, spelling): "A|B|B" and "A|B" share no list, since FGD's
+  // target workload tells them apart (ModelList::written).
+  ModelList models(std::vector<std::string> value, std::string_view written = {}) {
+    auto key = std::make_pair(std::move(value), std::string(written));
+    auto it = models_.find(key);
+    if (it == models_.end()) it = models_.emplace(key, ModelList(key.first, key.second)).first;
     return it->second;
   }
 
  private:
   std::map<std::string, SharedText, std::less<>> texts_;
-  std::map<std::vector<std::string>, ModelList> models_;
+  std::map<std::pair<std::vector<std::string>, std::string>, ModelList> models_;
 };
 
 }  // namespace slicelab

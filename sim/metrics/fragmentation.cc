@@ -25,7 +25,13 @@ TargetWorkload TargetWorkload::from_pods(std::span<const PodSpec> pods, const Gp
   std::map<Shape, std::pair<size_t, uint64_t>> counts;  // shape -> (pods, model mask)
   for (const PodSpec& p : pods) {
     Shape key{p.cpu_milli, p.gpu_count > 0 ? p.gpu_milli : 0, p.gpu_count, {}};
-    for (const auto& m : p.allowed_models) key.type += (key.type.empty() ? "" : "|") + m;
+    // GetPodResource's GpuType is the pod's GPU-model annotation as written (pkg/utils/utils.go):
+    // a trace's spelling, repeats included, when the reader kept one; else the list joined.
+    if (!p.allowed_models.written().empty()) {
+      key.type = p.allowed_models.written();
+    } else {
+      for (const auto& m : p.allowed_models) key.type += (key.type.empty() ? "" : "|") + m;
+    }
     auto [it, fresh] = counts.try_emplace(std::move(key), 0, ~uint64_t{0});
     if (fresh && !p.allowed_models.empty()) {
       it->second.second = 0;

@@ -20,8 +20,9 @@ struct TargetShape {
 };
 
 // The popular pod shapes of a workload, as the paper's simulator picks them (pkg/utils/frag.go
-// GetTypicalPods with isInvolvedCpuPods): shapes (CPU, GPU share, GPU count, allowed models as
-// the trace's '|'-joined type string) counted over ALL pods, CPU-only ones included; ordered
+// GetTypicalPods with isInvolvedCpuPods): shapes (CPU, GPU share, GPU count, GPU type string:
+// the allowed models as the trace wrote them, ModelList::written, repeats included, else the
+// list joined with '|') counted over ALL pods, CPU-only ones included; ordered
 // by count, most first, equal counts by the larger shape first (CPU, then share, count, type
 // string); kept from the top while the pods covered so far are below `coverage` of all pods
 // (the shape that crosses it is kept); frequencies renormalised over the shapes kept.

@@ -84,7 +84,7 @@ TEST_F(CsvFiles, MappingWithUnitsAndStartEnd) {
   CsvTraceMapping m;
   m.file = write("t.csv",
                  "job;submit;begin;finish;gpus;share;cpu;mem;types;kind;prio\n"
-                 "j1;1;2;12;1;250;0.5;1.5;T4|L4;infer;3\n"
+                 "j1;1;2;12;1;250;0.5;1.5;T4| L4|L4;infer;3\n"
                  "j2;0;0;1.5;4;;8;64;;train;\n"
                  "j3;;0;60;0;0;1;;;;\n");
   m.separator = ';';
@@ -104,6 +104,9 @@ TEST_F(CsvFiles, MappingWithUnitsAndStartEnd) {
   EXPECT_EQ(pods[0].cpu_milli, 500);
   EXPECT_EQ(pods[0].memory_mib, 1536);
   EXPECT_EQ(pods[0].allowed_models, (std::vector<std::string>{"T4", "L4"}));
+  // Each model once for placement; the repeat kept in the spelling FGD's target keys on.
+  EXPECT_EQ(pods[0].allowed_models.written(), "T4|L4|L4");
+  EXPECT_TRUE(pods[1].allowed_models.written().empty());
   EXPECT_EQ(pods[0].workload_class, "infer");
   EXPECT_EQ(pods[0].priority, 3);
   EXPECT_EQ(pods[1].gpu_count, 4);

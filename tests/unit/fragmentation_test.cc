@@ -258,6 +258,73 @@ TEST(FragmentationTarget, TieAtTheCoverageCutGoesToTheLargerShape) {
   EXPECT_DOUBLE_EQ(t.shapes[1].freq, 1.0 / 3.0);
 }
 
+TEST(FragmentationTarget, TraceSpellingKeysTheShapeRepeatedModelsIncluded) {
+  // The paper's simulator keys a shape's GPU type on the pod's annotation as written
+  // (GetPodResource, pkg/utils/utils.go), so a trace's "A|T|T" and "A|T" are two shapes although
+  // they allow the same models. 20 pods: share 500 on A100 or T4, 10 spelled "A100-80GB|T4" and
+  // 1 "A100-80GB|T4|T4"; 9 whole-GPU pods on any model.
+  const std::vector<std::string> models = {"A100-80GB", "T4"};
+  const auto spelled = [&](const char* written) {
+    PodSpec p = gpu_pod(1, 500);
+    p.allowed_models = ModelList(models, written);
+    return p;
+  };
+  std::vector<PodSpec> pods;
+  append(pods, repeat(spelled("A100-80GB|T4"), 10));
+  append(pods, repeat(spelled("A100-80GB|T4|T4"), 1));
+  append(pods, repeat(gpu_pod(1, 1000), 9));
+  // The rule it replaces: the models joined, each once (what a list without spelling gives).
+  std::vector<PodSpec> merged = pods;
+  for (PodSpec& p : merged)
+    if (!p.allowed_models.empty()) p.allowed_models = p.allowed_models.to_vector();
+  const uint64_t mask = (uint64_t{1} << a100()) | (uint64_t{1} << t4());
+
+  // All shapes kept: "A|T" 10/20, whole GPU 9/20, "A|T|T" 1/20, with "A|T"'s mask.
+  const TargetWorkload all = TargetWorkload::from_pods(pods, catalog(), 1.0);
+  ASSERT_EQ(all.shapes.size(), 3U);
+  EXPECT_EQ(all.shapes[0].model_mask, mask);
+  EXPECT_DOUBLE_EQ(all.shapes[0].freq, 10.0 / 20.0);
+  EXPECT_EQ(all.shapes[1].gpu_milli, 1000);
+  EXPECT_DOUBLE_EQ(all.shapes[1].freq, 9.0 / 20.0);
+  EXPECT_EQ(all.shapes[2].gpu_milli, 500);
+  EXPECT_EQ(all.shapes[2].model_mask, mask);
+  EXPECT_DOUBLE_EQ(all.shapes[2].freq, 1.0 / 20.0);
+  // Split or merged, two shapes of equal size and mask leave a node's F the same while both
+  // are kept (0.5 x 300 + 0.45 x 1000 + 0.05 x 300 = 615 on kNode; up to rounding).
+  const TargetWorkload all_merged = TargetWorkload::from_pods(merged, catalog(), 1.0);
+  ASSERT_EQ(all_merged.shapes.size(), 2U);
+  EXPECT_DOUBLE_EQ(all_merged.shapes[0].freq, 11.0 / 20.0);
+  EXPECT_NEAR(node_fragmentation(all, 0, a100(), kNode), 615.0, 1e-9);
+  EXPECT_NEAR(node_fragmentation(all_merged, 0, a100(), kNode), 615.0, 1e-9);
+
+  // The 95% cut is where they differ: 19 of 20 pods. Split: "A|T" (10 < 19), whole GPU (19):
+  // stop, "A|T|T" is left out, freqs 10/19 and 9/19. Merged: "A|T" 11 < 19, whole GPU 20: both
+  // kept, freqs 11/20 and 9/20.
+  const TargetWorkload split = TargetWorkload::from_pods(pods, catalog());
+  ASSERT_EQ(split.shapes.size(), 2U);
+  EXPECT_DOUBLE_EQ(split.shapes[0].freq, 10.0 / 19.0);
+  EXPECT_DOUBLE_EQ(split.shapes[1].freq, 9.0 / 19.0);
+  const TargetWorkload one_shape = TargetWorkload::from_pods(merged, catalog());
+  ASSERT_EQ(one_shape.shapes.size(), 2U);
+  EXPECT_DOUBLE_EQ(one_shape.shapes[0].freq, 11.0 / 20.0);
+  EXPECT_DOUBLE_EQ(one_shape.shapes[1].freq, 9.0 / 20.0);
+  // On kNode (A100, frees 1000, 1000, 700, 300): share 500 leaves 300, a whole GPU 700 + 300.
+  // Split: 10/19 x 300 + 9/19 x 1000 = 12000/19; merged: 11/20 x 300 + 9/20 x 1000 = 615.
+  EXPECT_NEAR(node_fragmentation(split, 0, a100(), kNode), 12000.0 / 19.0, 1e-9);
+  EXPECT_NEAR(node_fragmentation(one_shape, 0, a100(), kNode), 615.0, 1e-9);
+  // FGD scores a placement by F's growth, and the two rules score it differently. Placing a
+  // share-500 pod on the 1000-free GPU of kNode (frees then 1000, 700, 500, 300): share 500
+  // leaves 300 and a whole GPU 1500. Split: 10/19 x 300 + 9/19 x 1500 = 16500/19, growth
+  // 4500/19 (236.84); merged: 11/20 x 300 + 9/20 x 1500 = 840, growth 225.
+  const std::vector<int> after = {1000, 500, 700, 300, 0, 0, 0, 0};
+  EXPECT_NEAR(
+      node_fragmentation(split, 0, a100(), after) - node_fragmentation(split, 0, a100(), kNode),
+      4500.0 / 19.0, 1e-9);
+  EXPECT_NEAR(node_fragmentation(one_shape, 0, a100(), after) -
+                  node_fragmentation(one_shape, 0, a100(), kNode),
+              225.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace slicelab
 

@@ -4,10 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "sim/gpu_catalog.h"
+#include "sim/metrics/fragmentation.h"
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/scenario.h"
 #include "tests/support/temp_files.h"
@@ -127,6 +131,11 @@ TEST_F(OpenbFiles, GpuSpecAndQosAreRead) {
                          "c,4000,0,0,0,,Guaranteed,Running,1.5,2.5,\n"));
   ASSERT_EQ(pods.size(), 3U);
   EXPECT_EQ(pods[0].allowed_models, (std::vector<std::string>{"V100-16GB", "V100-32GB"}));
+  // The spec as written is kept beside the list, repeat and trace names included (FGD's target
+  // workload keys on it, as the paper's simulator does).
+  EXPECT_EQ(pods[0].allowed_models.written(), "V100M16|V100M32|V100M32");
+  EXPECT_EQ(pods[1].allowed_models.written(), "G2");
+  EXPECT_TRUE(pods[2].allowed_models.written().empty());
   EXPECT_EQ(pods[0].gpu_milli, 250);
   EXPECT_DOUBLE_EQ(pods[0].arrival_s, 10.0);
   EXPECT_DOUBLE_EQ(pods[0].duration_s, 60.0);
@@ -136,6 +145,51 @@ TEST_F(OpenbFiles, GpuSpecAndQosAreRead) {
   EXPECT_EQ(pods[2].gpu_count, 0);
   EXPECT_EQ(pods[2].gpu_milli, 1000);  // PodSpec's default for CPU-only pods
   EXPECT_DOUBLE_EQ(pods[2].duration_s, 1.0);
+}
+
+TEST_F(OpenbFiles, GpuSpecAsWrittenKeysFgdsTargetWorkload) {
+  // The paper's simulator annotates each pod with its gpu_spec's names as written, empty ones
+  // dropped (data/pod_csv_to_yaml.py), and keys the target workload on that text (GetPodResource):
+  // "V100M16|V100M32|V100M32" and "V100M16|V100M32" are two shapes although they allow the same
+  // models. Six pods: three "A|B" and one "A|B|B" of the same size (1 CPU, share 500), and two
+  // whole-GPU pods with no gpu_spec (any model).
+  const auto pods = read_openb_pods(write(
+      "p.csv", std::string(kPodHeader) + "a1,1000,0,1,500,V100M16|V100M32,,Running,0,10,\n"
+                                         "a2,1000,0,1,500,V100M16||V100M32,,Running,0,10,\n"
+                                         "a3,1000,0,1,500,V100M16|V100M32,,Running,0,10,\n"
+                                         "b1,1000,0,1,500,V100M16|V100M32|V100M32,,Running,0,10,\n"
+                                         "c1,1000,0,1,1000,,,Running,0,10,\n"
+                                         "c2,1000,0,1,1000,,,Running,0,10,\n"));
+  ASSERT_EQ(pods.size(), 6U);
+  EXPECT_EQ(pods[1].allowed_models.written(), "V100M16|V100M32");  // the empty name dropped
+  EXPECT_EQ(pods[3].allowed_models, pods[0].allowed_models);
+  EXPECT_EQ(pods[3].allowed_models.written(), "V100M16|V100M32|V100M32");
+
+  const GpuCatalog catalog = GpuCatalog::builtin();
+  const uint64_t v100s = (uint64_t{1} << *catalog.index_of("V100-16GB")) |
+                         (uint64_t{1} << *catalog.index_of("V100-32GB"));
+  // 95% of 6 = 5.7: "A|B" (3 pods), the whole-GPU shape (2, covered 5 < 5.7), "A|B|B" (1):
+  // all three kept, frequencies 3/6, 2/6, 1/6; "A|B|B" has the same models, so the same mask.
+  const TargetWorkload t = TargetWorkload::from_pods(pods, catalog);
+  ASSERT_EQ(t.shapes.size(), 3U);
+  EXPECT_EQ(t.shapes[0].gpu_milli, 500);
+  EXPECT_EQ(t.shapes[0].model_mask, v100s);
+  EXPECT_DOUBLE_EQ(t.shapes[0].freq, 3.0 / 6.0);
+  EXPECT_EQ(t.shapes[1].gpu_milli, 1000);
+  EXPECT_EQ(t.shapes[1].model_mask, ~uint64_t{0});
+  EXPECT_DOUBLE_EQ(t.shapes[1].freq, 2.0 / 6.0);
+  EXPECT_EQ(t.shapes[2].gpu_milli, 500);
+  EXPECT_EQ(t.shapes[2].model_mask, v100s);
+  EXPECT_DOUBLE_EQ(t.shapes[2].freq, 1.0 / 6.0);
+
+  // The rule it replaces (each model once, so one "A|B" shape of 4 pods): two shapes, 4/6, 2/6.
+  std::vector<PodSpec> merged = pods;
+  for (PodSpec& p : merged)
+    if (!p.allowed_models.empty()) p.allowed_models = p.allowed_models.to_vector();
+  const TargetWorkload m = TargetWorkload::from_pods(merged, catalog);
+  ASSERT_EQ(m.shapes.size(), 2U);
+  EXPECT_DOUBLE_EQ(m.shapes[0].freq, 4.0 / 6.0);
+  EXPECT_DOUBLE_EQ(m.shapes[1].freq, 2.0 / 6.0);
 }
 
 TEST_F(OpenbFiles, ListWithoutTimeColumnsUsesTheDefaultDuration) {

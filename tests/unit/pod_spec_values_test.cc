@@ -59,6 +59,18 @@ TEST(WorkloadPodSpecValues, InternerSharesEqualValues) {
   const ModelList x = shared.models({"G2", "T4"}), y = shared.models({"G2", "T4"});
   EXPECT_EQ(x.begin(), y.begin());
   EXPECT_EQ(x, (std::vector<std::string>{"G2", "T4"}));
+  EXPECT_TRUE(x.written().empty());  // given as a list: no spelling
+  // The same models spelled differently by a trace: equal lists (placement), two spellings
+  // (FGD's target workload), so not one shared copy; the same spelling again is shared.
+  const ModelList once = shared.models({"G2", "T4"}, "G2|T4"),
+                  twice = shared.models({"G2", "T4"}, "G2|T4|T4"),
+                  again = shared.models({"G2", "T4"}, "G2|T4|T4");
+  EXPECT_EQ(once, twice);
+  EXPECT_EQ(once.written(), "G2|T4");
+  EXPECT_EQ(twice.written(), "G2|T4|T4");
+  EXPECT_NE(once.begin(), twice.begin());
+  EXPECT_NE(x.begin(), once.begin());
+  EXPECT_EQ(twice.begin(), again.begin());
 }
 
 TEST(WorkloadPodSpecValues, PodNameKeepsShortNamesInlineAndLongOnesWhole) {

@@ -357,11 +357,15 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
       if (pod.gpu_count == 0) csv.fail_field(*c.models, "no GPU models for a pod without GPUs");
       std::string_view spec = csv.field(*c.models);
       std::vector<std::string> models;
+      // As written too (repeats kept), as the openb reader keeps gpu_spec: FGD's target workload
+      // keys on it (ModelList::written).
+      std::string written;
       while (!spec.empty()) {
         const size_t bar = spec.find('|');
         std::string name(spec.substr(0, bar));
         name.erase(0, name.find_first_not_of(' '));
         name.erase(name.find_last_not_of(' ') + 1);
+        if (!name.empty()) written.append(written.empty() ? "" : "|").append(name);
         if (!name.empty() && std::find(models.begin(), models.end(), name) == models.end()) {
           if (auto err = check_model ? check_model(name) : std::nullopt)
             csv.fail(fmt::format("column '{}': {}", csv.header()[*c.models], *err));
@@ -370,7 +374,7 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
         if (bar == std::string_view::npos) break;
         spec.remove_prefix(bar + 1);
       }
-      pod.allowed_models = shared.models(std::move(models));
+      pod.allowed_models = shared.models(std::move(models), written);
     }
     if (!empty(csv, c.cls))
       pod.workload_class = shared.text(csv.field(*c.cls));

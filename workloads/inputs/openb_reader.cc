@@ -19,15 +19,20 @@ namespace {
 // No upper bound of our own: the messages then read "an integer of at least 0".
 constexpr int64_t kMaxResource = std::numeric_limits<int64_t>::max();
 
-// "A|B|A" -> the mapped names, each once, in order of first mention.
-std::vector<std::string> split_models(std::string_view spec) {
+// "A|B|A" -> the mapped names, each once, in order of first mention. `written` gets the spec as
+// the paper's simulator annotates the pod with it (data/pod_csv_to_yaml.py: the names as the
+// trace writes them, repeats kept, empty ones dropped, joined with '|'), which is the GPU type
+// its target workload keys on (ModelList::written).
+std::vector<std::string> split_models(std::string_view spec, std::string& written) {
   std::vector<std::string> out;
+  written.clear();
   while (!spec.empty()) {
     const size_t bar = spec.find('|');
     std::string_view part = spec.substr(0, bar);
     while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
     while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
     if (!part.empty()) {
+      written.append(written.empty() ? "" : "|").append(part);
       std::string name = openb_model_name(part);
       // The trace repeats types inside one spec ("V100M16|V100M32|V100M32"); once is enough.
       if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
@@ -129,7 +134,9 @@ std::vector<PodSpec> read_openb_pods(const std::string& path, const OpenbPodOpti
     }
     if (c_spec && !csv.field(*c_spec).empty()) {
       if (pod.gpu_count == 0) csv.fail_field(*c_spec, "no GPU types for a pod with 0 GPUs");
-      pod.allowed_models = shared.models(split_models(csv.field(*c_spec)));
+      std::string written;
+      std::vector<std::string> models = split_models(csv.field(*c_spec), written);
+      pod.allowed_models = shared.models(std::move(models), written);
       for (const std::string& m : pod.allowed_models)
         if (auto err = check_model ? check_model(m) : std::nullopt)
           csv.fail(fmt::format("column 'gpu_spec': {}", *err));
