@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include "workloads/input_error.h"
+#include "workloads/inputs/dra_api_limits.h"
+#include "workloads/inputs/dra_slice_events.h"
 #include "workloads/kube/kube_export_stream.h"
 #include "workloads/kube/kube_quantity.h"
 #include "workloads/yaml_reader.h"
@@ -16,14 +18,10 @@ namespace slicelab {
 namespace {
 
 constexpr std::string_view kNvidiaDriver = "gpu.nvidia.com";
-// resource.k8s.io/v1's list limits (types.go): ResourceSliceMaxAttributesAndCapacitiesPerDevice,
-// DeviceRequestsMaxSize and DeviceConstraintsMaxSize.
-constexpr size_t kMaxAttributesAndCapacities = 32;
-constexpr size_t kMaxClaimListEntries = 32;
-// DeviceAttributeMaxValueLength and DriverNameMaxLength: CEL's matches() runs on these strings,
-// and its bound on time assumes them (sim/modes/dra/cel_regex.h).
-constexpr size_t kMaxAttributeValueBytes = 64;
-constexpr size_t kMaxDriverNameBytes = 63;
+constexpr size_t kMaxAttributesAndCapacities = kDraMaxAttributesAndCapacities;
+constexpr size_t kMaxClaimListEntries = kDraMaxClaimListEntries;
+constexpr size_t kMaxAttributeValueBytes = kDraMaxAttributeValueBytes;
+constexpr size_t kMaxDriverNameBytes = kDraMaxDriverNameBytes;
 
 bool present(const YAML::Node& n) {
   return n.IsDefined() && !n.IsNull();
@@ -973,14 +971,22 @@ void check_dra_pools(const DraObjects& objects) {
   }
 }
 
-void read_dra_objects(const std::string& path, DraObjects& into) try {
-  read_kubernetes_export(path, [&](const KubeExportObject& o) {
-    try {
-      DraReader(o.yaml, o.text, into).document(o.node, o.path);
-    } catch (const YAML::Exception& e) {  // a conversion no check above caught, in the file
-      throw YAML::Exception(o.yaml.in_file(e.mark), e.msg);
-    }
-  });
+void read_dra_objects(const std::string& path, DraObjects& into, DraSliceReading slices) try {
+  KubeYamlTextReader on_events;
+  if (slices == DraSliceReading::Events)
+    on_events = [&into](std::string_view text, const YamlReader& yaml) {
+      return read_resource_slice_events(text, yaml, into);
+    };
+  read_kubernetes_export(
+      path,
+      [&](const KubeExportObject& o) {
+        try {
+          DraReader(o.yaml, o.text, into).document(o.node, o.path);
+        } catch (const YAML::Exception& e) {  // a conversion no check above caught, in the file
+          throw YAML::Exception(o.yaml.in_file(e.mark), e.msg);
+        }
+      },
+      on_events);
 } catch (const YAML::Exception& e) {
   throw located_yaml_error(path, e);
 }

@@ -43,7 +43,13 @@ struct DraObjects {
 // (tolerations, taints, adminAccess, ...), a bad quantity, a missing required field, a list
 // longer than the API allows, or a capacity requestPolicy the API server refuses. CEL
 // expressions are not compiled here: sim/dra compiles them with DraCelText::locate.
-void read_dra_objects(const std::string& path, DraObjects& into);
+// ResourceSlice documents of a YAML file are read on yaml-cpp's events without a node tree
+// (workloads/inputs/dra_slice_events.h), and any the events reader declines from the tree as
+// before; `Tree` reads every document from its tree, for the tests and the fuzz target that
+// compare the two (the same objects, the same errors).
+enum class DraSliceReading : uint8_t { Events, Tree };
+void read_dra_objects(const std::string& path, DraObjects& into,
+                      DraSliceReading slices = DraSliceReading::Events);
 
 // What no single object shows, once every file is read: within each pool (driver, pool name and
 // generation, whose slices may sit in several objects) no device name and no counter set name

@@ -310,8 +310,14 @@ class YamlListScan final : public YAML::EventHandler {
 class ExportReader {
  public:
   ExportReader(const std::string& file, const std::string& text,
-               const std::function<void(const KubeExportObject&)>& visit)
-      : file_(file), whole_(text), text_(text), lines_(text), visit_(visit) {}
+               const std::function<void(const KubeExportObject&)>& visit,
+               const KubeYamlTextReader& read_text)
+      : file_(file),
+        whole_(text),
+        text_(text),
+        lines_(text),
+        visit_(visit),
+        read_text_(read_text) {}
 
   // Every JSON value of the file; false when the first is not JSON (YAML written in flow style,
   // `{kind: List}`), for the caller to read the file as YAML.
@@ -388,6 +394,9 @@ class ExportReader {
                             (d.end - d.begin) >> 20, kMaxKubernetesYamlDocumentBytes >> 20,
                             kMaxKubernetesExportBytes >> 20));
       const YamlOrigin origin = lines_.at(d.begin);
+      if (read_text_ &&
+          read_text_(text_.substr(d.begin, d.end - d.begin), YamlReader(file_, origin)))
+        continue;
       const std::string chunk(text_.substr(d.begin, d.end - d.begin));
       std::vector<YAML::Node> nodes;
       try {
@@ -456,6 +465,7 @@ class ExportReader {
                             (ends[k] - start) >> 20, kMaxKubernetesObjectBytes >> 20));
       const std::string chunk =
           std::string(column, ' ') + std::string(doc.substr(start, ends[k] - start));
+      if (read_text_ && read_text_(chunk, YamlReader(file_, origin))) continue;
       YAML::Node node;
       try {
         node = YAML::Load(chunk);
@@ -564,6 +574,7 @@ class ExportReader {
   std::string_view text_;
   LineCounter lines_;
   const std::function<void(const KubeExportObject&)>& visit_;
+  const KubeYamlTextReader& read_text_;
   JsonCheck check_;
   size_t check_seen_ = 0;
 };
@@ -571,10 +582,11 @@ class ExportReader {
 }  // namespace
 
 void read_kubernetes_export(const std::string& path,
-                            const std::function<void(const KubeExportObject&)>& visit) {
+                            const std::function<void(const KubeExportObject&)>& visit,
+                            const KubeYamlTextReader& read_text) {
   const std::string text = read_text_file(path, kMaxKubernetesExportBytes);
   check_utf8(text, path);
-  ExportReader reader(path, text, visit);
+  ExportReader reader(path, text, visit, read_text);
   const size_t first = skip_blank(text, 0);
   if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
     if (reader.json()) return;

@@ -36,8 +36,14 @@ struct KubeExportObject {
   const std::string& path;  // "items[3]", "(document 2).items[0]", "[1]", or "" for the whole file
 };
 
+// A reader of one YAML document's text that builds no node tree (a ResourceSlice on yaml-cpp's
+// events: workloads/inputs/dra_slice_events.h). It returns true when it read the document, or
+// false, having changed nothing, to have it parsed and visited as usual.
+using KubeYamlTextReader = std::function<bool(std::string_view text, const YamlReader& yaml)>;
+
 // Reads `path` (at most kMaxKubernetesExportBytes, UTF-8) and calls `visit` on each object in
-// file order.
+// file order. `read_text`, when given, is offered each YAML document (and each item of a large
+// List) first, after the whole file has passed check_yaml_syntax; `visit` sees those it declines.
 // - JSON (the file starts with '{' or '['): each value is first checked as strict JSON, nested
 //   at most kMaxYamlDepth deep, without building it; then each item of a List (a `kind` ending in
 //   "List"; path "items[i]"), each element of an array ("[i]") or else the value itself is parsed
@@ -50,6 +56,7 @@ struct KubeExportObject {
 //   block sequence has each item parsed and visited on its own ("items[i]").
 // Throws InputError "FILE:LINE:COL: PATH: …" for any of these limits or checks.
 void read_kubernetes_export(const std::string& path,
-                            const std::function<void(const KubeExportObject&)>& visit);
+                            const std::function<void(const KubeExportObject&)>& visit,
+                            const KubeYamlTextReader& read_text = {});
 
 }  // namespace slicelab
