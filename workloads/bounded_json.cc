@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -101,6 +103,7 @@ class BoundedDomBuilder final : public nlohmann::json_sax<json> {
   }
 
   std::optional<JsonFailure> failure() const { return failure_; }
+  std::size_t used() const { return used_; }
   const std::string& message() const { return message_; }
   std::optional<std::size_t> error_offset() const { return error_offset_; }
 
@@ -201,6 +204,148 @@ class BoundedDomBuilder final : public nlohmann::json_sax<json> {
   std::optional<std::size_t> error_offset_;
 };
 
+// The fast path for a root object with tapped arrays (a request's NodeNames): the root's
+// structure and the tapped arrays' strings are scanned in place, each other member's value is
+// handed to nlohmann's parser on its own, and the builder receives exactly the events a parse of
+// the whole text would give it. Only text it is sure of takes this path: strings (keys and tapped
+// items) of printable ASCII without escapes, JSON whitespace, and a value for every other member
+// that nlohmann parses in full. Anything else (an escape, a non-ASCII byte, a syntax error, a
+// limit) returns false, and the caller parses the whole text the ordinary way, which then gives
+// the exact document or error.
+class FastScan {
+ public:
+  explicit FastScan(std::string_view text) : t_(text) {}
+
+  bool run(BoundedDomBuilder& b, const JsonStringArrayTaps& taps) {
+    ws();
+    if (!eat('{') || !b.start_object(kUnknownSize)) return false;
+    ws();
+    if (!eat('}')) {
+      for (;;) {
+        const auto key = plain_string();
+        if (!key) return false;
+        ws();
+        if (!eat(':')) return false;
+        ws();
+        std::string k(*key);
+        if (!b.key(k)) return false;
+        const bool tapped = std::find(taps.keys.begin(), taps.keys.end(), *key) != taps.keys.end();
+        if (tapped && peek('[')) {
+          if (!string_array(b)) return false;
+        } else if (!other_value(b)) {
+          return false;
+        }
+        ws();
+        if (eat(',')) {
+          ws();
+          continue;
+        }
+        if (eat('}')) break;
+        return false;
+      }
+    }
+    if (!b.end_object()) return false;
+    ws();
+    return i_ == t_.size() && !b.failure();
+  }
+
+ private:
+  static constexpr std::size_t kUnknownSize = static_cast<std::size_t>(-1);
+
+  bool peek(char c) const { return i_ < t_.size() && t_[i_] == c; }
+  bool eat(char c) {
+    if (!peek(c)) return false;
+    ++i_;
+    return true;
+  }
+  void ws() {
+    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t'))
+      ++i_;
+  }
+  // A string of printable ASCII without escapes (its text is its value); nullopt otherwise.
+  std::optional<std::string_view> plain_string() {
+    if (!eat('"')) return std::nullopt;
+    const std::size_t begin = i_;
+    for (; i_ < t_.size(); ++i_) {
+      const auto c = static_cast<unsigned char>(t_[i_]);
+      if (c == '"') return t_.substr(begin, i_++ - begin);
+      if (c < 0x20 || c >= 0x7f || c == '\\') return std::nullopt;
+    }
+    return std::nullopt;
+  }
+  bool string_array(BoundedDomBuilder& b) {
+    ++i_;  // '['
+    if (!b.start_array(kUnknownSize)) return false;
+    ws();
+    if (!eat(']')) {
+      for (;;) {
+        const auto item = plain_string();
+        if (!item) return false;
+        std::string value(*item);
+        if (!b.string(value)) return false;
+        ws();
+        if (eat(',')) {
+          ws();
+          continue;
+        }
+        if (eat(']')) break;
+        return false;
+      }
+    }
+    return b.end_array();
+  }
+  // One member's value, parsed by nlohmann: its extent is found by brackets and quotes only, the
+  // parser then checks all of it (a wrong extent fails there).
+  bool other_value(BoundedDomBuilder& b) {
+    const std::size_t begin = i_;
+    if (!skip_value()) return false;
+    const bool ok = json::sax_parse(t_.data() + begin, t_.data() + i_, &b);
+    return ok && !b.failure();
+  }
+  bool skip_string() {
+    ++i_;  // '"'
+    for (; i_ < t_.size(); ++i_) {
+      if (t_[i_] == '\\') {
+        ++i_;
+      } else if (t_[i_] == '"') {
+        ++i_;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool skip_value() {
+    if (i_ >= t_.size()) return false;
+    const char first = t_[i_];
+    if (first == '"') return skip_string();
+    if (first == '{' || first == '[') {
+      std::size_t depth = 0;
+      while (i_ < t_.size()) {
+        const char c = t_[i_];
+        if (c == '"') {
+          if (!skip_string()) return false;
+          continue;
+        }
+        ++i_;
+        if (c == '{' || c == '[') {
+          ++depth;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+          return true;
+        }
+      }
+      return false;
+    }
+    const std::size_t begin = i_;
+    while (i_ < t_.size() && t_[i_] != ',' && t_[i_] != '}' && t_[i_] != ']' && t_[i_] != ' ' &&
+           t_[i_] != '\n' && t_[i_] != '\r' && t_[i_] != '\t')
+      ++i_;
+    return i_ > begin;
+  }
+
+  std::string_view t_;
+  std::size_t i_ = 0;
+};
+
 }  // namespace
 
 bool MemoryBudget::try_charge(std::size_t bytes) {
@@ -234,6 +379,17 @@ json parse_bounded_json(std::string_view text, const JsonLimits& limits,
     max_bytes = text.size() > std::numeric_limits<std::size_t>::max() / kDefaultMemoryFactor
                     ? std::numeric_limits<std::size_t>::max()
                     : (text.size() + 1) * kDefaultMemoryFactor;
+  }
+  if (!taps.keys.empty()) {
+    // The fast path charges nothing until it has succeeded, then its total at once: a fallback
+    // to the full parse below charges as if it had never run.
+    json root;
+    BoundedDomBuilder builder(root, limits.max_depth, max_bytes, nullptr, &taps);
+    if (FastScan(text).run(builder, taps) &&
+        (limits.charge == nullptr || limits.charge->try_add(builder.used()))) {
+      return root;
+    }
+    taps.arrays.assign(taps.keys.size(), std::nullopt);
   }
   json root;
   BoundedDomBuilder builder(root, limits.max_depth, max_bytes, limits.charge,
