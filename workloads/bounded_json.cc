@@ -103,7 +103,6 @@ class BoundedDomBuilder final : public nlohmann::json_sax<json> {
   }
 
   std::optional<JsonFailure> failure() const { return failure_; }
-  std::size_t used() const { return used_; }
   const std::string& message() const { return message_; }
   std::optional<std::size_t> error_offset() const { return error_offset_; }
 
@@ -381,12 +380,16 @@ json parse_bounded_json(std::string_view text, const JsonLimits& limits,
                     : (text.size() + 1) * kDefaultMemoryFactor;
   }
   if (!taps.keys.empty()) {
-    // The fast path charges nothing until it has succeeded, then its total at once: a fallback
-    // to the full parse below charges as if it had never run.
+    // The fast path charges the shared budget as the full parse does, as it goes, but to a
+    // charge of its own: kept when it succeeds, given back when it falls back to the full parse
+    // below, which then charges as if the fast path had never run.
+    std::optional<BudgetCharge> scratch;
+    if (limits.charge != nullptr) scratch.emplace(limits.charge->budget());
     json root;
-    BoundedDomBuilder builder(root, limits.max_depth, max_bytes, nullptr, &taps);
-    if (FastScan(text).run(builder, taps) &&
-        (limits.charge == nullptr || limits.charge->try_add(builder.used()))) {
+    BoundedDomBuilder builder(root, limits.max_depth, max_bytes, scratch ? &*scratch : nullptr,
+                              &taps);
+    if (FastScan(text).run(builder, taps)) {
+      if (scratch) limits.charge->absorb(*scratch);
       return root;
     }
     taps.arrays.assign(taps.keys.size(), std::nullopt);

@@ -262,8 +262,8 @@ TEST(BoundedJson, TapsChargeASharedBudgetAsTheDocumentWould) {
 }
 
 // A budget that cannot take the whole document: the tapped parse fails as the full one does, and
-// holds what the full one holds when it fails (the in-place scan charges nothing until it has
-// succeeded), at every budget around the document's size.
+// holds what the full one holds when it fails (what the in-place scan charged is given back before
+// the full parse), at every budget around the document's size; none is left charged after.
 TEST(BoundedJson, TapsChargeNothingTwiceWhenTheBudgetIsSpent) {
   const std::string text = R"({"Pod":{"a":[1,2]},"NodeNames":["n1","n2","a long node name here"]})";
   const size_t full = estimated_json_bytes(json::parse(text));
@@ -285,6 +285,8 @@ TEST(BoundedJson, TapsChargeNothingTwiceWhenTheBudgetIsSpent) {
       tapped_outcome = outcome(text, limits, true);
       tapped_bytes = charge.bytes();
     }
+    EXPECT_EQ(plain_budget.used(), 0U);
+    EXPECT_EQ(tapped_budget.used(), 0U);
     EXPECT_EQ(tapped_outcome, plain_outcome) << limit;
     EXPECT_EQ(tapped_bytes, plain_bytes) << limit;
     EXPECT_EQ(plain_outcome == "ok", limit >= full) << limit;
