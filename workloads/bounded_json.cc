@@ -118,11 +118,27 @@ class BoundedDomBuilder final : public nlohmann::json_sax<json> {
       return fail(JsonFailure::kTooLarge,
                   fmt::format("the document would take more than {} bytes of memory", max_bytes_));
     }
-    if (charge_ != nullptr && !charge_->try_add(bytes)) {
+    if (charge_ == nullptr) return true;
+    pending_ += bytes;
+    return pending_ < charge_batch_ || flush();
+  }
+
+ public:
+  // Charges the shared budget in batches of at most `bytes` (the fast path: one atomic update
+  // per batch instead of per value; the full parse charges every value).
+  void batch_charges(std::size_t bytes) { charge_batch_ = bytes; }
+  // What is still to be charged, charged now.
+  bool flush() {
+    if (charge_ == nullptr || pending_ == 0) return true;
+    const std::size_t bytes = pending_;
+    pending_ = 0;
+    if (!charge_->try_add(bytes)) {
       return fail(JsonFailure::kTooLarge, "the shared memory budget for parsing is spent");
     }
     return true;
   }
+
+ private:
   // Places `value` in the open container (or as the root); returns where it went.
   json* place(json&& value) {
     if (stack_.empty()) {
@@ -198,6 +214,8 @@ class BoundedDomBuilder final : public nlohmann::json_sax<json> {
   std::vector<json*> stack_;
   std::string key_;
   std::size_t used_ = 0;
+  std::size_t pending_ = 0;       // charged to used_, not yet to charge_
+  std::size_t charge_batch_ = 0;  // see batch_charges()
   std::optional<JsonFailure> failure_;
   std::string message_;
   std::optional<std::size_t> error_offset_;
@@ -211,6 +229,11 @@ class BoundedDomBuilder final : public nlohmann::json_sax<json> {
 // that nlohmann parses in full. Anything else (an escape, a non-ASCII byte, a syntax error, a
 // limit) returns false, and the caller parses the whole text the ordinary way, which then gives
 // the exact document or error.
+// The fast path holds at most this much parsed memory not yet charged to the shared budget. A
+// batch the budget cannot take falls back to the full parse, which charges value by value and so
+// fails, or not, exactly where it always did.
+constexpr std::size_t kFastPathChargeBatch = std::size_t{16} << 10;
+
 class FastScan {
  public:
   explicit FastScan(std::string_view text) : t_(text) {}
@@ -380,15 +403,16 @@ json parse_bounded_json(std::string_view text, const JsonLimits& limits,
                     : (text.size() + 1) * kDefaultMemoryFactor;
   }
   if (!taps.keys.empty()) {
-    // The fast path charges the shared budget as the full parse does, as it goes, but to a
-    // charge of its own: kept when it succeeds, given back when it falls back to the full parse
-    // below, which then charges as if the fast path had never run.
+    // The fast path charges the shared budget as it goes (in batches), but to a charge of its own:
+    // kept when it succeeds, given back when it falls back to the full parse below, which then
+    // charges as if the fast path had never run.
     std::optional<BudgetCharge> scratch;
     if (limits.charge != nullptr) scratch.emplace(limits.charge->budget());
     json root;
     BoundedDomBuilder builder(root, limits.max_depth, max_bytes, scratch ? &*scratch : nullptr,
                               &taps);
-    if (FastScan(text).run(builder, taps)) {
+    builder.batch_charges(kFastPathChargeBatch);
+    if (FastScan(text).run(builder, taps) && builder.flush()) {
       if (scratch) limits.charge->absorb(*scratch);
       return root;
     }
