@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -116,11 +118,27 @@ class BoundedDomBuilder final : public nlohmann::json_sax<json> {
       return fail(JsonFailure::kTooLarge,
                   fmt::format("the document would take more than {} bytes of memory", max_bytes_));
     }
-    if (charge_ != nullptr && !charge_->try_add(bytes)) {
+    if (charge_ == nullptr) return true;
+    pending_ += bytes;
+    return pending_ < charge_batch_ || flush();
+  }
+
+ public:
+  // Charges the shared budget in batches of at most `bytes` (the fast path: one atomic update
+  // per batch instead of per value; the full parse charges every value).
+  void batch_charges(std::size_t bytes) { charge_batch_ = bytes; }
+  // What is still to be charged, charged now.
+  bool flush() {
+    if (charge_ == nullptr || pending_ == 0) return true;
+    const std::size_t bytes = pending_;
+    pending_ = 0;
+    if (!charge_->try_add(bytes)) {
       return fail(JsonFailure::kTooLarge, "the shared memory budget for parsing is spent");
     }
     return true;
   }
+
+ private:
   // Places `value` in the open container (or as the root); returns where it went.
   json* place(json&& value) {
     if (stack_.empty()) {
@@ -196,9 +214,158 @@ class BoundedDomBuilder final : public nlohmann::json_sax<json> {
   std::vector<json*> stack_;
   std::string key_;
   std::size_t used_ = 0;
+  std::size_t pending_ = 0;       // charged to used_, not yet to charge_
+  std::size_t charge_batch_ = 0;  // see batch_charges()
   std::optional<JsonFailure> failure_;
   std::string message_;
   std::optional<std::size_t> error_offset_;
+};
+
+// The fast path for a root object with tapped arrays (a request's NodeNames): the root's
+// structure and the tapped arrays' strings are scanned in place, each other member's value is
+// handed to nlohmann's parser on its own, and the builder receives exactly the events a parse of
+// the whole text would give it. Only text it is sure of takes this path: strings (keys and tapped
+// items) of printable ASCII without escapes, JSON whitespace, and a value for every other member
+// that nlohmann parses in full. Anything else (an escape, a non-ASCII byte, a syntax error, a
+// limit) returns false, and the caller parses the whole text the ordinary way, which then gives
+// the exact document or error.
+// The fast path holds at most this much parsed memory not yet charged to the shared budget. A
+// batch the budget cannot take falls back to the full parse, which charges value by value and so
+// fails, or not, exactly where it always did.
+constexpr std::size_t kFastPathChargeBatch = std::size_t{16} << 10;
+
+class FastScan {
+ public:
+  explicit FastScan(std::string_view text) : t_(text) {}
+
+  bool run(BoundedDomBuilder& b, const JsonStringArrayTaps& taps) {
+    ws();
+    if (!eat('{') || !b.start_object(kUnknownSize)) return false;
+    ws();
+    if (!eat('}')) {
+      for (;;) {
+        const auto key = plain_string();
+        if (!key) return false;
+        ws();
+        if (!eat(':')) return false;
+        ws();
+        std::string k(*key);
+        if (!b.key(k)) return false;
+        const bool tapped = std::find(taps.keys.begin(), taps.keys.end(), *key) != taps.keys.end();
+        if (tapped && peek('[')) {
+          if (!string_array(b)) return false;
+        } else if (!other_value(b)) {
+          return false;
+        }
+        ws();
+        if (eat(',')) {
+          ws();
+          continue;
+        }
+        if (eat('}')) break;
+        return false;
+      }
+    }
+    if (!b.end_object()) return false;
+    ws();
+    return i_ == t_.size() && !b.failure();
+  }
+
+ private:
+  static constexpr std::size_t kUnknownSize = static_cast<std::size_t>(-1);
+
+  bool peek(char c) const { return i_ < t_.size() && t_[i_] == c; }
+  bool eat(char c) {
+    if (!peek(c)) return false;
+    ++i_;
+    return true;
+  }
+  void ws() {
+    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t'))
+      ++i_;
+  }
+  // A string of printable ASCII without escapes (its text is its value); nullopt otherwise.
+  std::optional<std::string_view> plain_string() {
+    if (!eat('"')) return std::nullopt;
+    const std::size_t begin = i_;
+    for (; i_ < t_.size(); ++i_) {
+      const auto c = static_cast<unsigned char>(t_[i_]);
+      if (c == '"') return t_.substr(begin, i_++ - begin);
+      if (c < 0x20 || c >= 0x7f || c == '\\') return std::nullopt;
+    }
+    return std::nullopt;
+  }
+  bool string_array(BoundedDomBuilder& b) {
+    ++i_;  // '['
+    if (!b.start_array(kUnknownSize)) return false;
+    ws();
+    if (!eat(']')) {
+      for (;;) {
+        const auto item = plain_string();
+        if (!item) return false;
+        std::string value(*item);
+        if (!b.string(value)) return false;
+        ws();
+        if (eat(',')) {
+          ws();
+          continue;
+        }
+        if (eat(']')) break;
+        return false;
+      }
+    }
+    return b.end_array();
+  }
+  // One member's value, parsed by nlohmann: its extent is found by brackets and quotes only, the
+  // parser then checks all of it (a wrong extent fails there).
+  bool other_value(BoundedDomBuilder& b) {
+    const std::size_t begin = i_;
+    if (!skip_value()) return false;
+    const bool ok = json::sax_parse(t_.data() + begin, t_.data() + i_, &b);
+    return ok && !b.failure();
+  }
+  bool skip_string() {
+    ++i_;  // '"'
+    for (; i_ < t_.size(); ++i_) {
+      if (t_[i_] == '\\') {
+        ++i_;
+      } else if (t_[i_] == '"') {
+        ++i_;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool skip_value() {
+    if (i_ >= t_.size()) return false;
+    const char first = t_[i_];
+    if (first == '"') return skip_string();
+    if (first == '{' || first == '[') {
+      std::size_t depth = 0;
+      while (i_ < t_.size()) {
+        const char c = t_[i_];
+        if (c == '"') {
+          if (!skip_string()) return false;
+          continue;
+        }
+        ++i_;
+        if (c == '{' || c == '[') {
+          ++depth;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+          return true;
+        }
+      }
+      return false;
+    }
+    const std::size_t begin = i_;
+    while (i_ < t_.size() && t_[i_] != ',' && t_[i_] != '}' && t_[i_] != ']' && t_[i_] != ' ' &&
+           t_[i_] != '\n' && t_[i_] != '\r' && t_[i_] != '\t')
+      ++i_;
+    return i_ > begin;
+  }
+
+  std::string_view t_;
+  std::size_t i_ = 0;
 };
 
 }  // namespace
@@ -234,6 +401,22 @@ json parse_bounded_json(std::string_view text, const JsonLimits& limits,
     max_bytes = text.size() > std::numeric_limits<std::size_t>::max() / kDefaultMemoryFactor
                     ? std::numeric_limits<std::size_t>::max()
                     : (text.size() + 1) * kDefaultMemoryFactor;
+  }
+  if (!taps.keys.empty()) {
+    // The fast path charges the shared budget as it goes (in batches), but to a charge of its own:
+    // kept when it succeeds, given back when it falls back to the full parse below, which then
+    // charges as if the fast path had never run.
+    std::optional<BudgetCharge> scratch;
+    if (limits.charge != nullptr) scratch.emplace(limits.charge->budget());
+    json root;
+    BoundedDomBuilder builder(root, limits.max_depth, max_bytes, scratch ? &*scratch : nullptr,
+                              &taps);
+    builder.batch_charges(kFastPathChargeBatch);
+    if (FastScan(text).run(builder, taps) && builder.flush()) {
+      if (scratch) limits.charge->absorb(*scratch);
+      return root;
+    }
+    taps.arrays.assign(taps.keys.size(), std::nullopt);
   }
   json root;
   BoundedDomBuilder builder(root, limits.max_depth, max_bytes, limits.charge,

@@ -42,6 +42,12 @@ class BudgetCharge {
   BudgetCharge& operator=(const BudgetCharge&) = delete;
   bool try_add(std::size_t bytes);
   std::size_t bytes() const { return bytes_; }
+  MemoryBudget& budget() const { return *budget_; }
+  // Takes over what `other` (a charge to the same budget) holds: given back with this one.
+  void absorb(BudgetCharge& other) {
+    bytes_ += other.bytes_;
+    other.bytes_ = 0;
+  }
 
  private:
   MemoryBudget* budget_;
@@ -95,7 +101,9 @@ nlohmann::json parse_bounded_json(std::string_view text, const JsonLimits& limit
 // std::vector<std::string> instead of the document: a request's thousands of node names cost no
 // json node each. Everything else is as parse_bounded_json: the same charges (the array as the
 // document would hold it), depth, failures and offsets; and for the same text, the document with
-// each taken array put back under its key is parse_bounded_json's document.
+// each taken array put back under its key is parse_bounded_json's document. A root object whose
+// keys and tapped strings are plain (printable ASCII, no escapes) is scanned in place, its other
+// values parsed one by one; any other text takes the full parse, so the result is the same.
 struct JsonStringArrayTaps {
   std::vector<std::string> keys;  // exact member names of the root object
   // Parallel to keys: the array read for that key (the last one, duplicates as the document's);

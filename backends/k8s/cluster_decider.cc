@@ -65,7 +65,11 @@ void ClusterDecider::rebuild() {
     return ka != kb ? ka < kb : (ka == SIZE_MAX && a.name < b.name);
   });
   spec_.groups.clear();
-  node_ids_.clear();
+  ++generation_;
+  std::vector<std::string_view> names;
+  names.reserve(nodes_.size());
+  for (const DeciderNode& n : nodes_) names.push_back(n.name);
+  node_ids_.assign(names);
   for (const DeciderNode& n : nodes_) {
     NodeGroup g;
     g.name = n.name;
@@ -75,7 +79,6 @@ void ClusterDecider::rebuild() {
     g.gpu_model = n.facts.gpus > 0 ? n.facts.model : 0;
     g.gpus_per_node = n.facts.gpus;
     g.node_names = {n.name};
-    node_ids_.emplace(n.name, static_cast<NodeId>(spec_.groups.size()));
     spec_.groups.push_back(std::move(g));
   }
   run_.reset();  // holds a reference to the old cluster
@@ -146,18 +149,44 @@ PodRequest ClusterDecider::request_of(const PodSpec& spec) const {
   return make_pod_request(spec, mode_, catalog_);
 }
 
+ResolvedNodes ClusterDecider::resolve(const std::vector<std::string>& names) const {
+  ResolvedNodes r;
+  r.generation = generation_;
+  r.ids.reserve(names.size());
+  for (const std::string& name : names)
+    r.ids.push_back(node_ids_.find(name).value_or(kUnknownNode));
+  return r;
+}
+
 Decision ClusterDecider::decide(const std::string& key, const PodSpec& spec,
                                 const std::vector<std::string>* nodes) {
+  if (nodes == nullptr) return decide_ids(key, spec, nullptr);
+  refresh();
+  const ResolvedNodes resolved = resolve(*nodes);
+  return decide_ids(key, spec, &resolved);
+}
+
+Decision ClusterDecider::decide(const std::string& key, const PodSpec& spec,
+                                const std::vector<std::string>& nodes, ResolvedNodes& resolved) {
+  refresh();
+  if (resolved.generation != generation_ || resolved.ids.size() != nodes.size())
+    resolved = resolve(nodes);
+  return decide_ids(key, spec, &resolved);
+}
+
+// `resolved`: the candidates as ids of the current view (unknown ones kUnknownNode); null: all.
+Decision ClusterDecider::decide_ids(const std::string& key, const PodSpec& spec,
+                                    const ResolvedNodes* resolved) {
   refresh();
   Decision d;
   d.max_total = policy_.max_total();
+  d.generation = generation_;
   const uint32_t slot = slot_for(key, spec);
   node_names_.allowed.clear();
-  if (nodes != nullptr) {
+  if (resolved != nullptr) {
     node_names_.allowed.assign(cluster_->node_count(), 0);
-    for (const std::string& name : *nodes)
-      if (const auto it = node_ids_.find(name); it != node_ids_.end())
-        node_names_.allowed[it->second] = 1;
+    for (const NodeId id : resolved->ids)
+      if (id != kUnknownNode) node_names_.allowed[id] = 1;
   }
   PodRequest r = requests_[slot];
   SchedulingCycle cycle{*cluster_, r, slot, 0.0, rng_, 0, run_.get()};
@@ -165,8 +194,10 @@ Decision ClusterDecider::decide(const std::string& key, const PodSpec& spec,
   if (cluster_->node_count() > 0) node = policy_.schedule(cycle, pick_);
   std::vector<uint8_t> ok(cluster_->node_count(), 0);  // feasible: not explained below
   d.feasible.reserve(policy_.feasible().size());
+  d.feasible_ids.reserve(policy_.feasible().size());
   for (const NodeId n : policy_.feasible()) {
     d.feasible.push_back(nodes_[n].name);
+    d.feasible_ids.push_back(n);
     if (n < ok.size()) ok[n] = 1;
   }
   if (node.has_value()) {
@@ -175,6 +206,7 @@ Decision ClusterDecider::decide(const std::string& key, const PodSpec& spec,
     d.totals.assign(totals.begin(), totals.end());
     if (d.totals.size() != d.feasible.size()) d.totals.assign(d.feasible.size(), 0);
     d.node = nodes_[chosen].name;
+    d.node_id = chosen;
     const GpuId first = cluster_->first_gpu(chosen);
     const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(r.gpu_count));
     for (const GpuId g : gpus) d.gpus.push_back(static_cast<int>(g - first));
@@ -192,11 +224,11 @@ Decision ClusterDecider::decide(const std::string& key, const PodSpec& spec,
     d.rejected.emplace(nodes_[n].name,
                        by.empty() ? std::string("does not fit") : "rejected by " + std::string(by));
   };
-  if (nodes == nullptr) {
+  if (resolved == nullptr) {
     for (NodeId n = 0; n < cluster_->node_count(); ++n) explain(n);
   } else {
-    for (const std::string& name : *nodes)
-      if (const auto it = node_ids_.find(name); it != node_ids_.end()) explain(it->second);
+    for (const NodeId n : resolved->ids)
+      if (n != kUnknownNode) explain(n);
   }
   if (!bound_.contains(key)) free_slot(key);
   return d;
@@ -206,9 +238,9 @@ std::string ClusterDecider::bind(const std::string& key, const PodSpec& spec,
                                  const std::string& node_name, const std::vector<int>* gpus) {
   refresh();
   if (bound_.contains(key)) return "pod " + key + " is already bound";
-  const auto it = node_ids_.find(node_name);
-  if (it == node_ids_.end()) return "node " + node_name + " is not known";
-  const NodeId node = it->second;
+  const auto found = node_ids_.find(node_name);
+  if (!found) return "node " + node_name + " is not known";
+  const NodeId node = *found;
   const uint32_t slot = slot_for(key, spec);
   PodRequest r = requests_[slot];
   SchedulingCycle cycle{*cluster_, r, slot, 0.0, rng_, 0, run_.get()};
@@ -251,7 +283,7 @@ bool ClusterDecider::release(const std::string& key) {
   const auto it = bound_.find(key);
   if (it == bound_.end()) return false;
   const BoundPod& b = it->second;
-  const NodeId node = node_ids_.at(b.node);
+  const NodeId node = node_ids_.find(b.node).value();
   std::vector<GpuId> gpus;
   for (const int g : b.gpus) gpus.push_back(cluster_->first_gpu(node) + static_cast<GpuId>(g));
   cluster_->unbind(node, gpus, b.request);
@@ -307,9 +339,9 @@ void ClusterDecider::gpu_allocation(GpuAllocationSnapshot& out) const {
   }
   for (const auto& [key, b] : bound_) {
     const auto id = node_ids_.find(b.node);
-    if (id == node_ids_.end()) continue;
-    NodeGpuAllocation& node = out.nodes[first + id->second];
-    const int64_t card_mib = cluster_->gpu_memory_capacity(id->second);
+    if (!id) continue;
+    NodeGpuAllocation& node = out.nodes[first + *id];
+    const int64_t card_mib = cluster_->gpu_memory_capacity(*id);
     // HAMi's unit: a whole card, or a share without gpumem, holds its part of the memory.
     const int64_t mib = b.request.gpu_memory_mib > 0
                             ? b.request.gpu_memory_mib
@@ -328,8 +360,8 @@ void ClusterDecider::gpu_allocation(GpuAllocationSnapshot& out) const {
 }
 
 int64_t ClusterDecider::gpu_memory_capacity(const std::string& node) const {
-  const auto it = node_ids_.find(node);
-  return it == node_ids_.end() ? 0 : cluster_->gpu_memory_capacity(it->second);
+  const auto id = node_ids_.find(node);
+  return id ? cluster_->gpu_memory_capacity(*id) : 0;
 }
 
 }  // namespace slicelab::k8s

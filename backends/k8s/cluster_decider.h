@@ -8,10 +8,12 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "backends/k8s/gpu_allocation_snapshot.h"
+#include "backends/k8s/node_name_index.h"
 #include "sim/cluster_state.h"
 #include "sim/gpu_catalog.h"
 #include "sim/metrics/fragmentation.h"
@@ -44,6 +46,19 @@ struct Decision {
   std::vector<int64_t> totals;        // their weighted score totals (empty when none chosen)
   int64_t max_total = 0;              // the largest total a node can reach
   std::map<std::string, std::string> rejected;  // node -> the filter that rejected it
+  // `feasible` and the choice as the view's node ids, valid while the view's generation is
+  // `generation` (ClusterDecider::generation()): prioritize scores by id without a lookup.
+  std::vector<NodeId> feasible_ids;
+  std::optional<NodeId> node_id;
+  uint64_t generation = 0;
+};
+
+// A request's node names resolved to the view's ids once (kUnknownNode for a name the view
+// lacks), as of the view's generation `generation`.
+inline constexpr NodeId kUnknownNode = UINT32_MAX;
+struct ResolvedNodes {
+  std::vector<NodeId> ids;  // parallel to the names
+  uint64_t generation = 0;
 };
 
 // A pod bound in this view.
@@ -74,18 +89,23 @@ class ClusterDecider {
     rebuild();
     return true;
   }
-  bool has_node(const std::string& name) const { return node_ids_.contains(name); }
+  bool has_node(std::string_view name) const { return node_ids_.contains(name); }
   // The node's index in the view as of the last refresh (0..node_count()), if it has the node.
-  std::optional<NodeId> node_id(const std::string& name) const {
-    const auto it = node_ids_.find(name);
-    return it == node_ids_.end() ? std::nullopt : std::optional<NodeId>(it->second);
-  }
+  std::optional<NodeId> node_id(std::string_view name) const { return node_ids_.find(name); }
   size_t node_count() const { return nodes_.size(); }
+  // Bumped by every rebuild: ids from an older generation may name other nodes.
+  uint64_t generation() const { return generation_; }
+  // `names` as ids of the view as of the last refresh (one lookup each).
+  ResolvedNodes resolve(const std::vector<std::string>& names) const;
 
   // One scheduling cycle for the pod (by key "<ns>/<name>") on `nodes` (all when null); the
   // random tie-break draws from the view's seeded Rng as the simulator's cycle does.
   Decision decide(const std::string& key, const PodSpec& spec,
                   const std::vector<std::string>* nodes);
+  // The same with `nodes` already resolved (`resolved`, from resolve(*nodes)): re-resolved in
+  // place when the refresh rebuilt the view since, so that the caller holds the current ids.
+  Decision decide(const std::string& key, const PodSpec& spec,
+                  const std::vector<std::string>& nodes, ResolvedNodes& resolved);
   // Binds the pod on `node`: its GPUs `gpus` when given and still fitting, else the device
   // picker's; then the reserve plugins. Returns an error text, empty on success.
   std::string bind(const std::string& key, const PodSpec& spec, const std::string& node,
@@ -113,7 +133,9 @@ class ClusterDecider {
     std::vector<uint8_t> allowed;  // per node; empty: all
   };
   void rebuild();
+  Decision decide_ids(const std::string& key, const PodSpec& spec, const ResolvedNodes* resolved);
   bool stale_ = false;
+  uint64_t generation_ = 0;
   uint32_t slot_for(const std::string& key, const PodSpec& spec);
   void free_slot(const std::string& key);
 
@@ -123,7 +145,7 @@ class ClusterDecider {
   Rng rng_;
   std::unordered_map<std::string, size_t> order_rank_;
   std::vector<DeciderNode> nodes_;  // in node order
-  std::unordered_map<std::string, NodeId> node_ids_;
+  NodeNameIndex node_ids_;          // nodes_'s names as of the last rebuild
   ClusterSpec spec_;
   std::unique_ptr<ClusterState> cluster_;
   std::unique_ptr<SharingRun> run_;

@@ -9,11 +9,15 @@
 #include "backends/k8s/heap_release.h"
 #include "sim/scenario/snapshot_reader.h"
 #include "sim/sharing/sharing_config.h"
+#include "workloads/bounded_json.h"
 #include "workloads/input_error.h"
 #include "workloads/kube/kube_json_objects.h"
 
 namespace slicelab::k8s {
 namespace {
+
+// A real Pod object takes a few KB parsed; one far larger is not kept past its request.
+constexpr size_t kMaxKeptPodBytes = size_t{256} << 10;
 
 size_t kind_index(WatchKind kind) {
   return kind == WatchKind::Node ? 0 : 1;
@@ -322,19 +326,32 @@ ExtenderState::ParsedRequest ExtenderState::parse_request(const ExtenderArgs& ar
       request.read_names.push_back(std::move(name));
     }
   }
-  try {
-    request.pod = kube_pod_from_json(args.pod, "request Pod");
-  } catch (...) {
-    request.pod_error = std::current_exception();
+  // kube-scheduler sends the same Pod to filter and then to prioritize: the reading (a pure
+  // function of the object) is kept for the last Pod read, and reused while the Pod is equal.
+  if (last_pod_ && last_pod_->first == args.pod) {
+    request.pod = last_pod_->second;
+  } else {
+    try {
+      request.pod = kube_pod_from_json(args.pod, "request Pod");
+      // Only a Pod of a real Pod's size is kept: a huge one would hold its memory past its request.
+      if (estimated_json_bytes(args.pod) <= kMaxKeptPodBytes) {
+        last_pod_.emplace(args.pod, *request.pod);
+      } else {
+        last_pod_.reset();
+      }
+    } catch (...) {
+      request.pod_error = std::current_exception();
+    }
   }
   request.pod_deleting = deleting(args.pod);
   return request;
 }
 
-void ExtenderState::admit_request_nodes(const ParsedRequest& request) {
+void ExtenderState::admit_request_nodes(ParsedRequest& request) {
   counters_.objects_rejected += request.unreadable_nodes;
   for (const auto& [name, facts] : request.new_nodes) set_node(name, facts);
   if (request.carries_nodes) refresh();
+  request.resolved = actual_.resolve(request.node_names());
 }
 
 PodSpec ExtenderState::translate(const ParsedRequest& request) const {
@@ -374,7 +391,7 @@ void ExtenderState::keep_decision(const std::string& key, CachedDecision d) {
 ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
   std::lock_guard lock(mu_);
   ++counters_.filter_requests;
-  const ParsedRequest request = parse_request(args);
+  ParsedRequest request = parse_request(args);
   admit_request_nodes(request);
   ExtenderFilterResult result;
   std::vector<std::string> pass;
@@ -396,8 +413,7 @@ ExtenderFilterResult ExtenderState::filter(const ExtenderArgs& args) {
   return result;
 }
 
-std::vector<std::string> ExtenderState::decide_filter(const ParsedRequest& request,
-                                                      const PodSpec& spec,
+std::vector<std::string> ExtenderState::decide_filter(ParsedRequest& request, const PodSpec& spec,
                                                       ExtenderFilterResult& result) {
   const KubePod& pod = *request.pod;
   std::vector<std::string> pass;
@@ -419,12 +435,14 @@ std::vector<std::string> ExtenderState::decide_filter(const ParsedRequest& reque
     if (grant) keep_decision(pod.name, granted(Decision{}));  // bind needs its request
     return pass;
   }
-  for (const std::string& n : request.node_names()) {
-    if (!actual_.has_node(n))
-      result.failed_nodes[n] = "slicelab: node not known to the extender (no Node object seen)";
+  const std::vector<std::string>& names = request.node_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (request.resolved.ids[i] == kUnknownNode)
+      result.failed_nodes[names[i]] =
+          "slicelab: node not known to the extender (no Node object seen)";
   }
   // decide() passes over the names the view does not know.
-  Decision d = actual_.decide(pod.name, spec, &request.node_names());
+  Decision d = actual_.decide(pod.name, spec, names, request.resolved);
   for (const auto& [n, why] : d.rejected) result.failed_nodes[n] = "slicelab: " + why;
   if (options_.filter_returns_all) {
     pass = d.feasible;
@@ -448,7 +466,7 @@ std::vector<std::string> ExtenderState::decide_filter(const ParsedRequest& reque
 std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
   std::lock_guard lock(mu_);
   ++counters_.prioritize_requests;
-  const ParsedRequest request = parse_request(args);
+  ParsedRequest request = parse_request(args);
   admit_request_nodes(request);
   const std::vector<std::string>& names = request.node_names();
   std::vector<HostPriority> out;
@@ -468,7 +486,7 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
   }
   auto it = decisions_.find(pod.name);
   if (it == decisions_.end() || it->second.expires <= Clock::now()) {
-    Decision d = actual_.decide(pod.name, spec, &names);  // unknown names passed over
+    Decision d = actual_.decide(pod.name, spec, names, request.resolved);  // unknown: passed over
     if (!d.node) return out;
     // For the scores only: bind does not accept it (filtered stays false).
     CachedDecision scores;
@@ -482,8 +500,11 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
   // has (removed since the decision) by name.
   std::vector<int64_t> by_id(actual_.node_count(), -1);
   std::unordered_map<std::string, int64_t> by_name;
-  const auto set_score = [&](const std::string& name, int64_t value) {
-    if (const auto id = actual_.node_id(name); id && *id < by_id.size()) {
+  // The decision's ids are the view's while its generation is (no lookup); else by name.
+  const bool same_view = d.generation == actual_.generation();
+  const auto set_score = [&](const std::string& name, std::optional<NodeId> known, int64_t value) {
+    const auto id = same_view && known ? known : actual_.node_id(name);
+    if (id && *id < by_id.size()) {
       by_id[*id] = value;
     } else {
       by_name[name] = value;
@@ -495,12 +516,16 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
                                ? std::clamp<int64_t>(kMaxExtenderPriority * total / d.max_total, 0,
                                                      kMaxExtenderPriority - 1)
                                : 0;
-    set_score(d.feasible[i], scaled);
+    set_score(d.feasible[i],
+              i < d.feasible_ids.size() ? std::optional<NodeId>(d.feasible_ids[i]) : std::nullopt,
+              scaled);
   }
-  if (d.node) set_score(*d.node, kMaxExtenderPriority);
-  for (HostPriority& p : out) {
-    if (const auto id = actual_.node_id(p.host); id && *id < by_id.size()) {
-      if (by_id[*id] >= 0) p.score = by_id[*id];
+  if (d.node) set_score(*d.node, d.node_id, kMaxExtenderPriority);
+  const std::vector<NodeId>& ids = request.resolved.ids;
+  for (size_t i = 0; i < out.size(); ++i) {
+    HostPriority& p = out[i];
+    if (const NodeId id = ids[i]; id != kUnknownNode && id < by_id.size()) {
+      if (by_id[id] >= 0) p.score = by_id[id];
     } else if (const auto s = by_name.find(p.host); s != by_name.end()) {
       p.score = s->second;
     }

@@ -134,16 +134,19 @@ class ExtenderState final : public ClusterWatchSink {
     std::optional<KubePod> pod;
     std::exception_ptr pod_error;  // why the Pod could not be read, when `pod` is empty
     bool pod_deleting = false;     // metadata.deletionTimestamp is set
+    // node_names() as the view's ids (resolve_nodes(), after admit_request_nodes()): each name
+    // is looked up once per request.
+    ResolvedNodes resolved;
   };
   ParsedRequest parse_request(const ExtenderArgs& args) const;
   // The view before deciding: the request's new nodes added and, for a request that carries
   // its nodes, the view rebuilt once, as a watch batch is.
-  void admit_request_nodes(const ParsedRequest& request);
+  void admit_request_nodes(ParsedRequest& request);
   // The pod as the simulator's request (the translate step); throws the parse step's
   // InputError for a pod that could not be read, or one for a pod that cannot be translated.
   PodSpec translate(const ParsedRequest& request) const;
   // Filter's decision for a readable pod: the nodes to pass, failed nodes in `result`.
-  std::vector<std::string> decide_filter(const ParsedRequest& request, const PodSpec& spec,
+  std::vector<std::string> decide_filter(ParsedRequest& request, const PodSpec& spec,
                                          ExtenderFilterResult& result);
   void synced_locked(WatchKind kind);  // synced() under the lock
   void refresh();                      // node changes take effect (one rebuild per batch)
@@ -183,6 +186,8 @@ class ExtenderState final : public ClusterWatchSink {
   bool listing_[2] = {false, false};
   bool synced_[2] = {false, false};
   std::set<std::string> seen_[2];
+  // The last request Pod read (the object and what kube_pod_from_json made of it), under mu_.
+  mutable std::optional<std::pair<nlohmann::json, KubePod>> last_pod_;
   ExtenderSnapshot counters_;
   ShadowFigures shadow_;
 };

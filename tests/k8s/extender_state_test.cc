@@ -223,6 +223,40 @@ TEST_F(ExtenderState, RequestNodesAreReadBeforeTheDecision) {
   EXPECT_EQ(*again.node_names, std::vector<std::string>{"a100-0"});
 }
 
+// A request's names are looked up once, against the view as it stands (the unknown ones failed
+// as such), and again when the decision's refresh rebuilds the view: during a relist a removed
+// node shifts every later node's id, and the decision must allow the nodes named, not the ids
+// they had. Prioritize scores by the decision's ids, and by name once the view is rebuilt again.
+TEST_F(ExtenderState, NamesAreResolvedAgainstTheViewTheDecisionUses) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {.filter_returns_all = true});
+  add_nodes(st);  // ids: a100-0 0, a100-1 1, l4-0 2, l4-1 3, l4-2 4
+  st.list_started(WatchKind::Node);
+  st.apply(WatchKind::Node, WatchEvent::Deleted,
+           node_object("a100-0", "NVIDIA-A100-SXM4-80GB", 8));  // no rebuild while listing
+  const std::vector<std::string> names = {"a100-0", "l4-2", "l4-2", "ghost"};
+  const ExtenderFilterResult f = st.filter(args_for(pod_object("q", 1), names));
+  ASSERT_TRUE(f.node_names.has_value());
+  // The rebuilt view: a100-1 0, l4-0 1, l4-1 2, l4-2 3; only l4-2 is named and known. Old ids
+  // would have allowed 0 (a100-1) and 4 (none).
+  EXPECT_EQ(*f.node_names, std::vector<std::string>{"l4-2"});
+  // a100-0 was in the view the names were first checked against: not "not known" (as before).
+  ASSERT_EQ(f.failed_nodes.size(), 1U);
+  EXPECT_NE(f.failed_nodes.at("ghost").find("not known"), std::string::npos);
+  const auto scores = [&](const std::vector<std::string>& hosts) {
+    std::vector<int64_t> out;
+    for (const HostPriority& p : st.prioritize(args_for(pod_object("q", 1), hosts)))
+      out.push_back(p.score);
+    return out;
+  };
+  // The chosen node scores 10, each time it is named; the others 0.
+  EXPECT_EQ(scores(names), (std::vector<int64_t>{0, 10, 10, 0}));
+  // A node added since: the view is rebuilt, the decision's ids are no longer its ids.
+  st.synced(WatchKind::Node);
+  st.apply(WatchKind::Node, WatchEvent::Added, node_object("l4-3", "NVIDIA-L4", 4));
+  EXPECT_EQ(scores({"l4-3", "l4-2", "a100-1"}), (std::vector<int64_t>{0, 10, 0}));
+}
+
 TEST_F(ExtenderState, FilterReturnsAllWhenAsked) {
   const Scenario sc = load(kOnePod, kBestFit);
   k8s::ExtenderState st(sc, sc.policies[0], 1, {.filter_returns_all = true});

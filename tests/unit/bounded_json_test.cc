@@ -147,11 +147,68 @@ const std::vector<std::string> kTapBodies = {
     R"([{"NodeNames":["x"]}])",                                                    // root array
     R"({"NodeNames":null})",
     R"({"NodeNames":{"a":"b"}})",
+    // The in-place scan's cases: whitespace anywhere JSON allows it, other members' values of
+    // every kind (strings with escaped quotes and brackets), escapes and UTF-8 in names (the
+    // full parse decodes them), an empty root, and text that is not JSON past the scan's reach.
+    " \t\r\n{ \"Pod\" : { \"a\" : [ 1 , 2 ] } ,\n \"NodeNames\" : [ \"x\" ,\"y\" ] } \n",
+    R"({"a":-0.5e3,"b":true,"c":null,"d":"s\"}]","e":[{"f":"]"}],"NodeNames":["x"],"g":false})",
+    R"({"NodeNames":["plain","a\"b","caf\u00e9","x\\y"]})",
+    "{\"NodeNames\":[\"caf\xc3\xa9\",\"plain\"]}",
+    R"({"NodeNames":["a","a","b","a"]})",  // duplicates stay
+    R"({})",
+    R"({ })",
+    R"({"NodeNames":[ ]})",
+    R"({"Pod":"NodeNames","NodeNames":["x"]})",
+};
+
+// Text the in-place scan starts on that is not JSON, or that only the full parse reads: every
+// document and failure is the full parse's.
+const std::vector<std::string> kNotJsonTapBodies = {
+    R"({"NodeNames":["a"]} x)",
+    R"({"NodeNames":["a"],})",
+    R"({"NodeNames":["a",]})",
+    R"({"NodeNames":["a" "b"]})",
+    R"({"a":tru,"NodeNames":["x"]})",
+    R"({"a":[1,2},"NodeNames":["x"]})",
+    R"({"a":1 2,"NodeNames":["x"]})",
+    R"({"a":"unterminated,"NodeNames":["x"]})",
+    R"({"NodeNames":["a\u00"]})",
+    "{\"NodeNames\":[\"bad\xff\"]}",
+    "{\"NodeNames\":[\"tab\there\"]}",
+    "\xef\xbb\xbf{\"NodeNames\":[\"x\"]}",  // a byte-order mark: nlohmann skips it
+    R"({"NodeNames":["a"])",
+    R"({"NodeNames")",
+    R"({,"NodeNames":["a"]})",
+    R"({"NodeNames":["a"]}})",
 };
 
 TEST(BoundedJson, TapsGiveTheSameDocument) {
   for (const std::string& text : kTapBodies)
     EXPECT_EQ(tapped_document(text), json::parse(text)) << text;
+}
+
+TEST(BoundedJson, TapsFailAsTheFullParseDoes) {
+  for (const std::string& text : kNotJsonTapBodies) {
+    const json plain = json::parse(text, nullptr, false);
+    if (plain.is_discarded()) {
+      EXPECT_NE(outcome(text, {}, true), "ok") << text;
+    } else {
+      EXPECT_EQ(tapped_document(text), plain) << text;
+    }
+    EXPECT_EQ(outcome(text, {}, true), outcome(text, {}, false)) << text;
+  }
+}
+
+// Names read in place are the names as written, in order, duplicates kept; a name with an escape
+// is decoded, its neighbours as they are.
+TEST(BoundedJson, TappedNamesAreReadAsWritten) {
+  JsonStringArrayTaps taps{{"NodeNames"}, {}};
+  (void)parse_bounded_json(
+      R"({"NodeNames":[ "n1","a node name longer than fifteen", "n1","q\"uote","caf\u00e9"]})", {},
+      taps);
+  ASSERT_TRUE(taps.arrays[0].has_value());
+  EXPECT_EQ(*taps.arrays[0], (std::vector<std::string>{"n1", "a node name longer than fifteen",
+                                                       "n1", "q\"uote", "caf\xc3\xa9"}));
 }
 
 TEST(BoundedJson, TapsTakeOnlyArraysOfStringsUnderRootMembers) {
@@ -168,6 +225,7 @@ TEST(BoundedJson, TapsTakeOnlyArraysOfStringsUnderRootMembers) {
 // limit around the document's own estimate.
 TEST(BoundedJson, TapsKeepEveryLimit) {
   std::vector<std::string> bodies = kTapBodies;
+  bodies.insert(bodies.end(), kNotJsonTapBodies.begin(), kNotJsonTapBodies.end());
   bodies.push_back(R"({"NodeNames":["a","b")");         // truncated
   bodies.push_back(R"({"NodeNames":["a",[[[[]]]]]})");  // deep inside
   bodies.push_back(R"({"NodeNames":[[[["a"]]]],"x":[[[[[[1]]]]]]})");
@@ -201,6 +259,38 @@ TEST(BoundedJson, TapsChargeASharedBudgetAsTheDocumentWould) {
   (void)parse_bounded_json(text, limits, taps);
   EXPECT_EQ(tapped.bytes(), plain.bytes());
   EXPECT_EQ(plain.bytes(), estimated_json_bytes(doc));
+}
+
+// A budget that cannot take the whole document: the tapped parse fails as the full one does, and
+// holds what the full one holds when it fails (what the in-place scan charged is given back before
+// the full parse), at every budget around the document's size; none is left charged after.
+TEST(BoundedJson, TapsChargeNothingTwiceWhenTheBudgetIsSpent) {
+  const std::string text = R"({"Pod":{"a":[1,2]},"NodeNames":["n1","n2","a long node name here"]})";
+  const size_t full = estimated_json_bytes(json::parse(text));
+  for (size_t limit = full - 80; limit <= full + 1; ++limit) {
+    MemoryBudget plain_budget(limit), tapped_budget(limit);
+    std::string plain_outcome, tapped_outcome;
+    size_t plain_bytes = 0, tapped_bytes = 0;
+    {
+      BudgetCharge charge(plain_budget);
+      JsonLimits limits;
+      limits.charge = &charge;
+      plain_outcome = outcome(text, limits, false);
+      plain_bytes = charge.bytes();
+    }
+    {
+      BudgetCharge charge(tapped_budget);
+      JsonLimits limits;
+      limits.charge = &charge;
+      tapped_outcome = outcome(text, limits, true);
+      tapped_bytes = charge.bytes();
+    }
+    EXPECT_EQ(plain_budget.used(), 0U);
+    EXPECT_EQ(tapped_budget.used(), 0U);
+    EXPECT_EQ(tapped_outcome, plain_outcome) << limit;
+    EXPECT_EQ(tapped_bytes, plain_bytes) << limit;
+    EXPECT_EQ(plain_outcome == "ok", limit >= full) << limit;
+  }
 }
 
 }  // namespace
