@@ -141,6 +141,32 @@ uint64_t rng_witness(const Rng& rng) {
   return copy.below(UINT64_MAX);
 }
 
+// `steps` decisions on both sides, each a removal of a random bound pod (one in `remove_one_in`,
+// when any is bound) or a random request; both sides must place alike and draw alike.
+struct Steps {
+  int steps;
+  uint64_t remove_one_in;
+  int cap_units;
+};
+void compare_decisions(Side& on, Side& off, Rng& gen, Steps how, const std::string& where,
+                       uint64_t& decisions, uint64_t& placed) {
+  for (int d = 0; d < how.steps; ++d) {
+    if (!on.bound.empty() && gen.below(how.remove_one_in) == 0) {
+      const size_t i = gen.below(on.bound.size());
+      on.remove(i);
+      off.remove(i);
+      continue;
+    }
+    const PodRequest r = random_request(gen, how.cap_units);
+    const auto a = on.place(r, static_cast<uint32_t>(d));
+    const auto b = off.place(r, static_cast<uint32_t>(d));
+    ASSERT_EQ(a, b) << where << " decision " << d;
+    ASSERT_EQ(rng_witness(on.rng), rng_witness(off.rng)) << where << " decision " << d;
+    ++decisions;
+    placed += a.has_value() ? 1 : 0;
+  }
+}
+
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define SLICELAB_INDEX_TEST_ASAN 1
@@ -170,22 +196,9 @@ TEST(PlacementIndexDifferential, EveryPresetDecidesAsTheFullPass) {
       const int cap = kCapUnits[gen.below(kCapUnits.size())];
       Side on(spec, cap, preset, env, 17 + static_cast<uint64_t>(c), true);
       Side off(spec, cap, preset, env, 17 + static_cast<uint64_t>(c), false);
-      for (int d = 0; d < kDecisions; ++d) {
-        if (!on.bound.empty() && gen.below(4) == 0) {
-          const size_t i = gen.below(on.bound.size());
-          on.remove(i);
-          off.remove(i);
-          continue;
-        }
-        const PodRequest r = random_request(gen, cap);
-        const auto a = on.place(r, static_cast<uint32_t>(d));
-        const auto b = off.place(r, static_cast<uint32_t>(d));
-        ASSERT_EQ(a, b) << preset << " case " << c << " decision " << d;
-        ASSERT_EQ(rng_witness(on.rng), rng_witness(off.rng))
-            << preset << " case " << c << " decision " << d;
-        ++decisions;
-        placed += a.has_value() ? 1 : 0;
-      }
+      const std::string where = preset + " case " + std::to_string(c);
+      compare_decisions(on, off, gen, {kDecisions, 4, cap}, where, decisions, placed);
+      if (::testing::Test::HasFatalFailure()) return;
     }
     // The cases must exercise both outcomes, or equality proves little.
     EXPECT_GT(placed, decisions / 4) << preset;
@@ -225,22 +238,9 @@ TEST(PlacementIndexDifferential, LargeTiesAndMoreProfilesThanClasses) {
           side->cluster.bind(n, gpu, held);
           side->bound.push_back({n, held, gpu});
         }
-      for (int d = 0; d < 40; ++d) {
-        if (gen.below(5) == 0) {
-          const size_t i = gen.below(on.bound.size());
-          on.remove(i);
-          off.remove(i);
-          continue;
-        }
-        const PodRequest r = random_request(gen, 1);
-        const auto a = on.place(r, static_cast<uint32_t>(d));
-        const auto b = off.place(r, static_cast<uint32_t>(d));
-        ASSERT_EQ(a, b) << preset << " case " << c << " decision " << d;
-        ASSERT_EQ(rng_witness(on.rng), rng_witness(off.rng))
-            << preset << " case " << c << " decision " << d;
-        ++decisions;
-        placed += a.has_value() ? 1 : 0;
-      }
+      const std::string where = std::string(preset) + " case " + std::to_string(c);
+      compare_decisions(on, off, gen, {40, 5, 1}, where, decisions, placed);
+      if (::testing::Test::HasFatalFailure()) return;
     }
     EXPECT_GT(placed, decisions / 2) << preset;
   }
