@@ -38,8 +38,17 @@ void write_trace_yaml(std::ostream& out, const std::vector<PodSpec>& pods,
     if (p.priority != 0) e << YAML::Key << "priority" << YAML::Value << p.priority;
     if (!p.allowed_models.empty()) {
       e << YAML::Key << "allowed_models" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-      for (const auto& m : p.allowed_models) e << m;
+      std::string joined;
+      for (const auto& m : p.allowed_models) {
+        e << m;
+        joined.append(joined.empty() ? "" : "|").append(m);
+      }
       e << YAML::EndSeq;
+      // The trace's spelling, where it says more than the list (FGD keys on it): reading the
+      // written file gives the pods read from the trace, spelling included.
+      if (!p.allowed_models.written().empty() && p.allowed_models.written() != joined)
+        e << YAML::Key << "allowed_models_written" << YAML::Value
+          << std::string(p.allowed_models.written());
     }
     if (!p.mig_profile.empty())
       e << YAML::Key << "mig_profile" << YAML::Value << p.mig_profile.str();

@@ -230,7 +230,12 @@ cluster:
       << csv;
   // Eight attempts at the ceiling take about 0.1 s together (0.7 s on a busy machine, with the
   // process's start); the bound leaves room for a loaded one and fails the old step count.
+  // Under ASan at -O0 the same run took 15 s on two loaded cores.
+#ifdef SLICELAB_SANITIZED
+  EXPECT_LT(seconds, 60.0);
+#else
   EXPECT_LT(seconds, 5.0);
+#endif
 }
 
 // The ceiling of max_steps, refused where the scenario asks for more.

@@ -229,6 +229,9 @@ const Case kCases[] = {
     {"unknown_allowed_model.yaml",
      "{dir}/unknown_allowed_model.yaml:12:28: workload.pods[0].allowed_models[1]: unknown GPU "
      "model 'A100-80G' (known: {models})"},
+    {"written_models_without_list.yaml",
+     "{dir}/written_models_without_list.yaml:11:31: workload.pods[0].allowed_models_written: "
+     "needs allowed_models"},
     {"unknown_distribution.yaml",
      "{dir}/unknown_distribution.yaml:13:34: workload.generator.shapes[0].duration.distribution: "
      "expected one of constant, exponential, lognormal, uniform, found 'normal'"},

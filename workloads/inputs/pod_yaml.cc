@@ -72,6 +72,15 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
         yaml.fail(m.IsSequence() ? m[i] : m, m.IsSequence() ? index_path(p, i) : p, *err);
     }
   }
+  // A trace's own spelling of the list ("V100M16|V100M32|V100M32"), which FGD's target workload
+  // keys on (ModelList::written); `slicelab import` writes it where it differs from the list.
+  if (const YAML::Node w = node["allowed_models_written"]; w.IsDefined()) {
+    const std::string p = join_path(path, "allowed_models_written");
+    if (pod.allowed_models.empty()) yaml.fail(w, p, "needs allowed_models");
+    std::string written = yaml.string(w, p);
+    if (written.empty()) yaml.fail(w, p, "a non-empty text");
+    pod.allowed_models = ModelList(pod.allowed_models.to_vector(), std::move(written));
+  }
   pod.workload_class = yaml.opt_string(node, path, "class").value_or("default");
   if (const YAML::Node slo = node["slo"]; slo.IsDefined()) {
     const std::string p = join_path(path, "slo");
@@ -82,11 +91,11 @@ void read_pod_request(const YamlReader& yaml, const YAML::Node& node, std::strin
 
 PodSpec read_pod(const YamlReader& yaml, const YAML::Node& node, std::string_view path,
                  size_t index, const ModelCheck& check_model) {
-  yaml.check_keys(
-      node, path,
-      {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
-       "gpu_memory_used_mib", "gpu_memory_percent", "cpu_milli", "memory_mib", "cpu", "memory",
-       "resources", "priority", "allowed_models", "class", "slo", "mig_profile"});
+  yaml.check_keys(node, path,
+                  {"name", "arrival", "duration", "gpu_count", "gpu_milli", "gpu_memory_mib",
+                   "gpu_memory_used_mib", "gpu_memory_percent", "cpu_milli", "memory_mib", "cpu",
+                   "memory", "resources", "priority", "allowed_models", "allowed_models_written",
+                   "class", "slo", "mig_profile"});
   PodSpec pod;
   pod.name = yaml.opt_string(node, path, "name").value_or(fmt::format("pod-{}", index));
   pod.arrival_s = yaml.opt_duration(node, path, "arrival").value_or(0.0);
