@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "sim/cluster_state.h"
@@ -79,11 +80,25 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   // The pod's workload class (issue 4), whose demands make its load as the rate solver sees it
   // when it starts, and its peak device memory; looked up as it starts (a few classes), not
   // held per pod.
+  // Pods share their class's text (SharedText), and the workload does not change during the
+  // run, so the same address and length are the same class: the lookup (a string compare per
+  // class) runs once per change of text, not twice per start.
   const WorkloadClass* workload_class(uint32_t p) const {
     if (in_.classes == nullptr) return nullptr;
-    const auto c = in_.classes->index_of(in_.pods[p].workload_class);
-    return c ? &(*in_.classes)[*c] : nullptr;
+    const std::string_view name = in_.pods[p].workload_class;
+    if (!class_memo_.set || name.data() != class_memo_.name.data() ||
+        name.size() != class_memo_.name.size()) {
+      const auto c = in_.classes->index_of(name);
+      class_memo_ = {name, c ? &(*in_.classes)[*c] : nullptr, true};
+    }
+    return class_memo_.found;
   }
+  struct ClassMemo {
+    std::string_view name;
+    const WorkloadClass* found = nullptr;
+    bool set = false;
+  };
+  mutable ClassMemo class_memo_;
   // The per-pod state that only the event loop reads (requests, arrival order, tenant slots,
   // retry marks), given back before the summary: a million-pod run's peak is otherwise the
   // summary's value arrays on top of all of it. The sharing run keeps a span of the requests
