@@ -1,0 +1,129 @@
+// HAMi's nodes in a tree over node order that holds, per range of nodes, the highest and lowest
+// HAMi node score and the most of each free resource HAMi's and the policy's filters test, so
+// that the search for the best-scored nodes that pass the filters skips whole ranges; idle nodes
+// are kept apart, by class, since the filters and the score treat a class's idle nodes alike.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "sim/cluster_state.h"
+
+namespace slicelab {
+
+// One node as the index keeps it (the caller computes it: HamiRun::index_leaf).
+struct HamiLeaf {
+  int64_t key = 0;  // hami_score_key of the node score: the order HAMi compares
+  int64_t cpu_free = 0, memory_free = 0;
+  int64_t max_free_units = 0, idle_gpus = 0;  // ClusterState's
+  int64_t open = 0, idle = 0;                 // HamiNodeSummary's
+  int64_t max_free_mem = 0, max_free_cores = 0;
+  uint64_t models = 0;  // the bit of the node's GPU model
+};
+
+// What a pod needs at least of one node: each a necessary condition of the filters (kNone: no
+// condition). `gpu`: the pod asks for GPUs, so HAMi's and the model conditions apply.
+struct HamiNeed {
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min() + 1;
+  int64_t cpu = kNone, memory = kNone, max_free_units = kNone, idle_gpus = kNone;
+  bool gpu = false;
+  uint64_t model_mask = ~uint64_t{0};
+  int64_t open = kNone, idle = kNone, max_free_mem = kNone, max_free_cores = kNone;
+};
+
+// Contract: an index, not a decision. best() asks `exact` (the filters' own test) of every tree
+// node it lists and of no node whose range it proved cannot pass or cannot reach the best score;
+// the result is exactly the tree's nodes passing `exact` whose reach (key under `highest`, else
+// -key) is the highest and at least `top`. Idle class members are not in the tree: the caller
+// tests a class's lowest member for all of them (HamiRun::top_nodes).
+class HamiNodeIndex {
+ public:
+  static constexpr int kMaxClasses = 64;
+  // Room for `nodes` nodes, none in the tree or a class yet (each must be set before best()).
+  void resize(size_t nodes);
+  size_t size() const { return nodes_; }
+  // Node n is in the tree with these values, or an idle member of class `c` (< kMaxClasses).
+  void set(NodeId n, const HamiLeaf& leaf);
+  void set_idle(NodeId n, int c);
+
+  uint32_t idle_count(int c) const { return classes_[static_cast<size_t>(c)].count; }
+  NodeId idle_member(int c) const;  // the lowest; idle_count(c) > 0
+  std::span<const uint64_t> idle_bits(int c) const { return classes_[static_cast<size_t>(c)].bits; }
+
+  // Best first: ranges come off a heap by the best reach they hold, so that only ranges that can
+  // reach the best feasible node's score are opened. `top` in: a reach already found elsewhere
+  // (an idle class; ties with it are listed); out: the best reach, ties its nodes.
+  template <typename Exact>
+  void best(const HamiNeed& need, bool highest, Exact& exact, int64_t& top,
+            std::vector<NodeId>& ties) const {
+    ties.clear();
+    heap_.clear();
+    const auto reach = [&](size_t v) { return highest ? tree_[v].max_key : tree_[v].neg_min_key; };
+    const auto push = [&](size_t v) {
+      if (reach(v) < top || !may_hold(tree_[v], need)) return;
+      heap_.push_back({reach(v), v});
+      std::push_heap(heap_.begin(), heap_.end());
+    };
+    push(1);
+    while (!heap_.empty()) {
+      std::pop_heap(heap_.begin(), heap_.end());
+      const Open o = heap_.back();
+      heap_.pop_back();
+      if (o.reach < top) break;  // every range left reaches less
+      if (o.v >= leaves_) {
+        const auto n = static_cast<NodeId>(o.v - leaves_);
+        if (!exact(n)) continue;
+        if (o.reach > top) {
+          top = o.reach;
+          ties.clear();
+        }
+        ties.push_back(n);
+        continue;
+      }
+      push(2 * o.v);
+      push(2 * o.v + 1);
+    }
+  }
+
+ private:
+  struct Range {
+    int64_t max_key = std::numeric_limits<int64_t>::min();
+    int64_t neg_min_key = std::numeric_limits<int64_t>::min();  // -(lowest key)
+    int64_t cpu = std::numeric_limits<int64_t>::min(), memory = cpu, units = cpu, idle_gpus = cpu;
+    int64_t open = cpu, idle = cpu, max_free_mem = cpu, max_free_cores = cpu;
+    uint64_t models = 0;
+  };
+  static bool may_hold(const Range& r, const HamiNeed& need) {
+    if (r.cpu < need.cpu || r.memory < need.memory || r.units < need.max_free_units ||
+        r.idle_gpus < need.idle_gpus)
+      return false;
+    if (!need.gpu) return true;
+    return (r.models & need.model_mask) != 0 && r.open >= need.open && r.idle >= need.idle &&
+           r.max_free_mem >= need.max_free_mem && r.max_free_cores >= need.max_free_cores;
+  }
+  void put(NodeId n, const Range& r);
+  void pull(size_t v);
+  void leave_class(NodeId n);
+
+  struct Open {
+    int64_t reach;
+    size_t v;
+    bool operator<(const Open& o) const { return reach < o.reach; }
+  };
+  struct IdleClass {
+    uint32_t count = 0;
+    std::vector<uint64_t> bits;
+  };
+
+  size_t nodes_ = 0;
+  size_t leaves_ = 1;          // a power of two; node v's children are 2v and 2v + 1
+  std::vector<Range> tree_;    // an idle member's leaf and padding keep Range{}: below every need
+  std::vector<int> class_of_;  // per node: the class it is an idle member of, or -1
+  std::vector<IdleClass> classes_;
+  mutable std::vector<Open> heap_;
+};
+
+}  // namespace slicelab
