@@ -53,39 +53,14 @@ class HamiNodeIndex {
   NodeId idle_member(int c) const;  // the lowest; idle_count(c) > 0
   std::span<const uint64_t> idle_bits(int c) const { return classes_[static_cast<size_t>(c)].bits; }
 
-  // Best first: ranges come off a heap by the best reach they hold, so that only ranges that can
-  // reach the best feasible node's score are opened. `top` in: a reach already found elsewhere
-  // (an idle class; ties with it are listed); out: the best reach, ties its nodes.
+  // Depth first, into the child that can reach higher first, so that a good `top` early prunes
+  // the other. `top` in: a reach already found elsewhere (an idle class; ties with it are
+  // listed); out: the best reach, `ties` the tree's nodes at it.
   template <typename Exact>
   void best(const HamiNeed& need, bool highest, Exact& exact, int64_t& top,
             std::vector<NodeId>& ties) const {
     ties.clear();
-    heap_.clear();
-    const auto reach = [&](size_t v) { return highest ? tree_[v].max_key : tree_[v].neg_min_key; };
-    const auto push = [&](size_t v) {
-      if (reach(v) < top || !may_hold(tree_[v], need)) return;
-      heap_.push_back({reach(v), v});
-      std::push_heap(heap_.begin(), heap_.end());
-    };
-    push(1);
-    while (!heap_.empty()) {
-      std::pop_heap(heap_.begin(), heap_.end());
-      const Open o = heap_.back();
-      heap_.pop_back();
-      if (o.reach < top) break;  // every range left reaches less
-      if (o.v >= leaves_) {
-        const auto n = static_cast<NodeId>(o.v - leaves_);
-        if (!exact(n)) continue;
-        if (o.reach > top) {
-          top = o.reach;
-          ties.clear();
-        }
-        ties.push_back(n);
-        continue;
-      }
-      push(2 * o.v);
-      push(2 * o.v + 1);
-    }
+    visit(1, need, highest, exact, top, ties);
   }
 
  private:
@@ -108,11 +83,29 @@ class HamiNodeIndex {
   void pull(size_t v);
   void leave_class(NodeId n);
 
-  struct Open {
-    int64_t reach;
-    size_t v;
-    bool operator<(const Open& o) const { return reach < o.reach; }
-  };
+  template <typename Exact>
+  void visit(size_t v, const HamiNeed& need, bool highest, Exact& exact, int64_t& top,
+             std::vector<NodeId>& ties) const {
+    const Range& r = tree_[v];
+    const int64_t reach = highest ? r.max_key : r.neg_min_key;
+    if (reach < top || !may_hold(r, need)) return;
+    if (v >= leaves_) {
+      const auto n = static_cast<NodeId>(v - leaves_);
+      if (!exact(n)) return;
+      if (reach > top) {
+        top = reach;
+        ties.clear();
+      }
+      ties.push_back(n);
+      return;
+    }
+    const Range& left = tree_[2 * v];
+    const Range& right = tree_[2 * v + 1];
+    const bool right_first =
+        highest ? right.max_key > left.max_key : right.neg_min_key > left.neg_min_key;
+    visit(2 * v + (right_first ? 1 : 0), need, highest, exact, top, ties);
+    visit(2 * v + (right_first ? 0 : 1), need, highest, exact, top, ties);
+  }
   struct IdleClass {
     uint32_t count = 0;
     std::vector<uint64_t> bits;
@@ -123,7 +116,6 @@ class HamiNodeIndex {
   std::vector<Range> tree_;    // an idle member's leaf and padding keep Range{}: below every need
   std::vector<int> class_of_;  // per node: the class it is an idle member of, or -1
   std::vector<IdleClass> classes_;
-  mutable std::vector<Open> heap_;
 };
 
 }  // namespace slicelab
