@@ -1,7 +1,8 @@
-// HAMi's nodes in a tree over node order that holds, per range of nodes, the highest and lowest
-// HAMi node score and the most of each free resource HAMi's and the policy's filters test, so
-// that the search for the best-scored nodes that pass the filters skips whole ranges; idle nodes
-// are kept apart, by class, since the filters and the score treat a class's idle nodes alike.
+// HAMi's nodes in a tree whose leaves are ordered by HAMi node score, each range holding its
+// highest and lowest score and the most of each free resource HAMi's and the policy's filters
+// test, so that the search for the best-scored nodes that pass the filters skips whole ranges;
+// nodes changed since the order was made wait in a short list, and idle nodes are kept apart, by
+// class, since the filters and the score treat a class's idle nodes alike.
 #pragma once
 
 #include <algorithm>
@@ -53,13 +54,24 @@ class HamiNodeIndex {
   NodeId idle_member(int c) const;  // the lowest; idle_count(c) > 0
   std::span<const uint64_t> idle_bits(int c) const { return classes_[static_cast<size_t>(c)].bits; }
 
-  // Depth first, into the child that can reach higher first, so that a good `top` early prunes
-  // the other. `top` in: a reach already found elsewhere (an idle class; ties with it are
-  // listed); out: the best reach, `ties` the tree's nodes at it.
+  // The changed nodes' list first, then the tree depth first, into the child that can reach
+  // higher first, so that a good `top` early prunes the other (leaves in score order make a
+  // range's nodes alike in score, and its maxima close to one node's). `top` in: a reach
+  // already found elsewhere (an idle class; ties with it are listed); out: the best reach,
+  // `ties` the nodes at it.
   template <typename Exact>
   void best(const HamiNeed& need, bool highest, Exact& exact, int64_t& top,
             std::vector<NodeId>& ties) const {
     ties.clear();
+    for (const auto& c : changed_) {
+      const int64_t reach = highest ? c.range.max_key : c.range.neg_min_key;
+      if (reach < top || !may_hold(c.range, need) || !exact(c.node)) continue;
+      if (reach > top) {
+        top = reach;
+        ties.clear();
+      }
+      ties.push_back(c.node);
+    }
     visit(1, need, highest, exact, top, ties);
   }
 
@@ -79,9 +91,11 @@ class HamiNodeIndex {
     return (r.models & need.model_mask) != 0 && r.open >= need.open && r.idle >= need.idle &&
            r.max_free_mem >= need.max_free_mem && r.max_free_cores >= need.max_free_cores;
   }
-  void put(NodeId n, const Range& r);
   void pull(size_t v);
   void leave_class(NodeId n);
+  void leave_tree(NodeId n);     // its leaf becomes Range{}
+  void leave_changed(NodeId n);  // off the changed list
+  void reorder();                // the changed nodes into the tree, all leaves in score order
 
   template <typename Exact>
   void visit(size_t v, const HamiNeed& need, bool highest, Exact& exact, int64_t& top,
@@ -90,7 +104,7 @@ class HamiNodeIndex {
     const int64_t reach = highest ? r.max_key : r.neg_min_key;
     if (reach < top || !may_hold(r, need)) return;
     if (v >= leaves_) {
-      const auto n = static_cast<NodeId>(v - leaves_);
+      const NodeId n = at_[v - leaves_];
       if (!exact(n)) return;
       if (reach > top) {
         top = reach;
@@ -111,10 +125,22 @@ class HamiNodeIndex {
     std::vector<uint64_t> bits;
   };
 
+  struct Changed {
+    NodeId node;
+    Range range;
+  };
+  static constexpr uint32_t kNowhere = UINT32_MAX;
+
   size_t nodes_ = 0;
-  size_t leaves_ = 1;          // a power of two; node v's children are 2v and 2v + 1
-  std::vector<Range> tree_;    // an idle member's leaf and padding keep Range{}: below every need
-  std::vector<int> class_of_;  // per node: the class it is an idle member of, or -1
+  size_t leaves_ = 1;  // a power of two; node v's children are 2v and 2v + 1
+  // A leaf whose node left (changed, idle) and padding keep Range{}: below every need.
+  std::vector<Range> tree_;
+  std::vector<NodeId> at_;            // per leaf: its node, in score order as of the last reorder()
+  std::vector<uint32_t> leaf_of_;     // per node: its leaf, or kNowhere
+  std::vector<Range> range_of_;       // per node: its values as of the last set()
+  std::vector<Changed> changed_;      // nodes set since the last reorder(), not idle
+  std::vector<uint32_t> changed_at_;  // per node: its place in changed_, or kNowhere
+  std::vector<int> class_of_;         // per node: the class it is an idle member of, or -1
   std::vector<IdleClass> classes_;
 };
 
