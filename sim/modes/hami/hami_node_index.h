@@ -1,8 +1,5 @@
-// HAMi's nodes in a tree whose leaves are ordered by HAMi node score, each range holding its
-// highest and lowest score and the most of each free resource HAMi's and the policy's filters
-// test, so that the search for the best-scored nodes that pass the filters skips whole ranges;
-// nodes changed since the order was made wait in a short list, and idle nodes are kept apart, by
-// class, since the filters and the score treat a class's idle nodes alike.
+// HAMi's node index: the nodes HAMi scores best among those that pass the filters, found
+// without visiting every node (docs/placement.md, "The HAMi index").
 #pragma once
 
 #include <algorithm>
@@ -35,6 +32,11 @@ struct HamiNeed {
   int64_t open = kNone, idle = kNone, max_free_mem = kNone, max_free_cores = kNone;
 };
 
+// A tree whose leaves are the nodes in score order, each range holding its highest and lowest
+// score and the most of each free resource HAMi's and the policy's filters test, so that the
+// search skips whole ranges; nodes changed since the order was made wait in a short list, and
+// idle nodes are kept apart, by class, since the filters and the score treat a class's idle
+// nodes alike.
 // Contract: an index, not a decision. best() asks `exact` (the filters' own test) of every tree
 // node it lists and of no node whose range it proved cannot pass or cannot reach the best score;
 // the result is exactly the tree's nodes passing `exact` whose reach (key under `highest`, else
