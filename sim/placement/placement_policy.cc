@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "sim/placement/filters.h"
+#include "sim/placement/mode_plugins.h"
 #include "sim/placement/scorers.h"
 
 namespace slicelab {
@@ -49,8 +50,11 @@ void PlacementPolicy::classify() {
   }
   // One scorer whose order a node's key decides; the key bounds need both free-resource filters
   // (a feasible node then has key >= the pod's key).
-  if (scorers_.size() != 1 || !has_resources_ || !has_capacity_) return;
+  if (scorers_.size() != 1) return;
   const Scorer* only = scorers_.front().scorer.get();
+  // A mode's scorer: whether its run has an index is known per run (mode_index).
+  if (dynamic_cast<const ModeScorer*>(only) != nullptr) indexed_ = Indexed::kMode;
+  if (!has_resources_ || !has_capacity_) return;
   if (dynamic_cast<const BinpackScorer*>(only) != nullptr) indexed_ = Indexed::kBinpack;
   if (dynamic_cast<const SpreadScorer*>(only) != nullptr) indexed_ = Indexed::kSpread;
 }
@@ -69,6 +73,35 @@ bool PlacementPolicy::indexed_feasible(const ClusterState& cluster, const PodReq
   return !has_capacity_ || cluster.gpus_fit(n, req);
 }
 
+const ModeIndex* PlacementPolicy::mode_index(const SchedulingCycle& cycle) const {
+  if (indexed_ != Indexed::kMode || cycle.sharing == nullptr) return nullptr;
+  const ModeIndex* index = cycle.sharing->named_index(scorers_.front().scorer->name());
+  return index != nullptr && index->applies(run_.filters) ? index : nullptr;
+}
+
+std::optional<NodeId> PlacementPolicy::mode_select(SchedulingCycle& cycle, const ModeIndex& index) {
+  // The run's index applies the run's filters and the policy's (by `passes`), and lists the
+  // nodes at the scorer's highest raw score: with one scorer and no NormalizeScore, the maxima
+  // of the totals. The tie rule then picks among them as select_host would.
+  const ClusterState& cluster = cycle.cluster;
+  const PodRequest& req = cycle.req;
+  tie_classes_.clear();
+  const bool gpus = has_capacity_ && req.gpu_count > 0;
+  const bool whole = gpus && req.gpu_count > 1 && req.claim_units == cluster.capacity_units();
+  constexpr int64_t kAny = FreeCapacityIndex::kNoMinimum;
+  const PolicyNeed need{has_resources_ ? req.cpu_milli : kAny,
+                        has_resources_ ? req.memory_mib : kAny, gpus ? req.claim_units : kAny,
+                        whole ? req.gpu_count : kAny};
+  const std::function<bool(NodeId)> passes = [&](NodeId n) {
+    return indexed_feasible(cluster, req, n);
+  };
+  index.top_nodes(cycle, need, passes, ties_, mode_sets_);
+  class_ties_ = 0;
+  for (const TiedSet& t : mode_sets_) class_ties_ += t.count;
+  if (ties_.empty() && mode_sets_.empty()) return std::nullopt;
+  return pick_among_ties(cycle);
+}
+
 std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
   const ClusterState& cluster = cycle.cluster;
   const PodRequest& req = cycle.req;
@@ -76,6 +109,7 @@ std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
   const auto feasible = [&](NodeId n) { return indexed_feasible(cluster, req, n); };
   ties_.clear();
   tie_classes_.clear();
+  mode_sets_.clear();
   class_ties_ = 0;
   // Necessary conditions the max-tree prunes by: free CPU and memory, one GPU with the claim
   // free, and (whole GPUs) enough idle GPUs on one node.
@@ -157,15 +191,20 @@ NodeId PlacementPolicy::pick_among_ties(SchedulingCycle& cycle) {
     case TieBreak::kFirst: {
       NodeId best = ties_.empty() ? UINT32_MAX : *std::min_element(ties_.begin(), ties_.end());
       for (const int c : tie_classes_) best = std::min(best, index_.idle_member(c));
+      for (const TiedSet& t : mode_sets_) best = std::min(best, t.lowest);
       return best;
     }
     case TieBreak::kNodeOrder: {
       const auto& rank = node_ranks(cycle);
-      NodeId best = ties_.empty() ? index_.idle_member(tie_classes_.front()) : ties_.front();
+      NodeId best = !ties_.empty()          ? ties_.front()
+                    : !tie_classes_.empty() ? index_.idle_member(tie_classes_.front())
+                                            : mode_sets_.front().lowest;
       for (const NodeId n : ties_)
         if (rank[n] < rank[best]) best = n;
-      for (const int c : tie_classes_) {
-        const auto bits = index_.idle_bits(c);
+      std::vector<std::span<const uint64_t>> sets;
+      for (const int c : tie_classes_) sets.push_back(index_.idle_bits(c));
+      for (const TiedSet& t : mode_sets_) sets.push_back(t.bits);
+      for (const auto bits : sets) {
         for (size_t w = 0; w < bits.size(); ++w)
           for (uint64_t word = bits[w]; word != 0; word &= word - 1) {
             const auto n =
@@ -180,7 +219,7 @@ NodeId PlacementPolicy::pick_among_ties(SchedulingCycle& cycle) {
   }
   const size_t total = ties_.size() + class_ties_;
   size_t k = total > 1 ? cycle.rng.below(total) : 0;
-  if (tie_classes_.empty() && ties_.size() < 64) {
+  if (tie_classes_.empty() && mode_sets_.empty() && ties_.size() < 64) {
     const auto kth = ties_.begin() + static_cast<std::ptrdiff_t>(k);
     std::nth_element(ties_.begin(), kth, ties_.end());
     return *kth;
@@ -193,6 +232,7 @@ NodeId PlacementPolicy::pick_among_ties(SchedulingCycle& cycle) {
   for (size_t w = 0; w < tie_bits_.size(); ++w) {
     uint64_t word = tie_bits_[w];
     for (const int c : tie_classes_) word |= index_.idle_bits(c)[w];  // disjoint from ties_
+    for (const TiedSet& t : mode_sets_) word |= t.bits[w];
     const auto count = static_cast<size_t>(std::popcount(word));
     if (k >= count) {
       k -= count;
@@ -292,8 +332,12 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
   // The index proves the decision only on the whole cluster (no pre-filter narrowed it) under
   // the policy's own filters alone, and with no PostFilter to run when nothing fits; never with
   // percentageOfNodesToScore, whose scan order and rotating start are kube-scheduler's.
-  const bool indexable = indexes_ && !sampling_.active() && indexed_ != Indexed::kNone &&
-                         run_.filters.empty() && run_.post_filters.empty();
+  const ModeIndex* by_mode =
+      indexes_ && !sampling_.active() && run_.post_filters.empty() ? mode_index(cycle) : nullptr;
+  const bool indexable =
+      by_mode != nullptr ||
+      (indexes_ && !sampling_.active() && indexed_ != Indexed::kNone &&
+       indexed_ != Indexed::kMode && run_.filters.empty() && run_.post_filters.empty());
   last_indexed_ = false;
   for (cycle.pass = 0;; ++cycle.pass) {
     bool possible = true;
@@ -318,7 +362,8 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
     }
     if (possible && indexable && (!listed || candidates_.size() == cluster.node_count())) {
       last_indexed_ = true;
-      const std::optional<NodeId> node = indexed_select(cycle);
+      const std::optional<NodeId> node =
+          by_mode != nullptr ? mode_select(cycle, *by_mode) : indexed_select(cycle);
       if (!node.has_value()) {
         ties_.clear();
         return std::nullopt;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/placement/free_capacity_index.h"
+#include "sim/placement/mode_index.h"
 #include "sim/placement/node_sampling.h"
 #include "sim/placement/plugins.h"
 #include "sim/placement/static_filter_cache.h"
@@ -88,12 +89,16 @@ class PlacementPolicy {
   // ties_ (any order) and tie_classes_: not both empty.
   NodeId pick_among_ties(SchedulingCycle& cycle);
   // The policy shapes whose decision the index can prove (kNone: every other one).
-  enum class Indexed { kNone, kFirstFit, kBinpack, kSpread };
+  // kMode: one scorer a sharing mode's run holds, which may offer an index (ModeIndex).
+  enum class Indexed { kNone, kFirstFit, kBinpack, kSpread, kMode };
   void classify();
   bool indexed_feasible(const ClusterState& cluster, const PodRequest& req, NodeId n) const;
   // The decision of an indexable policy on the whole cluster; nullopt when no node passes.
   std::optional<NodeId> indexed_select(SchedulingCycle& cycle);
   const std::vector<uint32_t>& node_ranks(SchedulingCycle& cycle);
+  // kMode: the run's index for the scorer when it applies to the run's filters, else null.
+  const ModeIndex* mode_index(const SchedulingCycle& cycle) const;
+  std::optional<NodeId> mode_select(SchedulingCycle& cycle, const ModeIndex& index);
 
   std::vector<std::unique_ptr<Filter>> filters_;
   std::vector<WeightedScorer> scorers_;
@@ -119,7 +124,8 @@ class PlacementPolicy {
   std::vector<NodeId> ties_, batch_;
   std::vector<int> rep_classes_;    // indexed_select's scratch: the class batch_'s tail stands for
   std::vector<int> tie_classes_;    // the index's idle classes tied at the top, besides ties_
-  size_t class_ties_ = 0;           // their members
+  std::vector<TiedSet> mode_sets_;  // a mode index's sets tied at the top, besides ties_
+  size_t class_ties_ = 0;           // the members of both
   std::vector<uint64_t> tie_bits_;  // pick_among_ties' scratch: one bit per node, zero at rest
   std::vector<int64_t> raw_;
 };

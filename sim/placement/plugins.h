@@ -14,6 +14,7 @@ namespace slicelab {
 
 class Scorer;
 class DevicePicker;
+class ModeIndex;
 
 // What a sharing mode's run offers placement by name: scorers and device pickers that the plugin
 // registry names but the mode's run holds, because they read its state (HAMi's; ModeScorer and
@@ -24,6 +25,8 @@ class ModePlacement {
   virtual ~ModePlacement() = default;
   virtual const Scorer* named_scorer(std::string_view /*name*/) const { return nullptr; }
   virtual const DevicePicker* named_picker(std::string_view /*name*/) const { return nullptr; }
+  // An index for the named scorer (sim/placement/mode_index.h); null: the full pass.
+  virtual const ModeIndex* named_index(std::string_view /*scorer*/) const { return nullptr; }
 };
 
 // Scores are integers in [kMinNodeScore, kMaxNodeScore], as kube-scheduler's framework.NodeScore:

@@ -36,6 +36,16 @@ void HamiNodeScorer::score(const SchedulingCycle& cycle, std::span<const NodeId>
   }
 }
 
+bool HamiTopNodes::applies(std::span<Filter* const> run_filters) const {
+  return run_filters.size() == 1 && run_filters.front() == static_cast<const Filter*>(&run_);
+}
+
+void HamiTopNodes::top_nodes(const SchedulingCycle& cycle, const PolicyNeed& need,
+                             const std::function<bool(NodeId)>& passes, std::vector<NodeId>& ties,
+                             std::vector<TiedSet>& sets) const {
+  run_.top_nodes(cycle, policy_.value_or(run_.settings().node_policy), need, passes, ties, sets);
+}
+
 std::string_view HamiDevicePicker::name() const {
   return plugin_name(policy_);
 }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "sim/modes/hami/hami_settings.h"
+#include "sim/placement/mode_index.h"
 #include "sim/placement/plugins.h"
 
 namespace slicelab {
@@ -33,6 +34,22 @@ class HamiDevicePicker final : public DevicePicker {
   bool pick(const SchedulingCycle& cycle, NodeId node, std::span<GpuId> out) const override;
 
  private:
+  std::optional<HamiPolicy> policy_;
+};
+
+// The nodes HamiNodeScorer(policy) scores highest among those that pass the run's filter (HAMi's)
+// and the policy's, from the run's node index (HamiRun::top_nodes): the full pass's maxima.
+class HamiTopNodes final : public ModeIndex {
+ public:
+  HamiTopNodes(const HamiRun& run, std::optional<HamiPolicy> policy) : run_(run), policy_(policy) {}
+  // Only the run's own filter: top_nodes() applies it.
+  bool applies(std::span<Filter* const> run_filters) const override;
+  void top_nodes(const SchedulingCycle& cycle, const PolicyNeed& need,
+                 const std::function<bool(NodeId)>& passes, std::vector<NodeId>& ties,
+                 std::vector<TiedSet>& sets) const override;
+
+ private:
+  const HamiRun& run_;
   std::optional<HamiPolicy> policy_;
 };
 

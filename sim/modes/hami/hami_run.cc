@@ -1,6 +1,7 @@
 #include "sim/modes/hami/hami_run.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace slicelab {
 
@@ -41,17 +42,138 @@ void HamiRun::filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidat
   const PodRequest& req = cycle.req;
   if (req.gpu_count == 0) return;
   const HamiAsk a = ask(cycle.pod, req);
-  std::erase_if(candidates, [&](NodeId n) {
-    // checkType: the card type the pod allows (nvidia.com/use-gputype).
-    if ((req.model_mask >> cluster_.model(n) & 1U) == 0) return true;
-    const HamiDevice dev = device(n);
-    if (!hami_node_may_fit(summary(n), dev, a, req.gpu_count)) return true;
-    int fitting = 0;
-    for (GpuId g = cluster_.first_gpu(n), end = g + static_cast<GpuId>(cluster_.gpus_on(n));
-         g < end && fitting < req.gpu_count; ++g)
-      fitting += fits(g, dev, a) ? 1 : 0;
-    return fitting < req.gpu_count;
-  });
+  std::erase_if(candidates, [&](NodeId n) { return !passes(req, a, n); });
+}
+
+bool HamiRun::passes(const PodRequest& req, const HamiAsk& a, NodeId n) const {
+  if (req.gpu_count == 0) return true;
+  // checkType: the card type the pod allows (nvidia.com/use-gputype).
+  if ((req.model_mask >> cluster_.model(n) & 1U) == 0) return false;
+  const HamiDevice dev = device(n);
+  if (!hami_node_may_fit(summary(n), dev, a, req.gpu_count)) return false;
+  int fitting = 0;
+  for (GpuId g = cluster_.first_gpu(n), end = g + static_cast<GpuId>(cluster_.gpus_on(n));
+       g < end && fitting < req.gpu_count; ++g)
+    fitting += fits(g, dev, a) ? 1 : 0;
+  return fitting >= req.gpu_count;
+}
+
+HamiLeaf HamiRun::index_leaf(NodeId n) const {
+  const HamiNodeSummary& s = summary(n);
+  HamiLeaf leaf;
+  leaf.key = hami_score_key(node_score(n));
+  leaf.cpu_free = cluster_.cpu_free(n);
+  leaf.memory_free = cluster_.memory_free(n);
+  leaf.max_free_units = cluster_.max_free_units(n);
+  leaf.idle_gpus = cluster_.idle_gpus(n);
+  leaf.open = s.open;
+  leaf.idle = s.idle;
+  leaf.max_free_mem = s.max_free_mem;
+  leaf.max_free_cores = s.max_free_cores;
+  leaf.models = uint64_t{1} << cluster_.model(n);
+  return leaf;
+}
+
+void HamiRun::slots_changed(NodeId n) {
+  if (!index_built_) return;
+  // Far behind (the index unused for a while): rebuild at the next use rather than grow.
+  if (index_dirty_.size() >= cluster_.node_count()) {
+    index_built_ = false;
+    index_dirty_.clear();
+    return;
+  }
+  index_dirty_.push_back(n);
+}
+
+bool HamiRun::idle(NodeId n) const {
+  const HamiNodeSummary& s = summary(n);
+  return s.used == 0 && s.used_cores == 0 && s.used_mem == 0 &&
+         cluster_.cpu_free(n) == cluster_.cpu_capacity(n) &&
+         cluster_.memory_free(n) == cluster_.memory_capacity(n) &&
+         cluster_.idle_gpus(n) == cluster_.gpus_on(n);
+}
+
+void HamiRun::index_node(NodeId n) const {
+  const int c = index_class_[n];
+  if (c >= 0 && idle(n)) {
+    index_.set_idle(n, c);
+  } else {
+    index_.set(n, index_leaf(n));
+  }
+}
+
+void HamiRun::sync_index() const {
+  const auto changed = cluster_.changed_since(index_seen_);
+  if (index_built_ && changed.has_value()) {
+    for (const NodeId n : *changed) index_node(n);
+    for (const NodeId n : index_dirty_) index_node(n);
+  } else {
+    index_.resize(cluster_.node_count());
+    // Classes: the first kMaxClasses node profiles; nodes of any other stay in the tree.
+    struct Profile {
+      int64_t cpu, memory, gpu_memory;
+      int gpus;
+      uint16_t model;
+      bool operator==(const Profile&) const = default;
+    };
+    std::vector<Profile> profiles;
+    index_class_.assign(cluster_.node_count(), -1);
+    for (NodeId n = 0; n < cluster_.node_count(); ++n) {
+      const Profile p{cluster_.cpu_capacity(n), cluster_.memory_capacity(n),
+                      cluster_.gpu_memory_capacity(n), cluster_.gpus_on(n),
+                      static_cast<uint16_t>(cluster_.model(n))};
+      const auto at = std::find(profiles.begin(), profiles.end(), p);
+      if (at != profiles.end()) {
+        index_class_[n] = static_cast<int>(at - profiles.begin());
+      } else if (profiles.size() < HamiNodeIndex::kMaxClasses) {
+        index_class_[n] = static_cast<int>(profiles.size());
+        profiles.push_back(p);
+      }
+      index_node(n);
+    }
+    index_built_ = true;
+  }
+  index_dirty_.clear();
+  index_seen_ = cluster_.changes();
+}
+
+void HamiRun::top_nodes(const SchedulingCycle& cycle, HamiPolicy policy, const PolicyNeed& need,
+                        const std::function<bool(NodeId)>& policy_passes, std::vector<NodeId>& ties,
+                        std::vector<TiedSet>& sets) const {
+  sync_index();
+  const PodRequest& req = cycle.req;
+  const HamiAsk a = ask(cycle.pod, req);
+  HamiNeed n;
+  n.cpu = need.cpu;
+  n.memory = need.memory;
+  n.max_free_units = need.gpu_units;
+  n.idle_gpus = need.idle_gpus;
+  if (req.gpu_count > 0) {
+    // hami_node_may_fit's clauses, on the most any node of a range has.
+    n.gpu = true;
+    n.model_mask = req.model_mask;
+    n.open = req.gpu_count;
+    // A percentage's MiB differ by node (Totalmem): no memory condition then.
+    if (a.mem_mib > 0) n.max_free_mem = a.mem_mib;
+    const int cores = std::min(a.cores, 100);
+    n.max_free_cores = cores_ != 0 && cores == 0 ? 1 : cores;
+    if (cores_ == 100 && cores == 100) n.idle = req.gpu_count;
+  }
+  const auto exact = [&](NodeId node) { return passes(req, a, node) && policy_passes(node); };
+  // Idle nodes score 0 (key 0, reach 0 under either policy): a class whose lowest member passes
+  // ties at 0 whole, and seeds the tree search (spread then opens only ranges holding a 0).
+  int64_t top = std::numeric_limits<int64_t>::min();
+  sets.clear();
+  for (int c = 0; c < HamiNodeIndex::kMaxClasses; ++c) {
+    if (index_.idle_count(c) == 0) continue;
+    const NodeId rep = index_.idle_member(c);
+    if (!exact(rep)) continue;
+    top = 0;
+    sets.push_back({index_.idle_bits(c), index_.idle_count(c), rep});
+  }
+  const int64_t idle_top = top;
+  index_.best(n, policy == HamiPolicy::kBinpack, exact, top, ties);
+  if (top > idle_top) sets.clear();
 }
 
 const HamiNodeSummary& HamiRun::summary(NodeId n) const {
@@ -115,6 +237,7 @@ bool HamiRun::reserve(const SchedulingCycle& cycle, NodeId node, std::span<GpuId
     in_use_[g] += actual;
   }
   summaries_[node].valid = false;
+  slots_changed(node);
   held_[cycle.pod] = 1;
   return true;
 }
@@ -133,6 +256,7 @@ void HamiRun::release(uint32_t pod, std::span<const GpuId> gpus) {
     in_use_[g] -= actual;
   }
   summaries_[n].valid = false;
+  slots_changed(n);
   held_[pod] = 0;
 }
 
@@ -144,6 +268,12 @@ std::optional<SharingRun::MemoryInUse> HamiRun::overcommitted_memory(GpuId g, ui
 const Scorer* HamiRun::named_scorer(std::string_view name) const {
   for (const HamiNodeScorer& s : scorers_)
     if (s.name() == name) return &s;
+  return nullptr;
+}
+
+const ModeIndex* HamiRun::named_index(std::string_view scorer) const {
+  for (size_t i = 0; i < std::size(scorers_); ++i)
+    if (scorers_[i].name() == scorer) return &tops_[i];
   return nullptr;
 }
 

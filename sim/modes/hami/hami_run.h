@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/modes/hami/hami_fit.h"
+#include "sim/modes/hami/hami_node_index.h"
 #include "sim/modes/hami/hami_node_summary.h"
 #include "sim/modes/hami/hami_plugins.h"
 #include "sim/modes/hami/hami_settings.h"
@@ -42,6 +43,18 @@ class HamiRun final : public SharingRun, public Filter, public ReservePlugin {
   // placement registry names and this run holds.
   const Scorer* named_scorer(std::string_view name) const override;
   const DevicePicker* named_picker(std::string_view name) const override;
+  // The node index behind each named scorer (HamiTopNodes; docs/placement.md, "Indexes").
+  const ModeIndex* named_index(std::string_view scorer) const override;
+
+  // Whether node n passes filter() for the cycle's pod (`a` its ask).
+  bool passes(const PodRequest& req, const HamiAsk& a, NodeId n) const;
+  // The nodes that pass filter() and `policy_passes` (whose necessary conditions `need` holds)
+  // with the highest node score under binpack, the lowest under spread (idle nodes tied at the
+  // top as their class's set); brings the node index
+  // up to date first (the cluster's change journal and the slots taken or given back here).
+  void top_nodes(const SchedulingCycle& cycle, HamiPolicy policy, const PolicyNeed& need,
+                 const std::function<bool(NodeId)>& policy_passes, std::vector<NodeId>& ties,
+                 std::vector<TiedSet>& sets) const;
 
   // HAMi's node score of n before the pod is added (hami_node_score).
   float node_score(NodeId n) const;
@@ -66,6 +79,13 @@ class HamiRun final : public SharingRun, public Filter, public ReservePlugin {
     return hami_gpu_fit(dev, usage(g), ask) == HamiMisfit::kFits;
   }
   int64_t actual_mib(uint32_t pod, NodeId n) const;
+  HamiLeaf index_leaf(NodeId n) const;
+  // No CPU, memory, GPU share, slot or GPU memory in use: every filter and the score (0) then
+  // read only the node's class (CPU, memory, model, GPU count and memory).
+  bool idle(NodeId n) const;
+  void index_node(NodeId n) const;
+  void sync_index() const;
+  void slots_changed(NodeId n);
 
   const ClusterState& cluster_;
   std::span<const PodSpec> pods_;
@@ -89,6 +109,16 @@ class HamiRun final : public SharingRun, public Filter, public ReservePlugin {
   mutable std::vector<CachedSummary> summaries_;  // per node, built when first asked for
   HamiNodeScorer scorers_[3] = {HamiNodeScorer(std::nullopt), HamiNodeScorer(HamiPolicy::kBinpack),
                                 HamiNodeScorer(HamiPolicy::kSpread)};
+  // The node index: built at the first top_nodes(), then kept in step with the cluster's change
+  // journal (index_seen_) and with the nodes whose slots changed here since (index_dirty_).
+  mutable HamiNodeIndex index_;
+  mutable bool index_built_ = false;
+  mutable uint64_t index_seen_ = 0;
+  mutable std::vector<NodeId> index_dirty_;
+  mutable std::vector<int> index_class_;  // per node: its class (HamiNodeIndex::set_idle) or -1
+  HamiTopNodes tops_[3] = {HamiTopNodes(*this, std::nullopt),
+                           HamiTopNodes(*this, HamiPolicy::kBinpack),
+                           HamiTopNodes(*this, HamiPolicy::kSpread)};
   HamiDevicePicker pickers_[3] = {HamiDevicePicker(std::nullopt),
                                   HamiDevicePicker(HamiPolicy::kBinpack),
                                   HamiDevicePicker(HamiPolicy::kSpread)};
