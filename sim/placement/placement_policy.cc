@@ -20,12 +20,14 @@ PlacementPolicy::PlacementPolicy(std::vector<std::unique_ptr<Filter>> filters,
       tie_break_(tie_break) {
   reset_static_cache();
   classify();
+  classify_counted();
 }
 
 void PlacementPolicy::attach(const RunPlugins& plugins) {
   run_ = plugins;
   reset_static_cache();
   index_.reset();
+  counts_.reset();
 }
 
 void PlacementPolicy::classify() {
@@ -42,6 +44,9 @@ void PlacementPolicy::classify() {
       return;  // a filter the index does not know: always the full pass
     }
   }
+  // Any other scorers and tie rule: the index lists the full pass's candidates (every node that
+  // passes the filters, in node order) and select_host decides on them as ever.
+  indexed_ = Indexed::kCandidates;
   if (scorers_.empty()) {
     // No scorer: every candidate ties at 0, and only "first" makes that the lowest index.
     if (tie_break_ == TieBreak::kFirst) indexed_ = Indexed::kFirstFit;
@@ -67,6 +72,27 @@ bool PlacementPolicy::indexed_feasible(const ClusterState& cluster, const PodReq
       !(cluster.cpu_free(n) >= req.cpu_milli && cluster.memory_free(n) >= req.memory_mib))
     return false;
   return !has_capacity_ || cluster.gpus_fit(n, req);
+}
+
+void PlacementPolicy::indexed_candidates(const SchedulingCycle& cycle) {
+  const ClusterState& cluster = cycle.cluster;
+  const PodRequest& req = cycle.req;
+  candidates_.clear();
+  auto feasible = [&](NodeId n) { return indexed_feasible(cluster, req, n); };
+  if (countable(cycle)) {
+    // Whole GPUs or none: the count tree appends runs of nodes that all pass without a test.
+    counts_.sync(cluster);
+    counts_.list(count_query(req), feasible, candidates_);
+    return;
+  }
+  index_.sync(cluster);
+  // indexed_select's necessary conditions: whole ranges of nodes that cannot pass are skipped.
+  constexpr int64_t kAny = FreeCapacityIndex::kNoMinimum;
+  const bool gpus = has_capacity_ && req.gpu_count > 0;
+  const bool whole = gpus && req.gpu_count > 1 && req.claim_units == cluster.capacity_units();
+  index_.all_where(has_resources_ ? req.cpu_milli : kAny, has_resources_ ? req.memory_mib : kAny,
+                   gpus ? req.claim_units : kAny, whole ? req.gpu_count : kAny, feasible,
+                   candidates_);
 }
 
 std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
@@ -317,6 +343,24 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
       }
     }
     if (possible && indexable && (!listed || candidates_.size() == cluster.node_count())) {
+      if ((indexed_ == Indexed::kRandom || indexed_ == Indexed::kPacking) && countable(cycle)) {
+        last_indexed_ = true;
+        ties_.clear();
+        const std::optional<NodeId> node =
+            indexed_ == Indexed::kRandom ? random_select(cycle) : packing_select(cycle);
+        if (!node.has_value()) return std::nullopt;
+        ties_.push_back(*node);
+        if (!place_on(cycle, *node, gpus_out)) return std::nullopt;
+        return node;
+      }
+      if (indexed_ != Indexed::kFirstFit && indexed_ != Indexed::kBinpack &&
+          indexed_ != Indexed::kSpread) {
+        // The full pass's candidate list, built from the index: no PostFilter runs (none is
+        // attached), so an empty list ends the cycle as the full pass's does.
+        indexed_candidates(cycle);
+        if (candidates_.empty()) return std::nullopt;
+        break;
+      }
       last_indexed_ = true;
       const std::optional<NodeId> node = indexed_select(cycle);
       if (!node.has_value()) {

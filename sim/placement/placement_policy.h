@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/placement/feasible_count_tree.h"
 #include "sim/placement/free_capacity_index.h"
 #include "sim/placement/node_sampling.h"
 #include "sim/placement/plugins.h"
@@ -61,8 +62,9 @@ class PlacementPolicy {
 
   // After schedule(): the nodes that passed every filter in its last pass, in node order, and
   // (when a node was selected) their weighted score totals, aligned; valid until the next call.
-  // Only with indexes off: an indexed decision leaves the nodes tied at the top that it listed
-  // (in no particular order; not the idle nodes it tied as a class) and no totals.
+  // Only with indexes off, or a policy whose index only lists the candidates (fgd, random, ...):
+  // an indexed decision (first-fit, binpack, spread) leaves the nodes tied at the top that it
+  // listed (in no particular order; not the idle nodes it tied as a class) and no totals.
   std::span<const NodeId> feasible() const { return last_indexed_ ? ties_ : candidates_; }
   std::span<const int64_t> totals() const { return total_; }
   // The largest total a node can reach (each score at kMaxNodeScore); 0 without scorers.
@@ -88,9 +90,21 @@ class PlacementPolicy {
   // ties_ (any order) and tie_classes_: not both empty.
   NodeId pick_among_ties(SchedulingCycle& cycle);
   // The policy shapes whose decision the index can prove (kNone: every other one).
-  enum class Indexed { kNone, kFirstFit, kBinpack, kSpread };
+  // kCandidates: any scorers; the index only lists the candidates (indexed_candidates).
+  // kRandom, kPacking: the random or the gpu-packing scorer alone; whole-GPU and CPU-only pods
+  // are decided by counts (counted_decisions.cc), the others as kCandidates.
+  enum class Indexed { kNone, kFirstFit, kBinpack, kSpread, kCandidates, kRandom, kPacking };
   void classify();
+  void classify_counted();
+  bool countable(const SchedulingCycle& cycle) const;
+  FeasibleCountTree::Query count_query(const PodRequest& req) const;
+  // The random and the gpu-packing scorer's decisions from the feasible-count tree, with
+  // select_host's draws; nullopt when no node passes.
+  std::optional<NodeId> random_select(SchedulingCycle& cycle);
+  std::optional<NodeId> packing_select(SchedulingCycle& cycle);
   bool indexed_feasible(const ClusterState& cluster, const PodRequest& req, NodeId n) const;
+  // Fills candidates_ with the nodes that pass the filters, in node order, as the full pass does.
+  void indexed_candidates(const SchedulingCycle& cycle);
   // The decision of an indexable policy on the whole cluster; nullopt when no node passes.
   std::optional<NodeId> indexed_select(SchedulingCycle& cycle);
   const std::vector<uint32_t>& node_ranks(SchedulingCycle& cycle);
@@ -116,6 +130,7 @@ class PlacementPolicy {
   Indexed indexed_ = Indexed::kNone;
   bool has_resources_ = false, has_capacity_ = false, has_model_ = false;
   FreeCapacityIndex index_;
+  FeasibleCountTree counts_;  // kRandom's and kPacking's
   std::vector<NodeId> ties_, batch_;
   std::vector<int> rep_classes_;    // indexed_select's scratch: the class batch_'s tail stands for
   std::vector<int> tie_classes_;    // the index's idle classes tied at the top, besides ties_

@@ -226,7 +226,8 @@ TEST(PlacementIndexDifferential, LargeTiesAndMoreProfilesThanClasses) {
   held.gpu_count = 1;
   held.gpu_milli = 1000;
   held.claim_units = 1;
-  for (const char* preset : {"best-fit", "spread", "first-fit", "topology-aware", "binpack"}) {
+  for (const char* preset : {"best-fit", "spread", "first-fit", "topology-aware", "binpack",
+                             "random", "gpu-packing", "gpu-clustering", "dot-product", "fgd"}) {
     uint64_t decisions = 0, placed = 0;
     for (int c = 0; c < 40; ++c) {
       Rng gen(7919ULL * static_cast<uint64_t>(c) + 3);
@@ -276,7 +277,8 @@ TEST(PlacementIndexDifferential, ClusterJournalKeepsTheLatestChanges) {
 }
 
 // The switch is real: with indexes on, best-fit leaves only the nodes tied at the top in
-// feasible() (it never scored the others), off all three feasible nodes; fgd has no index.
+// feasible() (it never scored the others), off all three feasible nodes; fgd's index only lists
+// the candidates, all three.
 TEST(PlacementIndexDifferential, IndexedPathRunsOnlyWhereItCanProveTheDecision) {
   const ClusterSpec spec = testing::cluster_of({testing::node_group("n", 3, "A100-80GB", 8)});
   const std::vector<PodSpec> target = target_workload();
