@@ -69,6 +69,9 @@ class FeasibleCountTree {
     list_from(1, 0, leaves_, q, exact, out);
   }
 
+  // The nodes with at least the query's idle GPUs, whether they pass or not: a bound on count().
+  uint32_t with_idle_gpus(const Query& q) const { return at_least(1, q.idle_gpus); }
+
   // The GPU counts nodes have (bit G - 1 for G GPUs, G >= 1).
   uint64_t gpu_sizes() const { return gpu_sizes_; }
 

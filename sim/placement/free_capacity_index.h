@@ -79,15 +79,6 @@ class FreeCapacityIndex {
     const Need need{cpu, memory, gpu_units, idle_gpus};
     return first_from(1, need, exact);
   }
-  // Every node for which `exact(n)` holds among those first_where would consider, appended to
-  // `out` in node order (exact is asked in node order). The full pass's candidate list when
-  // `exact` is the filters' test, at the cost of the nodes that reach the minimums, not of all.
-  template <typename Exact>
-  void all_where(int64_t cpu, int64_t memory, int64_t gpu_units, int64_t idle_gpus, Exact exact,
-                 std::vector<NodeId>& out) const {
-    const Need need{cpu, memory, gpu_units, idle_gpus};
-    all_from(1, need, exact, out);
-  }
 
  private:
   double node_key(int64_t cpu, int64_t units) const {
@@ -127,19 +118,6 @@ class FreeCapacityIndex {
     }
     const NodeId left = first_from(2 * v, need, exact);
     return left != UINT32_MAX ? left : first_from(2 * v + 1, need, exact);
-  }
-  template <typename Exact>
-  void all_from(size_t v, const Need& need, Exact& exact, std::vector<NodeId>& out) const {
-    if (cpu_max_[v] < need.cpu || mem_max_[v] < need.mem || gpu_max_[v] < need.gpu ||
-        idle_max_[v] < need.idle)
-      return;
-    if (v >= leaves_) {
-      const auto n = static_cast<NodeId>(v - leaves_);
-      if (exact(n)) out.push_back(n);
-      return;
-    }
-    all_from(2 * v, need, exact, out);
-    all_from(2 * v + 1, need, exact, out);
   }
 
   const ClusterState* cluster_ = nullptr;

@@ -80,19 +80,18 @@ void PlacementPolicy::indexed_candidates(const SchedulingCycle& cycle) {
   candidates_.clear();
   auto feasible = [&](NodeId n) { return indexed_feasible(cluster, req, n); };
   if (countable(cycle)) {
-    // Whole GPUs or none: the count tree appends runs of nodes that all pass without a test.
     counts_.sync(cluster);
-    counts_.list(count_query(req), feasible, candidates_);
-    return;
+    const FeasibleCountTree::Query q = count_query(req);
+    // Few nodes with the pod's GPUs idle: the count tree skips the others by whole subtrees and
+    // appends runs of nodes that all pass untested. Many: they lie interleaved with nodes that
+    // fail, and one test per node in a single pass costs less than walking the tree to them.
+    if (counts_.with_idle_gpus(q) <= cluster.node_count() / 8) {
+      counts_.list(q, feasible, candidates_);
+      return;
+    }
   }
-  index_.sync(cluster);
-  // indexed_select's necessary conditions: whole ranges of nodes that cannot pass are skipped.
-  constexpr int64_t kAny = FreeCapacityIndex::kNoMinimum;
-  const bool gpus = has_capacity_ && req.gpu_count > 0;
-  const bool whole = gpus && req.gpu_count > 1 && req.claim_units == cluster.capacity_units();
-  index_.all_where(has_resources_ ? req.cpu_milli : kAny, has_resources_ ? req.memory_mib : kAny,
-                   gpus ? req.claim_units : kAny, whole ? req.gpu_count : kAny, feasible,
-                   candidates_);
+  for (NodeId n = 0; n < cluster.node_count(); ++n)
+    if (feasible(n)) candidates_.push_back(n);
 }
 
 std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
