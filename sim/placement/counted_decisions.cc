@@ -56,6 +56,9 @@ std::optional<NodeId> PlacementPolicy::random_select(SchedulingCycle& cycle) {
   if (total == 0) return std::nullopt;
   // RandomScorer's one draw over the candidate list, and select_host's pick: the drawn one.
   const auto k = static_cast<uint32_t>(cycle.rng.below(total));
+  // select_host under node-order draws the run's node permutation at its first cycle, after the
+  // scorer's draw: the same draws here, though the drawn node wins under any order.
+  if (tie_break_ == TieBreak::kNodeOrder) node_ranks(cycle);
   return counts_.kth(q, k, feasible);
 }
 
