@@ -44,8 +44,7 @@ void PlacementPolicy::classify() {
       return;  // a filter the index does not know: always the full pass
     }
   }
-  // Any other scorers and tie rule: the index lists the full pass's candidates (every node that
-  // passes the filters, in node order) and select_host decides on them as ever.
+  // Any other scorers and tie rule: the full pass, unless classify_counted finds a counted one.
   indexed_ = Indexed::kCandidates;
   if (scorers_.empty()) {
     // No scorer: every candidate ties at 0, and only "first" makes that the lowest index.
@@ -72,26 +71,6 @@ bool PlacementPolicy::indexed_feasible(const ClusterState& cluster, const PodReq
       !(cluster.cpu_free(n) >= req.cpu_milli && cluster.memory_free(n) >= req.memory_mib))
     return false;
   return !has_capacity_ || cluster.gpus_fit(n, req);
-}
-
-void PlacementPolicy::indexed_candidates(const SchedulingCycle& cycle) {
-  const ClusterState& cluster = cycle.cluster;
-  const PodRequest& req = cycle.req;
-  candidates_.clear();
-  auto feasible = [&](NodeId n) { return indexed_feasible(cluster, req, n); };
-  if (countable(cycle)) {
-    counts_.sync(cluster);
-    const FeasibleCountTree::Query q = count_query(req);
-    // Few nodes with the pod's GPUs idle: the count tree skips the others by whole subtrees and
-    // appends runs of nodes that all pass untested. Many: they lie interleaved with nodes that
-    // fail, and one test per node in a single pass costs less than walking the tree to them.
-    if (counts_.with_idle_gpus(q) <= cluster.node_count() / 8) {
-      counts_.list(q, feasible, candidates_);
-      return;
-    }
-  }
-  for (NodeId n = 0; n < cluster.node_count(); ++n)
-    if (feasible(n)) candidates_.push_back(n);
 }
 
 std::optional<NodeId> PlacementPolicy::indexed_select(SchedulingCycle& cycle) {
@@ -341,7 +320,14 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
         break;
       }
     }
-    if (possible && indexable && (!listed || candidates_.size() == cluster.node_count())) {
+    // kCandidates (and a share under kRandom, kPacking) take the full pass: listing the
+    // candidates from the index in one fused pass was tried and cost fgd 2-3x (docs/placement.md).
+    const bool decides =
+        indexed_ == Indexed::kFirstFit || indexed_ == Indexed::kBinpack ||
+        indexed_ == Indexed::kSpread ||
+        ((indexed_ == Indexed::kRandom || indexed_ == Indexed::kPacking) && countable(cycle));
+    if (possible && indexable && decides &&
+        (!listed || candidates_.size() == cluster.node_count())) {
       if ((indexed_ == Indexed::kRandom || indexed_ == Indexed::kPacking) && countable(cycle)) {
         last_indexed_ = true;
         ties_.clear();
@@ -351,14 +337,6 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
         ties_.push_back(*node);
         if (!place_on(cycle, *node, gpus_out)) return std::nullopt;
         return node;
-      }
-      if (indexed_ != Indexed::kFirstFit && indexed_ != Indexed::kBinpack &&
-          indexed_ != Indexed::kSpread) {
-        // The full pass's candidate list, built from the index: no PostFilter runs (none is
-        // attached), so an empty list ends the cycle as the full pass's does.
-        indexed_candidates(cycle);
-        if (candidates_.empty()) return std::nullopt;
-        break;
       }
       last_indexed_ = true;
       const std::optional<NodeId> node = indexed_select(cycle);

@@ -62,9 +62,9 @@ class PlacementPolicy {
 
   // After schedule(): the nodes that passed every filter in its last pass, in node order, and
   // (when a node was selected) their weighted score totals, aligned; valid until the next call.
-  // Only with indexes off, or a policy whose index only lists the candidates (fgd, random, ...):
-  // an indexed decision (first-fit, binpack, spread) leaves the nodes tied at the top that it
-  // listed (in no particular order; not the idle nodes it tied as a class) and no totals.
+  // Only with indexes off, or on the full pass: an indexed decision leaves the nodes tied at
+  // the top that it listed (in no particular order; not the idle nodes it tied as a class; for
+  // random and gpu-packing's counted decisions, the chosen node) and no totals.
   std::span<const NodeId> feasible() const { return last_indexed_ ? ties_ : candidates_; }
   std::span<const int64_t> totals() const { return total_; }
   // The largest total a node can reach (each score at kMaxNodeScore); 0 without scorers.
@@ -90,7 +90,7 @@ class PlacementPolicy {
   // ties_ (any order) and tie_classes_: not both empty.
   NodeId pick_among_ties(SchedulingCycle& cycle);
   // The policy shapes whose decision the index can prove (kNone: every other one).
-  // kCandidates: any scorers; the index only lists the candidates (indexed_candidates).
+  // kCandidates: the filters are the index's, the scorers not (the full pass decides).
   // kRandom, kPacking: the random or the gpu-packing scorer alone; whole-GPU and CPU-only pods
   // are decided by counts (counted_decisions.cc), the others as kCandidates.
   enum class Indexed { kNone, kFirstFit, kBinpack, kSpread, kCandidates, kRandom, kPacking };
@@ -103,8 +103,6 @@ class PlacementPolicy {
   std::optional<NodeId> random_select(SchedulingCycle& cycle);
   std::optional<NodeId> packing_select(SchedulingCycle& cycle);
   bool indexed_feasible(const ClusterState& cluster, const PodRequest& req, NodeId n) const;
-  // Fills candidates_ with the nodes that pass the filters, in node order, as the full pass does.
-  void indexed_candidates(const SchedulingCycle& cycle);
   // The decision of an indexable policy on the whole cluster; nullopt when no node passes.
   std::optional<NodeId> indexed_select(SchedulingCycle& cycle);
   const std::vector<uint32_t>& node_ranks(SchedulingCycle& cycle);

@@ -303,8 +303,7 @@ TEST(PlacementIndexDifferential, ClusterJournalKeepsTheLatestChanges) {
 }
 
 // The switch is real: with indexes on, best-fit leaves only the nodes tied at the top in
-// feasible() (it never scored the others), off all three feasible nodes; fgd's index only lists
-// the candidates, all three.
+// feasible() (it never scored the others), off all three feasible nodes; fgd has no index.
 TEST(PlacementIndexDifferential, IndexedPathRunsOnlyWhereItCanProveTheDecision) {
   const ClusterSpec spec = testing::cluster_of({testing::node_group("n", 3, "A100-80GB", 8)});
   const std::vector<PodSpec> target = target_workload();
