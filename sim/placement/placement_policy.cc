@@ -21,12 +21,14 @@ PlacementPolicy::PlacementPolicy(std::vector<std::unique_ptr<Filter>> filters,
       tie_break_(tie_break) {
   reset_static_cache();
   classify();
+  classify_counted();
 }
 
 void PlacementPolicy::attach(const RunPlugins& plugins) {
   run_ = plugins;
   reset_static_cache();
   index_.reset();
+  counts_.reset();
 }
 
 void PlacementPolicy::classify() {
@@ -43,6 +45,8 @@ void PlacementPolicy::classify() {
       return;  // a filter the index does not know: always the full pass
     }
   }
+  // Any other scorers and tie rule: the full pass, unless classify_counted finds a counted one.
+  indexed_ = Indexed::kCandidates;
   if (scorers_.empty()) {
     // No scorer: every candidate ties at 0, and only "first" makes that the lowest index.
     if (tie_break_ == TieBreak::kFirst) indexed_ = Indexed::kFirstFit;
@@ -360,7 +364,24 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
         break;
       }
     }
-    if (possible && indexable && (!listed || candidates_.size() == cluster.node_count())) {
+    // kCandidates (and a share under kRandom, kPacking) take the full pass: listing the
+    // candidates from the index in one fused pass was tried and cost fgd 2-3x (docs/placement.md).
+    const bool decides =
+        by_mode != nullptr || indexed_ == Indexed::kFirstFit || indexed_ == Indexed::kBinpack ||
+        indexed_ == Indexed::kSpread ||
+        ((indexed_ == Indexed::kRandom || indexed_ == Indexed::kPacking) && countable(cycle));
+    if (possible && indexable && decides &&
+        (!listed || candidates_.size() == cluster.node_count())) {
+      if ((indexed_ == Indexed::kRandom || indexed_ == Indexed::kPacking) && countable(cycle)) {
+        last_indexed_ = true;
+        ties_.clear();
+        const std::optional<NodeId> node =
+            indexed_ == Indexed::kRandom ? random_select(cycle) : packing_select(cycle);
+        if (!node.has_value()) return std::nullopt;
+        ties_.push_back(*node);
+        if (!place_on(cycle, *node, gpus_out)) return std::nullopt;
+        return node;
+      }
       last_indexed_ = true;
       const std::optional<NodeId> node =
           by_mode != nullptr ? mode_select(cycle, *by_mode) : indexed_select(cycle);

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/placement/feasible_count_tree.h"
 #include "sim/placement/free_capacity_index.h"
 #include "sim/placement/mode_index.h"
 #include "sim/placement/node_sampling.h"
@@ -62,8 +63,9 @@ class PlacementPolicy {
 
   // After schedule(): the nodes that passed every filter in its last pass, in node order, and
   // (when a node was selected) their weighted score totals, aligned; valid until the next call.
-  // Only with indexes off: an indexed decision leaves the nodes tied at the top that it listed
-  // (in no particular order; not the idle nodes it tied as a class) and no totals.
+  // Only with indexes off, or on the full pass: an indexed decision leaves the nodes tied at
+  // the top that it listed (in no particular order; not the idle nodes it tied as a class; for
+  // random and gpu-packing's counted decisions, the chosen node) and no totals.
   std::span<const NodeId> feasible() const { return last_indexed_ ? ties_ : candidates_; }
   std::span<const int64_t> totals() const { return total_; }
   // The largest total a node can reach (each score at kMaxNodeScore); 0 without scorers.
@@ -90,8 +92,18 @@ class PlacementPolicy {
   NodeId pick_among_ties(SchedulingCycle& cycle);
   // The policy shapes whose decision the index can prove (kNone: every other one).
   // kMode: one scorer a sharing mode's run holds, which may offer an index (ModeIndex).
-  enum class Indexed { kNone, kFirstFit, kBinpack, kSpread, kMode };
+  // kCandidates: the filters are the index's, the scorers not (the full pass decides).
+  // kRandom, kPacking: the random or the gpu-packing scorer alone; whole-GPU and CPU-only pods
+  // are decided by counts (counted_decisions.cc), the others as kCandidates.
+  enum class Indexed { kNone, kFirstFit, kBinpack, kSpread, kMode, kCandidates, kRandom, kPacking };
   void classify();
+  void classify_counted();
+  bool countable(const SchedulingCycle& cycle) const;
+  FeasibleCountTree::Query count_query(const PodRequest& req) const;
+  // The random and the gpu-packing scorer's decisions from the feasible-count tree, with
+  // select_host's draws; nullopt when no node passes.
+  std::optional<NodeId> random_select(SchedulingCycle& cycle);
+  std::optional<NodeId> packing_select(SchedulingCycle& cycle);
   bool indexed_feasible(const ClusterState& cluster, const PodRequest& req, NodeId n) const;
   // The decision of an indexable policy on the whole cluster; nullopt when no node passes.
   std::optional<NodeId> indexed_select(SchedulingCycle& cycle);
@@ -121,6 +133,7 @@ class PlacementPolicy {
   Indexed indexed_ = Indexed::kNone;
   bool has_resources_ = false, has_capacity_ = false, has_model_ = false;
   FreeCapacityIndex index_;
+  FeasibleCountTree counts_;  // kRandom's and kPacking's
   std::vector<NodeId> ties_, batch_;
   std::vector<int> rep_classes_;    // indexed_select's scratch: the class batch_'s tail stands for
   std::vector<int> tie_classes_;    // the index's idle classes tied at the top, besides ties_

@@ -110,9 +110,10 @@ struct Side {
 
   Side(const ClusterSpec& spec, int cap, const std::string& preset, const PlacementEnvironment& env,
        uint64_t seed, bool indexes)
-      : cluster(spec, testing::catalog(), cap),
-        policy(build_placement(*placement_preset(preset), env)),
-        rng(seed) {
+      : Side(spec, cap, *placement_preset(preset), env, seed, indexes) {}
+  Side(const ClusterSpec& spec, int cap, const PlacementConfig& config,
+       const PlacementEnvironment& env, uint64_t seed, bool indexes)
+      : cluster(spec, testing::catalog(), cap), policy(build_placement(config, env)), rng(seed) {
     policy.set_indexes(indexes);
     policy.attach({});
   }
@@ -207,6 +208,31 @@ TEST(PlacementIndexDifferential, EveryPresetDecidesAsTheFullPass) {
   EXPECT_GE(presets, 8);
 }
 
+// Every tie rule: under node-order the full pass draws the run's node permutation at its first
+// select_host, which the counted decisions (random) must draw too (openb-fgd runs random-fit so).
+TEST(PlacementIndexDifferential, EveryTieRuleDecidesAsTheFullPass) {
+  const std::vector<PodSpec> target = target_workload();
+  const PlacementEnvironment env{target, &testing::catalog()};
+  constexpr std::array<int, 3> kCapUnits = {1, 4, 1000};
+  for (const char* preset : {"random", "gpu-packing", "fgd", "dot-product", "gpu-clustering"})
+    for (const TieBreak tie : {TieBreak::kNodeOrder, TieBreak::kFirst}) {
+      PlacementConfig config = *placement_preset(preset);
+      config.tie_break = tie;
+      for (int c = 0; c < 200; ++c) {
+        Rng gen(7777ULL * static_cast<uint64_t>(c) + 1);
+        const ClusterSpec spec = random_cluster(gen);
+        const int cap = kCapUnits[gen.below(kCapUnits.size())];
+        Side on(spec, cap, config, env, 3 + static_cast<uint64_t>(c), true);
+        Side off(spec, cap, config, env, 3 + static_cast<uint64_t>(c), false);
+        const std::string where = std::string(preset) + " " + std::string(tie_break_name(tie)) +
+                                  " case " + std::to_string(c);
+        uint64_t decisions = 0, placed = 0;
+        compare_decisions(on, off, gen, {kDecisions, 4, cap}, where, decisions, placed);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+}
+
 // The index's two large-cluster paths: more than 64 nodes tied at the top that it lists (picked
 // through a bitset), and more node profiles than it keeps idle classes for (kMaxClasses; the
 // rest stay in the lists). 150 alike nodes, 120 of them holding the same pod, and 70 one-node
@@ -226,7 +252,8 @@ TEST(PlacementIndexDifferential, LargeTiesAndMoreProfilesThanClasses) {
   held.gpu_count = 1;
   held.gpu_milli = 1000;
   held.claim_units = 1;
-  for (const char* preset : {"best-fit", "spread", "first-fit", "topology-aware", "binpack"}) {
+  for (const char* preset : {"best-fit", "spread", "first-fit", "topology-aware", "binpack",
+                             "random", "gpu-packing", "gpu-clustering", "dot-product", "fgd"}) {
     uint64_t decisions = 0, placed = 0;
     for (int c = 0; c < 40; ++c) {
       Rng gen(7919ULL * static_cast<uint64_t>(c) + 3);
