@@ -62,16 +62,6 @@ class FeasibleCountTree {
   void rebuild(const ClusterState& cluster);
   void set_leaf(const ClusterState& cluster, NodeId n);
   void pull(size_t v);
-  // Appends every node that passes (q.every) to `out`, in node order: a subtree whose nodes all
-  // pass is appended whole, one where none can is skipped.
-  template <typename Exact>
-  void list(const Query& q, Exact& exact, std::vector<NodeId>& out) const {
-    list_from(1, 0, leaves_, q, exact, out);
-  }
-
-  // The nodes with at least the query's idle GPUs, whether they pass or not: a bound on count().
-  uint32_t with_idle_gpus(const Query& q) const { return at_least(1, q.idle_gpus); }
-
   // The GPU counts nodes have (bit G - 1 for G GPUs, G >= 1).
   uint64_t gpu_sizes() const { return gpu_sizes_; }
 
@@ -113,28 +103,6 @@ class FeasibleCountTree {
     if (settled(v, q)) return settled_count(v, q);
     if (v >= leaves_) return counted_leaf(v, q) && exact(static_cast<NodeId>(v - leaves_)) ? 1 : 0;
     return count_from(2 * v, q, exact) + count_from(2 * v + 1, q, exact);
-  }
-
-  // Subtree v holds the leaves [first, first + width).
-  template <typename Exact>
-  void list_from(size_t v, size_t first, size_t width, const Query& q, Exact& exact,
-                 std::vector<NodeId>& out) const {
-    if (cpu_max_[v] < q.cpu || mem_max_[v] < q.memory || idle_max_[v] < q.idle_gpus) return;
-    if (v >= leaves_) {
-      if (exact(static_cast<NodeId>(first))) out.push_back(static_cast<NodeId>(first));
-      return;
-    }
-    if (settled(v, q)) {
-      const uint32_t passing = at_least(v, q.idle_gpus);
-      if (passing == 0) return;
-      const size_t real = first >= nodes_ ? 0 : std::min(width, nodes_ - first);
-      if (passing == real) {
-        for (size_t n = first; n < first + real; ++n) out.push_back(static_cast<NodeId>(n));
-        return;
-      }
-    }
-    list_from(2 * v, first, width / 2, q, exact, out);
-    list_from(2 * v + 1, first + width / 2, width / 2, q, exact, out);
   }
 
   const ClusterState* cluster_ = nullptr;
