@@ -15,6 +15,7 @@
 
 #include "sim/cluster_state.h"
 #include "sim/modes/hami/hami_run.h"
+#include "sim/modes/hami/hami_share.h"
 #include "sim/placement/placement_config.h"
 #include "sim/placement/placement_policy.h"
 #include "tests/support/sim_fixtures.h"
@@ -54,7 +55,7 @@ struct RandomPod {
   PodSpec spec;
   PodRequest req;
 };
-RandomPod random_pod(Rng& rng, int cores) {
+RandomPod random_pod(Rng& rng) {
   RandomPod p;
   PodRequest& r = p.req;
   r.cpu_milli = 500 * static_cast<int64_t>(rng.below(17));
@@ -62,14 +63,15 @@ RandomPod random_pod(Rng& rng, int cores) {
   if (rng.below(10) >= 2) {  // else CPU only
     constexpr std::array<int, 7> kCounts = {1, 1, 1, 2, 3, 4, 8};
     r.gpu_count = kCounts[rng.below(kCounts.size())];
+    // gpucores as the engine claims them (HamiShare::cores_of(gpu_milli), what HAMi's filter
+    // and ClusterState both count): none (below 10), all (100: exclusive), half, or a random
+    // count.
     const uint64_t kind = rng.below(6);
-    // No cores, a share of them, all (exclusive on a 100-core GPU), or a random count.
-    r.claim_units = kind == 0   ? 0
-                    : kind == 1 ? cores
-                    : kind == 2 ? 100
-                                : static_cast<int>(rng.below(static_cast<uint64_t>(cores)) + 1);
-    r.claim_units = std::min(r.claim_units, cores);
-    r.gpu_milli = r.claim_units * 1000 / cores;
+    r.gpu_milli = kind == 0   ? 1 + static_cast<int>(rng.below(9))
+                  : kind == 1 ? 1000
+                  : kind == 2 ? 500
+                              : 10 * (1 + static_cast<int>(rng.below(99)));
+    r.claim_units = HamiShare::cores_of(r.gpu_milli);
     if (rng.below(4) == 0)
       r.model_mask = (uint64_t{1} << testing::model_index(kModels[rng.below(4)])) |
                      (uint64_t{1} << testing::model_index(kModels[rng.below(4)]));
@@ -176,7 +178,7 @@ TEST(HamiIndexDifferential, EveryHamiPresetDecidesAsTheFullPass) {
       const HamiSettings settings = random_settings(gen);
       const int cores = static_cast<int>(settings.device_core_scaling * 100);
       std::vector<RandomPod> pods;
-      for (int i = 0; i < 60; ++i) pods.push_back(random_pod(gen, cores));
+      for (int i = 0; i < 60; ++i) pods.push_back(random_pod(gen));
       std::vector<PodSpec> specs;
       for (const RandomPod& p : pods) specs.push_back(p.spec);
       Side on(spec, settings, cores, specs, preset, 17 + static_cast<uint64_t>(c), true);
@@ -205,7 +207,7 @@ TEST(HamiIndexDifferential, LargeClusterWithManyTies) {
       HamiSettings settings = random_settings(gen);
       settings.device_core_scaling = 1.0;
       std::vector<RandomPod> pods;
-      for (int i = 0; i < 600; ++i) pods.push_back(random_pod(gen, 100));
+      for (int i = 0; i < 600; ++i) pods.push_back(random_pod(gen));
       std::vector<PodSpec> specs;
       for (const RandomPod& p : pods) specs.push_back(p.spec);
       Side on(spec, settings, 100, specs, preset, 5 + static_cast<uint64_t>(c), true);
