@@ -9,19 +9,13 @@
 #include "reports/results_writer.h"
 #include "sim/scenario/run_policies.h"
 #include "sim/scenario/scenario.h"
+#include "tests/support/policy_run_fixtures.h"
 
 namespace slicelab {
 namespace {
 
-std::string scenario_path(const char* name) {
-  return std::string(SLICELAB_SOURCE_DIR) + "/scenarios/" + name;
-}
-
-std::vector<size_t> all_policies(const Scenario& sc) {
-  std::vector<size_t> v(sc.policies.size());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = i;
-  return v;
-}
+using testing::all_policies;
+using testing::scenario_path;
 
 TEST(RunPolicies, ThreadCountDoesNotChangeResults) {
   const Scenario sc = load_scenario(scenario_path("quickstart.yaml"));
