@@ -351,7 +351,16 @@ void ExtenderState::admit_request_nodes(ParsedRequest& request) {
   counters_.objects_rejected += request.unreadable_nodes;
   for (const auto& [name, facts] : request.new_nodes) set_node(name, facts);
   if (request.carries_nodes) refresh();
-  request.resolved = actual_.resolve(request.node_names());
+  // resolve() answers from the view of its generation: the same names, the same ids.
+  const std::vector<std::string>& names = request.node_names();
+  if (last_resolved_.generation == actual_.generation() &&
+      last_resolved_.ids.size() == names.size() && names == last_names_) {
+    request.resolved = last_resolved_;
+    return;
+  }
+  request.resolved = actual_.resolve(names);
+  last_names_ = names;
+  last_resolved_ = request.resolved;
 }
 
 PodSpec ExtenderState::translate(const ParsedRequest& request) const {

@@ -21,6 +21,8 @@ class RetryShortcut final : public PreFilter {
   // when they are few; returns false when none was freed (the attempt would fail again).
   bool pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) override;
   Verdict on_every_node(const SchedulingCycle& cycle) const override;
+  // The freed nodes themselves, sorted: no list of every node to narrow.
+  bool pre_filter_every(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) override;
 
   // Called by the engine when a node gains free resources, and when a pod's attempt fails.
   void node_freed(NodeId n);
@@ -42,6 +44,9 @@ class RetryShortcut final : public PreFilter {
   std::vector<NodeId> log_;
   std::vector<uint32_t> tried_at_;  // per pod: freed_count_ at its last failed attempt
   std::vector<NodeId> freed_;       // scratch
+  // The nodes freed since the pod's attempt `since` frees ago (fewer than a quarter of the
+  // nodes: all in the log), sorted and unique, into `out`.
+  void freed_since(size_t since, std::vector<NodeId>& out) const;
 };
 
 }  // namespace slicelab

@@ -6,8 +6,10 @@
 #include <bit>
 #include <numeric>
 
+#include "sim/placement/fgd_plugins.h"
 #include "sim/placement/filters.h"
 #include "sim/placement/mode_plugins.h"
+#include "sim/placement/paper_scorers.h"
 #include "sim/placement/scorers.h"
 
 namespace slicelab {
@@ -22,6 +24,7 @@ PlacementPolicy::PlacementPolicy(std::vector<std::unique_ptr<Filter>> filters,
   reset_static_cache();
   classify();
   classify_counted();
+  classify_scored();
 }
 
 void PlacementPolicy::attach(const RunPlugins& plugins) {
@@ -29,6 +32,8 @@ void PlacementPolicy::attach(const RunPlugins& plugins) {
   reset_static_cache();
   index_.reset();
   counts_.reset();
+  scored_index_.reset();
+  indexed_decisions_ = 0;
 }
 
 void PlacementPolicy::classify() {
@@ -61,6 +66,48 @@ void PlacementPolicy::classify() {
   if (!has_resources_ || !has_capacity_) return;
   if (dynamic_cast<const BinpackScorer*>(only) != nullptr) indexed_ = Indexed::kBinpack;
   if (dynamic_cast<const SpreadScorer*>(only) != nullptr) indexed_ = Indexed::kSpread;
+}
+
+void PlacementPolicy::classify_scored() {
+  // The index tests the filters as indexed_feasible does: only the three it knows.
+  scored_ = false;
+  if (indexed_ == Indexed::kNone || indexed_ == Indexed::kMode || scorers_.size() != 1) return;
+  const Scorer* only = scorers_.front().scorer.get();
+  // Their NormalizeScore is min-max: the highest raw score, and only it, becomes 100 (or all
+  // tie when every node scores alike), so the maxima are the raw maxima.
+  const bool min_max = dynamic_cast<const BinpackScorer*>(only) != nullptr ||
+                       dynamic_cast<const SpreadScorer*>(only) != nullptr;
+  const bool raw = dynamic_cast<const FgdScorer*>(only) != nullptr ||
+                   dynamic_cast<const DotProductScorer*>(only) != nullptr ||
+                   dynamic_cast<const GpuPackingScorer*>(only) != nullptr ||
+                   dynamic_cast<const GpuClusteringScorer*>(only) != nullptr;
+  scored_ = (min_max && only->normalizes()) || (raw && !only->normalizes());
+}
+
+bool PlacementPolicy::scored_top(SchedulingCycle& cycle) {
+  // The policy's filters and lone scorer, for this cycle's pod.
+  class Asks final : public ScoreBucketIndex::Asks {
+   public:
+    Asks(const PlacementPolicy& policy, SchedulingCycle& cycle) : policy_(policy), cycle_(cycle) {}
+    bool feasible(NodeId n) const override {
+      return policy_.indexed_feasible(cycle_.cluster, cycle_.req, n);
+    }
+    void score(std::span<const NodeId> nodes, std::span<int64_t> out) const override {
+      policy_.scorers_.front().scorer->score(cycle_, nodes, out);
+    }
+
+   private:
+    const PlacementPolicy& policy_;
+    SchedulingCycle& cycle_;
+  };
+  ties_.clear();
+  tie_classes_.clear();
+  mode_sets_.clear();
+  class_ties_ = 0;
+  if (!scored_index_.top(cycle.cluster, cycle.req, Asks(*this, cycle), ties_, mode_sets_))
+    return false;
+  for (const TiedSet& t : mode_sets_) class_ties_ += t.count;
+  return true;
 }
 
 bool PlacementPolicy::indexed_feasible(const ClusterState& cluster, const PodRequest& req,
@@ -356,8 +403,12 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
           possible = false;
           break;
         }
-        candidates_.assign(all_nodes_.begin(), all_nodes_.end());
         listed = true;
+        if (!p->pre_filter_every(cycle, candidates_)) {
+          possible = false;
+          break;
+        }
+        continue;
       }
       if (!p->pre_filter(cycle, candidates_)) {
         possible = false;
@@ -366,14 +417,28 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
     }
     // kCandidates (and a share under kRandom, kPacking) take the full pass: listing the
     // candidates from the index in one fused pass was tried and cost fgd 2-3x (docs/placement.md).
+    const bool whole_cluster = !listed || candidates_.size() == cluster.node_count();
+    // A lone scorer whose score follows the node's state, for a request shape the run repeats:
+    // its maxima from the score-bucket index (a replay of what changed since the shape's last
+    // pod), before the other indexes (which visit the top nodes by free capacity).
+    if (possible && indexable && scored_ && by_mode == nullptr && whole_cluster &&
+        !((indexed_ == Indexed::kRandom || indexed_ == Indexed::kPacking) && countable(cycle)) &&
+        scored_top(cycle)) {
+      last_indexed_ = true;
+      ++indexed_decisions_;
+      if (ties_.empty() && mode_sets_.empty()) return std::nullopt;
+      const NodeId node = pick_among_ties(cycle);
+      if (!place_on(cycle, node, gpus_out)) return std::nullopt;
+      return node;
+    }
     const bool decides =
         by_mode != nullptr || indexed_ == Indexed::kFirstFit || indexed_ == Indexed::kBinpack ||
         indexed_ == Indexed::kSpread ||
         ((indexed_ == Indexed::kRandom || indexed_ == Indexed::kPacking) && countable(cycle));
-    if (possible && indexable && decides &&
-        (!listed || candidates_.size() == cluster.node_count())) {
+    if (possible && indexable && decides && whole_cluster) {
       if ((indexed_ == Indexed::kRandom || indexed_ == Indexed::kPacking) && countable(cycle)) {
         last_indexed_ = true;
+        ++indexed_decisions_;
         ties_.clear();
         const std::optional<NodeId> node =
             indexed_ == Indexed::kRandom ? random_select(cycle) : packing_select(cycle);
@@ -383,6 +448,7 @@ std::optional<NodeId> PlacementPolicy::schedule(SchedulingCycle& cycle, std::spa
         return node;
       }
       last_indexed_ = true;
+      ++indexed_decisions_;
       const std::optional<NodeId> node =
           by_mode != nullptr ? mode_select(cycle, *by_mode) : indexed_select(cycle);
       if (!node.has_value()) {

@@ -14,6 +14,7 @@
 #include "sim/placement/mode_index.h"
 #include "sim/placement/node_sampling.h"
 #include "sim/placement/plugins.h"
+#include "sim/placement/score_bucket_index.h"
 #include "sim/placement/static_filter_cache.h"
 
 namespace slicelab {
@@ -60,6 +61,9 @@ class PlacementPolicy {
   // exactly as the full pass would (same node, GPUs and random draws). Off: always the full pass.
   void set_indexes(bool on) { indexes_ = on; }
   bool indexes() const { return indexes_; }
+  // How many of this run's decisions an index made (the rest took the full pass); for tests
+  // and benches that must know the index was used.
+  uint64_t indexed_decisions() const { return indexed_decisions_; }
 
   // After schedule(): the nodes that passed every filter in its last pass, in node order, and
   // (when a node was selected) their weighted score totals, aligned; valid until the next call.
@@ -105,6 +109,9 @@ class PlacementPolicy {
   std::optional<NodeId> random_select(SchedulingCycle& cycle);
   std::optional<NodeId> packing_select(SchedulingCycle& cycle);
   bool indexed_feasible(const ClusterState& cluster, const PodRequest& req, NodeId n) const;
+  // The lone scorer's maxima from the score-bucket index into ties_ and mode_sets_; false when
+  // the pod's shape has no slot yet (the caller decides another way).
+  bool scored_top(SchedulingCycle& cycle);
   // The decision of an indexable policy on the whole cluster; nullopt when no node passes.
   std::optional<NodeId> indexed_select(SchedulingCycle& cycle);
   const std::vector<uint32_t>& node_ranks(SchedulingCycle& cycle);
@@ -129,11 +136,17 @@ class PlacementPolicy {
   NodeSampling sampling_;
 
   bool indexes_ = true;
+  // The lone scorer's score follows the node's state, in [0, 100], and its NormalizeScore (if
+  // any) is min-max: the score-bucket index can list its maxima (classify_scored).
+  bool scored_ = false;
+  void classify_scored();
+  uint64_t indexed_decisions_ = 0;
   bool last_indexed_ = false;  // the last schedule() decided on the index: feasible() is ties_
   Indexed indexed_ = Indexed::kNone;
   bool has_resources_ = false, has_capacity_ = false, has_model_ = false;
   FreeCapacityIndex index_;
   FeasibleCountTree counts_;  // kRandom's and kPacking's
+  ScoreBucketIndex scored_index_;
   std::vector<NodeId> ties_, batch_;
   std::vector<int> rep_classes_;    // indexed_select's scratch: the class batch_'s tail stands for
   std::vector<int> tie_classes_;    // the index's idle classes tied at the top, besides ties_

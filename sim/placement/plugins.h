@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <numeric>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,15 @@ class PreFilter {
   enum class Verdict { kNeedsList, kKeepsAll, kRejects };
   virtual Verdict on_every_node(const SchedulingCycle& /*cycle*/) const {
     return Verdict::kNeedsList;
+  }
+  // pre_filter on the list of every node, in node order, when on_every_node said kNeedsList:
+  // writes the narrowed list into `nodes` (its old content ignored). The default lists every node
+  // and narrows; a pre-filter that keeps a few nodes it knows writes them directly, so that an
+  // attempt does not copy every node id first.
+  virtual bool pre_filter_every(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) {
+    nodes.resize(cycle.cluster.node_count());
+    std::iota(nodes.begin(), nodes.end(), NodeId{0});
+    return pre_filter(cycle, nodes);
   }
 };
 

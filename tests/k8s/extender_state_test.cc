@@ -257,6 +257,29 @@ TEST_F(ExtenderState, NamesAreResolvedAgainstTheViewTheDecisionUses) {
   EXPECT_EQ(scores({"l4-3", "l4-2", "a100-1"}), (std::vector<int64_t>{0, 10, 0}));
 }
 
+// The same names pod after pod (kube-scheduler's usual request) are resolved once per view: a
+// node deleted in between leaves the next requests' answers, and once the view is rebuilt the
+// names resolve against it (ids from the old view would name the next node over).
+TEST_F(ExtenderState, RepeatedNamesFollowTheView) {
+  const Scenario sc = load(kOnePod, kBestFit);
+  k8s::ExtenderState st(sc, sc.policies[0], 1, {.filter_returns_all = true});
+  add_nodes(st);  // ids: a100-0 0, a100-1 1, l4-0 2, l4-1 3, l4-2 4
+  const std::vector<std::string> names = {"l4-1", "l4-2"};
+  const auto feasible = [&](const char* pod) {
+    const ExtenderFilterResult f = st.filter(args_for(pod_object(pod, 1), names));
+    EXPECT_TRUE(f.node_names.has_value());
+    return f.node_names.value_or(std::vector<std::string>{});
+  };
+  EXPECT_EQ(feasible("p"), names);
+  EXPECT_EQ(feasible("q"), names);
+  st.apply(WatchKind::Node, WatchEvent::Deleted, node_object("l4-1", "NVIDIA-L4", 4));
+  EXPECT_EQ(feasible("r"), std::vector<std::string>{"l4-2"});
+  EXPECT_EQ(feasible("s"), std::vector<std::string>{"l4-2"});
+  const ExtenderFilterResult t = st.filter(args_for(pod_object("t", 1), names));
+  ASSERT_EQ(t.failed_nodes.count("l4-1"), 1U);
+  EXPECT_NE(t.failed_nodes.at("l4-1").find("not known"), std::string::npos);
+}
+
 TEST_F(ExtenderState, FilterReturnsAllWhenAsked) {
   const Scenario sc = load(kOnePod, kBestFit);
   k8s::ExtenderState st(sc, sc.policies[0], 1, {.filter_returns_all = true});

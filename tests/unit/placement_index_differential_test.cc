@@ -17,6 +17,7 @@
 #include "sim/placement/free_capacity_index.h"
 #include "sim/placement/placement_config.h"
 #include "sim/placement/placement_policy.h"
+#include "sim/placement/score_bucket_index.h"
 #include "tests/support/sim_fixtures.h"
 #include "workloads/inputs/generator.h"
 #include "workloads/rng.h"
@@ -144,13 +145,18 @@ uint64_t rng_witness(const Rng& rng) {
 
 // `steps` decisions on both sides, each a removal of a random bound pod (one in `remove_one_in`,
 // when any is bound) or a random request; both sides must place alike and draw alike.
+// palette > 0: the requests are drawn from that many random ones, so that shapes repeat (the
+// score-bucket index serves a shape from its second pod on); 0: every request is drawn anew.
 struct Steps {
   int steps;
   uint64_t remove_one_in;
   int cap_units;
+  int palette = 0;
 };
 void compare_decisions(Side& on, Side& off, Rng& gen, Steps how, const std::string& where,
                        uint64_t& decisions, uint64_t& placed) {
+  std::vector<PodRequest> palette;
+  for (int i = 0; i < how.palette; ++i) palette.push_back(random_request(gen, how.cap_units));
   for (int d = 0; d < how.steps; ++d) {
     if (!on.bound.empty() && gen.below(how.remove_one_in) == 0) {
       const size_t i = gen.below(on.bound.size());
@@ -158,7 +164,8 @@ void compare_decisions(Side& on, Side& off, Rng& gen, Steps how, const std::stri
       off.remove(i);
       continue;
     }
-    const PodRequest r = random_request(gen, how.cap_units);
+    const PodRequest r =
+        palette.empty() ? random_request(gen, how.cap_units) : palette[gen.below(palette.size())];
     const auto a = on.place(r, static_cast<uint32_t>(d));
     const auto b = off.place(r, static_cast<uint32_t>(d));
     ASSERT_EQ(a, b) << where << " decision " << d;
@@ -190,7 +197,7 @@ TEST(PlacementIndexDifferential, EveryPresetDecidesAsTheFullPass) {
     // whole, through the engine, in EngineRunsGiveEveryPodTheSameOutcome.
     if (is_hami(preset)) continue;
     ++presets;
-    uint64_t decisions = 0, placed = 0;
+    uint64_t decisions = 0, placed = 0, indexed = 0;
     for (int c = 0; c < kCases; ++c) {
       Rng gen(1000003ULL * static_cast<uint64_t>(c) + std::hash<std::string>{}(preset) % 1000);
       const ClusterSpec spec = random_cluster(gen);
@@ -198,12 +205,18 @@ TEST(PlacementIndexDifferential, EveryPresetDecidesAsTheFullPass) {
       Side on(spec, cap, preset, env, 17 + static_cast<uint64_t>(c), true);
       Side off(spec, cap, preset, env, 17 + static_cast<uint64_t>(c), false);
       const std::string where = preset + " case " + std::to_string(c);
-      compare_decisions(on, off, gen, {kDecisions, 4, cap}, where, decisions, placed);
+      // Odd cases repeat 1 to 6 shapes (so the score-bucket index decides), even ones do not.
+      const int palette = c % 2 == 1 ? 1 + c % 6 : 0;
+      compare_decisions(on, off, gen, {kDecisions, 4, cap, palette}, where, decisions, placed);
       if (::testing::Test::HasFatalFailure()) return;
+      indexed += on.policy.indexed_decisions();
     }
     // The cases must exercise both outcomes, or equality proves little.
     EXPECT_GT(placed, decisions / 4) << preset;
     EXPECT_LT(placed, decisions) << preset;
+    // Every preset reaches its index in many decisions (else the full pass is compared with
+    // itself).
+    EXPECT_GT(indexed, decisions / 4) << preset;
   }
   EXPECT_GE(presets, 8);
 }
@@ -227,7 +240,8 @@ TEST(PlacementIndexDifferential, EveryTieRuleDecidesAsTheFullPass) {
         const std::string where = std::string(preset) + " " + std::string(tie_break_name(tie)) +
                                   " case " + std::to_string(c);
         uint64_t decisions = 0, placed = 0;
-        compare_decisions(on, off, gen, {kDecisions, 4, cap}, where, decisions, placed);
+        compare_decisions(on, off, gen, {kDecisions, 4, cap, c % 2 == 1 ? 1 + c % 4 : 0}, where,
+                          decisions, placed);
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
@@ -266,7 +280,7 @@ TEST(PlacementIndexDifferential, LargeTiesAndMoreProfilesThanClasses) {
           side->bound.push_back({n, held, gpu});
         }
       const std::string where = std::string(preset) + " case " + std::to_string(c);
-      compare_decisions(on, off, gen, {40, 5, 1}, where, decisions, placed);
+      compare_decisions(on, off, gen, {40, 5, 1, c % 2 == 1 ? 3 : 0}, where, decisions, placed);
       if (::testing::Test::HasFatalFailure()) return;
     }
     EXPECT_GT(placed, decisions / 2) << preset;
@@ -303,11 +317,13 @@ TEST(PlacementIndexDifferential, ClusterJournalKeepsTheLatestChanges) {
 }
 
 // The switch is real: with indexes on, best-fit leaves only the nodes tied at the top in
-// feasible() (it never scored the others), off all three feasible nodes; fgd has no index.
+// feasible() (it never scored the others), off all three feasible nodes; fgd's index (score
+// buckets) serves the one-GPU shape from its second pod on.
 TEST(PlacementIndexDifferential, IndexedPathRunsOnlyWhereItCanProveTheDecision) {
   const ClusterSpec spec = testing::cluster_of({testing::node_group("n", 3, "A100-80GB", 8)});
   const std::vector<PodSpec> target = target_workload();
   const PlacementEnvironment env{target, &testing::catalog()};
+  uint64_t indexed = 0;  // by the last call's policy
   const auto feasible_after = [&](const char* preset, bool indexes) {
     Side side(spec, 1, preset, env, 5, indexes);
     PodRequest two;
@@ -322,16 +338,54 @@ TEST(PlacementIndexDifferential, IndexedPathRunsOnlyWhereItCanProveTheDecision) 
     PodRequest req = one;
     SchedulingCycle cycle{side.cluster, req, 2, 0.0, side.rng};
     EXPECT_TRUE(side.policy.schedule(cycle, gpus).has_value());
+    indexed = side.policy.indexed_decisions();
     return side.policy.feasible().size();
   };
   EXPECT_EQ(feasible_after("best-fit", true), 1U);
+  EXPECT_EQ(indexed, 3U);  // the free-capacity index, then the score buckets for the third
   EXPECT_EQ(feasible_after("best-fit", false), 3U);
-  // Spread picks the idle node, which the index ties as its class's member and does not list.
-  EXPECT_EQ(feasible_after("spread", true), 0U);
+  EXPECT_EQ(indexed, 0U);
+  // Spread picks the idle node: listed by the score buckets (the third pod's shape is the
+  // second's), where the free-capacity index would tie it as its class's member, unlisted.
+  EXPECT_EQ(feasible_after("spread", true), 1U);
   EXPECT_EQ(feasible_after("spread", false), 3U);
   EXPECT_EQ(feasible_after("first-fit", true), 1U);
   EXPECT_EQ(feasible_after("first-fit", false), 3U);
+  EXPECT_EQ(feasible_after("fgd", false), 3U);
+  EXPECT_EQ(indexed, 0U);
+  // The third pod is the one-GPU shape's second: the score buckets decide it (the first two
+  // took the full pass), and list the nodes tied at the top (FGD scores all three alike here).
   EXPECT_EQ(feasible_after("fgd", true), 3U);
+  EXPECT_EQ(indexed, 1U);
+  EXPECT_EQ(feasible_after("dot-product", true), 1U);
+  EXPECT_EQ(indexed, 1U);
+}
+
+// More shapes than the score-bucket index keeps slots for (ScoreBucketIndex::kSlots), and shapes
+// that come back after the journal moved on by more than it replays (a slot rebuilt): on a
+// cluster of 40 nodes, 300 decisions drawn from 48 shapes, with removals.
+TEST(PlacementIndexDifferential, ScoreBucketsEvictAndRebuild) {
+  const std::vector<PodSpec> target = target_workload();
+  const PlacementEnvironment env{target, &testing::catalog()};
+  const ClusterSpec spec =
+      testing::cluster_of({testing::node_group("a", 24, "A100-80GB", 8, 64000, 262144),
+                           testing::node_group("t", 16, "T4", 4, 32000, 131072)});
+  static_assert(48 > ScoreBucketIndex::kSlots);
+  for (const char* preset : {"fgd", "dot-product", "gpu-clustering", "best-fit", "spread"}) {
+    uint64_t decisions = 0, placed = 0, indexed = 0;
+    for (int c = 0; c < 6; ++c) {
+      Rng gen(4243ULL * static_cast<uint64_t>(c) + 9);
+      const int cap = c % 2 == 0 ? 1 : 4;
+      Side on(spec, cap, preset, env, 11 + static_cast<uint64_t>(c), true);
+      Side off(spec, cap, preset, env, 11 + static_cast<uint64_t>(c), false);
+      const std::string where = std::string(preset) + " case " + std::to_string(c);
+      compare_decisions(on, off, gen, {300, 3, cap, 48}, where, decisions, placed);
+      if (::testing::Test::HasFatalFailure()) return;
+      indexed += on.policy.indexed_decisions();
+    }
+    EXPECT_GT(indexed, decisions / 4) << preset;
+    EXPECT_GT(placed, decisions / 4) << preset;
+  }
 }
 
 std::vector<PodSpec> engine_workload(uint64_t seed, int pods, double per_hour) {

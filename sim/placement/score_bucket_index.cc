@@ -1,0 +1,155 @@
+#include "sim/placement/score_bucket_index.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace slicelab {
+
+void ScoreBucketIndex::reset() {
+  off_ = false;
+  slots_.clear();
+  probation_.clear();
+  probation_next_ = 0;
+}
+
+bool ScoreBucketIndex::same(const PodRequest& a, const PodRequest& b) {
+  return a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
+         a.gpu_memory_mib == b.gpu_memory_mib && a.model_mask == b.model_mask &&
+         a.gpu_count == b.gpu_count && a.gpu_milli == b.gpu_milli &&
+         a.claim_units == b.claim_units && a.shape_tag == b.shape_tag;
+}
+
+ScoreBucketIndex::Slot* ScoreBucketIndex::slot_for(const PodRequest& req) {
+  ++clock_;
+  for (Slot& s : slots_) {
+    if (same(s.key, req)) {
+      s.used = clock_;
+      return &s;
+    }
+  }
+  // A shape earns a slot at its second sighting: a run of ever-new shapes (a trace of many
+  // distinct requests) would otherwise pay a slot's build, a full pass and more, for every pod.
+  const auto seen = std::find_if(probation_.begin(), probation_.end(),
+                                 [&](const PodRequest& p) { return same(p, req); });
+  if (seen == probation_.end()) {
+    if (probation_.size() < kProbation) {
+      probation_.push_back(req);
+    } else {
+      probation_[probation_next_] = req;
+      probation_next_ = (probation_next_ + 1) % kProbation;
+    }
+    return nullptr;
+  }
+  // Forgotten from probation by an impossible request, so that it cannot match again.
+  seen->cpu_milli = -1;
+  Slot* slot = nullptr;
+  if (slots_.size() < kSlots) {
+    slot = &slots_.emplace_back();
+  } else {
+    slot = &*std::min_element(slots_.begin(), slots_.end(),
+                              [](const Slot& a, const Slot& b) { return a.used < b.used; });
+    slot->follower.reset();
+  }
+  slot->key = req;
+  slot->used = clock_;
+  return slot;
+}
+
+void ScoreBucketIndex::place(Slot& s, NodeId n, int bucket) {
+  const int old = s.score[n];
+  if (old == bucket) return;
+  if (old != kFails) {
+    auto& from = s.members[static_cast<size_t>(old)];
+    const uint32_t at = s.pos[n];
+    from[at] = from.back();
+    s.pos[from[at]] = at;
+    from.pop_back();
+    s.bits[static_cast<size_t>(old) * s.words + n / 64] &= ~(uint64_t{1} << (n % 64));
+    if (from.empty()) s.nonempty[static_cast<size_t>(old) / 64] &= ~(uint64_t{1} << (old % 64));
+  }
+  s.score[n] = static_cast<uint8_t>(bucket);
+  if (bucket != kFails) {
+    auto& to = s.members[static_cast<size_t>(bucket)];
+    s.pos[n] = static_cast<uint32_t>(to.size());
+    to.push_back(n);
+    s.bits[static_cast<size_t>(bucket) * s.words + n / 64] |= uint64_t{1} << (n % 64);
+    s.nonempty[static_cast<size_t>(bucket) / 64] |= uint64_t{1} << (bucket % 64);
+  }
+}
+
+bool ScoreBucketIndex::refile(Slot& s, std::span<const NodeId> nodes, const Asks& asks) {
+  batch_.clear();
+  for (const NodeId n : nodes) {
+    if (asks.feasible(n)) {
+      batch_.push_back(n);
+    } else {
+      place(s, n, kFails);
+    }
+  }
+  if (batch_.empty()) return true;
+  raw_.resize(batch_.size());
+  asks.score(batch_, raw_);
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    const int64_t v = raw_[i];
+    if (v < kMinNodeScore || v > kMaxNodeScore) return false;
+    place(s, batch_[i], static_cast<int>(v - kMinNodeScore));
+  }
+  return true;
+}
+
+bool ScoreBucketIndex::rebuild(Slot& s, const ClusterState& cluster, const Asks& asks) {
+  ++rebuilds_;
+  const size_t n = cluster.node_count();
+  s.words = (n + 63) / 64;
+  s.score.assign(n, kFails);
+  s.pos.assign(n, 0);
+  for (auto& m : s.members) m.clear();
+  s.bits.assign(static_cast<size_t>(kScores) * s.words, 0);
+  s.nonempty = {};
+  if (all_.size() != n) {
+    all_.resize(n);
+    for (size_t i = 0; i < n; ++i) all_[i] = static_cast<NodeId>(i);
+  }
+  return refile(s, all_, asks);
+}
+
+bool ScoreBucketIndex::top(const ClusterState& cluster, const PodRequest& req, const Asks& asks,
+                           std::vector<NodeId>& ties, std::vector<TiedSet>& sets) {
+  if (off_) return false;
+  Slot* slot = slot_for(req);
+  if (slot == nullptr) return false;
+  Slot& s = *slot;
+  // Replaying a change costs about what rebuilding costs per node.
+  bool in_range = true;
+  s.follower.sync(
+      cluster, cluster.node_count() / 2, [&] { in_range = rebuild(s, cluster, asks); },
+      [&](std::span<const NodeId> changed) { in_range = refile(s, changed, asks); });
+  if (!in_range) {
+    slots_.clear();
+    off_ = true;
+    return false;
+  }
+  ++answered_;
+  int best = -1;
+  if (s.nonempty[1] != 0) {
+    best = 64 + 63 - std::countl_zero(s.nonempty[1]);
+  } else if (s.nonempty[0] != 0) {
+    best = 63 - std::countl_zero(s.nonempty[0]);
+  }
+  if (best < 0) return true;
+  const auto& top = s.members[static_cast<size_t>(best)];
+  if (top.size() <= kListedTies) {
+    ties.insert(ties.end(), top.begin(), top.end());
+    return true;
+  }
+  const std::span<const uint64_t> bits(s.bits.data() + static_cast<size_t>(best) * s.words,
+                                       s.words);
+  size_t w = 0;
+  while (bits[w] == 0) ++w;  // top is not empty
+  sets.push_back(
+      TiedSet{bits, top.size(),
+              static_cast<NodeId>(w * 64 + static_cast<size_t>(std::countr_zero(bits[w])))});
+  return true;
+}
+
+}  // namespace slicelab
