@@ -34,8 +34,6 @@ void FeasibleCountTree::set_leaf(const ClusterState& cluster, NodeId n) {
 }
 
 void FeasibleCountTree::rebuild(const ClusterState& cluster) {
-  cluster_ = &cluster;
-  seen_ = cluster.changes();
   nodes_ = cluster.node_count();
   max_gpus_ = cluster.max_gpus_per_node();
   stride_ = static_cast<size_t>(max_gpus_) + 1;
@@ -73,20 +71,14 @@ void FeasibleCountTree::rebuild(const ClusterState& cluster) {
 }
 
 void FeasibleCountTree::sync(const ClusterState& cluster) {
-  if (&cluster != cluster_ || nodes_ != cluster.node_count()) {
-    rebuild(cluster);
-    return;
-  }
-  const auto changed = cluster.changed_since(seen_);
-  if (!changed.has_value() || changed->size() > cluster.node_count()) {
-    rebuild(cluster);
-    return;
-  }
-  for (const NodeId n : *changed) {
-    set_leaf(cluster, n);
-    for (size_t v = (leaves_ + n) / 2; v >= 1; v /= 2) pull(v);
-  }
-  seen_ = cluster.changes();
+  follower_.sync(
+      cluster, cluster.node_count(), [&] { rebuild(cluster); },
+      [&](std::span<const NodeId> changed) {
+        for (const NodeId n : changed) {
+          set_leaf(cluster, n);
+          for (size_t v = (leaves_ + n) / 2; v >= 1; v /= 2) pull(v);
+        }
+      });
 }
 
 }  // namespace slicelab

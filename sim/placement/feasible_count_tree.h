@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/cluster_state.h"
+#include "sim/placement/journal_follower.h"
 
 namespace slicelab {
 
@@ -36,7 +37,7 @@ class FeasibleCountTree {
   };
 
   // Forgets the cluster: the next sync() rebuilds.
-  void reset() { cluster_ = nullptr; }
+  void reset() { follower_.reset(); }
   void sync(const ClusterState& cluster);
 
   template <typename Exact>
@@ -59,13 +60,13 @@ class FeasibleCountTree {
     return static_cast<NodeId>(v - leaves_);
   }
 
-  void rebuild(const ClusterState& cluster);
-  void set_leaf(const ClusterState& cluster, NodeId n);
-  void pull(size_t v);
   // The GPU counts nodes have (bit G - 1 for G GPUs, G >= 1).
   uint64_t gpu_sizes() const { return gpu_sizes_; }
 
  private:
+  void rebuild(const ClusterState& cluster);
+  void set_leaf(const ClusterState& cluster, NodeId n);
+  void pull(size_t v);
   // Nodes of subtree v with at least g idle GPUs (g = 0: all its nodes); of them, GPU-idle.
   uint32_t at_least(size_t v, int g) const {
     return g > max_gpus_ ? 0 : idle_at_least_[v * stride_ + static_cast<size_t>(g)];
@@ -105,8 +106,7 @@ class FeasibleCountTree {
     return count_from(2 * v, q, exact) + count_from(2 * v + 1, q, exact);
   }
 
-  const ClusterState* cluster_ = nullptr;
-  uint64_t seen_ = 0;  // the cluster's changes() at the last sync
+  JournalFollower follower_;
   size_t nodes_ = 0;
   int max_gpus_ = 0;
   size_t stride_ = 1;  // max_gpus_ + 1 counts per tree node

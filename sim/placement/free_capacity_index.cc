@@ -132,8 +132,6 @@ void FreeCapacityIndex::classify(const ClusterState& cluster) {
 }
 
 void FreeCapacityIndex::rebuild(const ClusterState& cluster) {
-  cluster_ = &cluster;
-  seen_ = cluster.changes();
   const size_t n = cluster.node_count();
   max_cpu_ = static_cast<double>(cluster.max_cpu_capacity());
   max_gpu_ = static_cast<double>(cluster.max_gpus_per_node()) * cluster.capacity_units();
@@ -178,17 +176,11 @@ void FreeCapacityIndex::update(const ClusterState& cluster, NodeId n) {
 }
 
 void FreeCapacityIndex::sync(const ClusterState& cluster) {
-  if (&cluster != cluster_ || cpu_.size() != cluster.node_count()) {
-    rebuild(cluster);
-    return;
-  }
-  const auto changed = cluster.changed_since(seen_);
-  if (!changed.has_value() || changed->size() > cluster.node_count()) {
-    rebuild(cluster);
-    return;
-  }
-  for (const NodeId n : *changed) update(cluster, n);
-  seen_ = cluster.changes();
+  follower_.sync(
+      cluster, cluster.node_count(), [&] { rebuild(cluster); },
+      [&](std::span<const NodeId> changed) {
+        for (const NodeId n : changed) update(cluster, n);
+      });
 }
 
 }  // namespace slicelab

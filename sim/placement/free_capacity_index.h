@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/cluster_state.h"
+#include "sim/placement/journal_follower.h"
 
 namespace slicelab {
 
@@ -19,7 +20,7 @@ class FreeCapacityIndex {
   static constexpr int kBuckets = 2048;
 
   // Forgets the cluster: the next sync() rebuilds.
-  void reset() { cluster_ = nullptr; }
+  void reset() { follower_.reset(); }
   // Brings the index up to the cluster's state: replays the journal's changes since the last
   // sync, or rebuilds (another cluster, or the journal no longer holds what was missed).
   void sync(const ClusterState& cluster);
@@ -120,8 +121,7 @@ class FreeCapacityIndex {
     return left != UINT32_MAX ? left : first_from(2 * v + 1, need, exact);
   }
 
-  const ClusterState* cluster_ = nullptr;
-  uint64_t seen_ = 0;  // the cluster's changes() at the last sync
+  JournalFollower follower_;
   double max_cpu_ = 0, max_gpu_ = 0;
   int cap_units_ = 0;
   std::vector<int64_t> cpu_, units_;  // per node, as of the last sync
