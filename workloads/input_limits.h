@@ -17,7 +17,7 @@ inline constexpr const char* kHorizonText = "365d";
 inline constexpr int64_t kMaxSamples = 1'000'000;
 
 // Pods of one workload, after generation, import, fill sampling or a sweep's scaling. Measured
-// (docs/performance.md, "Memory of a million-pod replay"): the workload holds 112 bytes per pod
+// (docs/performance.md, "Memory of a million-pod replay"): the workload holds 104 bytes per pod
 // (more for names over 15 characters), a run about 70 more per pod per policy running at once
 // (about 120 when every pod's request differs), so the largest workload takes about 0.5 GB to
 // validate and about 0.9 GB to run with one policy.

@@ -198,14 +198,14 @@ PodSpec kube_pod_spec(const KubePod& p, std::span<const KubeNodeFacts> facts,
   if (s.gpu_count > 0) {
     if (p.gpucores > 0 && p.gpucores < 100) {
       if (s.gpu_count == 1)
-        s.gpu_milli = static_cast<int>(p.gpucores * 10);
+        s.gpu_milli = static_cast<int16_t>(p.gpucores * 10);
       else
         conversion.cores_multi = true;
     }
     s.gpu_memory_mib = p.gpumem_mib;
     // HAMi resolves the percentage on the GPU it picks (its `hami` sharing mode does too);
     // nvidia.com/gpumem wins when both are given, as in HAMi.
-    if (p.gpumem_mib == 0) s.gpu_memory_percent = static_cast<int32_t>(p.gpumem_percent);
+    if (p.gpumem_mib == 0) s.gpu_memory_percent = static_cast<int16_t>(p.gpumem_percent);
     if (!p.selector_product.empty()) {
       std::string error;
       const auto m = kube_gfd_product_model(p.selector_product, 0, model_names(catalog), error);

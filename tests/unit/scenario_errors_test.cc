@@ -122,6 +122,9 @@ const Case kCases[] = {
     {"gpu_memory_cpu_only.yaml",
      "{dir}/gpu_memory_cpu_only.yaml:12:23: workload.pods[0].gpu_memory_mib: GPU memory needs "
      "gpu_count of at least 1"},
+    {"gpu_memory_percent_too_large.yaml",
+     "{dir}/gpu_memory_percent_too_large.yaml:11:27: workload.pods[0].gpu_memory_percent: expected "
+     "an integer in 1..100, found '150'"},
     {"gpu_milli_cpu_only.yaml",
      "{dir}/gpu_milli_cpu_only.yaml:11:18: workload.pods[0].gpu_milli: a GPU share needs "
      "gpu_count of 1"},

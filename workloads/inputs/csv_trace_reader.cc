@@ -311,7 +311,7 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
       } else if (pod.gpu_count == 1) {
         const int v = static_cast<int>(csv.integer(*c.gpu_milli, 1, whole));
         largest_share = std::max(largest_share, v);
-        pod.gpu_milli = share_percent ? v * 10 : v;
+        pod.gpu_milli = static_cast<int16_t>(share_percent ? v * 10 : v);
       } else {
         csv.integer(*c.gpu_milli, whole, whole);
         largest_share = std::max(largest_share, whole);
@@ -323,7 +323,7 @@ std::vector<PodSpec> read_csv_trace(const CsvTraceMapping& m, const ModelCheck& 
         if (csv.integer(*c.gpu_memory, 0, 0) != 0)
           csv.fail_field(*c.gpu_memory, "0 for a pod without GPUs");
       } else {
-        pod.gpu_memory_percent = static_cast<int32_t>(csv.integer(*c.gpu_memory, 1, 100));
+        pod.gpu_memory_percent = static_cast<int16_t>(csv.integer(*c.gpu_memory, 1, 100));
       }
     } else if (!empty(csv, c.gpu_memory)) {
       pod.gpu_memory_mib = memory_cell(csv, *c.gpu_memory, gpu_memory_unit);

@@ -128,7 +128,7 @@ std::vector<PodSpec> read_openb_pods(const std::string& path, const OpenbPodOpti
       if (!csv.field(c_milli).empty() && csv.integer(c_milli, 0, 0) != 0)
         csv.fail_field(c_milli, "0");
     } else if (pod.gpu_count == 1) {
-      pod.gpu_milli = static_cast<int>(csv.integer(c_milli, 1, 1000));
+      pod.gpu_milli = static_cast<int16_t>(csv.integer(c_milli, 1, 1000));
     } else if (csv.integer(c_milli, 1000, 1000) != 1000) {
       csv.fail_field(c_milli, "1000");
     }

@@ -250,7 +250,7 @@ void apply_resource_request(const YamlReader& yaml, const PodResourceRequest& r,
       yaml.fail(r.mig.at, r.mig.path, "a MIG profile is for one-GPU pods (gpu_count: 1)");
   }
   if (r.gpu_milli.given()) {
-    pod.gpu_milli = static_cast<int>(r.gpu_milli.value);
+    pod.gpu_milli = static_cast<int16_t>(r.gpu_milli.value);
     if (pod.gpu_count == 0)
       yaml.fail(r.gpu_milli.at, r.gpu_milli.path,
                 fmt::format("a GPU share needs {} of 1", count_key));
@@ -273,7 +273,7 @@ void apply_resource_request(const YamlReader& yaml, const PodResourceRequest& r,
                 fmt::format("give either '{}' or '{}', not both ({}{})", r.gpu_memory_mib.key,
                             r.gpu_memory_percent.key, r.gpu_memory_mib.path,
                             line_of(r.gpu_memory_mib.at)));
-    pod.gpu_memory_percent = static_cast<int32_t>(r.gpu_memory_percent.value);
+    pod.gpu_memory_percent = static_cast<int16_t>(r.gpu_memory_percent.value);
     if (pod.gpu_count == 0)
       yaml.fail(r.gpu_memory_percent.at, r.gpu_memory_percent.path,
                 fmt::format("GPU memory needs {} of at least 1", count_key));
