@@ -30,6 +30,9 @@ struct PodRequest {
   // group like shapes; kNoShapeTag for CPU-only pods or when the run does not track shapes.
   static constexpr uint32_t kNoShapeTag = UINT32_MAX;
   uint32_t shape_tag = kNoShapeTag;
+
+  // Every field: requests that compare equal are filtered, scored and placed alike.
+  friend bool operator==(const PodRequest&, const PodRequest&) = default;
 };
 
 class ClusterState {

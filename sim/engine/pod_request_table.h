@@ -27,7 +27,7 @@ class PodRequestTable {
     for (size_t p = 0; p < pods; ++p) {
       const PodRequest r = make(p);
       uint32_t& slot = cache[hash(r) % kCacheSize];
-      if (slot == UINT32_MAX || !equal(distinct_[slot], r)) {
+      if (slot == UINT32_MAX || distinct_[slot] != r) {
         slot = static_cast<uint32_t>(distinct_.size());
         distinct_.push_back(r);
       }
@@ -54,12 +54,6 @@ class PodRequestTable {
     mix(static_cast<uint64_t>(r.gpu_count) << 32 | static_cast<uint32_t>(r.gpu_milli));
     mix(static_cast<uint64_t>(r.claim_units) << 32 | r.shape_tag);
     return h >> 20;
-  }
-  static bool equal(const PodRequest& a, const PodRequest& b) {
-    return a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
-           a.gpu_memory_mib == b.gpu_memory_mib && a.model_mask == b.model_mask &&
-           a.gpu_count == b.gpu_count && a.gpu_milli == b.gpu_milli &&
-           a.claim_units == b.claim_units && a.shape_tag == b.shape_tag;
   }
 
   std::vector<PodRequest> distinct_;

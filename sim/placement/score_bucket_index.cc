@@ -9,39 +9,25 @@ void ScoreBucketIndex::reset() {
   off_ = false;
   slots_.clear();
   probation_.clear();
-  probation_next_ = 0;
-}
-
-bool ScoreBucketIndex::same(const PodRequest& a, const PodRequest& b) {
-  return a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
-         a.gpu_memory_mib == b.gpu_memory_mib && a.model_mask == b.model_mask &&
-         a.gpu_count == b.gpu_count && a.gpu_milli == b.gpu_milli &&
-         a.claim_units == b.claim_units && a.shape_tag == b.shape_tag;
 }
 
 ScoreBucketIndex::Slot* ScoreBucketIndex::slot_for(const PodRequest& req) {
   ++clock_;
   for (Slot& s : slots_) {
-    if (same(s.key, req)) {
+    if (s.key == req) {
       s.used = clock_;
       return &s;
     }
   }
   // A shape earns a slot at its second sighting: a run of ever-new shapes (a trace of many
   // distinct requests) would otherwise pay a slot's build, a full pass and more, for every pod.
-  const auto seen = std::find_if(probation_.begin(), probation_.end(),
-                                 [&](const PodRequest& p) { return same(p, req); });
+  const auto seen = std::find(probation_.begin(), probation_.end(), req);
   if (seen == probation_.end()) {
-    if (probation_.size() < kProbation) {
-      probation_.push_back(req);
-    } else {
-      probation_[probation_next_] = req;
-      probation_next_ = (probation_next_ + 1) % kProbation;
-    }
+    if (probation_.size() == kProbation) probation_.erase(probation_.begin());
+    probation_.push_back(req);
     return nullptr;
   }
-  // Forgotten from probation by an impossible request, so that it cannot match again.
-  seen->cpu_milli = -1;
+  probation_.erase(seen);
   Slot* slot = nullptr;
   if (slots_.size() < kSlots) {
     slot = &slots_.emplace_back();

@@ -67,7 +67,6 @@ class ScoreBucketIndex {
     std::array<uint64_t, 2> nonempty{};  // bit s: members[s] is not empty
   };
   static constexpr int kFails = 255;
-  static bool same(const PodRequest& a, const PodRequest& b);
   // The slot for `req`, or null when it earns none yet.
   Slot* slot_for(const PodRequest& req);
   bool rebuild(Slot& s, const ClusterState& cluster, const Asks& asks);
@@ -77,8 +76,7 @@ class ScoreBucketIndex {
   static void place(Slot& s, NodeId n, int bucket);
 
   std::vector<Slot> slots_;
-  std::vector<PodRequest> probation_;  // a ring of kProbation
-  size_t probation_next_ = 0;
+  std::vector<PodRequest> probation_;  // oldest first, at most kProbation
   uint64_t clock_ = 0;
   uint64_t rebuilds_ = 0, answered_ = 0;
   bool off_ = false;  // a score out of range was seen: the index is off until reset()
