@@ -353,8 +353,7 @@ void ExtenderState::admit_request_nodes(ParsedRequest& request) {
   if (request.carries_nodes) refresh();
   // resolve() answers from the view of its generation: the same names, the same ids.
   const std::vector<std::string>& names = request.node_names();
-  if (last_resolved_.generation == actual_.generation() &&
-      last_resolved_.ids.size() == names.size() && names == last_names_) {
+  if (last_resolved_.generation == actual_.generation() && names == last_names_) {
     request.resolved = last_resolved_;
     return;
   }
