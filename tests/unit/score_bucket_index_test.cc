@@ -76,16 +76,31 @@ std::vector<NodeId> brute(const ClusterState& cluster, const CpuAsks& asks) {
   return best;
 }
 
-TEST(ScoreBucketIndex, ServesAShapeFromItsSecondSightingAndFollowsTheCluster) {
-  ClusterState cluster(testing::cluster_of({testing::node_group("n", 200, "T4", 0, 64000, 65536)}),
-                       testing::catalog(), 1);
+// `nodes` CPU-only nodes of `cpu` milli-CPU, an index over them, and the lists top() fills.
+struct Fixture {
+  Fixture(int nodes, int64_t cpu)
+      : cluster(testing::cluster_of({testing::node_group("n", nodes, "T4", 0, cpu, 65536)}),
+                testing::catalog(), 1) {}
+  bool top(const PodRequest& req, const CpuAsks& asks) {
+    ties.clear();
+    sets.clear();
+    return index.top(cluster, req, asks, ties, sets);
+  }
+  ClusterState cluster;
   ScoreBucketIndex index;
-  const PodRequest req = cpu_pod(8000);
-  const CpuAsks asks(cluster, req);
   std::vector<NodeId> ties;
   std::vector<TiedSet> sets;
-  EXPECT_FALSE(index.top(cluster, req, asks, ties, sets));  // first sighting
-  ASSERT_TRUE(index.top(cluster, req, asks, ties, sets));
+};
+
+TEST(ScoreBucketIndex, ServesAShapeFromItsSecondSightingAndFollowsTheCluster) {
+  Fixture f(200, 64000);
+  ClusterState& cluster = f.cluster;
+  const PodRequest req = cpu_pod(8000);
+  const CpuAsks asks(cluster, req);
+  EXPECT_FALSE(f.top(req, asks));  // first sighting
+  ASSERT_TRUE(f.top(req, asks));
+  const auto& ties = f.ties;
+  const auto& sets = f.sets;
   // 200 idle nodes tie: a set, not a list.
   EXPECT_TRUE(ties.empty());
   ASSERT_EQ(sets.size(), 1U);
@@ -110,41 +125,29 @@ TEST(ScoreBucketIndex, ServesAShapeFromItsSecondSightingAndFollowsTheCluster) {
         bound.emplace_back(n, p);
       }
     }
-    ties.clear();
-    sets.clear();
-    ASSERT_TRUE(index.top(cluster, req, asks, ties, sets));
+    ASSERT_TRUE(f.top(req, asks));
     ASSERT_EQ(expand(ties, sets), brute(cluster, asks)) << "step " << step;
   }
-  EXPECT_GE(index.rebuilds(), 2U);
-  EXPECT_EQ(index.answered(), 601U);
+  EXPECT_GE(f.index.rebuilds(), 2U);
+  EXPECT_EQ(f.index.answered(), 601U);
 }
 
 TEST(ScoreBucketIndex, NoNodePassesGivesNoMaxima) {
-  ClusterState cluster(testing::cluster_of({testing::node_group("n", 5, "T4", 0, 4000, 65536)}),
-                       testing::catalog(), 1);
-  ScoreBucketIndex index;
+  Fixture f(5, 4000);
   const PodRequest req = cpu_pod(8000);
-  const CpuAsks asks(cluster, req);
-  std::vector<NodeId> ties;
-  std::vector<TiedSet> sets;
-  EXPECT_FALSE(index.top(cluster, req, asks, ties, sets));
-  EXPECT_TRUE(index.top(cluster, req, asks, ties, sets));
-  EXPECT_TRUE(ties.empty());
-  EXPECT_TRUE(sets.empty());
+  const CpuAsks asks(f.cluster, req);
+  EXPECT_FALSE(f.top(req, asks));
+  EXPECT_TRUE(f.top(req, asks));
+  EXPECT_TRUE(f.ties.empty());
+  EXPECT_TRUE(f.sets.empty());
 }
 
 TEST(ScoreBucketIndex, TheLeastRecentlyUsedShapeGivesItsSlotUp) {
-  ClusterState cluster(testing::cluster_of({testing::node_group("n", 10, "T4", 0, 64000, 65536)}),
-                       testing::catalog(), 1);
-  ScoreBucketIndex index;
-  std::vector<NodeId> ties;
-  std::vector<TiedSet> sets;
+  Fixture f(10, 64000);
+  ScoreBucketIndex& index = f.index;
   const auto ask = [&](int64_t milli) {
     const PodRequest req = cpu_pod(milli);
-    const CpuAsks asks(cluster, req);
-    ties.clear();
-    sets.clear();
-    return index.top(cluster, req, asks, ties, sets);
+    return f.top(req, CpuAsks(f.cluster, req));
   };
   // kSlots + 1 shapes, each twice: the last one takes the slot of the first.
   for (size_t s = 0; s <= ScoreBucketIndex::kSlots; ++s) {
@@ -160,20 +163,16 @@ TEST(ScoreBucketIndex, TheLeastRecentlyUsedShapeGivesItsSlotUp) {
 }
 
 TEST(ScoreBucketIndex, AScoreOutOfRangeTurnsItOffUntilReset) {
-  ClusterState cluster(testing::cluster_of({testing::node_group("n", 4, "T4", 0, 64000, 65536)}),
-                       testing::catalog(), 1);
-  ScoreBucketIndex index;
+  Fixture f(4, 64000);
   const PodRequest req = cpu_pod(1000);
-  const CpuAsks bad(cluster, req, true), good(cluster, req);
-  std::vector<NodeId> ties;
-  std::vector<TiedSet> sets;
-  EXPECT_FALSE(index.top(cluster, req, bad, ties, sets));
-  EXPECT_FALSE(index.top(cluster, req, bad, ties, sets));   // the rebuild meets 101
-  EXPECT_FALSE(index.top(cluster, req, good, ties, sets));  // off for the run
-  index.reset();
-  EXPECT_FALSE(index.top(cluster, req, good, ties, sets));
-  EXPECT_TRUE(index.top(cluster, req, good, ties, sets));
-  EXPECT_EQ(ties.size(), 4U);
+  const CpuAsks bad(f.cluster, req, true), good(f.cluster, req);
+  EXPECT_FALSE(f.top(req, bad));
+  EXPECT_FALSE(f.top(req, bad));   // the rebuild meets 101
+  EXPECT_FALSE(f.top(req, good));  // off for the run
+  f.index.reset();
+  EXPECT_FALSE(f.top(req, good));
+  EXPECT_TRUE(f.top(req, good));
+  EXPECT_EQ(f.ties.size(), 4U);
 }
 
 }  // namespace
