@@ -95,10 +95,10 @@ void BM_RandomWholeCard(benchmark::State& s) {
 // whole; us_per_pod is the figure to compare (the trace is generated once per node count, outside
 // the timing).
 void scale_replay(benchmark::State& state, const char* preset, const SharingConfig& sharing,
-                  int nodes, bool indexes) {
-  const uint64_t count = static_cast<uint64_t>(nodes) * 100;
-  static std::map<int, std::vector<PodSpec>> traces;  // NOLINT: bench-local memo
-  auto& pods = traces[nodes];
+                  int nodes, bool indexes, uint64_t per_node = 100) {
+  const uint64_t count = static_cast<uint64_t>(nodes) * per_node;
+  static std::map<std::pair<int, uint64_t>, std::vector<PodSpec>> traces;  // NOLINT: memo
+  auto& pods = traces[{nodes, count}];
   if (pods.empty()) pods = generate_bench_pods(nodes, count);
   const ClusterSpec cluster = bench_cluster(nodes);
   const GpuCatalog catalog = GpuCatalog::builtin();
@@ -147,6 +147,11 @@ void BM_Scale_HamiBinpack(benchmark::State& s) {
   hami.kind = "hami";
   scale_replay(s, "hami-binpack", hami);
 }
+// The control for the growth rows: 1,000 nodes with the 10,000-node row's million pods, so a
+// difference between the two sizes is the cluster's, not the trace's length (performance.md).
+void BM_Scale_BestFitLong(benchmark::State& s) {
+  scale_replay(s, "best-fit", {}, 1000, true, 1000);
+}
 void BM_Scale_FirstFit(benchmark::State& s) {
   scale_replay(s, "first-fit", {});
 }
@@ -193,6 +198,7 @@ SLICELAB_SCALE_ROW(BM_Scale_BestFit);
 SLICELAB_SCALE_ROW(BM_Scale_SpreadTimeSlice4);
 SLICELAB_SCALE_ROW(BM_Scale_HamiBinpack);
 SLICELAB_SCALE_ROW(BM_Scale_FirstFit);
+BENCHMARK(BM_Scale_BestFitLong)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 SLICELAB_SCALE_ROW(BM_Scale_Fgd);
 BENCHMARK(BM_Scale_Preset)
     ->DenseRange(0, static_cast<int>(std::size(kScalePresets)) - 1)

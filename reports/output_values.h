@@ -34,4 +34,18 @@ inline std::string csv_field(std::string_view s) {
   return out + "\"";
 }
 
+// csv_field(s) appended to `out` without a temporary string (the pods.csv writer's per-row path).
+inline void append_csv_field(fmt::memory_buffer& out, std::string_view s) {
+  if (s.find_first_of(",\"\n") == std::string_view::npos) {
+    out.append(s);
+    return;
+  }
+  out.push_back('"');
+  for (const char c : s) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+}
+
 }  // namespace slicelab

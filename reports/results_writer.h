@@ -19,6 +19,10 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, std::span<const Ru
 // pods.csv and timeseries.csv, written to `out` a few rows at a time (write_results streams them
 // into the results folder); the string forms hold the same bytes.
 void write_pods_csv(std::ostream& out, const Scenario& scenario, std::span<const RunResult> runs);
+// The same bytes with rows formatted on `width` threads (the overload above uses
+// default_jobs()); width 1 formats on the caller's thread only.
+void write_pods_csv(std::ostream& out, const Scenario& scenario, std::span<const RunResult> runs,
+                    int width);
 std::string pods_csv(const Scenario& scenario, std::span<const RunResult> runs);
 void write_timeseries_csv(std::ostream& out, std::span<const RunResult> runs);
 std::string timeseries_csv(std::span<const RunResult> runs);

@@ -75,6 +75,42 @@ TEST_F(StreamedResults, PodsCsvInTheFolderHoldsTheHandWorkedRows) {
   EXPECT_TRUE(testing::read_file(out / "timeseries.csv") == timeseries_csv(runs));
 }
 
+// 20,000 pods per policy: three blocks of rows each, so blocks formatted side by side must come
+// out in order, across the policies too.
+const char* const kManyPods = R"(name: many
+cluster:
+  node_groups:
+    - {name: n, count: 20, gpu_model: A100-80GB, gpus_per_node: 8, cpu_milli: 128000, memory_mib: 1Ti}
+workload:
+  generator:
+    pods: 20000
+    arrivals_per_hour: 400
+    seed: 3
+    shapes:
+      - {name: frac, weight: 3, gpu_count: 1, gpu_milli: 300, gpu_memory_mib: 10000,
+         duration: {distribution: lognormal, median: 1800, sigma: 0.8, min: 30}}
+      - {name: big, weight: 1, gpu_count: 4, gpu_milli: 1000, gpu_memory_mib: 60000,
+         duration: {distribution: lognormal, median: 3600, sigma: 0.8, min: 30}}
+policies:
+  - {name: ff, placement: first-fit}
+  - {name: bf, placement: best-fit}
+)";
+
+TEST_F(StreamedResults, RowsFormattedSideBySideAreTheSameBytesAtEveryWidth) {
+  const Scenario sc = load_scenario(write("many.yaml", kManyPods));
+  const std::vector<size_t> both = {0, 1};
+  const std::vector<RunResult> runs = run_policies(sc, both, 2);
+  std::ostringstream one;
+  write_pods_csv(one, sc, runs, 1);
+  const std::string want = one.str();
+  EXPECT_EQ(text_lines(want).size(), 40001U);
+  for (const int width : {2, 3, 8}) {
+    std::ostringstream side_by_side;
+    write_pods_csv(side_by_side, sc, runs, width);
+    EXPECT_TRUE(side_by_side.str() == want) << "width " << width;
+  }
+}
+
 TEST_F(StreamedResults, AFileThatCannotBeWrittenToTheEndIsAnError) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
   // More than any stream buffer: the writes fail while rows are still coming.
