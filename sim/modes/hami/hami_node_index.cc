@@ -15,6 +15,9 @@ void HamiNodeIndex::resize(size_t nodes) {
   range_of_.assign(nodes, Range{});
   changed_.clear();
   changed_at_.assign(nodes, kNowhere);
+  moved_.clear();
+  order_.clear();
+  order_.reserve(nodes);
   class_of_.assign(nodes, -1);
   classes_.assign(kMaxClasses, IdleClass{0, std::vector<uint64_t>((nodes + 63) / 64, 0)});
 }
@@ -74,29 +77,33 @@ void HamiNodeIndex::set_idle(NodeId n, int c) {
 
 void HamiNodeIndex::reorder() {
   // The nodes still on their leaves are in score order already: merge the changed ones in.
+  // The scratch lists are members: a reorder comes every few hundred binds, and allocated
+  // nothing per call since the first.
   const auto before = [&](NodeId a, NodeId b) {
     const int64_t ka = range_of_[a].max_key, kb = range_of_[b].max_key;
     return ka != kb ? ka < kb : a < b;
   };
-  std::vector<NodeId> kept, moved;
-  kept.reserve(nodes_);
-  for (size_t p = 0; p < leaves_; ++p) {
-    const NodeId n = at_[p];
-    if (n < nodes_ && leaf_of_[n] == p) kept.push_back(n);
-  }
+  moved_.clear();
   for (const Changed& c : changed_) {
-    moved.push_back(c.node);
+    moved_.push_back(c.node);
     changed_at_[c.node] = kNowhere;
   }
   changed_.clear();
-  std::sort(moved.begin(), moved.end(), before);
-  std::vector<NodeId> order(kept.size() + moved.size());
-  std::merge(kept.begin(), kept.end(), moved.begin(), moved.end(), order.begin(), before);
+  std::sort(moved_.begin(), moved_.end(), before);
+  order_.clear();
+  auto next_moved = moved_.begin();
+  for (size_t p = 0; p < leaves_; ++p) {
+    const NodeId n = at_[p];
+    if (n >= nodes_ || leaf_of_[n] != p) continue;  // left the tree
+    while (next_moved != moved_.end() && before(*next_moved, n)) order_.push_back(*next_moved++);
+    order_.push_back(n);
+  }
+  order_.insert(order_.end(), next_moved, moved_.end());
   std::fill(tree_.begin() + static_cast<std::ptrdiff_t>(leaves_), tree_.end(), Range{});
-  for (size_t p = 0; p < order.size(); ++p) {
-    at_[p] = order[p];
-    leaf_of_[order[p]] = static_cast<uint32_t>(p);
-    tree_[leaves_ + p] = range_of_[order[p]];
+  for (size_t p = 0; p < order_.size(); ++p) {
+    at_[p] = order_[p];
+    leaf_of_[order_[p]] = static_cast<uint32_t>(p);
+    tree_[leaves_ + p] = range_of_[order_[p]];
   }
   for (size_t v = leaves_; v-- > 1;) pull(v);
 }

@@ -144,6 +144,7 @@ class HamiNodeIndex {
   std::vector<uint32_t> changed_at_;  // per node: its place in changed_, or kNowhere
   std::vector<int> class_of_;         // per node: the class it is an idle member of, or -1
   std::vector<IdleClass> classes_;
+  std::vector<NodeId> moved_, order_;  // reorder()'s scratch
 };
 
 }  // namespace slicelab
