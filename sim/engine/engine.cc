@@ -191,12 +191,12 @@ RunResult Simulation::run(const ProgressFn& progress) {
     if (t_finish <= t_arrival) {
       const PodEvent e = *next;
       events_.pop();
-      if (e.kind == PodEvent::kRequeue)  // back-off over: it waits where it first arrived
+      if (e.kind() == PodEvent::kRequeue)  // back-off over: it waits where it first arrived
         queue_.arrive(e.slot, pods[e.slot].priority, restarts_.restarted(e.slot, out_[e.slot]),
                       *this, skip_failed_shapes_);
-      else if (e.kind == PodEvent::kRestart)
+      else if (e.kind() == PodEvent::kRestart)
         restart_in_place(tenants_.pod_in(e.slot));
-      else if (e.kind == PodEvent::kStart)
+      else if (e.kind() == PodEvent::kStart)
         start_after_reconfiguration(tenants_.pod_in(e.slot));
       else
         finish(tenants_.pod_in(e.slot));

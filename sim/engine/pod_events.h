@@ -5,15 +5,18 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <queue>
 #include <vector>
+
+#include "sim/engine/four_ary_heap.h"
 
 namespace slicelab {
 
+// 24 bytes: the kind rides in the low bits of the scheduling order (the heap of a 10,000-node
+// run holds about 50,000 of them; see docs/performance.md, "Fifth round").
 struct PodEvent {
   double time;
-  uint64_t seq;   // equal times go in scheduling order
-  uint32_t slot;  // a re-queue's: the pod's index in the run
+  uint64_t order;  // seq << 2 | kind: equal times go in scheduling order (seq is unique)
+  uint32_t slot;   // a re-queue's: the pod's index in the run
   uint32_t version;
   enum Kind : uint8_t {
     kFinish,
@@ -21,12 +24,15 @@ struct PodEvent {
     kRestart,  // a failed pod, still bound, restarts in place after its back-off
     kRequeue,  // a failed pod goes back to the queue after its back-off (restart_policy.h)
   };
-  Kind kind;
-  // std::priority_queue is a max-heap: "greater" means later.
-  bool operator<(const PodEvent& o) const {
-    return time > o.time || (time == o.time && seq > o.seq);
-  }
+  Kind kind() const { return static_cast<Kind>(order & 3U); }
+  // Earliest first; equal times in scheduling order.
+  struct Before {
+    bool operator()(const PodEvent& a, const PodEvent& b) const {
+      return a.time < b.time || (a.time == b.time && a.order < b.order);
+    }
+  };
 };
+static_assert(sizeof(PodEvent) == 24 && PodEvent::kRequeue < 4, "the kind takes two bits");
 
 // Contract: a slot has at most one live event; schedule() replaces it and cancel() voids it;
 // a stale event is dropped when it reaches the front. A re-queue names a pod, not a slot, and is
@@ -38,17 +44,17 @@ class PodEvents {
  public:
   void schedule(uint32_t slot, double time, PodEvent::Kind kind = PodEvent::kFinish) {
     if (slot >= version_.size()) version_.resize(slot + size_t{1}, 0);
-    events_.push({time, seq_++, slot, ++version_[slot], kind});
+    events_.push({time, seq_++ << 2 | kind, slot, ++version_[slot]});
   }
   void requeue(uint32_t pod, double time) {
-    events_.push({time, seq_++, pod, 0, PodEvent::kRequeue});
+    events_.push({time, seq_++ << 2 | PodEvent::kRequeue, pod, 0});
   }
   void cancel(uint32_t slot) {
     if (slot < version_.size()) ++version_[slot];
   }
   // The earliest live event, or nullptr when none is left.
   const PodEvent* next() {
-    while (!events_.empty() && events_.top().kind != PodEvent::kRequeue &&
+    while (!events_.empty() && events_.top().kind() != PodEvent::kRequeue &&
            events_.top().version != version_[events_.top().slot])
       events_.pop();
     return events_.empty() ? nullptr : &events_.top();
@@ -56,7 +62,7 @@ class PodEvents {
   void pop() { events_.pop(); }
 
  private:
-  std::priority_queue<PodEvent> events_;
+  FourAryHeap<PodEvent, PodEvent::Before> events_;
   std::vector<uint32_t> version_;  // per slot
   uint64_t seq_ = 0;
 };

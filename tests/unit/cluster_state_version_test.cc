@@ -36,5 +36,25 @@ TEST(ClusterStateVersion, ChangesOnBindAndUnbindOfItsNodeOnly) {
   EXPECT_NE(s.version(0), v);
 }
 
+// The GPUs of node n are [first_gpu(n), first_gpu(n + 1)) for every node, the last included
+// (MIG's and vGPU's per-node loops rely on it), and the per-node record keeps each node's own.
+TEST(ClusterStateLayout, EveryNodesGpusAreARangeUpToTheNextNodesFirst) {
+  const ClusterState s(testing::cluster_of({testing::node_group("a", 2, "A100-80GB", 2),
+                                            testing::node_group("b", 1, "A100-80GB", 4)}),
+                       testing::catalog(), 1000);
+  ASSERT_EQ(s.node_count(), 3U);
+  EXPECT_EQ(s.first_gpu(0), 0U);
+  EXPECT_EQ(s.first_gpu(1), 2U);
+  EXPECT_EQ(s.first_gpu(2), 4U);
+  EXPECT_EQ(s.first_gpu(3), 8U);  // node_count(): gpu_count()
+  EXPECT_EQ(s.gpu_count(), 8U);
+  for (NodeId n = 0; n < 3; ++n) {
+    EXPECT_EQ(static_cast<int>(s.first_gpu(n + 1) - s.first_gpu(n)), s.gpus_on(n));
+    EXPECT_EQ(s.idle_gpus(n), s.gpus_on(n));
+    EXPECT_EQ(s.free_units(n), 1000 * s.gpus_on(n));
+    for (GpuId g = s.first_gpu(n); g < s.first_gpu(n + 1); ++g) EXPECT_EQ(s.node_of(g), n);
+  }
+}
+
 }  // namespace
 }  // namespace slicelab

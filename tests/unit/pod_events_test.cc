@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <queue>
+#include <random>
 #include <utility>
 #include <vector>
+
+#include "sim/engine/four_ary_heap.h"
 
 namespace slicelab {
 namespace {
@@ -39,7 +43,7 @@ TEST(SimPodEvents, RescheduledAndCancelledEventsAreVoid) {
   events.schedule(2, 5.0, PodEvent::kStart);
   const PodEvent* first = events.next();
   ASSERT_NE(first, nullptr);
-  EXPECT_EQ(first->kind, PodEvent::kStart);
+  EXPECT_EQ(first->kind(), PodEvent::kStart);
   const std::vector<std::pair<uint32_t, double>> want{{2, 5.0}, {0, 30.0}};
   EXPECT_EQ(drain(events), want);
 }
@@ -53,6 +57,41 @@ TEST(SimPodEvents, AReusedSlotDoesNotReviveItsEarlierPodsEvent) {
   events.schedule(4, 80.0);
   const std::vector<std::pair<uint32_t, double>> want{{4, 80.0}};
   EXPECT_EQ(drain(events), want);
+}
+
+// The four-ary heap pops what std::priority_queue pops, through pushes and pops interleaved at
+// random, with many equal times (a total order: ties broken by a unique sequence number).
+TEST(SimPodEvents, FourAryHeapPopsAsStdPriorityQueue) {
+  struct Item {
+    int time;
+    int seq;
+  };
+  struct Before {
+    bool operator()(const Item& a, const Item& b) const {
+      return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+    }
+  };
+  struct Later {
+    bool operator()(const Item& a, const Item& b) const { return Before{}(b, a); }
+  };
+  std::mt19937_64 rng(5);
+  FourAryHeap<Item, Before> heap;
+  std::priority_queue<Item, std::vector<Item>, Later> want;
+  int seq = 0;
+  for (int step = 0; step < 200000; ++step) {
+    if (want.empty() || rng() % 3 != 0) {
+      const Item x{static_cast<int>(rng() % 50), seq++};
+      heap.push(x);
+      want.push(x);
+    } else {
+      ASSERT_EQ(heap.top().seq, want.top().seq) << "step " << step;
+      heap.pop();
+      want.pop();
+    }
+    ASSERT_EQ(heap.size(), want.size());
+  }
+  for (; !want.empty(); want.pop(), heap.pop()) ASSERT_EQ(heap.top().seq, want.top().seq);
+  EXPECT_TRUE(heap.empty());
 }
 
 }  // namespace

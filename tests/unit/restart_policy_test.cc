@@ -83,14 +83,14 @@ TEST(RestartBackoff, FailedPutsTheRequeueAmongThePodEvents) {
   policy.failed(3, o, 9, events);
   const PodEvent* e = events.next();
   ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->kind, PodEvent::kRequeue);
+  EXPECT_EQ(e->kind(), PodEvent::kRequeue);
   EXPECT_EQ(e->slot, 3U);  // the pod, not a slot
   EXPECT_DOUBLE_EQ(e->time, 6.0);
   events.cancel(3);  // a slot's cancel never voids a re-queue
   EXPECT_EQ(events.next(), e);
   events.pop();
   ASSERT_NE(events.next(), nullptr);
-  EXPECT_EQ(events.next()->kind, PodEvent::kFinish);
+  EXPECT_EQ(events.next()->kind(), PodEvent::kFinish);
   EXPECT_DOUBLE_EQ(events.next()->time, 7.0);
 
   // Never: nothing is scheduled and nothing is counted.
@@ -143,7 +143,7 @@ TEST(RestartBackoff, InPlaceTheRestartIsTheSlotsEvent) {
   EXPECT_TRUE(policy.in_place(o));
   policy.failed(1, o, 4, events);  // pod 1 in tenant slot 4
   ASSERT_NE(events.next(), nullptr);
-  EXPECT_EQ(events.next()->kind, PodEvent::kRestart);
+  EXPECT_EQ(events.next()->kind(), PodEvent::kRestart);
   EXPECT_EQ(events.next()->slot, 4U);
   EXPECT_DOUBLE_EQ(events.next()->time, 7.0);
   // Counted, the outcome otherwise kept (the engine re-runs the checks).
