@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "sim/cluster_state.h"
+#include "sim/modes/hami/hami_node_index.h"
 #include "sim/modes/hami/hami_run.h"
 #include "sim/modes/hami/hami_share.h"
 #include "sim/placement/placement_config.h"
@@ -238,6 +240,38 @@ TEST(HamiIndexDifferential, IndexedPathListsOnlyTheTop) {
   };
   EXPECT_EQ(feasible_after(true), 1U);
   EXPECT_EQ(feasible_after(false), 3U);
+}
+
+// The index holds resources as 32-bit values; beyond that range they are clamped, and a node is
+// still never left out that the filters' own test accepts (values past 2^31, negative keys), and
+// an empty leaf (a node that left the tree) is never listed.
+TEST(HamiNodeIndex, ValuesBeyondThirtyTwoBitsAreNeverRefused) {
+  HamiNodeIndex index;
+  index.resize(5);
+  constexpr int64_t kHuge = int64_t{5} << 32;
+  const auto leaf = [](int64_t key, int64_t cpu) {
+    HamiLeaf l;
+    l.key = key;
+    l.cpu_free = cpu;
+    l.memory_free = kHuge;
+    l.models = 1;
+    return l;
+  };
+  const std::vector<int64_t> cpu = {kHuge + (int64_t{1} << 31) + 5, kHuge - 1, 3, kHuge + 7, kHuge};
+  for (NodeId n = 0; n < 5; ++n)
+    index.set(n, leaf(-static_cast<int64_t>(n) - (kHuge << 2), cpu[n]));
+  index.set_idle(4, 0);  // leaves the tree
+  HamiNeed need;
+  need.cpu = kHuge;
+  const auto exact = [&](NodeId n) { return cpu[n] >= need.cpu; };
+  for (const bool highest : {true, false}) {
+    int64_t top = std::numeric_limits<int64_t>::min();
+    std::vector<NodeId> ties;
+    auto check = exact;
+    index.best(need, highest, check, top, ties);
+    // Keys fall with the node id: the highest reach is node 0's, the lowest key node 3's.
+    EXPECT_EQ(ties, std::vector<NodeId>{highest ? NodeId{0} : NodeId{3}}) << highest;
+  }
 }
 
 }  // namespace hami_index_differential_tests

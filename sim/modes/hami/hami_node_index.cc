@@ -51,9 +51,18 @@ void HamiNodeIndex::leave_changed(NodeId n) {
 void HamiNodeIndex::set(NodeId n, const HamiLeaf& leaf) {
   leave_class(n);
   leave_tree(n);
-  range_of_[n] = {leaf.key,       -leaf.key, leaf.cpu_free, leaf.memory_free,  leaf.max_free_units,
-                  leaf.idle_gpus, leaf.open, leaf.idle,     leaf.max_free_mem, leaf.max_free_cores,
-                  leaf.models};
+  Range& r = range_of_[n];
+  r.max_key = leaf.key;
+  r.neg_min_key = -leaf.key;
+  r.models = leaf.models;
+  r.cpu = narrow(leaf.cpu_free);
+  r.memory = narrow(leaf.memory_free);
+  r.units = narrow(leaf.max_free_units);
+  r.idle_gpus = narrow(leaf.idle_gpus);
+  r.open = narrow(leaf.open);
+  r.idle = narrow(leaf.idle);
+  r.max_free_mem = narrow(leaf.max_free_mem);
+  r.max_free_cores = narrow(leaf.max_free_cores);
   if (changed_at_[n] == kNowhere) {
     changed_at_[n] = static_cast<uint32_t>(changed_.size());
     changed_.push_back({n, range_of_[n]});

@@ -62,8 +62,9 @@ class HamiNodeIndex {
   // already found elsewhere (an idle class; ties with it are listed); out: the best reach,
   // `ties` the nodes at it.
   template <typename Exact>
-  void best(const HamiNeed& need, bool highest, Exact& exact, int64_t& top,
+  void best(const HamiNeed& wide_need, bool highest, Exact& exact, int64_t& top,
             std::vector<NodeId>& ties) const {
+    const Need need = narrow(wide_need);
     ties.clear();
     for (const auto& c : changed_) {
       const int64_t reach = highest ? c.range.max_key : c.range.neg_min_key;
@@ -78,14 +79,42 @@ class HamiNodeIndex {
   }
 
  private:
+  // The resources as 32-bit values (56 bytes a range, not 88: the tree of a 10,000-node cluster
+  // is 1.8 MB, not 2.9). Values are clamped into [kEmpty + 1, INT32_MAX] and so are the needs;
+  // clamping is monotone, so a clamped range below a clamped need is below it unclamped too,
+  // and a range is never refused that could hold the pod. kEmpty marks an empty range, below
+  // every need.
+  static constexpr int32_t kEmpty = std::numeric_limits<int32_t>::min();
+  static int32_t narrow(int64_t v) {
+    return static_cast<int32_t>(
+        std::clamp<int64_t>(v, int64_t{kEmpty} + 1, std::numeric_limits<int32_t>::max()));
+  }
+  struct Need {
+    int32_t cpu, memory, max_free_units, idle_gpus, open, idle, max_free_mem, max_free_cores;
+    uint64_t model_mask;
+    bool gpu;
+  };
+  static Need narrow(const HamiNeed& n) {
+    return {narrow(n.cpu),
+            narrow(n.memory),
+            narrow(n.max_free_units),
+            narrow(n.idle_gpus),
+            narrow(n.open),
+            narrow(n.idle),
+            narrow(n.max_free_mem),
+            narrow(n.max_free_cores),
+            n.model_mask,
+            n.gpu};
+  }
   struct Range {
     int64_t max_key = std::numeric_limits<int64_t>::min();
     int64_t neg_min_key = std::numeric_limits<int64_t>::min();  // -(lowest key)
-    int64_t cpu = std::numeric_limits<int64_t>::min(), memory = cpu, units = cpu, idle_gpus = cpu;
-    int64_t open = cpu, idle = cpu, max_free_mem = cpu, max_free_cores = cpu;
     uint64_t models = 0;
+    int32_t cpu = kEmpty, memory = kEmpty, units = kEmpty, idle_gpus = kEmpty;
+    int32_t open = kEmpty, idle = kEmpty, max_free_mem = kEmpty, max_free_cores = kEmpty;
   };
-  static bool may_hold(const Range& r, const HamiNeed& need) {
+  static_assert(sizeof(Range) == 56);
+  static bool may_hold(const Range& r, const Need& need) {
     if (r.cpu < need.cpu || r.memory < need.memory || r.units < need.max_free_units ||
         r.idle_gpus < need.idle_gpus)
       return false;
@@ -100,7 +129,7 @@ class HamiNodeIndex {
   void reorder();                // the changed nodes into the tree, all leaves in score order
 
   template <typename Exact>
-  void visit(size_t v, const HamiNeed& need, bool highest, Exact& exact, int64_t& top,
+  void visit(size_t v, const Need& need, bool highest, Exact& exact, int64_t& top,
              std::vector<NodeId>& ties) const {
     const Range& r = tree_[v];
     const int64_t reach = highest ? r.max_key : r.neg_min_key;
