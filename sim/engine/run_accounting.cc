@@ -19,8 +19,8 @@ RunAccounting::RunAccounting(const ClusterState& cluster, const GpuCatalog& cata
                              std::span<const PodSpec> target_pods, size_t pods, bool fill)
     : cluster_(cluster), catalog_(catalog), fill_(fill) {
   const size_t gpus = cluster.gpu_count();
-  gpu_sm_.assign(gpus, 0.0);
-  gpu_mem_.assign(gpus, 0.0);
+  gpu_use_.resize(gpus);
+  for (GpuId g = 0; g < gpus; ++g) gpu_use_[g].model = cluster.model(cluster.node_of(g));
   const size_t m = catalog.models().size();
   model_sm_.assign(m, 0);
   model_mem_.assign(m, 0);
@@ -55,11 +55,11 @@ void RunAccounting::advance(double t, const SharingRun& sharing) {
 }
 
 void RunAccounting::set_gpu_usage(GpuId g, double sm, double memory) {
-  const uint16_t m = cluster_.model(cluster_.node_of(g));
-  model_sm_[m] += sm - gpu_sm_[g];
-  model_mem_[m] += memory - gpu_mem_[g];
-  gpu_sm_[g] = sm;
-  gpu_mem_[g] = memory;
+  GpuUse& use = gpu_use_[g];
+  model_sm_[use.model] += sm - use.sm;
+  model_mem_[use.model] += memory - use.mem;
+  use.sm = sm;
+  use.mem = memory;
 }
 
 void RunAccounting::node_changed(NodeId n) {

@@ -63,8 +63,13 @@ class RunAccounting {
   uint64_t events_ = 0, attempts_ = 0;
   std::optional<double> first_failure_t_, first_failure_alloc_;
 
-  // Per GPU: what it delivers. Per GPU model: running sums and their time integrals.
-  std::vector<double> gpu_sm_, gpu_mem_;
+  // Per GPU: what it delivers, and its model (so that an update reads one cache line, not
+  // three arrays). Per GPU model: running sums and their time integrals.
+  struct GpuUse {
+    double sm = 0, mem = 0;
+    uint16_t model = 0;
+  };
+  std::vector<GpuUse> gpu_use_;
   std::vector<double> model_sm_, model_mem_, model_alloc_;
   std::vector<double> model_sm_int_, model_mem_int_, model_alloc_int_;
   std::vector<size_t> model_gpus_;
