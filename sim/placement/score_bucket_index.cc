@@ -44,23 +44,37 @@ ScoreBucketIndex::Slot* ScoreBucketIndex::slot_for(const PodRequest& req) {
 void ScoreBucketIndex::place(Slot& s, NodeId n, int bucket) {
   const int old = s.score[n];
   if (old == bucket) return;
+  const uint64_t bit = uint64_t{1} << (n % 64);
   if (old != kFails) {
-    auto& from = s.members[static_cast<size_t>(old)];
-    const uint32_t at = s.pos[n];
-    from[at] = from.back();
-    s.pos[from[at]] = at;
-    from.pop_back();
-    s.bits[static_cast<size_t>(old) * s.words + n / 64] &= ~(uint64_t{1} << (n % 64));
-    if (from.empty()) s.nonempty[static_cast<size_t>(old) / 64] &= ~(uint64_t{1} << (old % 64));
+    member_word(s, old, n) &= ~bit;
+    if (--s.count[static_cast<size_t>(old)] == 0)
+      s.nonempty[static_cast<size_t>(old) / 64] &= ~(uint64_t{1} << (old % 64));
   }
   s.score[n] = static_cast<uint8_t>(bucket);
-  if (bucket != kFails) {
-    auto& to = s.members[static_cast<size_t>(bucket)];
-    s.pos[n] = static_cast<uint32_t>(to.size());
-    to.push_back(n);
-    s.bits[static_cast<size_t>(bucket) * s.words + n / 64] |= uint64_t{1} << (n % 64);
-    s.nonempty[static_cast<size_t>(bucket) / 64] |= uint64_t{1} << (bucket % 64);
+  if (bucket == kFails) return;
+  member_word(s, bucket, n) |= bit;
+  ++s.count[static_cast<size_t>(bucket)];
+  s.nonempty[static_cast<size_t>(bucket) / 64] |= uint64_t{1} << (bucket % 64);
+  uint64_t& listed = listed_word(s, bucket, n);
+  if ((listed & bit) != 0) return;  // its old entry there counts again
+  listed |= bit;
+  auto& list = s.members[static_cast<size_t>(bucket)];
+  list.push_back(n);
+  if (list.size() > 2 * static_cast<size_t>(s.count[static_cast<size_t>(bucket)]) + 16)
+    compact(s, bucket);
+}
+
+void ScoreBucketIndex::compact(Slot& s, int b) {
+  auto& list = s.members[static_cast<size_t>(b)];
+  size_t kept = 0;
+  for (const NodeId n : list) {
+    if (s.score[n] == b) {
+      list[kept++] = n;
+    } else {
+      listed_word(s, b, n) &= ~(uint64_t{1} << (n % 64));
+    }
   }
+  list.resize(kept);
 }
 
 bool ScoreBucketIndex::refile(Slot& s, std::span<const NodeId> nodes, const Asks& asks) {
@@ -88,9 +102,10 @@ bool ScoreBucketIndex::rebuild(Slot& s, const ClusterState& cluster, const Asks&
   const size_t n = cluster.node_count();
   s.words = (n + 63) / 64;
   s.score.assign(n, kFails);
-  s.pos.assign(n, 0);
+  s.count = {};
   for (auto& m : s.members) m.clear();
   s.bits.assign(static_cast<size_t>(kScores) * s.words, 0);
+  s.listed.assign(static_cast<size_t>(kScores) * s.words, 0);
   s.nonempty = {};
   if (all_.size() != n) {
     all_.resize(n);
@@ -123,18 +138,18 @@ bool ScoreBucketIndex::top(const ClusterState& cluster, const PodRequest& req, c
     best = 63 - std::countl_zero(s.nonempty[0]);
   }
   if (best < 0) return true;
-  const auto& top = s.members[static_cast<size_t>(best)];
-  if (top.size() <= kListedTies) {
-    ties.insert(ties.end(), top.begin(), top.end());
+  const uint32_t count = s.count[static_cast<size_t>(best)];
+  if (count <= kListedTies) {
+    for (const NodeId n : s.members[static_cast<size_t>(best)])
+      if (s.score[n] == best) ties.push_back(n);
     return true;
   }
   const std::span<const uint64_t> bits(s.bits.data() + static_cast<size_t>(best) * s.words,
                                        s.words);
   size_t w = 0;
-  while (bits[w] == 0) ++w;  // top is not empty
-  sets.push_back(
-      TiedSet{bits, top.size(),
-              static_cast<NodeId>(w * 64 + static_cast<size_t>(std::countr_zero(bits[w])))});
+  while (bits[w] == 0) ++w;  // the bucket is not empty
+  sets.push_back(TiedSet{
+      bits, count, static_cast<NodeId>(w * 64 + static_cast<size_t>(std::countr_zero(bits[w])))});
   return true;
 }
 

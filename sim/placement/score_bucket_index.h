@@ -20,7 +20,8 @@ namespace slicelab {
 // nodes that pass `feasible` with the highest score among them: the full pass's maxima, as the
 // scorer itself scores them. It keeps one slot per request shape (every PodRequest field) for the
 // last kSlots shapes that came at least twice; a slot replays the journal's changes when asked,
-// so an unchanged node costs nothing. Memory: about 9 + kScores / 8 bytes per node per slot.
+// so an unchanged node costs nothing. Memory: about 9 + 2 * kScores / 8 bytes per node per slot
+// (the lists hold at most twice their members, plus 16).
 class ScoreBucketIndex {
  public:
   static constexpr size_t kSlots = 32;       // shapes indexed at once; the least recently used goes
@@ -55,17 +56,31 @@ class ScoreBucketIndex {
   uint64_t answered() const { return answered_; }
 
  private:
+  // A node's move between buckets writes its score, two counts, the two buckets' member words
+  // and the new bucket's listed word (and at times a list's end): the lists drop a node that
+  // left lazily (an entry counts only while the node's score is the list's bucket; a list is
+  // compacted when its stale entries outnumber its members), which at 10,000 nodes halved the
+  // cache lines a move touches (docs/performance.md, "Fifth round").
   struct Slot {
     PodRequest key;
     uint64_t used = 0;  // the query clock at its last use
     JournalFollower follower;
     std::vector<uint8_t> score;  // per node: its bucket, kFails when it fails the filters
-    std::vector<uint32_t> pos;   // per node: its place in members[score]
+    std::array<uint32_t, kScores> count{};  // per bucket: its members
+    // Per bucket: its members and stale entries, each node at most once (`listed`).
     std::array<std::vector<NodeId>, kScores> members;
-    std::vector<uint64_t> bits;  // kScores x words: bit n of bucket s's words when n is in it
+    std::vector<uint64_t> bits;    // kScores x words: bit n of bucket b's words when n is in it
+    std::vector<uint64_t> listed;  // kScores x words: bit n when n has an entry in members[b]
     size_t words = 0;
-    std::array<uint64_t, 2> nonempty{};  // bit s: members[s] is not empty
+    std::array<uint64_t, 2> nonempty{};  // bit s: count[s] > 0
   };
+  static uint64_t& member_word(Slot& s, int b, NodeId n) {
+    return s.bits[static_cast<size_t>(b) * s.words + n / 64];
+  }
+  static uint64_t& listed_word(Slot& s, int b, NodeId n) {
+    return s.listed[static_cast<size_t>(b) * s.words + n / 64];
+  }
+  static void compact(Slot& s, int b);
   static constexpr int kFails = 255;
   // The slot for `req`, or null when it earns none yet.
   Slot* slot_for(const PodRequest& req);

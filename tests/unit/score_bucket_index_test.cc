@@ -132,6 +132,38 @@ TEST(ScoreBucketIndex, ServesAShapeFromItsSecondSightingAndFollowsTheCluster) {
   EXPECT_EQ(f.index.answered(), 601U);
 }
 
+// The lists drop a node that left lazily: a node that leaves the top bucket and comes back, again
+// and again, while most of the bucket's other members leave for good and return, is listed once,
+// and the lists are compacted as stale entries pile up (the maxima stay exact throughout).
+TEST(ScoreBucketIndex, NodesThatLeaveAndReturnAreListedOnce) {
+  Fixture f(100, 64000);
+  ClusterState& cluster = f.cluster;
+  const PodRequest req = cpu_pod(1000);
+  const CpuAsks asks(cluster, req);
+  EXPECT_FALSE(f.top(req, asks));
+  ASSERT_TRUE(f.top(req, asks));
+  const PodRequest small = cpu_pod(1000);
+  for (int round = 0; round < 40; ++round) {
+    // All but a few leave the top bucket (a set of 100 becomes a list of a few).
+    const int stay = 1 + round % 7;
+    for (NodeId n = static_cast<NodeId>(stay); n < 100; ++n) {
+      cluster.bind(n, {}, small);
+      ASSERT_TRUE(f.top(req, asks));
+      ASSERT_EQ(expand(f.ties, f.sets), brute(cluster, asks)) << round << " bind " << n;
+    }
+    // Node 0 leaves and returns on every step while the others come back.
+    for (NodeId n = static_cast<NodeId>(stay); n < 100; ++n) {
+      cluster.unbind(n, {}, small);
+      cluster.bind(0, {}, small);
+      ASSERT_TRUE(f.top(req, asks));
+      ASSERT_EQ(expand(f.ties, f.sets), brute(cluster, asks)) << round << " unbind " << n;
+      cluster.unbind(0, {}, small);
+      ASSERT_TRUE(f.top(req, asks));
+      ASSERT_EQ(expand(f.ties, f.sets), brute(cluster, asks)) << round << " return " << n;
+    }
+  }
+}
+
 TEST(ScoreBucketIndex, NoNodePassesGivesNoMaxima) {
   Fixture f(5, 4000);
   const PodRequest req = cpu_pod(8000);
