@@ -24,17 +24,7 @@ inline nlohmann::ordered_json json_value(const std::optional<double>& v) {
 }
 
 // RFC 4180 quoting: only fields holding a comma, quote or newline are quoted.
-inline std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-// csv_field(s) appended to `out` without a temporary string (the pods.csv writer's per-row path).
+// Appended to `out` without a temporary string (the pods.csv writer's per-row path).
 inline void append_csv_field(fmt::memory_buffer& out, std::string_view s) {
   if (s.find_first_of(",\"\n") == std::string_view::npos) {
     out.append(s);
@@ -46,6 +36,13 @@ inline void append_csv_field(fmt::memory_buffer& out, std::string_view s) {
     out.push_back(c);
   }
   out.push_back('"');
+}
+
+// The same as a string.
+inline std::string csv_field(std::string_view s) {
+  fmt::memory_buffer out;
+  append_csv_field(out, s);
+  return fmt::to_string(out);
 }
 
 }  // namespace slicelab
