@@ -140,6 +140,10 @@ bool ScoreBucketIndex::top(const ClusterState& cluster, const PodRequest& req, c
   if (best < 0) return true;
   const uint32_t count = s.count[static_cast<size_t>(best)];
   if (count <= kListedTies) {
+    // Members that left since the last push are still listed: compacted here too, so that a
+    // bucket that once held every node costs its few members, not a scan of its old list.
+    if (s.members[static_cast<size_t>(best)].size() > 2 * static_cast<size_t>(count) + 16)
+      compact(s, best);
     for (const NodeId n : s.members[static_cast<size_t>(best)])
       if (s.score[n] == best) ties.push_back(n);
     return true;
