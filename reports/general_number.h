@@ -6,11 +6,9 @@
 
 namespace slicelab {
 
-// Appends the text printf("%.*g", digits, v) writes (digits 1..17; others are clamped).
-// For up to 14 digits of a normal double, the digits come from std::to_chars' shortest
-// round-trip form rounded to `digits`, which is the exactly rounded result unless the shortest
-// form is a midpoint of the rounding grid (proof in the .cc); the rare midpoint, subnormal and
-// non-finite values and 15-17 digits go through std::to_chars' own %g path.
+// Appends the text printf("%.*g", digits, v) writes, which is also fmt's "{:.<digits>g}"
+// (digits 1..17; others are clamped). std::to_chars specifies its general format with a
+// precision as printf's %g.
 void append_general(fmt::memory_buffer& out, double v, int digits);
 
 }  // namespace slicelab
