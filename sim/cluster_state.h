@@ -11,6 +11,7 @@
 
 #include "sim/cluster_spec.h"
 #include "sim/gpu_catalog.h"
+#include "sim/prefetch.h"
 
 namespace slicelab {
 
@@ -109,6 +110,14 @@ class ClusterState {
 
   void bind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req);
   void unbind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req);
+  // A hint: an unbind of `gpus` (on node n, not empty) comes soon; fetches what it writes.
+  void prefetch_unbind(NodeId n, std::span<const GpuId> gpus) const {
+    prefetch_for_write(&node_[n]);
+    if (tags_ != 0) prefetch_for_write(&tag_counts_[n * tags_]);
+    prefetch_for_write(&gpu_free_units_[gpus.front()]);
+    prefetch_for_write(&gpu_mem_used_[gpus.front()]);
+    prefetch_for_write(&gpu_mem_used_[gpus.back()]);
+  }
 
  private:
   int count_fitting_gpus(NodeId n, int claim_units) const;

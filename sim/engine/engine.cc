@@ -112,6 +112,28 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
   out_[p].isolation_error = live_[tenants_.slot(p)].progress.isolation_error();
 }
 
+// While one event runs, the memory the next finish will touch is fetched: at 10,000 nodes its
+// pod's, slot's, node's and GPUs' records are rarely in cache, and a finish otherwise waits for
+// them one after another (docs/performance.md, "Sixth round"). In two steps, so that no hint
+// waits on memory either: the event after next gets its slot's state fetched, the next one (its
+// slot's state fetched one event ago) the records its slot names. Only hints: an event may be
+// stale, or come after an arrival or a push.
+void Simulation::prefetch_event(const PodEvent& next, const PodEvent* after) const {
+  if (after != nullptr && after->kind() != PodEvent::kRequeue && after->slot < tenants_.slots()) {
+    tenants_.prefetch_slot(after->slot);
+    live_.prefetch(after->slot);
+  }
+  if (next.kind() == PodEvent::kRequeue || next.slot >= tenants_.slots()) return;
+  const uint32_t p = tenants_.pod_in(next.slot);
+  if (p < out_.size()) prefetch_for_write(&out_[p]);
+  const auto gpus = tenants_.prefetch_leave(next.slot);
+  if (gpus.empty()) return;
+  const NodeId node = cluster_.node_of(gpus.front());
+  cluster_.prefetch_unbind(node, gpus);
+  accounting_.prefetch_release(node, gpus);
+  if (p < out_.size()) sharing_->prefetch_release(p, node, gpus);
+}
+
 std::optional<std::string> Simulation::never_fits(uint32_t p) {
   // The reason's text is built only for the (rare) pods that never fit; the others cost a
   // lookup by their request record.
@@ -191,6 +213,9 @@ RunResult Simulation::run(const ProgressFn& progress) {
     if (t_finish <= t_arrival) {
       const PodEvent e = *next;
       events_.pop();
+      // next() drops stale events now rather than at the loop's top: the hint is then for the
+      // next live one (an event stale now stays stale).
+      if (const PodEvent* ahead = events_.next()) prefetch_event(*ahead, events_.peek_second());
       if (e.kind() == PodEvent::kRequeue)  // back-off over: it waits where it first arrived
         queue_.arrive(e.slot, pods[e.slot].priority, restarts_.restarted(e.slot, out_[e.slot]),
                       *this, skip_failed_shapes_);

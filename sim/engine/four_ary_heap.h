@@ -16,6 +16,17 @@ class FourAryHeap {
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }
   const T& top() const { return items_.front(); }
+  // The element that is top() after a pop() (unless a push comes first), or nullptr when
+  // there is none: the earliest of the root's children.
+  const T* runner_up() const {
+    const size_t n = items_.size();
+    if (n < 2) return nullptr;
+    const size_t end = n < 5 ? n : 5;
+    size_t best = 1;
+    for (size_t c = 2; c < end; ++c)
+      if (Before{}(items_[c], items_[best])) best = c;
+    return &items_[best];
+  }
 
   void push(const T& x) {
     size_t i = items_.size();

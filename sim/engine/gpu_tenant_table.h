@@ -9,6 +9,7 @@
 
 #include "sim/cluster_state.h"
 #include "sim/interference/workload_class.h"
+#include "sim/prefetch.h"
 #include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/sharing_mode.h"
 #include "sim/sharing/sharing_run.h"
@@ -68,6 +69,22 @@ class GpuTenantTable {
   std::span<const GpuId> gpus_of(uint32_t pod) const {
     const uint32_t s = slot_of_[pod];
     return std::span<const GpuId>(gpus_).subspan(s * gpus_per_slot_, live_[s].gpu_count);
+  }
+  // Hints in two steps, one event apart, so that neither waits on memory: prefetch_slot(s)
+  // fetches the slot's own state; prefetch_leave(s) then reads it (the pod in the slot leaves
+  // its GPUs soon), fetches the pod's and its GPUs' tenant state and returns its GPUs
+  // (s < slots(); a free slot's are those of its last pod).
+  void prefetch_slot(uint32_t slot) const {
+    prefetch_for_write(&live_[slot]);
+    prefetch_for_read(&gpus_[slot * gpus_per_slot_]);
+  }
+  std::span<const GpuId> prefetch_leave(uint32_t slot) const {
+    const Tenant& t = live_[slot];
+    if (t.pod < slot_of_.size()) prefetch_for_write(&slot_of_[t.pod]);
+    const auto gpus = std::span<const GpuId>(gpus_).subspan(slot * gpus_per_slot_, t.gpu_count);
+    for (const GpuId g : gpus) prefetch_for_write(&pod_[g * max_tenants_]);
+    if (!gpus.empty()) prefetch_for_write(&count_[gpus.front()]);
+    return gpus;
   }
   // Slots ever in use at once: an upper bound of slot(pod) for the engine's own per-slot state.
   size_t slots() const { return live_.size(); }

@@ -60,6 +60,8 @@ class PodEvents {
     return events_.empty() ? nullptr : &events_.top();
   }
   void pop() { events_.pop(); }
+  // The event after the front one, live or not (a hint of what comes next), or nullptr.
+  const PodEvent* peek_second() const { return events_.runner_up(); }
 
  private:
   FourAryHeap<PodEvent, PodEvent::Before> events_;

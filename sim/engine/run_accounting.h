@@ -12,6 +12,7 @@
 #include "sim/metrics/fragmentation.h"
 #include "sim/metrics/reason_table.h"
 #include "sim/metrics/run_result.h"
+#include "sim/prefetch.h"
 #include "sim/sharing/sharing_run.h"
 #include "workloads/pod_spec.h"
 
@@ -37,6 +38,12 @@ class RunAccounting {
   // GPUs of model `model` allocated (claims as shares of a GPU, summed) changed by `delta`.
   void allocation_changed(uint16_t model, double delta) { model_alloc_[model] += delta; }
   void node_changed(NodeId n);
+  // A hint: set_gpu_usage on `gpus` and node_changed(n) come soon.
+  void prefetch_release(NodeId n, std::span<const GpuId> gpus) const {
+    prefetch_for_write(&gpu_use_[gpus.front()]);
+    prefetch_for_write(&gpu_use_[gpus.back()]);
+    prefetch_for_write(&node_frag_[n]);
+  }
   void placement_attempted() { ++attempts_; }
   void placement_failed();
   void event_done() { ++events_; }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/cluster_state.h"
+#include "sim/prefetch.h"
 
 namespace slicelab {
 
@@ -52,6 +53,12 @@ class RunningPods {
   }
   RunningPod& operator[](uint32_t slot) { return pods_[slot]; }
   size_t slots() const { return pods_.size(); }
+  // A hint: the pod in `slot` settles and leaves soon (a record may straddle two lines).
+  void prefetch(uint32_t slot) const {
+    if (slot >= pods_.size()) return;
+    prefetch_for_write(&pods_[slot]);
+    prefetch_for_write(&pods_[slot].bound.shape_tag);
+  }
 
  private:
   std::vector<RunningPod> pods_;

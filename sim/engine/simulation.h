@@ -66,6 +66,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::optional<std::string> never_fits(uint32_t p);
   void fail_running(uint32_t p, FailureCause cause, const char* reason);
   void release(uint32_t p);
+  void prefetch_event(const PodEvent& next, const PodEvent* after) const;
   void schedule_pending() { queue_.schedule(*this, skip_failed_shapes_); }
   void recompute(std::span<const GpuId> gpus);
   // The tenant table changes a pod's rate or error: progress so far accrues at the old values.

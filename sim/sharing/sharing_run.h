@@ -46,6 +46,9 @@ class SharingRun : public ModePlacement {
   virtual double start_delay_s(uint32_t /*pod*/) const { return 0.0; }
   // The pod ended: gives back what its reservation held. Called after the cluster unbound it.
   virtual void release(uint32_t /*pod*/, std::span<const GpuId> /*gpus*/) {}
+  // A hint: release(pod, gpus) (on node n, gpus not empty) comes soon; fetches what it touches.
+  virtual void prefetch_release(uint32_t /*pod*/, NodeId /*n*/,
+                                std::span<const GpuId> /*gpus*/) const {}
 
   // Sets each tenant's sm_cap on GPU g (`pods[k]` is the tenant of `loads[k]`).
   virtual void apply_sm_caps(GpuId /*g*/, std::span<const uint32_t> /*pods*/,

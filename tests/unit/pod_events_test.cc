@@ -85,13 +85,23 @@ TEST(SimPodEvents, FourAryHeapPopsAsStdPriorityQueue) {
       want.push(x);
     } else {
       ASSERT_EQ(heap.top().seq, want.top().seq) << "step " << step;
+      // runner_up() names the element that a pop brings to the top (the engine's hints of the
+      // event after next rely on it), and nothing when one or none is left.
+      const Item* second = heap.runner_up();
+      const int second_seq = second == nullptr ? -1 : second->seq;
       heap.pop();
       want.pop();
+      if (want.empty()) {
+        ASSERT_EQ(second_seq, -1) << "step " << step;
+      } else {
+        ASSERT_EQ(second_seq, want.top().seq) << "step " << step;
+      }
     }
     ASSERT_EQ(heap.size(), want.size());
   }
   for (; !want.empty(); want.pop(), heap.pop()) ASSERT_EQ(heap.top().seq, want.top().seq);
   EXPECT_TRUE(heap.empty());
+  EXPECT_EQ(heap.runner_up(), nullptr);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "sim/prefetch.h"
+
 namespace slicelab {
 
 HamiRun::HamiRun(const RunSetup& setup, const HamiSettings& settings, int total_cores)
@@ -258,6 +260,14 @@ void HamiRun::release(uint32_t pod, std::span<const GpuId> gpus) {
   summaries_[n].valid = false;
   slots_changed(n);
   held_[pod] = 0;
+}
+
+void HamiRun::prefetch_release(uint32_t pod, NodeId n, std::span<const GpuId> gpus) const {
+  prefetch_for_write(&held_[pod]);
+  prefetch_for_read(&pods_[pod].gpu_memory_mib);
+  prefetch_for_write(&used_[gpus.front()]);
+  prefetch_for_write(&in_use_[gpus.front()]);
+  prefetch_for_write(&summaries_[n]);
 }
 
 std::optional<SharingRun::MemoryInUse> HamiRun::overcommitted_memory(GpuId g, uint32_t pod) const {

@@ -29,6 +29,7 @@ class HamiRun final : public SharingRun, public Filter, public ReservePlugin {
   // A memory percentage is not part of PodRequest, so equal requests may differ in it.
   bool equal_requests_fit_alike() const override { return !any_percent_; }
   void release(uint32_t pod, std::span<const GpuId> gpus) override;
+  void prefetch_release(uint32_t pod, NodeId n, std::span<const GpuId> gpus) const override;
   std::optional<MemoryInUse> overcommitted_memory(GpuId g, uint32_t pod) const override;
 
   // Filter: nodes of an allowed model with req.gpu_count GPUs that each pass HAMi's Fit. A node
