@@ -110,8 +110,9 @@ class ClusterState {
 
   void bind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req);
   void unbind(NodeId n, std::span<const GpuId> gpus, const PodRequest& req);
-  // A hint: an unbind of `gpus` (on node n, not empty) comes soon; fetches what it writes.
-  void prefetch_unbind(NodeId n, std::span<const GpuId> gpus) const {
+  // A hint: a bind or an unbind of `gpus` (on node n, not empty) comes soon; fetches what it
+  // writes.
+  void prefetch_change(NodeId n, std::span<const GpuId> gpus) const {
     prefetch_for_write(&node_[n]);
     if (tags_ != 0) prefetch_for_write(&tag_counts_[n * tags_]);
     prefetch_for_write(&gpu_free_units_[gpus.front()]);

@@ -129,8 +129,8 @@ void Simulation::prefetch_event(const PodEvent& next, const PodEvent* after) con
   const auto gpus = tenants_.prefetch_leave(next.slot);
   if (gpus.empty()) return;
   const NodeId node = cluster_.node_of(gpus.front());
-  cluster_.prefetch_unbind(node, gpus);
-  accounting_.prefetch_release(node, gpus);
+  cluster_.prefetch_change(node, gpus);
+  accounting_.prefetch_change(node, gpus);
   if (p < out_.size()) sharing_->prefetch_release(p, node, gpus);
 }
 

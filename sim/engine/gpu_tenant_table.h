@@ -82,9 +82,13 @@ class GpuTenantTable {
     const Tenant& t = live_[slot];
     if (t.pod < slot_of_.size()) prefetch_for_write(&slot_of_[t.pod]);
     const auto gpus = std::span<const GpuId>(gpus_).subspan(slot * gpus_per_slot_, t.gpu_count);
+    prefetch_gpus(gpus);
+    return gpus;
+  }
+  // A hint: tenants join or leave `gpus` soon.
+  void prefetch_gpus(std::span<const GpuId> gpus) const {
     for (const GpuId g : gpus) prefetch_for_write(&pod_[g * max_tenants_]);
     if (!gpus.empty()) prefetch_for_write(&count_[gpus.front()]);
-    return gpus;
   }
   // Slots ever in use at once: an upper bound of slot(pod) for the engine's own per-slot state.
   size_t slots() const { return live_.size(); }

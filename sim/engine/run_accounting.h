@@ -39,7 +39,7 @@ class RunAccounting {
   void allocation_changed(uint16_t model, double delta) { model_alloc_[model] += delta; }
   void node_changed(NodeId n);
   // A hint: set_gpu_usage on `gpus` and node_changed(n) come soon.
-  void prefetch_release(NodeId n, std::span<const GpuId> gpus) const {
+  void prefetch_change(NodeId n, std::span<const GpuId> gpus) const {
     prefetch_for_write(&gpu_use_[gpus.front()]);
     prefetch_for_write(&gpu_use_[gpus.back()]);
     prefetch_for_write(&node_frag_[n]);
