@@ -68,10 +68,10 @@ struct JsonLimits {
 };
 
 // The parsed document never takes more than this multiple of the text's size by default: it is
-// above the densest real input (an array of one-digit numbers: 16 bytes of node per 2 bytes of
-// text) so that no valid object is refused: the worst case, an array of empty objects, charges 32
-// bytes per 3 of text. It bounds what a crafted document can take.
-inline constexpr std::size_t kDefaultMemoryFactor = 32;
+// above the densest input, an array of empty objects (144 bytes charged per 3 of text: node,
+// array slack, map), so that no valid object is refused; an array of one-digit numbers charges
+// 80 per 2. It bounds what a crafted document can take.
+inline constexpr std::size_t kDefaultMemoryFactor = 56;
 
 enum class JsonFailure {
   kSyntax,    // not JSON (nlohmann's message, with the byte offset)

@@ -48,7 +48,7 @@ inline constexpr std::size_t kMaxExtenderDepth = 64;
 // How much memory parsing one body may take. The parsed document is estimated as
 // workloads/bounded_json.h does (at most 32 bytes per byte of text for any JSON).
 struct WireLimits {
-  std::size_t max_document_bytes = 0;  // 0: 32 times the body's size
+  std::size_t max_document_bytes = 0;  // 0: 56 times the body's size
   BudgetCharge* charge = nullptr;      // also charged here when given (kept by the caller)
 };
 
