@@ -76,7 +76,7 @@ class GpuTenantTable {
   // (s < slots(); a free slot's are those of its last pod).
   void prefetch_slot(uint32_t slot) const {
     prefetch_for_write(&live_[slot]);
-    prefetch_for_read(&gpus_[slot * gpus_per_slot_]);
+    if (gpus_per_slot_ != 0) prefetch_for_read(&gpus_[slot * gpus_per_slot_]);  // none: no GPUs
   }
   std::span<const GpuId> prefetch_leave(uint32_t slot) const {
     const Tenant& t = live_[slot];
