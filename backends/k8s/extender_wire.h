@@ -46,7 +46,7 @@ class WireOverBudget : public std::runtime_error {
 inline constexpr std::size_t kMaxExtenderDepth = 64;
 
 // How much memory parsing one body may take. The parsed document is estimated as
-// workloads/bounded_json.h does (at most 32 bytes per byte of text for any JSON).
+// workloads/bounded_json.h does (at most 48 bytes per byte of text for any JSON).
 struct WireLimits {
   std::size_t max_document_bytes = 0;  // 0: 56 times the body's size
   BudgetCharge* charge = nullptr;      // also charged here when given (kept by the caller)
