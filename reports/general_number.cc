@@ -1,15 +1,116 @@
 #include "reports/general_number.h"
 
+#include <array>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace slicelab {
 
-void append_general(fmt::memory_buffer& out, double v, int digits) {
+namespace {
+
+// Powers of ten a double holds exactly (10^22 is the last).
+constexpr std::array<double, 23> kPow10 = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                           1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                           1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr std::array<uint64_t, 17> kPow10Int = {1ULL,
+                                                10ULL,
+                                                100ULL,
+                                                1000ULL,
+                                                10000ULL,
+                                                100000ULL,
+                                                1000000ULL,
+                                                10000000ULL,
+                                                100000000ULL,
+                                                1000000000ULL,
+                                                10000000000ULL,
+                                                100000000000ULL,
+                                                1000000000000ULL,
+                                                10000000000000ULL,
+                                                100000000000000ULL,
+                                                1000000000000000ULL,
+                                                10000000000000000ULL};
+// The largest precision the fast path serves: its scaled value stays below 2^53, where a double's
+// integer and fraction parts are exact.
+constexpr int kFastDigits = 15;
+
+// %g's fixed form for |v| in [1e-4, 10^precision), the form nearly every time, rate and ratio a
+// result file holds takes. The value is scaled by an exact power of ten so that its `precision`
+// significant digits are the integer part (one rounding, at most half an ulp), and rounded
+// to the nearest integer; where the scaled value is a half, which the exact value may not be, it
+// answers nullptr and std::to_chars decides (its exact arithmetic is what makes it slow: about a
+// third of writing a million-pod pods.csv). Also nullptr for the scientific form, zero,
+// infinities and NaN.
+char* write_fixed(char* out, double v, int precision) {
+  if (precision > kFastDigits) return nullptr;
+  const double a = std::fabs(v);
+  if (!(a >= 1e-4 && a < kPow10[static_cast<size_t>(precision)])) return nullptr;
+  // The decimal exponent, estimated; an estimate one off at a power's inexact boundary shows
+  // in the digit count below.
+  int exponent = 0;
+  if (a >= 1) {
+    while (exponent + 1 < precision && a >= kPow10[static_cast<size_t>(exponent) + 1]) ++exponent;
+  } else {
+    exponent = -1;
+    while (exponent > -4 && a < 1.0 / kPow10[static_cast<size_t>(-exponent)]) --exponent;
+  }
+  const double scaled = a * kPow10[static_cast<size_t>(precision - 1 - exponent)];
+  const double whole = std::floor(scaled);
+  const double fraction = scaled - whole;
+  // Rounding is monotonic and every n + 0.5 below 2^52 is a double, so the product lands on the
+  // same side of a half as the exact value, or on the half itself: only then is it undecided.
+  if (fraction == 0.5) return nullptr;
+  auto digits = static_cast<uint64_t>(whole) + (fraction > 0.5 ? 1 : 0);
+  const uint64_t lowest = kPow10Int[static_cast<size_t>(precision) - 1];
+  const uint64_t limit = kPow10Int[static_cast<size_t>(precision)];
+  if (digits < lowest) return nullptr;
+  if (digits >= limit) {
+    if (digits != limit) return nullptr;
+    digits = lowest;  // rounding carried into a new digit: 9.9999999996 -> 10
+    ++exponent;
+  }
+  if (exponent >= precision) return nullptr;  // %g switches to the scientific form
+
+  // Digits from the last, skipping the fraction's trailing zeros, into a small array; then
+  // copied to `out` in order.
+  std::array<char, 24> text;  // NOLINT(*-member-init): written before it is read
+  char* const stop = text.data() + text.size();
+  char* p = stop;
+  bool trailing = true;  // still among the fraction's trailing zeros, which are dropped
+  const int fraction_digits = precision - 1 - exponent;
+  for (int position = 0; position < precision; ++position) {
+    const auto d = static_cast<char>('0' + digits % 10);
+    digits /= 10;
+    if (position < fraction_digits) {
+      if (trailing && d == '0') continue;
+      trailing = false;
+    }
+    if (position == fraction_digits && !trailing) *--p = '.';
+    *--p = d;
+  }
+  if (v < 0) *out++ = '-';
+  if (exponent < 0) {
+    *out++ = '0';
+    *out++ = '.';
+    for (int z = -exponent - 1; z > 0; --z) *out++ = '0';
+  }
+  const auto length = static_cast<size_t>(stop - p);
+  std::memcpy(out, p, length);
+  return out + length;
+}
+
+}  // namespace
+
+char* write_general(char* out, double v, int digits) {
   const int precision = digits < 1 ? 1 : (digits > 17 ? 17 : digits);
-  char text[32];  // %.17g of any double fits in 24 characters
-  const std::to_chars_result r =
-      std::to_chars(text, text + sizeof text, v, std::chars_format::general, precision);
-  out.append(text, r.ptr);
+  if (char* end = write_fixed(out, v, precision)) return end;
+  return std::to_chars(out, out + kGeneralMaxChars, v, std::chars_format::general, precision).ptr;
+}
+
+void append_general(fmt::memory_buffer& out, double v, int digits) {
+  std::array<char, kGeneralMaxChars> text;  // NOLINT(*-member-init): written before it is read
+  out.append(text.data(), write_general(text.data(), v, digits));
 }
 
 }  // namespace slicelab

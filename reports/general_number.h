@@ -4,7 +4,16 @@
 
 #include <fmt/format.h>
 
+#include <cstddef>
+
 namespace slicelab {
+
+// The room write_general needs: %.17g of any double is at most 24 characters.
+inline constexpr size_t kGeneralMaxChars = 32;
+
+// Writes the same text as append_general at `out`, which has room for kGeneralMaxChars
+// characters, and returns the end of it (the pods.csv writer's rows are written in place).
+char* write_general(char* out, double v, int digits);
 
 // Appends the text printf("%.*g", digits, v) writes, which is also fmt's "{:.<digits>g}"
 // (digits 1..17; others are clamped). std::to_chars specifies its general format with a

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,18 +25,36 @@ inline nlohmann::ordered_json json_value(const std::optional<double>& v) {
 }
 
 // RFC 4180 quoting: only fields holding a comma, quote or newline are quoted.
-// Appended to `out` without a temporary string (the pods.csv writer's per-row path).
-inline void append_csv_field(fmt::memory_buffer& out, std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) {
-    out.append(s);
-    return;
+// The room write_csv_field may need for `s`: every character a quote, and the two around it.
+inline size_t csv_field_room(std::string_view s) {
+  return 2 * s.size() + 2;
+}
+
+// Writes `s` as a field at `out`, which has csv_field_room(s) characters of room, and returns
+// the end (the pods.csv writer's per-row path, written in place).
+inline char* write_csv_field(char* out, std::string_view s) {
+  // A plain loop, not find_first_of: libstdc++'s calls memchr on the set once per character, a
+  // fifth of a million-pod pods.csv's formatting.
+  bool plain = true;
+  for (const char c : s) plain &= c != ',' && c != '"' && c != '\n';
+  if (plain) {
+    if (!s.empty()) std::memcpy(out, s.data(), s.size());
+    return out + s.size();
   }
-  out.push_back('"');
+  *out++ = '"';
   for (const char c : s) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
+    if (c == '"') *out++ = '"';
+    *out++ = c;
   }
-  out.push_back('"');
+  *out++ = '"';
+  return out;
+}
+
+// Appended to `out` without a temporary string.
+inline void append_csv_field(fmt::memory_buffer& out, std::string_view s) {
+  const size_t size = out.size();
+  out.resize(size + csv_field_room(s));
+  out.resize(static_cast<size_t>(write_csv_field(out.data() + size, s) - out.data()));
 }
 
 // The same as a string.

@@ -1,11 +1,12 @@
 #include "reports/results_writer.h"
 
-#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -140,46 +141,64 @@ void flush_to(std::ostream& out, fmt::memory_buffer& buf) {
   buf.clear();
 }
 
-// One pods.csv row. fmt::memory_buffer + appender: format_to into std::string's back_inserter
-// goes a char at a time. Numbers go through append_general (std::to_chars), 1.5 times as fast
-// as fmt's precision path; the integer formats are compiled (FMT_COMPILE).
+// One pods.csv row, written in place: the buffer grows once by the row's largest size, the
+// fields are written through a pointer, and the buffer is cut back to what was written (its
+// append and push_back were a third of the writer's time, the numbers most of the rest).
 void append_pod_row(fmt::memory_buffer& buf, std::string_view policy, const RunResult& r, size_t i,
                     const PodSpec& spec, bool restarts) {
-  auto out = fmt::appender(buf);
   const PodOutcome& o = r.pods[i];
+  const std::string_view name = spec.name;
+  const std::string_view workload_class = spec.workload_class;
+  const std::string_view reason = r.reason_of(i);
+  const std::string_view status = to_string(o.status);
+  constexpr size_t kInteger = 24;  // any 64-bit integer and its separator
+  const size_t gpus = o.gpu_end() - o.gpu_begin;
+  const size_t room = policy.size() + csv_field_room(name) + csv_field_room(workload_class) +
+                      status.size() + 7 * (kGeneralMaxChars + 1) + (gpus + 2) * kInteger +
+                      csv_field_room(reason) + 8;
+  const size_t size = buf.size();
+  buf.resize(size + room);
+  char* p = buf.data() + size;
+  const auto integer = [&](auto v) { p = std::to_chars(p, p + kInteger, v).ptr; };
   const auto opt_num = [&](bool present, double v) {
-    if (present) append_general(buf, v, 9);
-    buf.push_back(',');
+    if (present) p = write_general(p, v, 9);
+    *p++ = ',';
   };
   const bool started = o.start_s >= 0 && o.status != PodStatus::kFailed;
   const bool done = o.status == PodStatus::kCompleted;
-  buf.append(policy);
-  buf.push_back(',');
-  append_csv_field(buf, spec.name);
-  buf.push_back(',');
-  append_csv_field(buf, spec.workload_class);
-  buf.push_back(',');
-  buf.append(std::string_view(to_string(o.status)));
-  buf.push_back(',');
+  std::memcpy(p, policy.data(), policy.size());
+  p += policy.size();
+  *p++ = ',';
+  p = write_csv_field(p, name);
+  *p++ = ',';
+  p = write_csv_field(p, workload_class);
+  *p++ = ',';
+  std::memcpy(p, status.data(), status.size());
+  p += status.size();
+  *p++ = ',';
   opt_num(true, spec.arrival_s);
   opt_num(o.start_s >= 0, o.start_s);
   opt_num(o.finish_s >= 0, o.finish_s);
   opt_num(started, o.start_s - spec.arrival_s);
   opt_num(done, o.finish_s - spec.arrival_s);
   opt_num(done, (o.finish_s - spec.arrival_s) / o.solo_s);
-  if (o.node >= 0) fmt::format_to(out, FMT_COMPILE("{}"), o.node);
-  buf.push_back(',');
+  if (o.node >= 0) integer(o.node);
+  *p++ = ',';
   for (uint32_t k = o.gpu_begin; k < o.gpu_end(); ++k) {
-    if (k != o.gpu_begin) buf.push_back(';');
-    fmt::format_to(out, FMT_COMPILE("{}"), r.pod_gpus[k]);
+    if (k != o.gpu_begin) *p++ = ';';
+    integer(r.pod_gpus[k]);
   }
-  buf.push_back(',');
-  append_csv_field(buf, r.reason_of(i));
+  *p++ = ',';
+  p = write_csv_field(p, reason);
   // Empty for pods no mode capped (docs/sharing-models.md).
-  buf.push_back(',');
-  if (o.isolation_error >= 0) append_general(buf, o.isolation_error, 6);
-  if (restarts) fmt::format_to(out, FMT_COMPILE(",{}"), o.restarts);
-  buf.push_back('\n');
+  *p++ = ',';
+  if (o.isolation_error >= 0) p = write_general(p, o.isolation_error, 6);
+  if (restarts) {
+    *p++ = ',';
+    integer(o.restarts);
+  }
+  *p++ = '\n';
+  buf.resize(static_cast<size_t>(p - buf.data()));
 }
 
 }  // namespace

@@ -67,6 +67,36 @@ TEST(GeneralNumber, TimesAndRatiosAsTheSimulatorMakesThem) {
   expect_same(values, 6);
 }
 
+// The fixed form's fast path (|v| in [1e-4, 10^P), P up to 15) at every precision, across and
+// beyond its range: random magnitudes, values a few ulps from every power of ten, and decimals
+// of exactly P + 1 digits ending in 5 (the scaled value then sits at a half).
+TEST(GeneralNumber, FixedFormAtEveryPrecisionAndAroundEveryPowerOfTen) {
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> magnitude(-6.0, 18.0);
+  std::vector<double> values;
+  for (int i = 0; i < 100000; ++i) {
+    const double v = std::pow(10.0, magnitude(rng));
+    values.push_back(v);
+    values.push_back(-v);
+  }
+  for (int e = -6; e <= 18; ++e) {
+    double v = std::pow(10.0, e);
+    for (int step = 0; step < 4; ++step) v = std::nextafter(v, 0.0);
+    for (int step = 0; step < 9; ++step, v = std::nextafter(v, 1e300)) values.push_back(v);
+  }
+  std::uniform_int_distribution<uint64_t> digit(0, 9);
+  for (int digits = 1; digits <= 16; ++digits)
+    for (int k = 0; k < 3000; ++k) {
+      std::string s = std::to_string(1 + digit(rng) % 9);
+      for (int i = 1; i < digits; ++i) s += static_cast<char>('0' + digit(rng));
+      s += "5e" + std::to_string(static_cast<int>(digit(rng) * 2) - digits - 5);
+      double v = 0;
+      std::from_chars(s.data(), s.data() + s.size(), v);
+      values.push_back(v);
+    }
+  for (int digits = 1; digits <= 17; ++digits) expect_same(values, digits);
+}
+
 TEST(GeneralNumber, MidpointsOfTheGridAndTheEdgesOfBothForms) {
   std::vector<double> values = {0.0,
                                 -0.0,

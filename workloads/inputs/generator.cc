@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 
 #include "workloads/input_error.h"
@@ -153,6 +155,7 @@ std::vector<PodSpec> generate_pods(const GeneratorSpec& spec, uint64_t scenario_
   if (spec.pod_count) pods.reserve(*spec.pod_count);
   double t = 0;
   uint64_t index = 0;
+  std::string name;  // reused: a pod's name is built here, then copied into its PodName
   while (!spec.pod_count || index < *spec.pod_count) {
     // Thinning (Lewis-Shedler): draw at the peak rate, keep with probability rate(t)/peak.
     t += rng.exponential(1.0 / peak_rate);
@@ -176,7 +179,13 @@ std::vector<PodSpec> generate_pods(const GeneratorSpec& spec, uint64_t scenario_
         std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin());
     const PodShape& shape = spec.shapes[std::min(k, spec.shapes.size() - 1)];
     PodSpec pod = shape.request;
-    pod.name = fmt::format("{}-{}", shape.name, index);
+    // "<shape>-<index>", built in place: fmt::format's run-time format parsing was a fifth of
+    // generating a million pods.
+    std::array<char, 24> digits{};
+    const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), index).ptr;
+    name.assign(shape.name).push_back('-');
+    name.append(digits.data(), end);
+    pod.name = std::string_view(name);
     pod.arrival_s = t;
     pod.duration_s = shape.duration.sample(rng);
     pods.push_back(std::move(pod));
