@@ -31,6 +31,10 @@ constexpr std::array<uint64_t, 17> kPow10Int = {1ULL,
                                                 100000000000000ULL,
                                                 1000000000000000ULL,
                                                 10000000000000000ULL};
+constexpr const char* kDigitPairs =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 // The largest precision the fast path serves: its scaled value stays below 2^53, where a double's
 // integer and fraction parts are exact.
 constexpr int kFastDigits = 15;
@@ -56,12 +60,13 @@ char* write_fixed(char* out, double v, int precision) {
     while (exponent > -4 && a < 1.0 / kPow10[static_cast<size_t>(-exponent)]) --exponent;
   }
   const double scaled = a * kPow10[static_cast<size_t>(precision - 1 - exponent)];
-  const double whole = std::floor(scaled);
-  const double fraction = scaled - whole;
+  // Truncation is the floor here (scaled is positive), and a conversion, not a libm call.
+  const auto truncated = static_cast<uint64_t>(scaled);
+  const double fraction = scaled - static_cast<double>(truncated);
   // Rounding is monotonic and every n + 0.5 below 2^52 is a double, so the product lands on the
   // same side of a half as the exact value, or on the half itself: only then is it undecided.
   if (fraction == 0.5) return nullptr;
-  auto digits = static_cast<uint64_t>(whole) + (fraction > 0.5 ? 1 : 0);
+  uint64_t digits = truncated + (fraction > 0.5 ? 1 : 0);
   const uint64_t lowest = kPow10Int[static_cast<size_t>(precision) - 1];
   const uint64_t limit = kPow10Int[static_cast<size_t>(precision)];
   if (digits < lowest) return nullptr;
@@ -72,32 +77,31 @@ char* write_fixed(char* out, double v, int precision) {
   }
   if (exponent >= precision) return nullptr;  // %g switches to the scientific form
 
-  // Digits from the last, skipping the fraction's trailing zeros, into a small array; then
-  // copied to `out` in order.
-  std::array<char, 24> text;  // NOLINT(*-member-init): written before it is read
-  char* const stop = text.data() + text.size();
-  char* p = stop;
-  bool trailing = true;  // still among the fraction's trailing zeros, which are dropped
-  const int fraction_digits = precision - 1 - exponent;
-  for (int position = 0; position < precision; ++position) {
-    const auto d = static_cast<char>('0' + digits % 10);
-    digits /= 10;
-    if (position < fraction_digits) {
-      if (trailing && d == '0') continue;
-      trailing = false;
-    }
-    if (position == fraction_digits && !trailing) *--p = '.';
-    *--p = d;
+  // All `precision` digits, two at a time from the last (half the dependent divisions), then
+  // the integer part, the point and the fraction without its trailing zeros. The copies are
+  // 16 bytes whatever the length (kGeneralMaxChars leaves room for that).
+  std::array<char, 32> text{};
+  int i = precision;
+  for (; i >= 2; i -= 2) {
+    std::memcpy(text.data() + i - 2, kDigitPairs + 2 * (digits % 100), 2);
+    digits /= 100;
   }
+  if (i == 1) text[0] = static_cast<char>('0' + digits);
+  const int integer = exponent >= 0 ? exponent + 1 : 0;
+  int last = precision;
+  while (last > integer && text[static_cast<size_t>(last) - 1] == '0') --last;
   if (v < 0) *out++ = '-';
   if (exponent < 0) {
-    *out++ = '0';
+    std::memcpy(out, "0.00000", 8);
+    out += 1 - exponent;  // "0." and the zeros after the point
+  } else {
+    std::memcpy(out, text.data(), 16);
+    out += integer;
+    if (last == integer) return out;
     *out++ = '.';
-    for (int z = -exponent - 1; z > 0; --z) *out++ = '0';
   }
-  const auto length = static_cast<size_t>(stop - p);
-  std::memcpy(out, p, length);
-  return out + length;
+  std::memcpy(out, text.data() + integer, 16);
+  return out + (last - integer);
 }
 
 }  // namespace
