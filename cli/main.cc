@@ -40,6 +40,7 @@
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
 #include "reports/run_warnings.h"
+#include "reports/streamed_pods_csv.h"
 #include "sim/parallel/cpu_limit.h"
 #include "sim/scenario/replications.h"
 #include "sim/scenario/run_policies.h"
@@ -152,14 +153,22 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
                    const Common& c) {
   const std::string out =
       c.out.empty() ? (std::filesystem::path("results") / sc.name).string() : c.out;
-  prepare_output_folder(out, c.force);  // a refusal before the run, not after it
+  // A refusal before the run, not after it.
+  const std::filesystem::path target = prepare_output_folder(out, c.force);
+  // The first policy's pods.csv rows are written while it runs, on the core a single run
+  // leaves idle (docs/performance.md).
+  std::optional<StreamedPodsCsv> pods_csv;
+  if (!which.empty()) pods_csv.emplace(target.parent_path(), sc, sc.policies[which.front()].name);
   std::vector<RunResult> results;
   {
     ProgressLine progress(fmt::format("{} ({} pods)", sc.name, sc.pods.size()), which.size(),
                           c.quiet);
-    results = run_policies(sc, which, jobs, [&](size_t k, double f) { progress.update(k, f); });
+    results = run_policies(
+        sc, which, jobs, [&](size_t k, double f) { progress.update(k, f); },
+        pods_csv ? pods_csv->feed() : nullptr);
   }
-  write_results(out, sc, results, c.force);
+  if (pods_csv) pods_csv->finish(results);
+  write_results(out, sc, results, c.force, pods_csv ? &*pods_csv : nullptr);
   if (c.format.json()) {  // -q silences progress and tables, never the document asked for
     std::printf("%s\n", summary_json(sc, results).dump(2).c_str());
   } else if (!c.quiet) {

@@ -18,8 +18,10 @@
 #include "reports/metric_cells.h"
 #include "reports/mode_documents.h"
 #include "reports/output_values.h"
+#include "reports/pods_csv_rows.h"
 #include "reports/policy_choice.h"
 #include "reports/run_warnings.h"
+#include "reports/streamed_pods_csv.h"
 #include "sim/metrics/class_metrics.h"
 #include "sim/metrics/metric_estimate.h"
 #include "sim/metrics/run_metrics.h"
@@ -129,10 +131,6 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
 
 namespace {
 
-// Rows are formatted into blocks that are handed to the stream in order, so a file of any
-// length needs only a few blocks of memory to write (docs/performance.md).
-constexpr size_t kBlockRows = 8192;
-constexpr int kMaxFormatThreads = 4;
 // The other files' rows go to the stream whenever their buffer passes this size.
 constexpr size_t kFlushBytes = size_t{1} << 16;
 
@@ -141,102 +139,17 @@ void flush_to(std::ostream& out, fmt::memory_buffer& buf) {
   buf.clear();
 }
 
-// One pods.csv row, written in place: the buffer grows once by the row's largest size, the
-// fields are written through a pointer, and the buffer is cut back to what was written (its
-// append and push_back were a third of the writer's time, the numbers most of the rest).
-void append_pod_row(fmt::memory_buffer& buf, std::string_view policy, const RunResult& r, size_t i,
-                    const PodSpec& spec, bool restarts) {
-  const PodOutcome& o = r.pods[i];
-  const std::string_view name = spec.name;
-  const std::string_view workload_class = spec.workload_class;
-  const std::string_view reason = r.reason_of(i);
-  const std::string_view status = to_string(o.status);
-  constexpr size_t kInteger = 24;  // any 64-bit integer and its separator
-  const size_t gpus = o.gpu_end() - o.gpu_begin;
-  const size_t room = policy.size() + csv_field_room(name) + csv_field_room(workload_class) +
-                      status.size() + 7 * (kGeneralMaxChars + 1) + (gpus + 2) * kInteger +
-                      csv_field_room(reason) + 8;
-  const size_t size = buf.size();
-  buf.resize(size + room);
-  char* p = buf.data() + size;
-  const auto integer = [&](auto v) { p = std::to_chars(p, p + kInteger, v).ptr; };
-  const auto opt_num = [&](bool present, double v) {
-    if (present) p = write_general(p, v, 9);
-    *p++ = ',';
-  };
-  const bool started = o.start_s >= 0 && o.status != PodStatus::kFailed;
-  const bool done = o.status == PodStatus::kCompleted;
-  std::memcpy(p, policy.data(), policy.size());
-  p += policy.size();
-  *p++ = ',';
-  p = write_csv_field(p, name);
-  *p++ = ',';
-  p = write_csv_field(p, workload_class);
-  *p++ = ',';
-  std::memcpy(p, status.data(), status.size());
-  p += status.size();
-  *p++ = ',';
-  opt_num(true, spec.arrival_s);
-  opt_num(o.start_s >= 0, o.start_s);
-  opt_num(o.finish_s >= 0, o.finish_s);
-  opt_num(started, o.start_s - spec.arrival_s);
-  opt_num(done, o.finish_s - spec.arrival_s);
-  opt_num(done, (o.finish_s - spec.arrival_s) / o.solo_s);
-  if (o.node >= 0) integer(o.node);
-  *p++ = ',';
-  for (uint32_t k = o.gpu_begin; k < o.gpu_end(); ++k) {
-    if (k != o.gpu_begin) *p++ = ';';
-    integer(r.pod_gpus[k]);
-  }
-  *p++ = ',';
-  p = write_csv_field(p, reason);
-  // Empty for pods no mode capped (docs/sharing-models.md).
-  *p++ = ',';
-  if (o.isolation_error >= 0) p = write_general(p, o.isolation_error, 6);
-  if (restarts) {
-    *p++ = ',';
-    integer(o.restarts);
-  }
-  *p++ = '\n';
-  buf.resize(static_cast<size_t>(p - buf.data()));
-}
-
 }  // namespace
 
 void write_pods_csv(std::ostream& stream, const Scenario& scenario, std::span<const RunResult> runs,
                     int width) {
-  // The restart count only where the scenario has a restart policy: other files stay as they were.
-  const bool restarts = scenario.engine.restart.enabled();
-  {
-    fmt::memory_buffer head;
-    fmt::format_to(fmt::appender(head),
-                   "policy,pod,class,status,arrival_s,start_s,finish_s,queue_delay_s,jct_s,"
-                   "slowdown,node,gpus,reason,isolation_error{}\n",
-                   restarts ? ",restarts" : "");
-    flush_to(stream, head);
-  }
-  // Blocks of rows are formatted side by side (formatting is two thirds of a million-pod
-  // file's cost) and written in order, a window of two blocks per thread at a time, so the
-  // bytes never depend on the width.
-  // At most four threads: the writes stay serial, so more buys little and holds more blocks.
-  const size_t threads = static_cast<size_t>(std::clamp(width, 1, kMaxFormatThreads));
-  std::vector<fmt::memory_buffer> blocks(2 * threads);
-  for (const RunResult& r : runs) {
-    const std::string policy = csv_field(r.policy);
-    const size_t rows = r.pods.size();
-    const size_t count = (rows + kBlockRows - 1) / kBlockRows;
-    for (size_t first = 0; first < count; first += blocks.size()) {
-      const size_t window = std::min(blocks.size(), count - first);
-      parallel_for(window, static_cast<int>(threads), [&](size_t k) {
-        fmt::memory_buffer& buf = blocks[k];
-        const size_t begin = (first + k) * kBlockRows;
-        const size_t end = std::min(rows, begin + kBlockRows);
-        for (size_t i = begin; i < end; ++i)
-          append_pod_row(buf, policy, r, i, scenario.pods[i], restarts);
-      });
-      for (size_t k = 0; k < window; ++k) flush_to(stream, blocks[k]);
-    }
-  }
+  const std::string head = pods_csv_header(scenario);
+  stream.write(head.data(), static_cast<std::streamsize>(head.size()));
+  write_pod_rows(
+      [&](std::string_view block) {
+        stream.write(block.data(), static_cast<std::streamsize>(block.size()));
+      },
+      scenario, runs, 0, width);
 }
 
 void write_pods_csv(std::ostream& stream, const Scenario& scenario,
@@ -437,12 +350,14 @@ std::string comparison_table(std::span<const RunResult> runs, bool wide,
 namespace {
 
 void write_run_files(const std::filesystem::path& dir, const Scenario& scenario,
-                     std::span<const RunResult> runs) {
+                     std::span<const RunResult> runs, const StreamedPodsCsv* streamed) {
   std::filesystem::create_directories(dir);
   write_text_file(dir / "summary.json", summary_json(scenario, runs).dump(2) + "\n");
-  // Streamed: a million-pod pods.csv is over 100 MB, never held whole in memory.
-  write_streamed_file(dir / "pods.csv",
-                      [&](std::ostream& out) { write_pods_csv(out, scenario, runs); });
+  // Streamed: a million-pod pods.csv is over 100 MB, never held whole in memory; mostly written
+  // while the runs went on, where it could be.
+  if (streamed == nullptr || !streamed->link_to(dir / "pods.csv"))
+    write_streamed_file(dir / "pods.csv",
+                        [&](std::ostream& out) { write_pods_csv(out, scenario, runs); });
   write_streamed_file(dir / "timeseries.csv",
                       [&](std::ostream& out) { write_timeseries_csv(out, runs); });
   if (std::any_of(runs.begin(), runs.end(),
@@ -455,9 +370,10 @@ void write_run_files(const std::filesystem::path& dir, const Scenario& scenario,
 }  // namespace
 
 void write_results(const std::string& dir, const Scenario& scenario,
-                   std::span<const RunResult> runs, bool force) {
-  write_folder_atomically(
-      dir, force, [&](const std::filesystem::path& tmp) { write_run_files(tmp, scenario, runs); });
+                   std::span<const RunResult> runs, bool force, const StreamedPodsCsv* streamed) {
+  write_folder_atomically(dir, force, [&](const std::filesystem::path& tmp) {
+    write_run_files(tmp, scenario, runs, streamed);
+  });
 }
 
 std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
@@ -482,7 +398,8 @@ std::vector<RunResult> mean_over_seeds(std::span<const SeedRuns> seeds) {
 void write_seed_results(const std::string& dir, std::span<const SeedRuns> seeds, bool force) {
   write_folder_atomically(dir, force, [&](const std::filesystem::path& tmp) {
     for (const SeedRuns& sr : seeds) {
-      write_run_files(tmp / fmt::format("seed-{}", sr.scenario->seed), *sr.scenario, sr.runs);
+      write_run_files(tmp / fmt::format("seed-{}", sr.scenario->seed), *sr.scenario, sr.runs,
+                      nullptr);
     }
     write_text_file(tmp / "summary.json", seeds_summary_json(seeds).dump(2) + "\n");
   });

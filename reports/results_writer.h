@@ -15,6 +15,8 @@
 
 namespace slicelab {
 
+class StreamedPodsCsv;
+
 nlohmann::ordered_json summary_json(const Scenario& scenario, std::span<const RunResult> runs);
 // pods.csv and timeseries.csv, written to `out` a few rows at a time (write_results streams them
 // into the results folder); the string forms hold the same bytes.
@@ -39,8 +41,10 @@ std::string fill_table(std::span<const RunResult> runs);
 // Writes all result files into `dir`, replacing it only once every file is complete, so a
 // failure never leaves partial output behind.
 // Only where slicelab may (reports/output_guard.h; `force` as its check_output_folder).
+// `streamed`: pods.csv as written while the runs went on (finished), linked in when it can be.
 void write_results(const std::string& dir, const Scenario& scenario,
-                   std::span<const RunResult> runs, bool force = false);
+                   std::span<const RunResult> runs, bool force = false,
+                   const StreamedPodsCsv* streamed = nullptr);
 
 // One seed's scenario (its workload depends on the seed) and its policies' results.
 struct SeedRuns {

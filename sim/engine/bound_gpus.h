@@ -28,6 +28,8 @@ class BoundGpus {
     o.gpu_count = static_cast<uint8_t>(gpus.size());
   }
   std::vector<uint16_t> take(std::span<PodOutcome> outcomes);
+  // Every pod's room, as bind() fills it (gpu_begin indexes it until take()).
+  std::span<const uint16_t> slots() const { return within_node_; }
 
  private:
   std::vector<uint16_t> within_node_;

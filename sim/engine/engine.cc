@@ -16,6 +16,7 @@ void Simulation::prepare() {
   const size_t n = pods.size();
   out_.resize(n);
   bound_gpus_.prepare(pods, out_);
+  if (in_.feed != nullptr) in_.feed->open({out_, bound_gpus_.slots()});
   // GPU shapes as small tags, for policies that group like shapes on a node (gpu-clustering).
   const int max_gpus = cluster_.max_gpus_per_node();
   req_.build(n, [&](size_t i) {
@@ -174,7 +175,19 @@ void Simulation::finish(uint32_t p) {
   o.status = PodStatus::kCompleted;
   o.finish_s = now_;
   release(p);
+  if (in_.feed != nullptr && p == feed_final_) advance_feed();
   schedule_pending();
+}
+
+void Simulation::advance_feed() {
+  const size_t n = out_.size();
+  while (feed_final_ < n && out_[feed_final_].status == PodStatus::kCompleted &&
+         out_[feed_final_].reason == ReasonTable::kNone)
+    ++feed_final_;
+  if (feed_final_ - feed_published_ >= kFeedStep || feed_final_ == n) {
+    in_.feed->publish(feed_final_);
+    feed_published_ = feed_final_;
+  }
 }
 
 RunResult Simulation::run(const ProgressFn& progress) {
@@ -250,6 +263,8 @@ RunResult Simulation::run(const ProgressFn& progress) {
 // The run's results from the per-pod state at its end: outcomes (with the reasons of pods
 // that never ran), their GPUs, isolation errors, the samples and the summary.
 RunResult Simulation::assemble_result(size_t next_arrival) {
+  // Before any outcome changes for the result (gpu_begin moves, reasons are set).
+  if (in_.feed != nullptr) in_.feed->close();
   const size_t n = in_.pods.size();
   const uint32_t still_pending =
       reasons_.add(fmt::format("still pending when the run ended at {:g}s", now_));

@@ -12,6 +12,7 @@
 #include "sim/engine/restart_policy.h"
 #include "sim/gpu_catalog.h"
 #include "sim/interference/workload_class.h"
+#include "sim/metrics/outcome_feed.h"
 #include "sim/metrics/run_result.h"
 #include "sim/placement/node_name_filter.h"
 #include "sim/placement/placement_policy.h"
@@ -54,6 +55,9 @@ struct RunInputs {
   // Running pods of a cluster snapshot (docs/kubernetes-import.md): each may go only to its
   // node. Empty for every other workload, which then runs without the node-name filter.
   std::span<const PinnedPod> pinned = {};
+  // Where the run publishes its leading final outcomes while it goes on (the first policy's
+  // pods.csv rows are written meanwhile); none: nothing is published.
+  OutcomeFeed* feed = nullptr;
 };
 
 RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,

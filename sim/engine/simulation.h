@@ -48,6 +48,12 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
         accounting_(cluster_, in.catalog, in.target_pods.empty() ? in.pods : in.target_pods,
                     in.pods.size(), in.config.fill),
         retry_(in.pods.size(), cluster_.node_count()) {}
+  // A run that ends by an exception closes its feed too, before its outcomes go.
+  ~Simulation() {
+    if (in_.feed != nullptr) in_.feed->close();
+  }
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
 
   RunResult run(const ProgressFn& progress);
 
@@ -142,6 +148,13 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   BoundGpus bound_gpus_;
   RunningPods live_;  // per running pod, by its slot in the tenant table
   ArrivalOrder arrival_order_;
+
+  // The pods before feed_final_ are final (completed); those before feed_published_ were
+  // published to in_.feed, in steps of kFeedStep.
+  static constexpr size_t kFeedStep = 4096;
+  void advance_feed();
+  size_t feed_final_ = 0;
+  size_t feed_published_ = 0;
 
   PodEvents events_;
   std::vector<GpuId> pick_;  // the GPUs placement picks for one pod

@@ -7,8 +7,8 @@
 
 namespace slicelab {
 
-RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
-                     const ProgressFn& progress) {
+RunResult run_policy(const Scenario& scenario, const PolicySpec& policy, const ProgressFn& progress,
+                     OutcomeFeed* feed) {
   PlacementPolicy placement =
       build_placement(policy.placement,
                       PlacementEnvironment{scenario.pods, &scenario.catalog, scenario.target_pods});
@@ -18,18 +18,21 @@ RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
   in.classes = &scenario.classes;         // workload classes' demand vectors (issue 4)
   in.target_pods = scenario.target_pods;  // FGD's target: the trace, for a fill workload
   in.pinned = scenario.snapshot;          // a Kubernetes snapshot's running pods
+  in.feed = feed;
   RunResult r = run_simulation(in, placement, progress);
   r.policy = policy.name;
   return r;
 }
 
 std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const size_t> which,
-                                    int jobs, const PolicyProgressFn& progress) {
+                                    int jobs, const PolicyProgressFn& progress,
+                                    OutcomeFeed* first_feed) {
   std::vector<RunResult> results(which.size());
   parallel_for(which.size(), jobs, [&](size_t k) {
     ProgressFn fn;
     if (progress) fn = [&, k](double f) { progress(k, f); };
-    results[k] = run_policy(scenario, scenario.policies[which[k]], fn);
+    results[k] =
+        run_policy(scenario, scenario.policies[which[k]], fn, k == 0 ? first_feed : nullptr);
   });
   // One cluster, one horizon: each policy's cost counts the same window (common_horizon.h).
   put_on_common_horizon(results);

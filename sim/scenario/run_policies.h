@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/metrics/outcome_feed.h"
 #include "sim/metrics/run_result.h"
 #include "sim/scenario/scenario.h"
 
@@ -15,10 +16,12 @@ namespace slicelab {
 // Called from worker threads with (index into `which`, share done 0..1).
 using PolicyProgressFn = std::function<void(size_t, double)>;
 
+// `first_feed`: where the first run publishes its final outcomes as it goes (OutcomeFeed).
 std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const size_t> which,
-                                    int jobs, const PolicyProgressFn& progress = {});
+                                    int jobs, const PolicyProgressFn& progress = {},
+                                    OutcomeFeed* first_feed = nullptr);
 
 RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
-                     const ProgressFn& progress = {});
+                     const ProgressFn& progress = {}, OutcomeFeed* feed = nullptr);
 
 }  // namespace slicelab
