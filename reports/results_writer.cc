@@ -4,9 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,7 +12,6 @@
 
 #include "reports/atomic_folder.h"
 #include "reports/differing_metrics.h"
-#include "reports/general_number.h"
 #include "reports/metric_cells.h"
 #include "reports/mode_documents.h"
 #include "reports/output_values.h"
@@ -27,7 +24,6 @@
 #include "sim/metrics/run_metrics.h"
 #include "sim/metrics/seed_mean.h"
 #include "sim/parallel/cpu_limit.h"
-#include "sim/parallel/parallel_for.h"
 
 namespace slicelab {
 namespace {
