@@ -100,6 +100,29 @@ TEST(WorkloadPodSpecValues, PodNameKeepsShortNamesInlineAndLongOnesWhole) {
   const PodName& same = moved;
   moved = same;  // self-assignment keeps the name
   EXPECT_EQ(moved, long_text);
+
+  // Move-assigning onto a long name frees its copy (ASan would see a leak) and empties the source.
+  PodName source("frac-9");
+  moved = std::move(source);
+  EXPECT_EQ(moved, "frac-9");
+  EXPECT_TRUE(source.empty());  // NOLINT(bugprone-use-after-move): the moved-from state is pinned
+
+  // set() in place: short over short, long over short, short over long, and a name's own text
+  // (inline, and a part of its heap copy).
+  PodName named("frac-1");
+  named.set("two-22");
+  EXPECT_EQ(named, "two-22");
+  named.set(long_text);
+  EXPECT_EQ(named, long_text);
+  named.set(named.view().substr(4, 20));
+  EXPECT_EQ(named, long_text.substr(4, 20));
+  named.set("x");
+  EXPECT_EQ(named, "x");
+  named.set("frac-123456");
+  named.set(named.view().substr(5));
+  EXPECT_EQ(named, "123456");
+  named.set("");
+  EXPECT_TRUE(named.empty());
 }
 
 TEST(WorkloadPodSpecValues, SharedValueCountsItsOwnersAcrossThreads) {

@@ -181,7 +181,7 @@ std::vector<PodSpec> generate_pods(const GeneratorSpec& spec, uint64_t scenario_
     // Drawn before the pod is added, so that a refused draw leaves no half-made pod.
     const double duration_s = shape.duration.sample(rng);
     // Built in place in the vector, its name "<shape>-<index>" without fmt's run-time format
-    // parsing (a fifth of generating a million pods) or a temporary.
+    // parsing (a fifth of generating a million pods).
     PodSpec& pod = pods.emplace_back(shape.request);
     std::array<char, 24> digits{};
     const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), index).ptr;
