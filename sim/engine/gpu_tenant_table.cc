@@ -118,8 +118,44 @@ void GpuTenantTable::recompute(std::span<const GpuId> gpus, const SharingRun& ru
   }
 }
 
+bool GpuTenantTable::solve_alone(std::span<const GpuId> component, const SharingRun& run) {
+  const auto first = tenants(component.front());
+  if (first.size() != 1) return false;
+  const uint32_t p = first.front();
+  for (const GpuId g : component.subspan(1)) {
+    const auto on_g = tenants(g);
+    if (on_g.size() != 1 || on_g.front() != p) return false;
+  }
+  const TenantLoad& load = live_[slot_of_[p]].load;
+  for (const GpuId g : component) {
+    loads_[0] = load;
+    run.apply_sm_caps(g, std::span(&p, 1), std::span(loads_).first(1));
+    if (g != component.front() && !(loads_[0] == loads_[1])) return false;
+    loads_[1] = loads_[0];
+  }
+  pods_.assign(1, p);
+  for (size_t i = 0; i < alone_used_; ++i) {
+    const AloneSolution& a = alone_[i];
+    if (a.gpus == component.size() && a.load == loads_[1]) {
+      rates_[0] = a.rate;
+      errors_[0] = a.error;
+      return true;
+    }
+  }
+  solver_.clear();
+  const uint32_t var = 0;
+  for (size_t i = 0; i < component.size(); ++i)
+    solver_.add_gpu(mode_, std::span(loads_).subspan(1, 1), std::span(&var, 1));
+  solver_.solve(std::span(rates_).first(1), std::span(errors_).first(1));
+  alone_[alone_next_] = AloneSolution{loads_[1], component.size(), rates_[0], errors_[0]};
+  alone_next_ = (alone_next_ + 1) % alone_.size();
+  alone_used_ = std::max(alone_used_, alone_next_ == 0 ? alone_.size() : alone_next_);
+  return true;
+}
+
 void GpuTenantTable::solve(std::span<const GpuId> component, const SharingRun& run,
                            RateChangeListener& listener) {
+  if (solve_alone(component, run)) return apply(1, listener);
   solver_.clear();
   pods_.clear();
   for (const GpuId g : component) {
@@ -142,10 +178,15 @@ void GpuTenantTable::solve(std::span<const GpuId> component, const SharingRun& r
   if (pods_.empty()) return;
   const size_t vars = pods_.size();
   solver_.solve(std::span(rates_).first(vars), std::span(errors_).first(vars));
+  for (const uint32_t p : pods_) live_[slot_of_[p]].var = kNoVar;
+  apply(vars, listener);
+}
+
+// The solved rates_ and errors_ of pods_ become theirs.
+void GpuTenantTable::apply(size_t vars, RateChangeListener& listener) {
   for (size_t v = 0; v < vars; ++v) {
     const uint32_t p = pods_[v];
     Tenant& t = live_[slot_of_[p]];
-    t.var = kNoVar;
     // The error accrued so far is at the old value; the new one holds from now on.
     if (errors_[v] != t.error) {
       listener.before_rate_change(p);

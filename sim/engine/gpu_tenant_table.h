@@ -116,6 +116,10 @@ class GpuTenantTable {
 
  private:
   void solve(std::span<const GpuId> component, const SharingRun& run, RateChangeListener& listener);
+  // A pod alone on all the GPUs of its component (every pod under whole cards) with the same
+  // load on each: its rate and error, from the memo when the mode solved that load before.
+  bool solve_alone(std::span<const GpuId> component, const SharingRun& run);
+  void apply(size_t vars, RateChangeListener& listener);
 
   const SharingMode& mode_;
   const ClusterState& cluster_;
@@ -148,6 +152,17 @@ class GpuTenantTable {
   std::array<TenantLoad, kMaxTenantsPerGpu> loads_{};
   std::array<uint32_t, kMaxTenantsPerGpu> vars_{};
   std::vector<double> rates_, errors_;
+
+  // What the solver gave a lone pod: a pure function of the mode (fixed for the run), its load
+  // on each GPU after the run's caps and its GPU count. A run has few distinct requests, so a
+  // few entries, replaced in turn, hold them all.
+  struct AloneSolution {
+    TenantLoad load;
+    size_t gpus = 0;
+    double rate = 0, error = -1;
+  };
+  std::array<AloneSolution, 16> alone_{};
+  size_t alone_used_ = 0, alone_next_ = 0;
 };
 
 }  // namespace slicelab

@@ -65,9 +65,19 @@ void RunAccounting::set_gpu_usage(GpuId g, double sm, double memory) {
 void RunAccounting::node_changed(NodeId n) {
   const int gpus = cluster_.gpus_on(n);
   const int cap = cluster_.capacity_units();
-  for (int i = 0; i < gpus; ++i)
-    milli_scratch_[static_cast<size_t>(i)] =
-        cluster_.gpu_free_units(cluster_.first_gpu(n) + static_cast<GpuId>(i)) * 1000 / cap;
+  const GpuId first = cluster_.first_gpu(n);
+  // Every mode but HAMi's counts in a divisor of 1000, where a product is the same number as
+  // the quotient without a division per GPU on every bind and unbind.
+  if (1000 % cap == 0) {
+    const int scale = 1000 / cap;
+    for (int i = 0; i < gpus; ++i)
+      milli_scratch_[static_cast<size_t>(i)] =
+          cluster_.gpu_free_units(first + static_cast<GpuId>(i)) * scale;
+  } else {
+    for (int i = 0; i < gpus; ++i)
+      milli_scratch_[static_cast<size_t>(i)] =
+          cluster_.gpu_free_units(first + static_cast<GpuId>(i)) * 1000 / cap;
+  }
   const double f =
       node_fragmentation(target_, cluster_.cpu_free(n), cluster_.model(n),
                          std::span<const int>(milli_scratch_).first(static_cast<size_t>(gpus)));

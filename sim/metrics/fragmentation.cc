@@ -22,24 +22,56 @@ TargetWorkload TargetWorkload::from_pods(std::span<const PodSpec> pods, const Gp
       return std::tie(cpu, milli, count, type) < std::tie(o.cpu, o.milli, o.count, o.type);
     }
   };
-  std::map<Shape, std::pair<size_t, uint64_t>> counts;  // shape -> (pods, model mask)
+  using Count = std::pair<size_t, uint64_t>;  // (pods, model mask)
+  std::map<Shape, Count> counts;
+  // Most workloads have a handful of shapes: those are counted in a short list searched from
+  // the front (a map lookup per pod was a tenth of preparing a million-pod run), and the map
+  // takes over only when the list grows long.
+  constexpr size_t kListed = 32;
+  std::vector<std::pair<Shape, Count>> listed;
+  Shape key{0, 0, 0, {}};
   for (const PodSpec& p : pods) {
-    Shape key{p.cpu_milli, p.gpu_count > 0 ? p.gpu_milli : 0, p.gpu_count, {}};
+    key.cpu = p.cpu_milli;
+    key.milli = p.gpu_count > 0 ? p.gpu_milli : 0;
+    key.count = p.gpu_count;
     // GetPodResource's GpuType is the pod's GPU-model annotation as written (pkg/utils/utils.go):
     // a trace's spelling, repeats included, when the reader kept one; else the list joined.
+    key.type.clear();
     if (!p.allowed_models.written().empty()) {
       key.type = p.allowed_models.written();
     } else {
       for (const auto& m : p.allowed_models) key.type += (key.type.empty() ? "" : "|") + m;
     }
-    auto [it, fresh] = counts.try_emplace(std::move(key), 0, ~uint64_t{0});
-    if (fresh && !p.allowed_models.empty()) {
-      it->second.second = 0;
-      for (const auto& m : p.allowed_models)
-        if (auto idx = catalog.index_of(m)) it->second.second |= uint64_t{1} << *idx;
+    Count* count = nullptr;
+    bool fresh = false;
+    if (counts.empty()) {
+      const auto it = std::find_if(listed.begin(), listed.end(), [&](const auto& e) {
+        return e.first.cpu == key.cpu && e.first.milli == key.milli &&
+               e.first.count == key.count && e.first.type == key.type;
+      });
+      if (it != listed.end()) {
+        count = &it->second;
+      } else if (listed.size() < kListed) {
+        count = &listed.emplace_back(key, Count{0, ~uint64_t{0}}).second;
+        fresh = true;
+      } else {
+        for (auto& [shape, c] : listed) counts.emplace(std::move(shape), c);
+        listed.clear();
+      }
     }
-    ++it->second.first;
+    if (count == nullptr) {
+      auto [it, added] = counts.try_emplace(key, 0, ~uint64_t{0});
+      count = &it->second;
+      fresh = added;
+    }
+    if (fresh && !p.allowed_models.empty()) {
+      count->second = 0;
+      for (const auto& m : p.allowed_models)
+        if (auto idx = catalog.index_of(m)) count->second |= uint64_t{1} << *idx;
+    }
+    ++count->first;
   }
+  for (auto& [shape, c] : listed) counts.emplace(std::move(shape), c);
   // SortTargetPodInDecreasingCount: sort.Reverse of (count, then PodResource.Less), i.e. more
   // pods first, equal counts by the larger shape first. The map is ascending in shape, so a
   // stable sort by count over its reverse gives exactly that order.
@@ -74,6 +106,30 @@ double node_fragmentation(const TargetWorkload& target, int64_t cpu_free, uint16
   // must not become 50 here).
   enum Class { kQ1LackBoth, kQ2LackGpu, kQ4LackCpu, kXlSatisfied, kXrLackCpu, kNoAccess, kClasses };
   std::array<double, kClasses> amount{};
+  // Shapes share few GPU shares (whole cards and one or two fractions), so each share's pass
+  // over the GPUs is kept for the shapes after it: on every bind and unbind, this is the run's
+  // fragmentation curve (docs/performance.md, "Eighth round").
+  struct Pass {
+    int milli;
+    int fitting;
+    int64_t too_small;
+  };
+  std::array<Pass, 4> passes{};
+  size_t pass_count = 0;
+  auto pass_for = [&](int milli) {
+    for (size_t i = 0; i < pass_count; ++i)
+      if (passes[i].milli == milli) return passes[i];
+    // Without branches: whether a GPU fits is as random as the cluster's state, and
+    // mispredictions were most of this loop's time.
+    Pass p{milli, 0, 0};
+    for (const int f : gpu_free_milli) {
+      const bool fits = f >= milli;
+      p.fitting += static_cast<int>(fits);
+      p.too_small += fits ? 0 : f;
+    }
+    if (pass_count < passes.size()) passes[pass_count++] = p;
+    return p;
+  };
   for (const TargetShape& s : target.shapes) {
     // GetNodePodFrag: a CPU-only shape is xl_satisfied or xr_lack_cpu, and both count all the
     // node's free GPU milli as fragment (FragAmountSumExceptQ3 leaves out q3_satisfied only).
@@ -86,19 +142,11 @@ double node_fragmentation(const TargetWorkload& target, int64_t cpu_free, uint16
       amount[kNoAccess] += s.freq * static_cast<double>(total);
       continue;
     }
-    int fitting = 0;
-    int64_t too_small = 0;
-    for (const int f : gpu_free_milli) {
-      if (f >= s.gpu_milli) {
-        ++fitting;
-      } else {
-        too_small += f;
-      }
-    }
-    if (fitting >= s.gpu_count) {
+    const Pass p = pass_for(s.gpu_milli);
+    if (p.fitting >= s.gpu_count) {
       // q3_satisfied: the GPUs too small for the shape count as q2_lack_gpu; q4 when CPU lacks.
       if (cpu_ok) {
-        amount[kQ2LackGpu] += s.freq * static_cast<double>(too_small);
+        amount[kQ2LackGpu] += s.freq * static_cast<double>(p.too_small);
       } else {
         amount[kQ4LackCpu] += s.freq * static_cast<double>(total);
       }

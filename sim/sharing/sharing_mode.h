@@ -53,7 +53,8 @@ class SharingMode {
   // neighbours hold (the engine then fails it as a real GPU would fail its allocation).
   virtual bool isolates_memory() const = 0;
   // Declares GPU g's terms for the tenants it holds now (`terms[k]` for `tenants[k]`, in
-  // arrival order); the one rate solver turns them into rates and isolation errors.
+  // arrival order); the one rate solver turns them into rates and isolation errors. A function
+  // of `tenants` alone: the engine keeps what it gave a lone tenant's load for the run.
   virtual GpuTerms declare(std::span<const TenantLoad> tenants,
                            std::span<TenantTerms> terms) const = 0;
 

@@ -15,6 +15,8 @@ struct TenantLoad {
   double cap = 1.0;         // configured compute share: its claim over the GPU's capacity
   double bandwidth = 0.0;   // its workload class's memory-bandwidth share alone, 0..1
   double launch_khz = 0.0;  // its workload class's kernel launches per millisecond
+
+  bool operator==(const TenantLoad&) const = default;
 };
 
 }  // namespace slicelab

@@ -117,6 +117,23 @@ TEST(FragmentationNode, FullOrEmptyNodes) {
   EXPECT_DOUBLE_EQ(node_fragmentation(TargetWorkload{}, 16000, a100(), kNode), 0.0);
 }
 
+TEST(FragmentationNode, ManySharesEachCountTheirOwnGpus) {
+  // Six shares, more than the function keeps passes for, and repeats of a kept one (100) and of
+  // one past the kept four (500): each shape still sees its own fitting and too-small GPUs.
+  // Shares 100..300 fit every GPU with room (too small: zeros); 400..600 leave the 300 GPU.
+  TargetWorkload t;
+  for (const int milli : {100, 200, 300, 400, 500, 600, 100, 500})
+    t.shapes.push_back(shape(1, milli, 0.125));
+  EXPECT_DOUBLE_EQ(node_fragmentation(t, 16000, a100(), kNode), 0.125 * 300 * 4);
+  // Two GPUs of a share apiece: 600 fits only the 1000s and 700 (3 GPUs, enough); 800 only
+  // the two 1000s; three GPUs of 800 cannot fit (all 3000 free milli).
+  TargetWorkload u;
+  for (const auto& [count, milli] : {std::pair{2, 600}, {2, 800}, {3, 800}, {1, 100}, {2, 600}})
+    u.shapes.push_back(shape(count, milli, 0.2));
+  EXPECT_DOUBLE_EQ(node_fragmentation(u, 16000, a100(), kNode),
+                   0.2 * 300 + 0.2 * 1000 + 0.2 * 3000 + 0.2 * 0 + 0.2 * 300);
+}
+
 // --- TargetWorkload::from_pods ---
 
 PodSpec gpu_pod(int count, int milli, int64_t cpu = 0, std::vector<std::string> models = {}) {
@@ -199,6 +216,32 @@ TEST(FragmentationTarget, CpuOnlyPodsAreShapesAndCountInTheThreshold) {
   EXPECT_EQ(cpu.shapes[0].gpu_count, 0);
   EXPECT_DOUBLE_EQ(cpu.shapes[0].freq, 1.0);
   EXPECT_TRUE(TargetWorkload::from_pods({}, catalog()).shapes.empty());
+}
+
+TEST(FragmentationTarget, ManyShapesAreCountedAsFewAre) {
+  // Forty shapes (more than the short list the count starts in), shape i with i + 1 pods,
+  // interleaved; shape 3 names models before the list spills into the map, shape 37 after.
+  const uint64_t a100_bit = uint64_t{1} << a100();
+  const uint64_t t4_bit = uint64_t{1} << t4();
+  auto pod_of = [](int i) {
+    std::vector<std::string> models;
+    if (i == 3) models = {"T4"};
+    if (i == 37) models = {"A100-80GB"};
+    return gpu_pod(1, 10 + i, 0, models);
+  };
+  std::vector<PodSpec> pods;
+  for (int round = 0; round < 40; ++round)
+    for (int i = round; i < 40; ++i) pods.push_back(pod_of(i));
+  const TargetWorkload t = TargetWorkload::from_pods(pods, catalog(), 1.0);
+  ASSERT_EQ(t.shapes.size(), 40U);
+  const double total = 40.0 * 41.0 / 2.0;
+  for (size_t k = 0; k < 40; ++k) {
+    const int i = 39 - static_cast<int>(k);  // most pods first
+    EXPECT_EQ(t.shapes[k].gpu_milli, 10 + i) << k;
+    EXPECT_DOUBLE_EQ(t.shapes[k].freq, (i + 1) / total) << k;
+    const uint64_t mask = i == 3 ? t4_bit : i == 37 ? a100_bit : ~uint64_t{0};
+    EXPECT_EQ(t.shapes[k].model_mask, mask) << k;
+  }
 }
 
 TEST(FragmentationTarget, EqualCountsOrderByTheLargerShapeFirst) {

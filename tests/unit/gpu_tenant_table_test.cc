@@ -179,5 +179,98 @@ TEST(SimGpuTenantTable, ComponentsReachThroughChainsOfMultiGpuPods) {
   EXPECT_DOUBLE_EQ(f.table.usage(1).sm, 1.0);
 }
 
+// Bounds each tenant by its SM cap and counts its declarations, so a test sees when the table
+// solved a lone pod anew and when it reused what it solved before.
+class CappedMode final : public SharingMode {
+ public:
+  std::string_view kind() const override { return "capped"; }
+  std::string describe() const override { return "capped"; }
+  int capacity_units() const override { return 1; }
+  int claim_units(int /*gpu_milli*/) const override { return 1; }
+  int max_tenants() const override { return 2; }
+  bool isolates_memory() const override { return true; }
+  GpuTerms declare(std::span<const TenantLoad> tenants,
+                   std::span<TenantTerms> terms) const override {
+    ++declared;
+    for (size_t k = 0; k < tenants.size(); ++k) terms[k].bound = tenants[k].sm_cap;
+    return {};
+  }
+  mutable int declared = 0;
+};
+
+// GPU g's tenants are capped at caps[g].
+class PerGpuCaps final : public SharingRun {
+ public:
+  explicit PerGpuCaps(std::vector<double> caps) : caps_(std::move(caps)) {}
+  void apply_sm_caps(GpuId g, std::span<const uint32_t> /*pods*/,
+                     std::span<TenantLoad> loads) const override {
+    for (TenantLoad& l : loads) l.sm_cap = caps_[g];
+  }
+
+ private:
+  std::vector<double> caps_;
+};
+
+TEST(SimGpuTenantTable, LonePodsReuseTheSolutionOfTheirLoadAfterTheirGpusCaps) {
+  const CappedMode mode;
+  const ClusterState cluster(cluster_of({node_group("n", 1, "A100-80GB", 4)}), catalog(), 1);
+  GpuTenantTable table(mode, cluster);
+  const PerGpuCaps run({1.0, 0.5, 0.5, 0.25});
+  RecordingListener listener;
+  table.prepare(64);
+  uint32_t next = 0;
+  auto start = [&](std::vector<GpuId> gpus, double demand) {
+    const uint32_t p = next++;
+    TenantLoad load;
+    load.sm_demand = demand;
+    table.start(p, gpus, load, demand, 1.0);
+    for (const GpuId g : gpus) table.add(g, p);
+    table.recompute(gpus, run, listener);
+    return p;
+  };
+  auto stop = [&](uint32_t p) {
+    const std::vector<GpuId> gpus(table.gpus_of(p).begin(), table.gpus_of(p).end());
+    for (const GpuId g : gpus) table.remove(g, p);
+    table.recompute(gpus, run, listener);
+    table.retire(p);
+  };
+  // Demand 1 alone on GPU 0 (cap 1): rate 1; on GPU 1 (cap 0.5): 0.5, not GPU 0's answer.
+  const uint32_t a = start({0}, 1.0);
+  const uint32_t b = start({1}, 1.0);
+  EXPECT_DOUBLE_EQ(table.rate(a), 1.0);
+  EXPECT_DOUBLE_EQ(table.rate(b), 0.5);
+  EXPECT_EQ(mode.declared, 2);
+  // The same load after the same cap on GPU 2: GPU 1's answer, with no declaration.
+  const uint32_t c = start({2}, 1.0);
+  EXPECT_DOUBLE_EQ(table.rate(c), 0.5);
+  EXPECT_EQ(mode.declared, 2);
+  for (const uint32_t p : {a, b, c}) stop(p);
+  // Alone on GPUs 1 and 2 (both capped at 0.5): one GPU's load, but a two-GPU problem.
+  const uint32_t d = start({1, 2}, 1.0);
+  EXPECT_DOUBLE_EQ(table.rate(d), 0.5);
+  EXPECT_EQ(mode.declared, 4);
+  stop(d);
+  // Alone on GPUs 2 and 3 under different caps: solved as a whole, at its slowest GPU's pace.
+  const uint32_t e = start({2, 3}, 1.0);
+  EXPECT_DOUBLE_EQ(table.rate(e), 0.25);
+  EXPECT_EQ(mode.declared, 6);
+  stop(e);
+  // More distinct loads than the memo holds: each is solved, and the first again when asked.
+  for (int i = 1; i <= 20; ++i) {
+    const double demand = 0.01 * i;
+    const uint32_t p = start({0}, demand);
+    EXPECT_DOUBLE_EQ(table.rate(p), 1.0) << i;
+    stop(p);
+  }
+  EXPECT_EQ(mode.declared, 26);
+  const uint32_t f = start({0}, 0.01);
+  EXPECT_DOUBLE_EQ(table.rate(f), 1.0);
+  EXPECT_EQ(mode.declared, 27);
+  // A neighbour ends the pod's solitude: both are solved together (cap 1, demand 1 + 0.01).
+  const uint32_t g = start({0}, 1.0);
+  EXPECT_DOUBLE_EQ(table.rate(f) * 0.01 + table.rate(g), 1.0);
+  EXPECT_EQ(mode.declared, 28);
+}
+
 }  // namespace
 }  // namespace slicelab
