@@ -112,6 +112,7 @@ class HamiNodeIndex {
     uint64_t models = 0;
     int32_t cpu = kEmpty, memory = kEmpty, units = kEmpty, idle_gpus = kEmpty;
     int32_t open = kEmpty, idle = kEmpty, max_free_mem = kEmpty, max_free_cores = kEmpty;
+    bool operator==(const Range&) const = default;
   };
   static_assert(sizeof(Range) == 56);
   static bool may_hold(const Range& r, const Need& need) {
@@ -164,6 +165,7 @@ class HamiNodeIndex {
 
   size_t nodes_ = 0;
   size_t leaves_ = 1;  // a power of two; node v's children are 2v and 2v + 1
+  size_t used_ = 0;    // leaves that hold a node, or held one, since the last reorder()
   // A leaf whose node left (changed, idle) and padding keep Range{}: below every need.
   std::vector<Range> tree_;
   std::vector<NodeId> at_;            // per leaf: its node, in score order as of the last reorder()
