@@ -46,8 +46,8 @@ TargetWorkload TargetWorkload::from_pods(std::span<const PodSpec> pods, const Gp
     bool fresh = false;
     if (counts.empty()) {
       const auto it = std::find_if(listed.begin(), listed.end(), [&](const auto& e) {
-        return e.first.cpu == key.cpu && e.first.milli == key.milli &&
-               e.first.count == key.count && e.first.type == key.type;
+        return e.first.cpu == key.cpu && e.first.milli == key.milli && e.first.count == key.count &&
+               e.first.type == key.type;
       });
       if (it != listed.end()) {
         count = &it->second;
