@@ -79,8 +79,8 @@ void RunAccounting::node_changed(NodeId n) {
           cluster_.gpu_free_units(first + static_cast<GpuId>(i)) * 1000 / cap;
   }
   const double f =
-      node_fragmentation(target_, cluster_.cpu_free(n), cluster_.model(n),
-                         std::span<const int>(milli_scratch_).first(static_cast<size_t>(gpus)));
+      frag_memo_(cluster_.cpu_free(n), cluster_.model(n),
+                 std::span<const int>(milli_scratch_).first(static_cast<size_t>(gpus)));
   frag_total_ += f - node_frag_[n];
   node_frag_[n] = f;
 }

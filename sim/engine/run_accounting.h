@@ -12,6 +12,7 @@
 #include "sim/metrics/fragmentation.h"
 #include "sim/metrics/reason_table.h"
 #include "sim/metrics/run_result.h"
+#include "sim/metrics/whole_gpu_fragmentation_memo.h"
 #include "sim/prefetch.h"
 #include "sim/sharing/sharing_run.h"
 #include "workloads/pod_spec.h"
@@ -28,6 +29,9 @@ class RunAccounting {
   // `target_pods`: the pods FGD's target workload is built from.
   RunAccounting(const ClusterState& cluster, const GpuCatalog& catalog,
                 std::span<const PodSpec> target_pods, size_t pods, bool fill);
+  // Its fragmentation memo refers to its own target workload.
+  RunAccounting(const RunAccounting&) = delete;
+  RunAccounting& operator=(const RunAccounting&) = delete;
 
   // Integrates everything up to t (the sharing run's stranded capacity included).
   void advance(double t, const SharingRun& sharing);
@@ -84,6 +88,7 @@ class RunAccounting {
 
   // FGD's fragmentation, kept per node and refreshed only when a node changes.
   TargetWorkload target_;
+  WholeGpuFragmentationMemo frag_memo_{target_};
   std::vector<double> node_frag_;
   std::vector<int> milli_scratch_;
   double frag_total_ = 0, frag_int_ = 0;
