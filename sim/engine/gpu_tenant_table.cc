@@ -149,7 +149,7 @@ bool GpuTenantTable::solve_alone(std::span<const GpuId> component, const Sharing
   solver_.solve(std::span(rates_).first(1), std::span(errors_).first(1));
   alone_[alone_next_] = AloneSolution{loads_[1], component.size(), rates_[0], errors_[0]};
   alone_next_ = (alone_next_ + 1) % alone_.size();
-  alone_used_ = std::max(alone_used_, alone_next_ == 0 ? alone_.size() : alone_next_);
+  if (alone_used_ < alone_.size()) ++alone_used_;
   return true;
 }
 

@@ -21,6 +21,7 @@ TargetWorkload TargetWorkload::from_pods(std::span<const PodSpec> pods, const Gp
     bool operator<(const Shape& o) const {
       return std::tie(cpu, milli, count, type) < std::tie(o.cpu, o.milli, o.count, o.type);
     }
+    bool operator==(const Shape&) const = default;
   };
   using Count = std::pair<size_t, uint64_t>;  // (pods, model mask)
   std::map<Shape, Count> counts;
@@ -45,10 +46,8 @@ TargetWorkload TargetWorkload::from_pods(std::span<const PodSpec> pods, const Gp
     Count* count = nullptr;
     bool fresh = false;
     if (counts.empty()) {
-      const auto it = std::find_if(listed.begin(), listed.end(), [&](const auto& e) {
-        return e.first.cpu == key.cpu && e.first.milli == key.milli && e.first.count == key.count &&
-               e.first.type == key.type;
-      });
+      const auto it =
+          std::find_if(listed.begin(), listed.end(), [&](const auto& e) { return e.first == key; });
       if (it != listed.end()) {
         count = &it->second;
       } else if (listed.size() < kListed) {
