@@ -44,6 +44,8 @@ std::vector<const RunMetric*> differing_metrics(size_t policies, const PolicyVal
 std::string differing_head(const RunMetric& m) {
   std::string key(m.json.substr(0, m.json.rfind(".mean")));
   if (key == "communication_quality") return "comm quality";
+  if (key == "jobs.queue_delay_s") return "job queue mean";
+  if (key == "jobs.jct_s") return "job JCT mean";
   std::replace(key.begin(), key.end(), '_', ' ');
   std::replace(key.begin(), key.end(), '.', ' ');
   return key;

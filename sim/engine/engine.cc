@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "sim/engine/simulation.h"
+#include "sim/metrics/job_summary.h"
 
 namespace slicelab {
 
@@ -30,6 +31,7 @@ void Simulation::prepare() {
   queue_.prepare(req_.view());
   arrival_order_.prepare(pods);
   restarts_.prepare(n, arrival_order_);
+  if (in_.jobs != nullptr && in_.jobs->has_gangs() && !in_.config.fill) gangs_.prepare(*in_.jobs);
   pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
 
   cluster_.track_shape_tags(2 * static_cast<size_t>(max_gpus + 1));
@@ -150,6 +152,10 @@ std::optional<std::string> Simulation::never_fits(uint32_t p) {
 }
 
 void Simulation::arrive(uint32_t p, uint64_t seq) {
+  if (!gangs_.empty()) {
+    const uint32_t j = in_.jobs->job_of(p);
+    if (j != JobTable::kNoJob && (*in_.jobs)[j].gang()) return gang_arrived(j, p, seq);
+  }
   if (auto why = never_fits(p)) {
     out_[p].status = PodStatus::kUnschedulable;
     out_[p].reason = reasons_.add("no node could ever hold it: " + *why);
@@ -212,7 +218,10 @@ RunResult Simulation::run(const ProgressFn& progress) {
     const PodEvent* next = events_.next();
     const double t_finish = next == nullptr ? kInf : next->time;
     const double t_arrival = next_arrival < n ? pods[arrival_order_[next_arrival]].arrival_s : kInf;
-    const double t_event = std::min(t_finish, t_arrival);
+    // Partial gangs' timeouts (engine.gang.mode permit): after the finishes of their time,
+    // before its arrivals.
+    const double t_gang = gangs_.empty() ? kInf : gangs_.next_timer();
+    const double t_event = std::min({t_finish, t_arrival, t_gang});
     if (t_event == kInf) break;
     // Samples fall between events; one at time t sees the state after all events at t.
     while (next_sample < t_event && next_sample <= stop) {
@@ -223,7 +232,10 @@ RunResult Simulation::run(const ProgressFn& progress) {
     if (t_event > stop) break;
     advance(t_event);
     accounting_.event_done();
-    if (t_finish <= t_arrival) {
+    if (t_gang < t_finish && t_gang <= t_arrival) {
+      const auto [job, kind] = gangs_.pop_timer();
+      gang_timer(job, kind);
+    } else if (t_finish <= t_arrival) {
       const PodEvent e = *next;
       events_.pop();
       // next() drops stale events now rather than at the loop's top: the hint is then for the
@@ -268,7 +280,25 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   const size_t n = in_.pods.size();
   const uint32_t still_pending =
       reasons_.add(fmt::format("still pending when the run ended at {:g}s", now_));
-  queue_.pending().for_each([&](uint32_t p) { out_[p].reason = still_pending; });
+  queue_.pending().for_each([&](uint32_t p) {
+    // A gang's member stays queued until a pass drops it after its gang started it.
+    if (out_[p].status == PodStatus::kPending) out_[p].reason = still_pending;
+  });
+  if (!gangs_.empty()) {
+    // Members bound and waiting for the rest of their gang.
+    for (uint32_t j = 0; j < gangs_.size(); ++j) {
+      const GangTable::Job& g = gangs_[j];
+      if (g.held.empty()) continue;
+      const uint32_t why = reasons_.add(
+          fmt::format("bound, waiting for its gang ({} of {} bound) when the run ended at {:g}s",
+                      g.held.size(), (*in_.jobs)[j].min_member, now_));
+      for (const HeldMember& h : g.held) out_[h.pod].reason = why;
+    }
+    const uint32_t backing_off = reasons_.add(
+        fmt::format("its gang was backing off after a timeout when the run ended at {:g}s", now_));
+    for (uint32_t j = 0; j < gangs_.size(); ++j)
+      for (const uint32_t m : gangs_[j].backing_off) out_[m].reason = backing_off;
+  }
   const uint32_t arrives_after =
       reasons_.add(fmt::format("arrives after the run ended at {:g}s", now_));
   for (size_t k = next_arrival; k < n; ++k) out_[arrival_order_[k]].reason = arrives_after;
@@ -287,6 +317,9 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   result.summary = accounting_.summarize(in_.pods, out_, reasons_, *sharing_);
   result.summary.restarts = restarts_.counts();
   result.fill_curve = accounting_.take_fill_curve();
+  result.jobs = job_outcomes();
+  if (in_.jobs != nullptr && !in_.jobs->empty())
+    result.summary.jobs = summarize_jobs(*in_.jobs, result.jobs);
   result.pods = std::move(out_);
   result.reasons = std::move(reasons_);
   return result;

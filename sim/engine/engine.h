@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/cluster_spec.h"
+#include "sim/engine/gang_table.h"
 #include "sim/engine/restart_policy.h"
 #include "sim/gpu_catalog.h"
 #include "sim/interference/workload_class.h"
@@ -34,6 +35,8 @@ struct EngineConfig {
   bool fill = false;
   // Kubernetes' restart policy for failed pods (Never: they stay failed); not in fill runs.
   RestartConfig restart;
+  // How the pods of a job's gang start (engine.gang); only read when the workload has gangs.
+  GangConfig gang;
 };
 
 // Called now and then with the share of pod events processed, 0..1.
@@ -58,6 +61,9 @@ struct RunInputs {
   // Where the run publishes its leading final outcomes while it goes on (the first policy's
   // pods.csv rows are written meanwhile); none: nothing is published.
   OutcomeFeed* feed = nullptr;
+  // The workload's jobs (docs/training-jobs.md); null or empty: every pod is on its own. Fill
+  // experiments place every pod on its own.
+  const JobTable* jobs = nullptr;
 };
 
 RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,

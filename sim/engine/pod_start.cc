@@ -7,29 +7,59 @@
 namespace slicelab {
 
 // Schedule (the placement plugins), bind, then the failure checks; a pod that passes them runs
-// now or after its GPUs are prepared.
+// now or after its GPUs are prepared. A gang's member waits for its gang (gang_start.cc).
 bool Simulation::try_place(uint32_t p) {
+  if (!gangs_.empty()) {
+    const uint32_t j = in_.jobs->job_of(p);
+    if (j != JobTable::kNoJob && (*in_.jobs)[j].gang()) {
+      // Its gang's attempt placed it while it was still queued: it leaves the queue.
+      if (out_[p].node >= 0 || out_[p].status != PodStatus::kPending) return true;
+      if (!gangs_[j].gang_started)
+        return in_.config.gang.mode == GangMode::kAllOrNothing ? place_gang(j) : hold_member(j, p);
+    }
+  }
   if (!retry_.worth_trying(p)) return false;  // nothing freed since it last failed
   accounting_.placement_attempted();
-  // A copy: the table's record is shared by the pods with equal requests, and placement may
-  // change the claim (MIG).
-  PodRequest r = req_[p];
-  SchedulingCycle cycle{cluster_, r, p, now_, rng_, 0, sharing_.get()};
-  const auto node = placement_.schedule(cycle, pick_);
-  if (!node) {
+  HeldMember h;
+  if (!reserve(p, h)) {
     retry_.attempt_failed(p);
     accounting_.placement_failed();
     return false;
   }
-  const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(r.gpu_count));
+  commit(p, h.request, h.node, std::span<const GpuId>(pick_).first(h.request.gpu_count), false);
+  return true;
+}
+
+// Placement and bind: on success `h` holds the node and the request as bound (a copy of the
+// table's record, shared by the pods with equal requests: placement may change the claim, as
+// MIG does), and pick_ the GPUs.
+bool Simulation::reserve(uint32_t p, HeldMember& h) {
+  h.pod = p;
+  h.request = req_[p];
+  SchedulingCycle cycle{cluster_, h.request, p, now_, rng_, 0, sharing_.get()};
+  const auto node = placement_.schedule(cycle, pick_);
+  if (!node) return false;
+  const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(h.request.gpu_count));
   sharing_->pod_left_queue(p);
-  cluster_.bind(*node, gpus, r);
+  cluster_.bind(*node, gpus, h.request);
   accounting_.pod_bound(*node, gpus);
   PodOutcome& o = out_[p];
   o.node = static_cast<int32_t>(*node);
-  o.start_s = now_;
   bound_gpus_.bind(o, cluster_.first_gpu(*node), gpus);
-  const uint16_t model = cluster_.model(*node);
+  h.node = *node;
+  h.since_s = now_;
+  return true;
+}
+
+// A bound pod (its request `r` as bound, on `gpus` of `node`) starts: the failure checks, then
+// it runs now or after its GPUs are prepared. `held`: it was bound earlier and has held its
+// GPUs since (a gang's member), so its allocation is counted already, and undoing its bind
+// frees room that others may have failed for meanwhile.
+void Simulation::commit(uint32_t p, const PodRequest& r, NodeId node, std::span<const GpuId> gpus,
+                        bool held) {
+  PodOutcome& o = out_[p];
+  o.start_s = now_;
+  const uint16_t model = cluster_.model(node);
   const double speed = in_.config.speed_scaling && r.gpu_count > 0
                            ? in_.catalog.models()[model].relative_speed
                            : 1.0;
@@ -38,36 +68,51 @@ bool Simulation::try_place(uint32_t p) {
                                        static_cast<double>(r.gpu_milli) / 1000.0, speed);
   live_.start(slot, r);
   o.solo_s = in_.pods[p].duration_s / speed;
-  const double claim_share =
-      static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units());
+  const double claim = static_cast<double>(r.claim_units) /
+                       static_cast<double>(cluster_.capacity_units()) *
+                       static_cast<double>(r.gpu_count);
   if (failures_.fails_allocation(r, o) || fails_to_start(p, r, gpus)) {
     // Bound but cannot run. Restarting in place, it holds its devices; else unbind it, then let
     // the reserve plugins give back what they took (they may restore the request's claim, which
     // unbinding still needs).
-    const bool hold = restarts_.in_place(o);
-    if (hold) {
-      accounting_.allocation_changed(model, claim_share * static_cast<double>(r.gpu_count));
+    if (restarts_.in_place(o)) {
+      if (!held) accounting_.allocation_changed(model, claim);
     } else {
       tenants_.retire(p);
-      cluster_.unbind(*node, gpus, r);
-      placement_.unreserve(cycle, *node, gpus);
-      accounting_.node_changed(*node);
+      unbind(p, r, node, gpus, held);
     }
     failed_to_start(p, r, gpus);
-    return true;
+    return;
   }
   o.status = PodStatus::kRunning;
   ++running_;
-  accounting_.allocation_changed(model, claim_share * static_cast<double>(r.gpu_count));
+  if (!held) accounting_.allocation_changed(model, claim);
   if (const double delay = sharing_->start_delay_s(p); delay > 0) {
     // Its GPUs are being prepared (MIG: re-partitioned): it holds them now and starts when that
     // is done.
     o.start_s = now_ + delay;
     events_.schedule(slot, o.start_s, PodEvent::kStart);
-    return true;
+    return;
   }
   start_work(p);
-  return true;
+}
+
+// Undoes reserve(): the pod leaves its node, and the reserve plugins give back what they took.
+// `held`: see commit().
+void Simulation::unbind(uint32_t p, const PodRequest& r, NodeId node, std::span<const GpuId> gpus,
+                        bool held) {
+  PodRequest bound = r;
+  SchedulingCycle cycle{cluster_, bound, p, now_, rng_, 0, sharing_.get()};
+  cluster_.unbind(node, gpus, bound);
+  placement_.unreserve(cycle, node, gpus);
+  accounting_.node_changed(node);
+  if (held) {
+    accounting_.allocation_changed(
+        cluster_.model(node),
+        -(static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units()) *
+          static_cast<double>(r.gpu_count)));
+    retry_.node_freed(node);
+  }
 }
 
 // The start checks on its GPUs, bound (its memory counted once) and not a tenant yet.

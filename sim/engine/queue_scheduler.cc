@@ -60,7 +60,8 @@ void QueueScheduler::schedule(PlacementAttempt& place, bool skip_failed_shapes) 
       continue;
     if (place.try_place(p)) {
       pending_.remove_at(s);
-    } else if (failed_shapes_.size() < failed_shapes_.capacity()) {
+    } else if (failed_shapes_.size() < failed_shapes_.capacity() &&
+               place.failure_shared_by_shape(p)) {
       failed_shapes_.push_back(r);
     }
   }

@@ -17,6 +17,9 @@ namespace slicelab {
 class PlacementAttempt {
  public:
   virtual bool try_place(uint32_t pod) = 0;
+  // After a failed attempt: whether any pod of the same request would have failed too (a gang
+  // member's attempt fails for its gang's sake, which says nothing about its shape).
+  virtual bool failure_shared_by_shape(uint32_t /*pod*/) const { return true; }
 
  protected:
   ~PlacementAttempt() = default;
@@ -34,6 +37,8 @@ class QueueScheduler {
   // A pod arrived (`seq`: its arrival rank): queued, and tried now as the rules allow.
   void arrive(uint32_t pod, int priority, uint64_t seq, PlacementAttempt& place,
               bool skip_failed_shapes);
+  // Queues the pod without an attempt (a gang's members, tried by the caller).
+  void push(uint32_t pod, int priority, uint64_t seq) { pending_.push(pod, priority, seq); }
   // One pass over the waiting pods after capacity may have been freed.
   void schedule(PlacementAttempt& place, bool skip_failed_shapes);
 

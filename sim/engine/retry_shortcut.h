@@ -31,6 +31,8 @@ class RetryShortcut final : public PreFilter {
   bool worth_trying(uint32_t pod) const {
     return tried_at_[pod] == kNever || tried_at_[pod] != freed_count_;
   }
+  // Nodes freed so far: a group's attempt (a gang's) is worth repeating only once it moved.
+  uint32_t freed_count() const { return freed_count_; }
   // Frees the marks (4 bytes per pod of the run) once no pod is placed any more.
   void forget_pods() { std::vector<uint32_t>().swap(tried_at_); }
   // Entries of the log held now (at most twice the kept quarter of the nodes).

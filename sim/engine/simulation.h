@@ -14,6 +14,7 @@
 #include "sim/engine/bound_gpus.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/failure_model.h"
+#include "sim/engine/gang_table.h"
 #include "sim/engine/gpu_tenant_table.h"
 #include "sim/engine/pod_events.h"
 #include "sim/engine/pod_request_table.h"
@@ -63,6 +64,18 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   void arrive(uint32_t p, uint64_t seq);
   void finish(uint32_t p);
   bool try_place(uint32_t p) override;
+  bool reserve(uint32_t p, HeldMember& h);
+  void commit(uint32_t p, const PodRequest& r, NodeId node, std::span<const GpuId> gpus, bool held);
+  void unbind(uint32_t p, const PodRequest& r, NodeId node, std::span<const GpuId> gpus, bool held);
+  // Gangs (gang_start.cc).
+  void gang_arrived(uint32_t job, uint32_t p, uint64_t seq);
+  bool place_gang(uint32_t job);
+  bool hold_member(uint32_t job, uint32_t p);
+  void start_gang(uint32_t job, bool held);
+  void gang_timer(uint32_t job, GangTable::TimerKind kind);
+  std::span<const GpuId> held_gpus(const HeldMember& h);
+  bool failure_shared_by_shape(uint32_t p) const override;
+  std::vector<JobOutcome> job_outcomes();
   void start_work(uint32_t p);
   bool fails_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus);
   void failed_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus);
@@ -157,7 +170,9 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   size_t feed_published_ = 0;
 
   PodEvents events_;
-  std::vector<GpuId> pick_;  // the GPUs placement picks for one pod
+  std::vector<GpuId> pick_;       // the GPUs placement picks for one pod
+  GangTable gangs_;               // empty without gangs (or in a fill experiment)
+  std::vector<GpuId> held_gpus_;  // scratch: a held member's GPUs
   double now_ = 0;
   uint32_t running_ = 0;
 };

@@ -124,6 +124,29 @@ struct RestartCounts {
   size_t pods = 0;     // pods restarted at least once
 };
 
+// One job's run (workloads with jobs; docs/training-jobs.md#results).
+struct JobOutcome {
+  // When its gang started (min_member pods together); a job without a gang: its first pod's
+  // start. -1: never.
+  double start_s = -1;
+  double finish_s = -1;        // when its last pod ended (completed or failed); -1: not all did
+  double held_gpu_s = 0;       // GPU-seconds its pods held, bound, waiting for their gang
+  uint32_t gang_timeouts = 0;  // partial reservations released (engine.gang.mode permit)
+  // kCompleted: every pod completed; kFailed: one failed for good; kUnschedulable: its gang can
+  // never start; kRunning: its gang started and not every pod ended; kPending: not started.
+  PodStatus status = PodStatus::kPending;
+};
+
+// The jobs' figures of a run (RunSummary::jobs), over the jobs of the workload.
+struct JobSummary {
+  size_t jobs = 0, gangs = 0, started = 0, completed = 0, failed = 0, unschedulable = 0;
+  // Arrival to the start of the whole gang; arrival to the end of its last pod (completed
+  // jobs).
+  Distribution queue_delay_s, jct_s;
+  double gpu_hours_held_waiting = 0;  // GPU-hours bound to pods that waited for their gang
+  uint64_t gang_timeouts = 0;
+};
+
 struct RunSummary {
   size_t pods = 0, completed = 0, failed = 0, unschedulable = 0, pending_at_end = 0,
          running_at_end = 0;
@@ -161,6 +184,9 @@ struct RunSummary {
   // --- restart policy (engine.restart; issue 14) ---
   std::optional<RestartCounts> restarts;
 
+  // --- jobs and gangs (issue 31): workloads with jobs only ---
+  std::optional<JobSummary> jobs;
+
   // --- the sharing mode's own figures and files (SharingRun::write_results) ---
   ModeResults mode_results;
 
@@ -179,6 +205,7 @@ struct RunResult {
   std::vector<uint16_t> pod_gpus;
   std::vector<Sample> samples;
   std::vector<FillPoint> fill_curve;  // fill experiments only: one point per arrived pod
+  std::vector<JobOutcome> jobs;       // per job of the workload (RunInputs::jobs)
 
   // Why pod `pod` failed or was never placed; empty when it did not.
   const std::string& reason_of(size_t pod) const { return reasons[pods[pod].reason]; }

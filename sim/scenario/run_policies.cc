@@ -13,12 +13,15 @@ RunResult run_policy(const Scenario& scenario, const PolicySpec& policy, const P
       build_placement(policy.placement,
                       PlacementEnvironment{scenario.pods, &scenario.catalog, scenario.target_pods});
   const auto sharing = make_sharing_mode(policy.sharing);
+  EngineConfig engine = scenario.engine;
+  if (policy.gang) engine.gang = *policy.gang;
   RunInputs in{scenario.cluster, scenario.catalog, scenario.pods,
-               *sharing,         scenario.engine,  derive_seed(scenario.seed, policy.name)};
+               *sharing,         engine,           derive_seed(scenario.seed, policy.name)};
   in.classes = &scenario.classes;         // workload classes' demand vectors (issue 4)
   in.target_pods = scenario.target_pods;  // FGD's target: the trace, for a fill workload
   in.pinned = scenario.snapshot;          // a Kubernetes snapshot's running pods
   in.feed = feed;
+  in.jobs = &scenario.jobs;
   RunResult r = run_simulation(in, placement, progress);
   r.policy = policy.name;
   return r;

@@ -17,6 +17,7 @@
 #include "sim/placement/placement_config.h"
 #include "sim/sharing/sharing_config.h"
 #include "workloads/inputs/generator.h"
+#include "workloads/job_table.h"
 #include "workloads/pod_spec.h"
 
 namespace slicelab {
@@ -25,6 +26,8 @@ struct PolicySpec {
   std::string name;
   PlacementConfig placement;
   SharingConfig sharing;
+  // The policy's own engine.gang (docs/training-jobs.md#gang-modes); none: the engine's.
+  std::optional<GangConfig> gang;
 };
 
 struct Scenario {
@@ -45,6 +48,8 @@ struct Scenario {
   std::vector<PodSpec> target_pods;
   // workload.snapshot: the pods that run on a named node from time 0 (docs/kubernetes-import.md).
   std::vector<PinnedPod> snapshot;
+  // workload.jobs: the jobs whose pods follow the other pods in `pods` (docs/training-jobs.md).
+  JobTable jobs;
   EngineConfig engine;
   std::vector<PolicySpec> policies;
   // `decide:`: what a compare recommends by (default_decide_spec() when the block is absent).

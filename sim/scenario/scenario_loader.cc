@@ -18,6 +18,7 @@
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/inputs/generator.h"
+#include "workloads/inputs/job_yaml.h"
 #include "workloads/inputs/pod_yaml.h"
 #include "workloads/kube/kube_yaml_quantities.h"
 #include "workloads/plain_file_name.h"
@@ -217,11 +218,45 @@ RestartConfig read_restart(const YamlReader& yaml, const YAML::Node& node) {
   return c;
 }
 
+// engine.gang, or a policy's gang: how a job's gang starts (gang_table.h;
+// docs/training-jobs.md#gang-modes).
+GangConfig read_gang(const YamlReader& yaml, const YAML::Node& node, const std::string& path) {
+  yaml.require_map(node, path);
+  yaml.check_keys(node, path, {"mode", "timeout", "backoff"});
+  GangConfig c;
+  if (const YAML::Node m = node["mode"]; m.IsDefined()) {
+    const auto mode = gang_mode_from_name(yaml.string(m, join_path(path, "mode")));
+    if (!mode) yaml.fail_expected(m, join_path(path, "mode"), "all-or-nothing, permit or none");
+    c.mode = *mode;
+  }
+  c.timeout_s = yaml.opt_duration(node, path, "timeout", 1.0).value_or(c.timeout_s);
+  c.backoff_s = yaml.opt_duration(node, path, "backoff", 0.0).value_or(c.backoff_s);
+  for (const char* key : {"timeout", "backoff"})
+    if (node[key].IsDefined() && c.mode != GangMode::kPermit)
+      yaml.fail(node[key], join_path(path, key),
+                "only mode permit releases a partial gang after a timeout");
+  return c;
+}
+
+// The most GPUs of one node whose model `models` allows (expand_jobs' split).
+LargestNode largest_node(const ClusterSpec& cluster, const GpuCatalog& catalog) {
+  return [&cluster, &catalog](const ModelList& models) {
+    int most = 0;
+    for (const NodeGroup& g : cluster.groups) {
+      const std::string& name = catalog.models()[g.gpu_model].name;
+      if (!models.empty() && std::find(models.begin(), models.end(), name) == models.end())
+        continue;
+      most = std::max(most, g.gpus_per_node);
+    }
+    return most;
+  };
+}
+
 EngineConfig read_engine(const YamlReader& yaml, const YAML::Node& node) {
   EngineConfig c;
   if (!node.IsDefined()) return c;
   yaml.check_keys(node, "engine",
-                  {"queue", "sample_interval", "until", "speed_scaling", "restart"});
+                  {"queue", "sample_interval", "until", "speed_scaling", "restart", "gang"});
   if (auto q = yaml.opt_string(node, "engine", "queue")) {
     if (*q == "fifo")
       c.backfill = false;
@@ -236,6 +271,7 @@ EngineConfig read_engine(const YamlReader& yaml, const YAML::Node& node) {
   if (const YAML::Node v = node["speed_scaling"]; v.IsDefined())
     c.speed_scaling = yaml.boolean(v, "engine.speed_scaling");
   if (const YAML::Node v = node["restart"]; v.IsDefined()) c.restart = read_restart(yaml, v);
+  if (const YAML::Node v = node["gang"]; v.IsDefined()) c.gang = read_gang(yaml, v, "engine.gang");
   return c;
 }
 
@@ -356,8 +392,10 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
   for (size_t i = 0; i < node.size(); ++i) {
     const std::string path = index_path("policies", i);
     const YAML::Node p = node[i];
-    yaml.check_keys(p, path, {"name", "placement", "sharing"});
+    yaml.check_keys(p, path, {"name", "placement", "sharing", "gang"});
     PolicySpec spec;
+    if (const YAML::Node g = p["gang"]; g.IsDefined())
+      spec.gang = read_gang(yaml, g, join_path(path, "gang"));
     const YAML::Node placement = yaml.required(p, path, "placement");
     spec.placement = read_placement(yaml, placement, join_path(path, "placement"));
     spec.sharing = read_sharing(yaml, p["sharing"], join_path(path, "sharing"));
@@ -521,13 +559,17 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   };
   const YAML::Node w = yaml.required(root, "", "workload");
   yaml.check_keys(w, "workload",
-                  {"pods", "trace", "generator", "openb", "csv", "fill", "snapshot"});
+                  {"pods", "trace", "generator", "openb", "csv", "jobs", "fill", "snapshot"});
   int sources = 0;
   for (const char* key : {"pods", "trace", "generator", "openb", "csv"})
     sources += w[key].IsDefined() ? 1 : 0;
-  if (sources != 1)
-    yaml.fail(w, "workload", "needs exactly one of 'pods', 'trace', 'generator', 'openb' or 'csv'");
-  if (w["openb"].IsDefined()) {
+  if (sources > 1 || (sources == 0 && !w["jobs"].IsDefined()))
+    yaml.fail(w, "workload",
+              "needs exactly one of 'pods', 'trace', 'generator', 'openb' or 'csv', or 'jobs' "
+              "(alone or with one of them)");
+  if (sources == 0) {
+    sc.workload_source = "jobs";
+  } else if (w["openb"].IsDefined()) {
     sc.pods = read_openb_workload(yaml, w["openb"], path, check_model, sc.workload_source);
   } else if (w["csv"].IsDefined()) {
     sc.pods = read_csv_workload(yaml, w["csv"], path, check_model, sc.workload_source);
@@ -546,6 +588,17 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     sc.pods = generate_pods(g, sc.seed);
     sc.generator = g;
     sc.workload_source = "generator";
+  }
+  if (const YAML::Node jobs = w["jobs"]; jobs.IsDefined()) {
+    if (w["fill"].IsDefined())
+      yaml.fail(jobs, "workload.jobs", "a fill experiment places pods one by one: leave out jobs");
+    const std::vector<JobSpec> list = read_job_list(yaml, jobs, "workload.jobs", check_model);
+    try {
+      expand_jobs(list, largest_node(sc.cluster, sc.catalog), sc.pods, sc.jobs);
+    } catch (const InputError& e) {
+      yaml.fail(jobs, "workload.jobs", e.what());
+    }
+    if (sources > 0) sc.workload_source += " + jobs";
   }
   // Every source checks its own count as it reads; this is the one place all sources pass.
   if (sc.pods.size() > static_cast<size_t>(kMaxPods))
