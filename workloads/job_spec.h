@@ -13,6 +13,9 @@ namespace slicelab {
 // Whether a job may be evicted for others' sake (Alibaba's 2026 spot-GPU trace: job_type HP or
 // Spot). Spot jobs run at a lower priority and are the first victims of preemption.
 enum class JobTier : uint8_t { kRegular, kSpot };
+// A spot job's pods run at their priority minus this: below every regular pod (priorities are
+// within +-1,000,000), in their own order among spot pods.
+inline constexpr int kSpotPriorityShift = 10'000'000;
 
 // Limits every job reader enforces, so that no trace asks for more than the engine holds.
 inline constexpr int kMaxJobWorkers = 100'000;

@@ -54,6 +54,7 @@ void expand_jobs(std::span<const JobSpec> jobs, const LargestNode& largest,
         PodSpec pod = job.worker;
         pod.arrival_s = job.arrival_s;
         pod.duration_s = job.duration_s;
+        if (job.tier == JobTier::kSpot) pod.priority = job.worker.priority - kSpotPriorityShift;
         if (per_worker == 1) {
           pod.name = fmt::format("{}-{}", job.name, w);
         } else {

@@ -62,7 +62,8 @@ using LargestNode = std::function<int(const ModelList& models)>;
 // Appends each job's pods to `pods` and records the job in `table`: worker w of job "train" is
 // pod "train-w". A worker asking for more GPUs than `largest` node offers becomes
 // ceil(gpus / largest) pods of `largest` GPUs (the last takes the rest), its CPU and memory
-// divided in proportion, all of them gang members where the worker is one ("train-w.k");
+// divided in proportion, all of them gang members where the worker is one ("train-w.k"). A spot
+// job's pods take their priority minus kSpotPriorityShift;
 // docs/training-jobs.md#gangs-larger-than-a-node. Throws InputError (naming the job) when the
 // workload would pass kMaxPods.
 void expand_jobs(std::span<const JobSpec> jobs, const LargestNode& largest,

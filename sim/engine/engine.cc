@@ -9,6 +9,7 @@
 
 #include "sim/engine/simulation.h"
 #include "sim/metrics/job_summary.h"
+#include "workloads/input_error.h"
 
 namespace slicelab {
 
@@ -32,6 +33,16 @@ void Simulation::prepare() {
   arrival_order_.prepare(pods);
   restarts_.prepare(n, arrival_order_);
   if (in_.jobs != nullptr && in_.jobs->has_gangs() && !in_.config.fill) gangs_.prepare(*in_.jobs);
+  preempting_ = in_.config.preemption != PreemptionPolicy::kNever && !in_.config.fill;
+  if (preempting_) {
+    node_pods_.resize(cluster_.node_count());
+    resume_.assign(n, 0.0);
+    if (arrival_order_.reordered()) {
+      rank_.resize(n);
+      for (size_t k = 0; k < n; ++k) rank_[arrival_order_[k]] = static_cast<uint32_t>(k);
+    }
+    if (in_.jobs != nullptr) job_evictions_.assign(in_.jobs->size(), JobEvictions{});
+  }
   pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
 
   cluster_.track_shape_tags(2 * static_cast<size_t>(max_gpus + 1));
@@ -41,6 +52,14 @@ void Simulation::prepare() {
   skip_failed_shapes_ = sharing_->equal_requests_fit_alike() && in_.pinned.empty();
   // The retry shortcut first: it narrows the node set at no cost.
   RunPlugins plugins = sharing_->plugins();
+  // Preemption's dry run removes pods from the cluster's state only: a mode that keeps its own
+  // placement state (its filters, its reserve plugins: MIG, HAMi, DRA, vGPU) would not see them
+  // go, and no pod could ever preempt.
+  if (preempting_ && (!plugins.reserves.empty() || !plugins.filters.empty()))
+    throw InputError(fmt::format(
+        "engine.preemption: sharing mode {} keeps placement state of its own, which preemption "
+        "cannot see yet (docs/training-jobs.md#preemption); use preemption: never with it",
+        mode_.describe()));
   plugins.pre_filters.insert(plugins.pre_filters.begin(), &retry_);
   if (!in_.pinned.empty())
     plugins.filters.insert(plugins.filters.begin(), &pinned_.emplace(in_.pinned, n));
@@ -103,8 +122,14 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
       cluster_.model(node),
       -(static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units()) *
         static_cast<double>(r.gpu_count)));
+  if (preempting_) std::erase(node_pods_[node], p);
   stop_work(p);
   tenants_.retire(p);
+}
+
+// release() is inlined into this file's callers; eviction (pod_eviction.cc) calls it here.
+void Simulation::release_evicted(uint32_t p) {
+  release(p);
 }
 
 // It leaves its GPUs' tenants; it may stay bound (a restart in place: it holds its devices).
@@ -161,6 +186,7 @@ void Simulation::arrive(uint32_t p, uint64_t seq) {
     out_[p].reason = reasons_.add("no node could ever hold it: " + *why);
   } else if (!in_.config.fill) {
     queue_.arrive(p, in_.pods[p].priority, seq, *this, skip_failed_shapes_);
+    after_queue();
     return;
   } else if (!try_place(p)) {
     out_[p].status = PodStatus::kUnschedulable;
@@ -241,10 +267,11 @@ RunResult Simulation::run(const ProgressFn& progress) {
       // next() drops stale events now rather than at the loop's top: the hint is then for the
       // next live one (an event stale now stays stale).
       if (const PodEvent* ahead = events_.next()) prefetch_event(*ahead, events_.peek_second());
-      if (e.kind() == PodEvent::kRequeue)  // back-off over: it waits where it first arrived
+      if (e.kind() == PodEvent::kRequeue) {  // back-off over: it waits where it first arrived
         queue_.arrive(e.slot, pods[e.slot].priority, restarts_.restarted(e.slot, out_[e.slot]),
                       *this, skip_failed_shapes_);
-      else if (e.kind() == PodEvent::kRestart)
+        after_queue();
+      } else if (e.kind() == PodEvent::kRestart)
         restart_in_place(tenants_.pod_in(e.slot));
       else if (e.kind() == PodEvent::kStart)
         start_after_reconfiguration(tenants_.pod_in(e.slot));
@@ -316,6 +343,7 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   free_event_loop_state();
   result.summary = accounting_.summarize(in_.pods, out_, reasons_, *sharing_);
   result.summary.restarts = restarts_.counts();
+  if (preempting_) result.summary.preemption = preemption_;
   result.fill_curve = accounting_.take_fill_curve();
   result.jobs = job_outcomes();
   if (in_.jobs != nullptr && !in_.jobs->empty())

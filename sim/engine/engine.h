@@ -10,6 +10,7 @@
 
 #include "sim/cluster_spec.h"
 #include "sim/engine/gang_table.h"
+#include "sim/engine/preemption.h"
 #include "sim/engine/restart_policy.h"
 #include "sim/gpu_catalog.h"
 #include "sim/interference/workload_class.h"
@@ -37,6 +38,8 @@ struct EngineConfig {
   RestartConfig restart;
   // How the pods of a job's gang start (engine.gang); only read when the workload has gangs.
   GangConfig gang;
+  // Whether a pod that finds no node evicts lower-priority pods (engine.preemption).
+  PreemptionPolicy preemption = PreemptionPolicy::kNever;
 };
 
 // Called now and then with the share of pod events processed, 0..1.

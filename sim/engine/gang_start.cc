@@ -33,11 +33,24 @@ void Simulation::gang_arrived(uint32_t j, uint32_t p, uint64_t seq) {
   }
   if (!gangs_.arrived(j, seq, job.pod_count)) return;
   const uint32_t end = job.first_pod + job.pod_count;
-  if (job.pod_count - g.lost < job.min_member) {
-    const uint32_t why = reasons_.add(
-        fmt::format("its gang can never start: {} of its job's {} pods never fit, {} must start "
-                    "together",
-                    g.lost, job.pod_count, job.min_member));
+  // The least GPUs its gang holds at once (min_member members, alike): more than the cluster
+  // has, it can never start, though each member fits a node.
+  const PodSpec& member = in_.pods[job.first_pod];
+  const double gang_gpus = static_cast<double>(job.min_member) * member.gpu_count *
+                           static_cast<double>(member.gpu_milli) / 1000.0;
+  const auto cluster_gpus = static_cast<double>(in_.cluster.gpu_count());
+  if (job.pod_count - g.lost < job.min_member || gang_gpus > cluster_gpus) {
+    const std::string text =
+        gang_gpus > cluster_gpus
+            ? fmt::format(
+                  "its gang can never start: {} pods must start together, {:g} GPUs, "
+                  "and the cluster has {:g}",
+                  job.min_member, gang_gpus, cluster_gpus)
+            : fmt::format(
+                  "its gang can never start: {} of its job's {} pods never fit, {} must "
+                  "start together",
+                  g.lost, job.pod_count, job.min_member);
+    const uint32_t why = reasons_.add(text);
     for (uint32_t m = job.first_pod; m < end; ++m) {
       if (out_[m].status != PodStatus::kPending) continue;
       out_[m].status = PodStatus::kUnschedulable;
@@ -54,26 +67,24 @@ void Simulation::gang_arrived(uint32_t j, uint32_t p, uint64_t seq) {
 // tried: a gang's members ask alike); at least min_member bound start together, fewer are
 // unbound again. Repeated only once nodes were freed since the last failure.
 bool Simulation::place_gang(uint32_t j) {
-  const JobInfo& job = (*in_.jobs)[j];
   GangTable::Job& g = gangs_[j];
   if (g.tried_at == retry_.freed_count()) return false;
   accounting_.placement_attempted();
-  g.held.clear();
-  const uint32_t end = job.first_pod + job.pod_count;
-  for (uint32_t m = job.first_pod; m < end; ++m) {
-    if (out_[m].status != PodStatus::kPending || out_[m].node >= 0) continue;
-    HeldMember h;
-    if (!reserve(m, h)) break;
-    g.held.push_back(h);
-  }
-  if (g.held.size() < job.min_member) {
-    // As kube-scheduler unreserves a pod's plugins, each member in the reverse order.
-    for (auto it = g.held.rbegin(); it != g.held.rend(); ++it) {
-      unbind(it->pod, it->request, it->node, held_gpus(*it), false);
-      out_[it->pod].node = -1;
-      out_[it->pod].gpu_count = 0;
+  const bool placed = reserve_gang(j, preempting_);
+  if (placed && !tentative_.empty()) {
+    // Preemption made room: the members leave again, the victims are evicted (their gangs with
+    // them), and the members are placed on what that freed.
+    unreserve_gang(j);
+    settle_set_aside(true);
+    if (!reserve_gang(j, false)) {
+      unreserve_gang(j);
+      g.tried_at = retry_.freed_count();
+      accounting_.placement_failed();
+      return false;
     }
-    g.held.clear();
+  } else if (!placed) {
+    unreserve_gang(j);
+    settle_set_aside(false);
     g.tried_at = retry_.freed_count();
     accounting_.placement_failed();
     return false;
@@ -82,13 +93,42 @@ bool Simulation::place_gang(uint32_t j) {
   return true;
 }
 
+// Reserves the queued members in turn until one does not fit (members after it are not tried: a
+// gang's members ask alike); with `preempt`, a member that does not fit sets victims aside
+// first. True when at least min_member are reserved (in g.held).
+bool Simulation::reserve_gang(uint32_t j, bool preempt) {
+  const JobInfo& job = (*in_.jobs)[j];
+  GangTable::Job& g = gangs_[j];
+  g.held.clear();
+  const uint32_t end = job.first_pod + job.pod_count;
+  for (uint32_t m = job.first_pod; m < end; ++m) {
+    if (out_[m].status != PodStatus::kPending || out_[m].node >= 0) continue;
+    HeldMember h;
+    if (!reserve(m, h) && !(preempt && set_aside_victims_for(m) && reserve(m, h))) break;
+    g.held.push_back(h);
+  }
+  return g.held.size() >= job.min_member;
+}
+
+// Undoes reserve_gang: as kube-scheduler unreserves a pod's plugins, each member in the reverse
+// order.
+void Simulation::unreserve_gang(uint32_t j) {
+  GangTable::Job& g = gangs_[j];
+  for (auto it = g.held.rbegin(); it != g.held.rend(); ++it) {
+    unbind(it->pod, it->request, it->node, held_gpus(*it), false);
+    out_[it->pod].node = -1;
+    out_[it->pod].gpu_count = 0;
+  }
+  g.held.clear();
+}
+
 // Permit and none: the member binds on its own and holds its GPUs until its gang is complete.
 bool Simulation::hold_member(uint32_t j, uint32_t p) {
   if (now_ < gangs_[j].denied_until_s) return false;  // its group backs off after a timeout
   if (!retry_.worth_trying(p)) return false;
   accounting_.placement_attempted();
   HeldMember h;
-  if (!reserve(p, h)) {
+  if (!reserve(p, h) && !(preempting_ && preempt_for(p) && reserve(p, h))) {
     retry_.attempt_failed(p);
     accounting_.placement_failed();
     return false;
@@ -120,8 +160,8 @@ std::span<const GpuId> Simulation::held_gpus(const HeldMember& h) {
 void Simulation::start_gang(uint32_t j, bool held) {
   GangTable::Job& g = gangs_[j];
   g.gang_started = true;
-  g.start_s = now_;
-  ++g.epoch;  // its timer is void
+  if (g.start_s < 0) g.start_s = now_;  // its first start: queueing ends there
+  ++g.epoch;                            // its timer is void
   for (const HeldMember& h : g.held) {
     g.held_gpu_s += held_gpu_seconds(h, now_);
     // held_gpus_ is scratch that commit's failure path does not touch.
@@ -202,6 +242,10 @@ std::vector<JobOutcome> Simulation::job_outcomes() {
       o.start_s = first_start;
     }
     if (all_ended) o.finish_s = last_end;
+    if (!job_evictions_.empty()) {
+      o.evicted_pods = job_evictions_[j].pods;
+      o.lost_gpu_s = job_evictions_[j].lost_gpu_s;
+    }
     if (all_completed)
       o.status = PodStatus::kCompleted;
     else if (any_failed && all_ended)

@@ -21,7 +21,7 @@ bool Simulation::try_place(uint32_t p) {
   if (!retry_.worth_trying(p)) return false;  // nothing freed since it last failed
   accounting_.placement_attempted();
   HeldMember h;
-  if (!reserve(p, h)) {
+  if (!reserve(p, h) && !(preempting_ && preempt_for(p) && reserve(p, h))) {
     retry_.attempt_failed(p);
     accounting_.placement_failed();
     return false;
@@ -87,6 +87,7 @@ void Simulation::commit(uint32_t p, const PodRequest& r, NodeId node, std::span<
   o.status = PodStatus::kRunning;
   ++running_;
   if (!held) accounting_.allocation_changed(model, claim);
+  if (preempting_) node_pods_[node].push_back(p);
   if (const double delay = sharing_->start_delay_s(p); delay > 0) {
     // Its GPUs are being prepared (MIG: re-partitioned): it holds them now and starts when that
     // is done.
@@ -157,6 +158,10 @@ void Simulation::restart_in_place(uint32_t p) {
   o.reason = ReasonTable::kNone;
   o.finish_s = -1;
   ++running_;
+  if (preempting_) {
+    auto& on_node = node_pods_[static_cast<size_t>(o.node)];
+    if (std::find(on_node.begin(), on_node.end(), p) == on_node.end()) on_node.push_back(p);
+  }
   live_.start(slot, r);
   start_work(p);
 }
@@ -173,6 +178,7 @@ void Simulation::start_work(uint32_t p) {
   // In a fill experiment nothing departs: the finish is never reached.
   LiveProgress& prog = live_[tenants_.slot(p)].progress;
   prog.remaining = in_.config.fill ? kInf : in_.pods[p].duration_s;
+  if (preempting_) prog.remaining -= resume_[p];  // an evicted pod resumes from its checkpoint
   prog.last_update = now_;
   if (req_[p].gpu_count == 0) {
     tenants_.run_alone(p);

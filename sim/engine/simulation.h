@@ -18,6 +18,7 @@
 #include "sim/engine/gpu_tenant_table.h"
 #include "sim/engine/pod_events.h"
 #include "sim/engine/pod_request_table.h"
+#include "sim/engine/preemption.h"
 #include "sim/engine/queue_scheduler.h"
 #include "sim/engine/retry_shortcut.h"
 #include "sim/engine/run_accounting.h"
@@ -70,11 +71,26 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   // Gangs (gang_start.cc).
   void gang_arrived(uint32_t job, uint32_t p, uint64_t seq);
   bool place_gang(uint32_t job);
+  bool reserve_gang(uint32_t job, bool preempt);
+  void unreserve_gang(uint32_t job);
   bool hold_member(uint32_t job, uint32_t p);
   void start_gang(uint32_t job, bool held);
   void gang_timer(uint32_t job, GangTable::TimerKind kind);
   std::span<const GpuId> held_gpus(const HeldMember& h);
   bool failure_shared_by_shape(uint32_t p) const override;
+  // Preemption (pod_eviction.cc).
+  uint64_t queue_rank(uint32_t p) const;
+  bool preempt_for(uint32_t p);
+  std::optional<PreemptionCandidate> find_victims(uint32_t p);
+  void set_bound(uint32_t q, bool present);
+  bool set_aside_victims_for(uint32_t m);
+  void settle_set_aside(bool evict_them);
+  void evict(uint32_t v);
+  void evict_one(uint32_t v);
+  void requeue_evicted();
+  void after_queue() {
+    if (!evicted_.empty()) requeue_evicted();
+  }
   std::vector<JobOutcome> job_outcomes();
   void start_work(uint32_t p);
   bool fails_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus);
@@ -85,8 +101,12 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::optional<std::string> never_fits(uint32_t p);
   void fail_running(uint32_t p, FailureCause cause, const char* reason);
   void release(uint32_t p);
+  void release_evicted(uint32_t p);
   void prefetch_event(const PodEvent& next, const PodEvent* after) const;
-  void schedule_pending() { queue_.schedule(*this, skip_failed_shapes_); }
+  void schedule_pending() {
+    queue_.schedule(*this, skip_failed_shapes_);
+    after_queue();
+  }
   void recompute(std::span<const GpuId> gpus);
   // The tenant table changes a pod's rate or error: progress so far accrues at the old values.
   void before_rate_change(uint32_t p) override { settle(p); }
@@ -173,6 +193,22 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::vector<GpuId> pick_;       // the GPUs placement picks for one pod
   GangTable gangs_;               // empty without gangs (or in a fill experiment)
   std::vector<GpuId> held_gpus_;  // scratch: a held member's GPUs
+  // Preemption's state, held only when engine.preemption allows it: per node its running pods,
+  // per pod the work saved at its last checkpoint and its arrival rank (when the workload is not
+  // in arrival order), per job what evictions cost it, the pods evicted in the current pass.
+  bool preempting_ = false;
+  std::vector<std::vector<uint32_t>> node_pods_;
+  std::vector<double> resume_;
+  std::vector<uint32_t> rank_;
+  struct JobEvictions {
+    uint32_t pods = 0;
+    double lost_gpu_s = 0;
+  };
+  std::vector<JobEvictions> job_evictions_;
+  std::vector<uint32_t> evicted_;
+  std::vector<uint32_t> tentative_;  // victims set aside while a gang is placed
+  std::vector<PreemptionCandidate> candidates_;
+  PreemptionCounts preemption_;
   double now_ = 0;
   uint32_t running_ = 0;
 };

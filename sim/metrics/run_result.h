@@ -132,6 +132,8 @@ struct JobOutcome {
   double finish_s = -1;        // when its last pod ended (completed or failed); -1: not all did
   double held_gpu_s = 0;       // GPU-seconds its pods held, bound, waiting for their gang
   uint32_t gang_timeouts = 0;  // partial reservations released (engine.gang.mode permit)
+  uint32_t evicted_pods = 0;   // its pods evicted by preemption (a gang's: all its running pods)
+  double lost_gpu_s = 0;       // GPU-seconds of work lost to evictions (since its checkpoints)
   // kCompleted: every pod completed; kFailed: one failed for good; kUnschedulable: its gang can
   // never start; kRunning: its gang started and not every pod ended; kPending: not started.
   PodStatus status = PodStatus::kPending;
@@ -145,6 +147,14 @@ struct JobSummary {
   Distribution queue_delay_s, jct_s;
   double gpu_hours_held_waiting = 0;  // GPU-hours bound to pods that waited for their gang
   uint64_t gang_timeouts = 0;
+};
+
+// Preemption's figures (engine.preemption other than never).
+struct PreemptionCounts {
+  uint64_t preemptors = 0;    // placements that evicted pods
+  uint64_t victims = 0;       // pods evicted (a gang's running members all count)
+  uint64_t spot_victims = 0;  // ... of them, pods of spot jobs
+  double lost_gpu_hours = 0;  // work lost: done since the victims' last checkpoint
 };
 
 struct RunSummary {
@@ -186,6 +196,7 @@ struct RunSummary {
 
   // --- jobs and gangs (issue 31): workloads with jobs only ---
   std::optional<JobSummary> jobs;
+  std::optional<PreemptionCounts> preemption;
 
   // --- the sharing mode's own figures and files (SharingRun::write_results) ---
   ModeResults mode_results;

@@ -2,10 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <string_view>
 
 #include "workloads/input_error.h"
+#include "workloads/inputs/acme_reader.h"
+#include "workloads/inputs/alibaba_spot_reader.h"
 #include "workloads/inputs/csv_trace_reader.h"
+#include "workloads/inputs/helios_reader.h"
+#include "workloads/inputs/job_import.h"
+#include "workloads/inputs/pai2020_reader.h"
+#include "workloads/inputs/philly_reader.h"
 #include "workloads/rfc3339.h"
 
 namespace slicelab {
@@ -140,6 +149,67 @@ std::vector<PodSpec> read_csv_workload(const YamlReader& yaml, const YAML::Node&
   }
   source = "csv " + rel;
   return read_csv_trace(m, check_model);
+}
+
+std::vector<JobSpec> read_job_trace_workload(const YamlReader& yaml, const YAML::Node& node,
+                                             const std::string& scenario_path,
+                                             const ModelCheck& check_model, std::string& source) {
+  const std::string path = "workload.job_trace";
+  yaml.require_map(node, path);
+  yaml.check_keys(node, path,
+                  {"format", "file", "job_table", "keep_cpu_only", "run_time", "checkpoint"});
+  const YAML::Node f = yaml.required(node, path, "format");
+  const std::string format = yaml.string(f, join_path(path, "format"));
+  constexpr std::string_view kFormats[] = {"philly", "helios", "acme", "pai2020", "alibaba-spot"};
+  if (std::find(std::begin(kFormats), std::end(kFormats), format) == std::end(kFormats))
+    yaml.fail_expected(f, join_path(path, "format"),
+                       "philly, helios, acme, pai2020 or alibaba-spot");
+  std::string rel;
+  const std::string file =
+      resolve(yaml, yaml.required(node, path, "file"), join_path(path, "file"), scenario_path, rel);
+  JobImportOptions options;
+  options.check_model = check_model;
+  if (const YAML::Node k = node["keep_cpu_only"]; k.IsDefined())
+    options.keep_cpu_only = yaml.boolean(k, join_path(path, "keep_cpu_only"));
+  // Each format's own key: given to another format, it would be silently ignored.
+  for (const auto& [key, owner] :
+       {std::pair{"job_table", "pai2020"}, std::pair{"run_time", "philly"}})
+    if (node[key].IsDefined() && format != owner)
+      yaml.fail(node[key], join_path(path, key), fmt::format("is for format {} only", owner));
+  JobImportCounts counts;
+  std::vector<JobSpec> jobs;
+  if (format == "philly") {
+    PhillyOptions philly;
+    static_cast<JobImportOptions&>(philly) = options;
+    if (auto rt = yaml.opt_string(node, path, "run_time")) {
+      if (*rt == "all-attempts")
+        philly.run_time = PhillyRunTime::kAllAttempts;
+      else if (*rt != "last-attempt")
+        yaml.fail_expected(node["run_time"], join_path(path, "run_time"),
+                           "last-attempt or all-attempts");
+    }
+    jobs = read_philly_jobs(file, philly, &counts);
+  } else if (format == "helios") {
+    jobs = read_helios_jobs(file, options, &counts);
+  } else if (format == "acme") {
+    jobs = read_acme_jobs(file, options, &counts);
+  } else if (format == "pai2020") {
+    std::string job_rel;
+    const std::string job_table =
+        node["job_table"].IsDefined()
+            ? resolve(yaml, node["job_table"], join_path(path, "job_table"), scenario_path, job_rel)
+            : std::string();
+    jobs = read_pai2020_jobs(file, job_table, options, &counts);
+  } else {
+    jobs = read_alibaba_spot_jobs(file, options, &counts);
+  }
+  // The traces record no checkpoints: one interval for every job, when the scenario gives it.
+  if (const auto every = yaml.opt_duration(node, path, "checkpoint", 1.0))
+    for (JobSpec& job : jobs) job.checkpoint_s = *every;
+  source = fmt::format("{} trace {}: {} jobs", format, rel, jobs.size());
+  if (const int64_t skipped = counts.skipped_total(); skipped > 0)
+    source += fmt::format(" ({} records skipped, docs/job-traces.md)", skipped);
+  return jobs;
 }
 
 }  // namespace slicelab

@@ -11,6 +11,7 @@
 #include "sim/gpu_catalog.h"
 #include "workloads/inputs/openb_reader.h"
 #include "workloads/inputs/pod_yaml.h"
+#include "workloads/job_spec.h"
 #include "workloads/pod_spec.h"
 #include "workloads/yaml_reader.h"
 
@@ -39,5 +40,11 @@ std::vector<PodSpec> read_openb_workload(const YamlReader& yaml, const YAML::Nod
 std::vector<PodSpec> read_csv_workload(const YamlReader& yaml, const YAML::Node& node,
                                        const std::string& scenario_path,
                                        const ModelCheck& check_model, std::string& source);
+
+// workload.job_trace: a public training-job trace (docs/job-traces.md), read by its format's
+// reader; `source` receives the workload_source text (with the jobs skipped, if any).
+std::vector<JobSpec> read_job_trace_workload(const YamlReader& yaml, const YAML::Node& node,
+                                             const std::string& scenario_path,
+                                             const ModelCheck& check_model, std::string& source);
 
 }  // namespace slicelab

@@ -15,6 +15,7 @@ RunResult run_policy(const Scenario& scenario, const PolicySpec& policy, const P
   const auto sharing = make_sharing_mode(policy.sharing);
   EngineConfig engine = scenario.engine;
   if (policy.gang) engine.gang = *policy.gang;
+  if (policy.preemption) engine.preemption = *policy.preemption;
   RunInputs in{scenario.cluster, scenario.catalog, scenario.pods,
                *sharing,         engine,           derive_seed(scenario.seed, policy.name)};
   in.classes = &scenario.classes;         // workload classes' demand vectors (issue 4)

@@ -28,6 +28,8 @@ struct PolicySpec {
   SharingConfig sharing;
   // The policy's own engine.gang (docs/training-jobs.md#gang-modes); none: the engine's.
   std::optional<GangConfig> gang;
+  // The policy's own engine.preemption; none: the engine's.
+  std::optional<PreemptionPolicy> preemption;
 };
 
 struct Scenario {

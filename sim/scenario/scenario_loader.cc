@@ -238,6 +238,14 @@ GangConfig read_gang(const YamlReader& yaml, const YAML::Node& node, const std::
   return c;
 }
 
+// engine.preemption, or a policy's: whether pods that find no node evict lower-priority pods.
+PreemptionPolicy read_preemption(const YamlReader& yaml, const YAML::Node& node,
+                                 const std::string& path) {
+  const auto p = preemption_policy_from_name(yaml.string(node, path));
+  if (!p) yaml.fail_expected(node, path, "never or lower-priority");
+  return *p;
+}
+
 // The most GPUs of one node whose model `models` allows (expand_jobs' split).
 LargestNode largest_node(const ClusterSpec& cluster, const GpuCatalog& catalog) {
   return [&cluster, &catalog](const ModelList& models) {
@@ -255,8 +263,9 @@ LargestNode largest_node(const ClusterSpec& cluster, const GpuCatalog& catalog) 
 EngineConfig read_engine(const YamlReader& yaml, const YAML::Node& node) {
   EngineConfig c;
   if (!node.IsDefined()) return c;
-  yaml.check_keys(node, "engine",
-                  {"queue", "sample_interval", "until", "speed_scaling", "restart", "gang"});
+  yaml.check_keys(
+      node, "engine",
+      {"queue", "sample_interval", "until", "speed_scaling", "restart", "gang", "preemption"});
   if (auto q = yaml.opt_string(node, "engine", "queue")) {
     if (*q == "fifo")
       c.backfill = false;
@@ -272,6 +281,8 @@ EngineConfig read_engine(const YamlReader& yaml, const YAML::Node& node) {
     c.speed_scaling = yaml.boolean(v, "engine.speed_scaling");
   if (const YAML::Node v = node["restart"]; v.IsDefined()) c.restart = read_restart(yaml, v);
   if (const YAML::Node v = node["gang"]; v.IsDefined()) c.gang = read_gang(yaml, v, "engine.gang");
+  if (const YAML::Node v = node["preemption"]; v.IsDefined())
+    c.preemption = read_preemption(yaml, v, "engine.preemption");
   return c;
 }
 
@@ -392,10 +403,12 @@ std::vector<PolicySpec> read_policies(const YamlReader& yaml, const YAML::Node& 
   for (size_t i = 0; i < node.size(); ++i) {
     const std::string path = index_path("policies", i);
     const YAML::Node p = node[i];
-    yaml.check_keys(p, path, {"name", "placement", "sharing", "gang"});
+    yaml.check_keys(p, path, {"name", "placement", "sharing", "gang", "preemption"});
     PolicySpec spec;
     if (const YAML::Node g = p["gang"]; g.IsDefined())
       spec.gang = read_gang(yaml, g, join_path(path, "gang"));
+    if (const YAML::Node v = p["preemption"]; v.IsDefined())
+      spec.preemption = read_preemption(yaml, v, join_path(path, "preemption"));
     const YAML::Node placement = yaml.required(p, path, "placement");
     spec.placement = read_placement(yaml, placement, join_path(path, "placement"));
     spec.sharing = read_sharing(yaml, p["sharing"], join_path(path, "sharing"));
@@ -558,17 +571,19 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     return fmt::format("unknown GPU model '{}' (known: {})", m, sc.catalog.names());
   };
   const YAML::Node w = yaml.required(root, "", "workload");
-  yaml.check_keys(w, "workload",
-                  {"pods", "trace", "generator", "openb", "csv", "jobs", "fill", "snapshot"});
+  yaml.check_keys(
+      w, "workload",
+      {"pods", "trace", "generator", "openb", "csv", "jobs", "job_trace", "fill", "snapshot"});
   int sources = 0;
   for (const char* key : {"pods", "trace", "generator", "openb", "csv"})
     sources += w[key].IsDefined() ? 1 : 0;
-  if (sources > 1 || (sources == 0 && !w["jobs"].IsDefined()))
+  const int job_sources = (w["jobs"].IsDefined() ? 1 : 0) + (w["job_trace"].IsDefined() ? 1 : 0);
+  if (sources > 1 || job_sources > 1 || sources + job_sources == 0)
     yaml.fail(w, "workload",
               "needs exactly one of 'pods', 'trace', 'generator', 'openb' or 'csv', or 'jobs' "
-              "(alone or with one of them)");
+              "or 'job_trace' (alone or with one of them)");
   if (sources == 0) {
-    sc.workload_source = "jobs";
+    sc.workload_source.clear();
   } else if (w["openb"].IsDefined()) {
     sc.pods = read_openb_workload(yaml, w["openb"], path, check_model, sc.workload_source);
   } else if (w["csv"].IsDefined()) {
@@ -589,16 +604,22 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     sc.generator = g;
     sc.workload_source = "generator";
   }
-  if (const YAML::Node jobs = w["jobs"]; jobs.IsDefined()) {
+  if (job_sources > 0) {
+    const char* key = w["jobs"].IsDefined() ? "jobs" : "job_trace";
+    const YAML::Node jobs = w[key];
+    const std::string jp = join_path("workload", key);
     if (w["fill"].IsDefined())
-      yaml.fail(jobs, "workload.jobs", "a fill experiment places pods one by one: leave out jobs");
-    const std::vector<JobSpec> list = read_job_list(yaml, jobs, "workload.jobs", check_model);
+      yaml.fail(jobs, jp, "a fill experiment places pods one by one: leave out jobs");
+    std::string job_source = "jobs";
+    const std::vector<JobSpec> list =
+        w["jobs"].IsDefined() ? read_job_list(yaml, jobs, jp, check_model)
+                              : read_job_trace_workload(yaml, jobs, path, check_model, job_source);
     try {
       expand_jobs(list, largest_node(sc.cluster, sc.catalog), sc.pods, sc.jobs);
     } catch (const InputError& e) {
-      yaml.fail(jobs, "workload.jobs", e.what());
+      yaml.fail(jobs, jp, e.what());
     }
-    if (sources > 0) sc.workload_source += " + jobs";
+    sc.workload_source += (sources > 0 ? " + " : "") + job_source;
   }
   // Every source checks its own count as it reads; this is the one place all sources pass.
   if (sc.pods.size() > static_cast<size_t>(kMaxPods))

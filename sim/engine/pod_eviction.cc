@@ -1,0 +1,158 @@
+// Preemption (engine.preemption; docs/training-jobs.md#preemption): a pod that does not fit evicts
+// lower-priority pods as kube-scheduler's DefaultPreemption picks them (preemption.h). An evicted
+// pod keeps the work up to its job's last checkpoint and queues again where it first arrived; a
+// gang loses all its running members at once and starts again as a gang.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/engine/simulation.h"
+
+namespace slicelab {
+
+// The pod's place in the queue: its first arrival's rank (a gang's: its last member's).
+uint64_t Simulation::queue_rank(uint32_t p) const {
+  if (!gangs_.empty()) {
+    const uint32_t j = in_.jobs->job_of(p);
+    if (j != JobTable::kNoJob && (*in_.jobs)[j].gang()) return gangs_[j].seq;
+  }
+  return rank_.empty() ? p : rank_[p];
+}
+
+// PostFilter: the pod found no node. Candidate nodes are visited from a random offset, as the
+// scheduler does, until enough are found, and one is picked; its victims are returned, not
+// evicted. Pods set aside for a gang's other members (tentative_) are gone already. None when no
+// node would take the pod even without its lower-priority pods.
+std::optional<PreemptionCandidate> Simulation::find_victims(uint32_t p) {
+  const int priority = in_.pods[p].priority;
+  const size_t nodes = cluster_.node_count();
+  if (nodes == 0) return std::nullopt;
+  const size_t wanted = candidates_wanted(nodes);
+  const size_t offset = rng_.below(nodes);
+  PodRequest r = req_[p];
+  SchedulingCycle cycle{cluster_, r, p, now_, rng_, 0, sharing_.get()};
+  candidates_.clear();
+  std::vector<PreemptionVictim> on_node;
+  for (size_t k = 0; k < nodes && candidates_.size() < wanted; ++k) {
+    const auto n = static_cast<NodeId>((offset + k) % nodes);
+    on_node.clear();
+    for (const uint32_t q : node_pods_[n])
+      if (out_[q].status == PodStatus::kRunning && in_.pods[q].priority < priority &&
+          std::find(tentative_.begin(), tentative_.end(), q) == tentative_.end())
+        on_node.push_back({q, in_.pods[q].priority, out_[q].start_s});
+    if (on_node.empty()) continue;
+    const auto set_present = [&](const PreemptionVictim& v, bool present) {
+      set_bound(v.pod, present);
+    };
+    const auto fits = [&] { return placement_.rejected_by(cycle, n).empty(); };
+    if (auto victims = select_victims(on_node, priority, set_present, fits))
+      candidates_.push_back({n, std::move(*victims)});
+  }
+  if (candidates_.empty()) return std::nullopt;
+  return std::move(candidates_[pick_one_node(candidates_)]);
+}
+
+// A running pod's resources leave its node's state (present: false) or return to it, and
+// nothing else changes: the dry runs of preemption.
+void Simulation::set_bound(uint32_t q, bool present) {
+  const PodRequest& bound = live_[tenants_.slot(q)].bound;
+  const auto node = static_cast<NodeId>(out_[q].node);
+  if (present)
+    cluster_.bind(node, tenants_.gpus_of(q), bound);
+  else
+    cluster_.unbind(node, tenants_.gpus_of(q), bound);
+}
+
+// A pod on its own: its victims are evicted, then it is placed again.
+bool Simulation::preempt_for(uint32_t p) {
+  const auto chosen = find_victims(p);
+  if (!chosen) return false;
+  ++preemption_.preemptors;
+  for (const PreemptionVictim& v : chosen->victims)
+    if (out_[v.pod].status == PodStatus::kRunning) evict(v.pod);
+  return true;
+}
+
+// A gang's member found no node while its gang is being placed: its victims are set aside
+// (their resources leave the nodes' state) until the whole gang is known to fit.
+bool Simulation::set_aside_victims_for(uint32_t m) {
+  const auto chosen = find_victims(m);
+  if (!chosen) return false;
+  for (const PreemptionVictim& v : chosen->victims) {
+    set_bound(v.pod, false);
+    tentative_.push_back(v.pod);
+  }
+  return true;
+}
+
+// The pods set aside come back (evict: false) or are evicted (evict: true).
+void Simulation::settle_set_aside(bool evict_them) {
+  for (auto it = tentative_.rbegin(); it != tentative_.rend(); ++it) set_bound(*it, true);
+  if (evict_them) {
+    ++preemption_.preemptors;
+    for (const uint32_t v : tentative_)
+      if (out_[v].status == PodStatus::kRunning) evict(v);
+  }
+  tentative_.clear();
+}
+
+// The victim leaves; a running gang's other members leave with it (its workers cannot go on
+// without it) and the job queues again as a gang.
+void Simulation::evict(uint32_t v) {
+  if (!gangs_.empty()) {
+    const uint32_t j = in_.jobs->job_of(v);
+    if (j != JobTable::kNoJob && (*in_.jobs)[j].gang()) {
+      const JobInfo& job = (*in_.jobs)[j];
+      for (uint32_t m = job.first_pod; m < job.first_pod + job.pod_count; ++m)
+        if (out_[m].status == PodStatus::kRunning) evict_one(m);
+      GangTable::Job& g = gangs_[j];
+      g.gang_started = false;
+      ++g.epoch;
+      return;
+    }
+  }
+  evict_one(v);
+}
+
+// Its work since its job's last checkpoint is lost: it resumes from there when it starts again.
+void Simulation::evict_one(uint32_t v) {
+  settle(v);
+  events_.cancel(tenants_.slot(v));
+  const LiveProgress& prog = live_[tenants_.slot(v)].progress;
+  const double duration = in_.pods[v].duration_s;
+  const double done = std::max(0.0, duration - prog.remaining);
+  const uint32_t j = in_.jobs != nullptr ? in_.jobs->job_of(v) : JobTable::kNoJob;
+  const double every = j != JobTable::kNoJob ? (*in_.jobs)[j].checkpoint_s : 0.0;
+  const double saved = every > 0 ? std::floor(done / every) * every : 0.0;
+  const PodRequest& r = live_[tenants_.slot(v)].bound;
+  const double gpus = static_cast<double>(r.gpu_count) * static_cast<double>(r.gpu_milli) / 1000.0;
+  const double lost_gpu_s = (done - saved) * gpus;
+  preemption_.lost_gpu_hours += lost_gpu_s / 3600.0;
+  ++preemption_.victims;
+  if (j != JobTable::kNoJob) {
+    if ((*in_.jobs)[j].tier == JobTier::kSpot) ++preemption_.spot_victims;
+    job_evictions_[j].lost_gpu_s += lost_gpu_s;
+    ++job_evictions_[j].pods;
+  }
+  resume_[v] = saved;
+  release_evicted(v);
+  PodOutcome& o = out_[v];
+  const uint32_t room = o.gpu_begin;
+  const uint8_t restarts = o.restarts;
+  o = PodOutcome{};
+  o.gpu_begin = room;
+  o.restarts = restarts;
+  evicted_.push_back(v);
+}
+
+// Evicted pods queue again once the pass that evicted them is over (a pass must not see its
+// queue change under it), then one more pass runs for them.
+void Simulation::requeue_evicted() {
+  while (!evicted_.empty()) {
+    std::vector<uint32_t> now;
+    now.swap(evicted_);
+    for (const uint32_t v : now) queue_.push(v, in_.pods[v].priority, queue_rank(v));
+    queue_.schedule(*this, skip_failed_shapes_);
+  }
+}
+
+}  // namespace slicelab
