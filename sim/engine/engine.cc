@@ -122,7 +122,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
       cluster_.model(node),
       -(static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units()) *
         static_cast<double>(r.gpu_count)));
-  if (preempting_) std::erase(node_pods_[node], p);
+  if (preempting_) pod_leaves(node, p);
   stop_work(p);
   tenants_.retire(p);
 }

@@ -22,33 +22,70 @@ uint64_t Simulation::queue_rank(uint32_t p) const {
 // scheduler does, until enough are found, and one is picked; its victims are returned, not
 // evicted. Pods set aside for a gang's other members (tentative_) are gone already. None when no
 // node would take the pod even without its lower-priority pods.
+//
+// A search that found no candidate is remembered by the pod's request and priority (every pod
+// alike finds the same): until a node is freed, none will find one, and then only on the nodes
+// freed since. A pod that started since took free room, which removing every pod below the
+// pending one gives back just as well (or it is not below it, and can only hinder). Not while a
+// gang's victims are set aside (they freed room no search saw), nor with a snapshot's pinned pods
+// (equal requests fit different nodes).
 std::optional<PreemptionCandidate> Simulation::find_victims(uint32_t p) {
   const int priority = in_.pods[p].priority;
+  if (running_priorities_.empty() || running_priorities_.begin()->first >= priority)
+    return std::nullopt;  // nothing runs below it
   const size_t nodes = cluster_.node_count();
   if (nodes == 0) return std::nullopt;
+  const bool remember = tentative_.empty() && in_.pinned.empty();
+  const uint64_t key = (uint64_t{req_.record_of(p)} << 32) | static_cast<uint32_t>(priority);
+  bool narrowed = false;
+  if (remember) {
+    if (const auto it = fruitless_.find(key); it != fruitless_.end()) {
+      if (it->second == retry_.freed_count()) return std::nullopt;
+      narrowed = retry_.freed_since_count(it->second, nodes, search_nodes_);
+    }
+  }
+  const size_t visit = narrowed ? search_nodes_.size() : nodes;
   const size_t wanted = candidates_wanted(nodes);
-  const size_t offset = rng_.below(nodes);
+  const size_t offset = visit > 0 ? rng_.below(visit) : 0;
   PodRequest r = req_[p];
   SchedulingCycle cycle{cluster_, r, p, now_, rng_, 0, sharing_.get()};
-  candidates_.clear();
-  std::vector<PreemptionVictim> on_node;
-  for (size_t k = 0; k < nodes && candidates_.size() < wanted; ++k) {
-    const auto n = static_cast<NodeId>((offset + k) % nodes);
-    on_node.clear();
-    for (const uint32_t q : node_pods_[n])
-      if (out_[q].status == PodStatus::kRunning && in_.pods[q].priority < priority &&
-          std::find(tentative_.begin(), tentative_.end(), q) == tentative_.end())
-        on_node.push_back({q, in_.pods[q].priority, out_[q].start_s});
-    if (on_node.empty()) continue;
-    const auto set_present = [&](const PreemptionVictim& v, bool present) {
-      set_bound(v.pod, present);
-    };
-    const auto fits = [&] { return placement_.rejected_by(cycle, n).empty(); };
-    if (auto victims = select_victims(on_node, priority, set_present, fits))
-      candidates_.push_back({n, std::move(*victims)});
+  size_t found = 0;
+  const auto set_present = [&](const PreemptionVictim& v, bool present) {
+    set_bound(v.pod, present);
+  };
+  const int64_t units = int64_t{r.claim_units} * r.gpu_count;
+  for (size_t k = 0; k < visit && found < wanted; ++k) {
+    const size_t i = (offset + k) % visit;
+    const NodeId n = narrowed ? search_nodes_[i] : static_cast<NodeId>(i);
+    // What every pod below it would free: a node where even that is too little is no candidate,
+    // and needs no dry run.
+    int64_t cpu = cluster_.cpu_free(n), mem = cluster_.memory_free(n), gpu = cluster_.free_units(n);
+    on_node_.clear();
+    for (const NodePod& q : node_pods_[n]) {
+      if (q.priority >= priority || out_[q.pod].status != PodStatus::kRunning ||
+          std::find(tentative_.begin(), tentative_.end(), q.pod) != tentative_.end())
+        continue;
+      on_node_.push_back({q.pod, q.priority, out_[q.pod].start_s});
+      cpu += q.cpu_milli;
+      mem += q.memory_mib;
+      gpu += q.units;
+    }
+    if (on_node_.empty() || cpu < r.cpu_milli || mem < r.memory_mib || gpu < units) continue;
+    const auto fits = [&] { return placement_.passes_filters(cycle, n, one_node_); };
+    if (found == candidates_.size()) candidates_.emplace_back();
+    PreemptionCandidate& c = candidates_[found];
+    if (select_victims(on_node_, priority, set_present, fits, c.victims)) {
+      c.node = n;
+      ++found;
+    }
   }
-  if (candidates_.empty()) return std::nullopt;
-  return std::move(candidates_[pick_one_node(candidates_)]);
+  candidates_.resize(found);
+  if (found == 0) {
+    if (remember) fruitless_[key] = retry_.freed_count();
+    return std::nullopt;
+  }
+  if (remember) fruitless_.erase(key);
+  return candidates_[pick_one_node(candidates_)];
 }
 
 // A running pod's resources leave its node's state (present: false) or return to it, and
@@ -60,6 +97,29 @@ void Simulation::set_bound(uint32_t q, bool present) {
     cluster_.bind(node, tenants_.gpus_of(q), bound);
   else
     cluster_.unbind(node, tenants_.gpus_of(q), bound);
+}
+
+void Simulation::pod_runs_on(NodeId node, uint32_t p) {
+  auto& on_node = node_pods_[node];
+  for (const NodePod& q : on_node)
+    if (q.pod == p) return;  // restarted in place: it never left
+  const int priority = in_.pods[p].priority;
+  const PodRequest& r = live_[tenants_.slot(p)].bound;
+  on_node.push_back({p, priority, static_cast<int32_t>(r.claim_units * r.gpu_count),
+                     r.cpu_milli, r.memory_mib});
+  ++running_priorities_[priority];
+}
+
+void Simulation::pod_leaves(NodeId node, uint32_t p) {
+  auto& on_node = node_pods_[node];
+  for (size_t i = 0; i < on_node.size(); ++i) {
+    if (on_node[i].pod != p) continue;
+    const auto it = running_priorities_.find(on_node[i].priority);
+    if (--it->second == 0) running_priorities_.erase(it);
+    on_node[i] = on_node.back();
+    on_node.pop_back();
+    return;
+  }
 }
 
 // A pod on its own: its victims are evicted, then it is placed again.

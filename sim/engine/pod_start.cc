@@ -87,7 +87,7 @@ void Simulation::commit(uint32_t p, const PodRequest& r, NodeId node, std::span<
   o.status = PodStatus::kRunning;
   ++running_;
   if (!held) accounting_.allocation_changed(model, claim);
-  if (preempting_) node_pods_[node].push_back(p);
+  if (preempting_) pod_runs_on(node, p);
   if (const double delay = sharing_->start_delay_s(p); delay > 0) {
     // Its GPUs are being prepared (MIG: re-partitioned): it holds them now and starts when that
     // is done.
@@ -158,10 +158,7 @@ void Simulation::restart_in_place(uint32_t p) {
   o.reason = ReasonTable::kNone;
   o.finish_s = -1;
   ++running_;
-  if (preempting_) {
-    auto& on_node = node_pods_[static_cast<size_t>(o.node)];
-    if (std::find(on_node.begin(), on_node.end(), p) == on_node.end()) on_node.push_back(p);
-  }
+  if (preempting_) pod_runs_on(static_cast<NodeId>(o.node), p);
   live_.start(slot, r);
   start_work(p);
 }

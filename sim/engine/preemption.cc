@@ -20,30 +20,6 @@ bool more_important(const PreemptionVictim& a, const PreemptionVictim& b) {
   return a.start_s < b.start_s;
 }
 
-std::optional<std::vector<PreemptionVictim>> select_victims(
-    std::vector<PreemptionVictim> pods_on_node, int priority,
-    const std::function<void(const PreemptionVictim&, bool)>& set_present,
-    const std::function<bool()>& fits) {
-  std::erase_if(pods_on_node, [&](const PreemptionVictim& v) { return v.priority >= priority; });
-  if (pods_on_node.empty()) return std::nullopt;
-  for (const PreemptionVictim& v : pods_on_node) set_present(v, false);
-  if (!fits()) {
-    for (const PreemptionVictim& v : pods_on_node) set_present(v, true);
-    return std::nullopt;
-  }
-  std::stable_sort(pods_on_node.begin(), pods_on_node.end(), more_important);
-  std::vector<PreemptionVictim> victims;
-  for (const PreemptionVictim& v : pods_on_node) {
-    set_present(v, true);
-    if (!fits()) {
-      set_present(v, false);
-      victims.push_back(v);
-    }
-  }
-  for (const PreemptionVictim& v : victims) set_present(v, true);
-  return victims;
-}
-
 namespace {
 
 // GetEarliestPodStartTime: the earliest start among the victims of the highest priority.

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -38,16 +38,36 @@ struct PreemptionCandidate {
 bool more_important(const PreemptionVictim& a, const PreemptionVictim& b);
 
 // selectVictimsOnNode (pkg/scheduler/framework/plugins/defaultpreemption): every pod below
-// `priority` is removed; if the pending pod then does not fit, the node is no candidate
-// (std::nullopt). Else the removed pods are added back one by one, the most important first, and
-// each that leaves the pending pod fitting stays (is reprieved); the others are the victims.
+// `priority` is removed; if the pending pod then does not fit, the node is no candidate (false).
+// Else the removed pods are added back one by one, the most important first, and each that
+// leaves the pending pod fitting stays (is reprieved); the others are the victims, in `victims`.
 // `set_present(victim, present)` removes or restores one pod's resources on the node, and
 // `fits()` asks whether the pending pod fits the node as it is now; on return every pod is
-// present again. PodDisruptionBudgets are not modelled (none is violated).
-std::optional<std::vector<PreemptionVictim>> select_victims(
-    std::vector<PreemptionVictim> pods_on_node, int priority,
-    const std::function<void(const PreemptionVictim&, bool)>& set_present,
-    const std::function<bool()>& fits);
+// present again. `pods_on_node` is reordered. PodDisruptionBudgets are not modelled (none is
+// violated).
+template <typename SetPresent, typename Fits>
+bool select_victims(std::vector<PreemptionVictim>& pods_on_node, int priority,
+                    SetPresent&& set_present, Fits&& fits,
+                    std::vector<PreemptionVictim>& victims) {
+  victims.clear();
+  std::erase_if(pods_on_node, [&](const PreemptionVictim& v) { return v.priority >= priority; });
+  if (pods_on_node.empty()) return false;
+  for (const PreemptionVictim& v : pods_on_node) set_present(v, false);
+  if (!fits()) {
+    for (const PreemptionVictim& v : pods_on_node) set_present(v, true);
+    return false;
+  }
+  std::stable_sort(pods_on_node.begin(), pods_on_node.end(), more_important);
+  for (const PreemptionVictim& v : pods_on_node) {
+    set_present(v, true);
+    if (!fits()) {
+      set_present(v, false);
+      victims.push_back(v);
+    }
+  }
+  for (const PreemptionVictim& v : victims) set_present(v, true);
+  return true;
+}
 
 // pickOneNodeForPreemption (pkg/scheduler/framework/preemption/preemption.go), its criteria in
 // order: the fewest PodDisruptionBudget violations (none here); the lowest highest-priority

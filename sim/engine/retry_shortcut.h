@@ -31,6 +31,18 @@ class RetryShortcut final : public PreFilter {
   bool worth_trying(uint32_t pod) const {
     return tried_at_[pod] == kNever || tried_at_[pod] != freed_count_;
   }
+  // The nodes freed since the pod's last failed attempt, sorted, into `out`; false (and `out`
+  // untouched) when that could be any node: it never failed, or a quarter of the nodes or more
+  // were freed since. Preemption narrows its search with it.
+  bool freed_since_failure(uint32_t pod, size_t nodes, std::vector<NodeId>& out) const {
+    return freed_since_count(tried_at_[pod], nodes, out);
+  }
+  // The same for the nodes freed since freed_count() was `count` (kNever: any node).
+  bool freed_since_count(uint32_t count, size_t nodes, std::vector<NodeId>& out) const {
+    if (count == kNever || freed_count_ - count >= nodes / 4) return false;
+    freed_since(freed_count_ - count, out);
+    return true;
+  }
   // Nodes freed so far: a group's attempt (a gang's) is worth repeating only once it moved.
   uint32_t freed_count() const { return freed_count_; }
   // Frees the marks (4 bytes per pod of the run) once no pod is placed any more.

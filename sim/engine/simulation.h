@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -197,7 +199,21 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   // per pod the work saved at its last checkpoint and its arrival rank (when the workload is not
   // in arrival order), per job what evictions cost it, the pods evicted in the current pass.
   bool preempting_ = false;
-  std::vector<std::vector<uint32_t>> node_pods_;
+  // A running pod as preemption reads it: what removing it frees on its node.
+  struct NodePod {
+    uint32_t pod;
+    int32_t priority;
+    int32_t units;  // GPU capacity units, all its GPUs
+    int64_t cpu_milli, memory_mib;
+  };
+  std::vector<std::vector<NodePod>> node_pods_;
+  // Running pods per priority: a pod with nothing below it cannot preempt (no search at all).
+  std::map<int, uint32_t> running_priorities_;
+  std::vector<NodeId> search_nodes_;  // scratch: the nodes a narrowed search visits
+  // Searches that found no candidate: (request record, priority) -> nodes freed then.
+  std::unordered_map<uint64_t, uint32_t> fruitless_;
+  void pod_runs_on(NodeId node, uint32_t p);
+  void pod_leaves(NodeId node, uint32_t p);
   std::vector<double> resume_;
   std::vector<uint32_t> rank_;
   struct JobEvictions {
@@ -207,7 +223,9 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::vector<JobEvictions> job_evictions_;
   std::vector<uint32_t> evicted_;
   std::vector<uint32_t> tentative_;  // victims set aside while a gang is placed
-  std::vector<PreemptionCandidate> candidates_;
+  std::vector<PreemptionCandidate> candidates_;  // the first `found` are this search's
+  std::vector<PreemptionVictim> on_node_;         // scratch of one node's dry run
+  std::vector<NodeId> one_node_;                  // scratch of the filters' one-node list
   PreemptionCounts preemption_;
   double now_ = 0;
   uint32_t running_ = 0;

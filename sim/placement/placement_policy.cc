@@ -523,6 +523,21 @@ std::string_view PlacementPolicy::rejected_by(const SchedulingCycle& cycle, Node
   return {};
 }
 
+bool PlacementPolicy::passes_filters(const SchedulingCycle& cycle, NodeId node,
+                                     std::vector<NodeId>& scratch) const {
+  const auto passes = [&](const Filter& f) {
+    scratch.assign(1, node);
+    f.static_filter(cycle.cluster, StaticShape::of(cycle.req), scratch);
+    if (!scratch.empty()) f.filter(cycle, scratch);
+    return !scratch.empty();
+  };
+  for (const Filter* f : run_.filters)
+    if (!passes(*f)) return false;
+  for (const auto& f : filters_)
+    if (!passes(*f)) return false;
+  return true;
+}
+
 void PlacementPolicy::unreserve(const SchedulingCycle& cycle, NodeId node,
                                 std::span<const GpuId> gpus) {
   for (size_t j = run_.reserves.size(); j-- > 0;) run_.reserves[j]->unreserve(cycle, node, gpus);

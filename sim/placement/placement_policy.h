@@ -77,6 +77,10 @@ class PlacementPolicy {
   // The first filter (run plugins first) that rejects `node` for the cycle's pod, or "" if none
   // does; for messages (runs every filter on the one node).
   std::string_view rejected_by(const SchedulingCycle& cycle, NodeId node) const;
+  // Whether every filter passes `node` (rejected_by() is empty), with `scratch` for the one-node
+  // list so that a caller asking often (preemption's dry runs) allocates nothing.
+  bool passes_filters(const SchedulingCycle& cycle, NodeId node,
+                      std::vector<NodeId>& scratch) const;
 
   // kube-scheduler's percentageOfNodesToScore (node_sampling.h): NodeSampling::kOff (100, the
   // default) scores every feasible node; below it, or 0 (adaptive), each pass keeps the first

@@ -40,17 +40,17 @@ TEST(Preemption, VictimsAreTheLowerPodsThatCannotBeReprievedMostImportantFirst) 
   HandNode node;
   node.gpus = {{0, 4}, {1, 2}, {2, 2}, {3, 0}};
   for (const auto& [pod, g] : node.gpus) node.present[pod] = true;
-  const std::vector<PreemptionVictim> pods = {{0, 1, 0}, {1, 2, 5}, {2, 5, 1}, {3, 10, 0}};
+  std::vector<PreemptionVictim> pods = {{0, 1, 0}, {1, 2, 5}, {2, 5, 1}, {3, 10, 0}};
   std::vector<uint32_t> order;  // the pods added back, in turn
   const auto set_present = [&](const PreemptionVictim& v, bool present) {
     node.present[v.pod] = present;
     if (present) order.push_back(v.pod);
   };
   const auto fits = [&] { return node.free() >= 4; };
-  const auto victims = select_victims(pods, 10, set_present, fits);
-  ASSERT_TRUE(victims.has_value());
-  ASSERT_EQ(victims->size(), 1U);
-  EXPECT_EQ((*victims)[0].pod, 0U);
+  std::vector<PreemptionVictim> victims;
+  ASSERT_TRUE(select_victims(pods, 10, set_present, fits, victims));
+  ASSERT_EQ(victims.size(), 1U);
+  EXPECT_EQ(victims[0].pod, 0U);
   EXPECT_EQ(order.size(), 4U);  // C, B, A (removed again), then A restored at the end
   EXPECT_EQ(order[0], 2U);
   EXPECT_EQ(order[1], 1U);
@@ -63,13 +63,16 @@ TEST(Preemption, ANodeWhereEvenAllLowerPodsGoingIsNotEnoughIsNoCandidate) {
   node.gpus = {{0, 2}, {1, 6}};
   for (const auto& [pod, g] : node.gpus) node.present[pod] = true;
   // Pod 1 (6 GPUs) has the pending pod's priority: only pod 0's two GPUs could be freed.
-  const auto victims = select_victims(
-      {{0, 1, 0}, {1, 10, 0}}, 10,
-      [&](const PreemptionVictim& v, bool present) { node.present[v.pod] = present; },
-      [&] { return node.free() >= 4; });
-  EXPECT_FALSE(victims.has_value());
+  std::vector<PreemptionVictim> pods = {{0, 1, 0}, {1, 10, 0}};
+  std::vector<PreemptionVictim> victims;
+  const auto set_present = [&](const PreemptionVictim& v, bool present) {
+    node.present[v.pod] = present;
+  };
+  const auto fits = [&] { return node.free() >= 4; };
+  EXPECT_FALSE(select_victims(pods, 10, set_present, fits, victims));
   EXPECT_TRUE(node.present[0]);
-  EXPECT_FALSE(select_victims({{1, 10, 0}}, 10, {}, {}).has_value());  // nothing below it
+  std::vector<PreemptionVictim> above = {{1, 10, 0}};
+  EXPECT_FALSE(select_victims(above, 10, set_present, fits, victims));  // nothing below it
 }
 
 TEST(Preemption, TheNodeIsPickedByKubeSchedulersCriteriaInOrder) {
