@@ -36,6 +36,9 @@ void Simulation::prepare() {
   preempting_ = in_.config.preemption != PreemptionPolicy::kNever && !in_.config.fill;
   if (preempting_) {
     node_pods_.resize(cluster_.node_count());
+    room_by_priority_.prepare(pods, cluster_.node_count());
+    victims_memo_.resize(cluster_.node_count());
+    node_epoch_.assign(cluster_.node_count(), 0);
     resume_.assign(n, 0.0);
     if (arrival_order_.reordered()) {
       rank_.resize(n);
@@ -96,6 +99,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
   o.status = PodStatus::kFailed;
   o.finish_s = now_;
   o.failure = cause;
+  if (preempting_) ++node_epoch_[static_cast<size_t>(o.node)];  // no longer a victim
   o.reason = reasons_.add(reason);
   if (restarts_.in_place(o)) {
     --running_;
@@ -117,7 +121,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
   cluster_.unbind(node, gpus, r);
   sharing_->release(p, gpus);
   accounting_.node_changed(node);
-  retry_.node_freed(node);
+  node_freed(node);
   accounting_.allocation_changed(
       cluster_.model(node),
       -(static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units()) *

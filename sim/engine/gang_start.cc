@@ -70,6 +70,7 @@ bool Simulation::place_gang(uint32_t j) {
   GangTable::Job& g = gangs_[j];
   if (g.tried_at == retry_.freed_count()) return false;
   accounting_.placement_attempted();
+  searched_while_reserved_ = false;
   const bool placed = reserve_gang(j, preempting_);
   if (placed && !tentative_.empty()) {
     // Preemption made room: the members leave again, the victims are evicted (their gangs with
@@ -116,6 +117,9 @@ void Simulation::unreserve_gang(uint32_t j) {
   GangTable::Job& g = gangs_[j];
   for (auto it = g.held.rbegin(); it != g.held.rend(); ++it) {
     unbind(it->pod, it->request, it->node, held_gpus(*it), false);
+    // A search that found no candidate while this member held its node saw less room than
+    // there is now: the node counts as freed, so that such a search is not trusted there.
+    if (searched_while_reserved_) room_.node_freed(it->node);
     out_[it->pod].node = -1;
     out_[it->pod].gpu_count = 0;
   }

@@ -40,8 +40,8 @@ std::optional<PreemptionCandidate> Simulation::find_victims(uint32_t p) {
   bool narrowed = false;
   if (remember) {
     if (const auto it = fruitless_.find(key); it != fruitless_.end()) {
-      if (it->second == retry_.freed_count()) return std::nullopt;
-      narrowed = retry_.freed_since_count(it->second, nodes, search_nodes_);
+      if (it->second == room_.freed_count()) return std::nullopt;
+      narrowed = room_.freed_since_count(it->second, nodes, search_nodes_);
     }
   }
   const size_t visit = narrowed ? search_nodes_.size() : nodes;
@@ -50,42 +50,81 @@ std::optional<PreemptionCandidate> Simulation::find_victims(uint32_t p) {
   PodRequest r = req_[p];
   SchedulingCycle cycle{cluster_, r, p, now_, rng_, 0, sharing_.get()};
   size_t found = 0;
-  const auto set_present = [&](const PreemptionVictim& v, bool present) {
-    set_bound(v.pod, present);
-  };
-  const int64_t units = int64_t{r.claim_units} * r.gpu_count;
   for (size_t k = 0; k < visit && found < wanted; ++k) {
     const size_t i = (offset + k) % visit;
     const NodeId n = narrowed ? search_nodes_[i] : static_cast<NodeId>(i);
-    // What every pod below it would free: a node where even that is too little is no candidate,
-    // and needs no dry run.
-    int64_t cpu = cluster_.cpu_free(n), mem = cluster_.memory_free(n), gpu = cluster_.free_units(n);
-    on_node_.clear();
-    for (const NodePod& q : node_pods_[n]) {
-      if (q.priority >= priority || out_[q.pod].status != PodStatus::kRunning ||
-          std::find(tentative_.begin(), tentative_.end(), q.pod) != tentative_.end())
-        continue;
-      on_node_.push_back({q.pod, q.priority, out_[q.pod].start_s});
-      cpu += q.cpu_milli;
-      mem += q.memory_mib;
-      gpu += q.units;
-    }
-    if (on_node_.empty() || cpu < r.cpu_milli || mem < r.memory_mib || gpu < units) continue;
-    const auto fits = [&] { return placement_.passes_filters(cycle, n, one_node_); };
     if (found == candidates_.size()) candidates_.emplace_back();
     PreemptionCandidate& c = candidates_[found];
-    if (select_victims(on_node_, priority, set_present, fits, c.victims)) {
+    if (evaluate_node(n, cycle, priority, key, c.victims)) {
       c.node = n;
       ++found;
     }
   }
-  candidates_.resize(found);
   if (found == 0) {
-    if (remember) fruitless_[key] = retry_.freed_count();
+    if (remember) {
+      fruitless_[key] = room_.freed_count();
+      searched_while_reserved_ = true;
+    }
     return std::nullopt;
   }
   if (remember) fruitless_.erase(key);
-  return candidates_[pick_one_node(candidates_)];
+  return candidates_[pick_one_node(std::span<const PreemptionCandidate>(candidates_).first(found))];
+}
+
+// One node of the search: a candidate when removing pods below `priority` (not those set aside)
+// lets the pod fit; its victims into `victims`.
+bool Simulation::evaluate_node(NodeId n, const SchedulingCycle& cycle, int priority, uint64_t key,
+                               std::vector<PreemptionVictim>& victims) {
+  const PodRequest& r = cycle.req;
+  const int64_t units = int64_t{r.claim_units} * r.gpu_count;
+  // What every pod below it would free: a node where even that is too little is no candidate,
+  // and needs no dry run. From the table when it is on (pods set aside count twice there: a
+  // looser bound, still a bound).
+  if (room_by_priority_.enabled()) {
+    const size_t lower_levels = room_by_priority_.levels_below(priority);
+    if (lower_levels == 0) return false;
+    const PriorityRoom::Room below = room_by_priority_.below(n, lower_levels);
+    if (below.units == 0 && below.cpu_milli == 0 && below.memory_mib == 0) return false;
+    if (cluster_.cpu_free(n) + below.cpu_milli < r.cpu_milli ||
+        cluster_.memory_free(n) + below.memory_mib < r.memory_mib ||
+        cluster_.free_units(n) + below.units < units)
+      return false;
+  }
+  int64_t cpu = cluster_.cpu_free(n), mem = cluster_.memory_free(n), gpu = cluster_.free_units(n);
+  on_node_.clear();
+  for (const NodePod& q : node_pods_[n]) {
+    if (q.priority >= priority || out_[q.pod].status != PodStatus::kRunning ||
+        std::find(tentative_.begin(), tentative_.end(), q.pod) != tentative_.end())
+      continue;
+    on_node_.push_back({q.pod, q.priority, out_[q.pod].start_s});
+    cpu += q.cpu_milli;
+    mem += q.memory_mib;
+    gpu += q.units;
+  }
+  if (on_node_.empty() || cpu < r.cpu_milli || mem < r.memory_mib || gpu < units) return false;
+  // The node's answer for this request and priority, while the node is as it was then (its
+  // version moves with every bind and unbind, the dry run's own included, so the version after
+  // the dry run is kept). Not with a snapshot's pinned pods (answers then differ by pod).
+  VictimsMemo& memo = victims_memo_[n];
+  const bool memo_ok = in_.pinned.empty();
+  if (memo_ok && memo.key == key && memo.version == cluster_.version(n) &&
+      memo.epoch == node_epoch_[n]) {
+    victims = memo.victims;
+    return memo.candidate;
+  }
+  const auto set_present = [&](const PreemptionVictim& v, bool present) {
+    set_bound(v.pod, present);
+  };
+  const auto fits = [&] { return placement_.passes_filters(cycle, n, one_node_); };
+  const bool candidate = select_victims(on_node_, priority, set_present, fits, victims);
+  if (memo_ok) {
+    memo.key = key;
+    memo.version = cluster_.version(n);
+    memo.epoch = node_epoch_[n];
+    memo.candidate = candidate;
+    memo.victims = victims;
+  }
+  return candidate;
 }
 
 // A running pod's resources leave its node's state (present: false) or return to it, and
@@ -105,8 +144,10 @@ void Simulation::pod_runs_on(NodeId node, uint32_t p) {
     if (q.pod == p) return;  // restarted in place: it never left
   const int priority = in_.pods[p].priority;
   const PodRequest& r = live_[tenants_.slot(p)].bound;
-  on_node.push_back({p, priority, static_cast<int32_t>(r.claim_units * r.gpu_count),
-                     r.cpu_milli, r.memory_mib});
+  ++node_epoch_[node];
+  on_node.push_back(
+      {p, priority, static_cast<int32_t>(r.claim_units * r.gpu_count), r.cpu_milli, r.memory_mib});
+  room_by_priority_.add(node, priority, {r.cpu_milli, r.memory_mib, on_node.back().units});
   ++running_priorities_[priority];
 }
 
@@ -114,7 +155,10 @@ void Simulation::pod_leaves(NodeId node, uint32_t p) {
   auto& on_node = node_pods_[node];
   for (size_t i = 0; i < on_node.size(); ++i) {
     if (on_node[i].pod != p) continue;
-    const auto it = running_priorities_.find(on_node[i].priority);
+    const NodePod& q = on_node[i];
+    ++node_epoch_[node];
+    room_by_priority_.remove(node, q.priority, {q.cpu_milli, q.memory_mib, q.units});
+    const auto it = running_priorities_.find(q.priority);
     if (--it->second == 0) running_priorities_.erase(it);
     on_node[i] = on_node.back();
     on_node.pop_back();

@@ -112,7 +112,7 @@ void Simulation::unbind(uint32_t p, const PodRequest& r, NodeId node, std::span<
         cluster_.model(node),
         -(static_cast<double>(r.claim_units) / static_cast<double>(cluster_.capacity_units()) *
           static_cast<double>(r.gpu_count)));
-    retry_.node_freed(node);
+    node_freed(node);
   }
 }
 
@@ -166,7 +166,7 @@ void Simulation::restart_in_place(uint32_t p) {
 void Simulation::start_after_reconfiguration(uint32_t p) {
   start_work(p);
   // The re-partitioned GPUs take new pods again.
-  retry_.node_freed(static_cast<NodeId>(out_[p].node));
+  node_freed(static_cast<NodeId>(out_[p].node));
   schedule_pending();
 }
 

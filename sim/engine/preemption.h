@@ -2,8 +2,8 @@
 // for a pending pod to fit there, and which node's victims to take when several nodes would do.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -47,8 +47,7 @@ bool more_important(const PreemptionVictim& a, const PreemptionVictim& b);
 // violated).
 template <typename SetPresent, typename Fits>
 bool select_victims(std::vector<PreemptionVictim>& pods_on_node, int priority,
-                    SetPresent&& set_present, Fits&& fits,
-                    std::vector<PreemptionVictim>& victims) {
+                    SetPresent&& set_present, Fits&& fits, std::vector<PreemptionVictim>& victims) {
   victims.clear();
   std::erase_if(pods_on_node, [&](const PreemptionVictim& v) { return v.priority >= priority; });
   if (pods_on_node.empty()) return false;

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/cluster_state.h"
@@ -21,6 +21,7 @@
 #include "sim/engine/pod_events.h"
 #include "sim/engine/pod_request_table.h"
 #include "sim/engine/preemption.h"
+#include "sim/engine/priority_room.h"
 #include "sim/engine/queue_scheduler.h"
 #include "sim/engine/retry_shortcut.h"
 #include "sim/engine/run_accounting.h"
@@ -51,7 +52,8 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
         restarts_(in.config.fill ? RestartConfig{} : in.config.restart),
         accounting_(cluster_, in.catalog, in.target_pods.empty() ? in.pods : in.target_pods,
                     in.pods.size(), in.config.fill),
-        retry_(in.pods.size(), cluster_.node_count()) {}
+        retry_(in.pods.size(), cluster_.node_count()),
+        room_(0, cluster_.node_count()) {}
   // A run that ends by an exception closes its feed too, before its outcomes go.
   ~Simulation() {
     if (in_.feed != nullptr) in_.feed->close();
@@ -168,6 +170,13 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   RunAccounting accounting_;
   // A retry only needs the nodes freed since the pod last failed; all others still fail.
   RetryShortcut retry_;
+  // Preemption's own log of nodes that gained room: the nodes freed, and the nodes a failed
+  // gang attempt gave back after a search saw them held (its fruitless_ cache reads it).
+  RetryShortcut room_;
+  void node_freed(NodeId n) {
+    retry_.node_freed(n);
+    if (preempting_) room_.node_freed(n);
+  }
   // The sharing mode's own state for this run (MIG: its instances).
   std::unique_ptr<SharingRun> sharing_;
   std::optional<NodeNameFilter> pinned_;  // a snapshot's running pods stay on their nodes
@@ -209,9 +218,12 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::vector<std::vector<NodePod>> node_pods_;
   // Running pods per priority: a pod with nothing below it cannot preempt (no search at all).
   std::map<int, uint32_t> running_priorities_;
-  std::vector<NodeId> search_nodes_;  // scratch: the nodes a narrowed search visits
+  PriorityRoom room_by_priority_;  // per node, what its pods below each priority would free
   // Searches that found no candidate: (request record, priority) -> nodes freed then.
   std::unordered_map<uint64_t, uint32_t> fruitless_;
+  // A fruitless search was remembered during the gang attempt under way (its reserved members
+  // held room that unreserving gives back).
+  bool searched_while_reserved_ = false;
   void pod_runs_on(NodeId node, uint32_t p);
   void pod_leaves(NodeId node, uint32_t p);
   std::vector<double> resume_;
@@ -222,10 +234,26 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   };
   std::vector<JobEvictions> job_evictions_;
   std::vector<uint32_t> evicted_;
-  std::vector<uint32_t> tentative_;  // victims set aside while a gang is placed
+  std::vector<uint32_t> tentative_;              // victims set aside while a gang is placed
   std::vector<PreemptionCandidate> candidates_;  // the first `found` are this search's
-  std::vector<PreemptionVictim> on_node_;         // scratch of one node's dry run
-  std::vector<NodeId> one_node_;                  // scratch of the filters' one-node list
+  std::vector<NodeId> search_nodes_;             // scratch: the nodes a narrowed search visits
+  // Per node, its last dry run: for which request and priority, at which node version, and its
+  // answer.
+  struct VictimsMemo {
+    uint64_t key = UINT64_MAX;
+    uint64_t version = 0;
+    uint64_t epoch = 0;
+    bool candidate = false;
+    std::vector<PreemptionVictim> victims;
+  };
+  std::vector<VictimsMemo> victims_memo_;
+  // Per node, moves when its running pods change without a bind or unbind (a held gang member
+  // starts, a pod fails or restarts in place): the memo's answers then go stale.
+  std::vector<uint64_t> node_epoch_;
+  bool evaluate_node(NodeId n, const SchedulingCycle& cycle, int priority, uint64_t key,
+                     std::vector<PreemptionVictim>& victims);
+  std::vector<PreemptionVictim> on_node_;  // scratch of one node's dry run
+  std::vector<NodeId> one_node_;           // scratch of the filters' one-node list
   PreemptionCounts preemption_;
   double now_ = 0;
   uint32_t running_ = 0;
