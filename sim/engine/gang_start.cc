@@ -33,11 +33,17 @@ void Simulation::gang_arrived(uint32_t j, uint32_t p, uint64_t seq) {
   }
   if (!gangs_.arrived(j, seq, job.pod_count)) return;
   const uint32_t end = job.first_pod + job.pod_count;
-  // The least GPUs its gang holds at once (min_member members, alike): more than the cluster
-  // has, it can never start, though each member fits a node.
-  const PodSpec& member = in_.pods[job.first_pod];
-  const double gang_gpus = static_cast<double>(job.min_member) * member.gpu_count *
-                           static_cast<double>(member.gpu_milli) / 1000.0;
+  // The least GPUs its gang holds at once (its min_member smallest members; the parts of a
+  // split worker differ): more than the cluster has, it can never start, though each member
+  // fits a node.
+  member_gpus_.clear();
+  for (uint32_t m = job.first_pod; m < end; ++m)
+    member_gpus_.push_back(in_.pods[m].gpu_count * static_cast<double>(in_.pods[m].gpu_milli) /
+                           1000.0);
+  std::sort(member_gpus_.begin(), member_gpus_.end());
+  double gang_gpus = 0;
+  for (size_t k = 0; k < job.min_member && k < member_gpus_.size(); ++k)
+    gang_gpus += member_gpus_[k];
   const auto cluster_gpus = static_cast<double>(in_.cluster.gpu_count());
   if (job.pod_count - g.lost < job.min_member || gang_gpus > cluster_gpus) {
     const std::string text =

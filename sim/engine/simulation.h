@@ -201,9 +201,10 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   size_t feed_published_ = 0;
 
   PodEvents events_;
-  std::vector<GpuId> pick_;       // the GPUs placement picks for one pod
-  GangTable gangs_;               // empty without gangs (or in a fill experiment)
-  std::vector<GpuId> held_gpus_;  // scratch: a held member's GPUs
+  std::vector<GpuId> pick_;          // the GPUs placement picks for one pod
+  GangTable gangs_;                  // empty without gangs (or in a fill experiment)
+  std::vector<GpuId> held_gpus_;     // scratch: a held member's GPUs
+  std::vector<double> member_gpus_;  // scratch: a gang's members' GPUs
   // Preemption's state, held only when engine.preemption allows it: per node its running pods,
   // per pod the work saved at its last checkpoint and its arrival rank (when the workload is not
   // in arrival order), per job what evictions cost it, the pods evicted in the current pass.

@@ -162,6 +162,22 @@ TEST(SimGang, AGangLargerThanAnyNodeRunsAsNodeSizedPodsThatStartTogether) {
   EXPECT_EQ(r.result.jobs[0].status, PodStatus::kCompleted);
 }
 
+TEST(SimGang, AGangThatNeedsEveryGpuOfTheClusterStillStarts) {
+  // Ten GPUs in all (4 + 4 + 2): a 10-GPU worker's parts (4, 4 and 2) take all of them; the
+  // gang's need is the sum of its parts, not min_member times the largest.
+  const ClusterSpec cluster =
+      cluster_of({node_group("a", 2, "A100-80GB", 4), node_group("b", 1, "A100-80GB", 2)});
+  const JobRun r = run_jobs(cluster, {}, {job("big", 0, 10, 1, 10)}, mode(GangMode::kAllOrNothing));
+  for (const char* name : {"big-0.0", "big-0.1", "big-0.2"})
+    EXPECT_DOUBLE_EQ(r.of(name).start_s, 0.0) << name;
+  // Eleven GPUs would be more than the cluster has: never, with the reason.
+  const JobRun too_big =
+      run_jobs(cluster, {}, {job("big", 0, 10, 1, 11)}, mode(GangMode::kAllOrNothing));
+  EXPECT_EQ(too_big.result.jobs[0].status, PodStatus::kUnschedulable);
+  EXPECT_NE(too_big.result.reason_of(0).find("and the cluster has 10"), std::string::npos)
+      << too_big.result.reason_of(0);
+}
+
 TEST(SimGang, AGangSomeOfWhoseMembersNeverFitIsUnschedulableAsAWhole) {
   const ClusterSpec cluster = cluster_of({node_group("n", 2, "A100-80GB", 4)});
   JobSpec g = job("g", 0, 10, 2, 4);

@@ -12,11 +12,11 @@
 namespace slicelab {
 namespace {
 
-bool blank(const CsvReader& csv, size_t c) {
+bool spot_blank(const CsvReader& csv, size_t c) {
   return csv.field(c).find_first_not_of(" \t") == std::string::npos;
 }
 
-std::string_view trimmed(std::string_view t) {
+std::string_view spot_trimmed(std::string_view t) {
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
   return t;
@@ -42,10 +42,10 @@ std::vector<JobSpec> read_alibaba_spot_jobs(const std::string& path,
   while (csv.next()) {
     jobs.count_record();
     JobSpec job;
-    job.name = c_name ? std::string(trimmed(csv.field(*c_name))) : std::string();
+    job.name = c_name ? std::string(spot_trimmed(csv.field(*c_name))) : std::string();
     if (c_name && job.name.empty()) csv.fail_field(*c_name, "a job name");
     if (!c_name) job.name = fmt::format("spot-{}", csv.line());
-    const std::string_view type = trimmed(csv.field(c_type));
+    const std::string_view type = spot_trimmed(csv.field(c_type));
     if (type == "Spot") {
       job.tier = JobTier::kSpot;
     } else if (type != "HP") {
@@ -55,7 +55,7 @@ std::vector<JobSpec> read_alibaba_spot_jobs(const std::string& path,
     const double gpus = csv.number(c_gpu, 0, kMaxGpusPerNode);
     const int64_t workers = csv.integer(c_workers, 0, kMaxJobWorkers);
     const double submitted = csv.number(c_submit, 0, kHorizonS);
-    if (blank(csv, c_duration)) {
+    if (spot_blank(csv, c_duration)) {
       jobs.skip("no run time");
       continue;
     }
@@ -79,9 +79,9 @@ std::vector<JobSpec> read_alibaba_spot_jobs(const std::string& path,
       if (gpus != std::floor(gpus)) jobs.adjust("fractional gpus rounded up");
     }
     job.worker.cpu_milli = std::llround(cpus * 1000);
-    job.queue = std::string(trimmed(csv.field(c_org)));
+    job.queue = std::string(spot_trimmed(csv.field(c_org)));
     job.worker.workload_class = jobs.text(type);
-    if (c_model) job.worker.allowed_models = jobs.models(trimmed(csv.field(*c_model)));
+    if (c_model) job.worker.allowed_models = jobs.models(spot_trimmed(csv.field(*c_model)));
     jobs.add(std::move(job), submitted, fmt::format("{}:{}", path, csv.line()));
   }
   return jobs.finish();

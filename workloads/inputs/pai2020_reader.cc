@@ -16,7 +16,7 @@
 namespace slicelab {
 namespace {
 
-std::string_view trimmed(std::string_view t) {
+std::string_view pai_trimmed(std::string_view t) {
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
   return t;
@@ -37,11 +37,11 @@ class PaiTable {
           fmt::format("{}: empty file: expected rows of {}", path_, fmt::join(names_, ",")));
     // A header row names the first column (job_name) somewhere; a data row holds hashes there.
     if (std::any_of(fields_.begin(), fields_.end(),
-                    [&](std::string_view f) { return trimmed(f) == names_[0]; })) {
+                    [&](std::string_view f) { return pai_trimmed(f) == names_[0]; })) {
       header_line_ = true;
       for (size_t c = 0; c < names_.size(); ++c) {
         const auto it = std::find_if(fields_.begin(), fields_.end(),
-                                     [&](std::string_view f) { return trimmed(f) == names_[c]; });
+                                     [&](std::string_view f) { return pai_trimmed(f) == names_[c]; });
         if (it == fields_.end())
           fail(fmt::format("missing column '{}' (the header has: {})", names_[c],
                            fmt::join(fields_, ", ")));
@@ -68,7 +68,7 @@ class PaiTable {
 
   size_t line() const { return line_; }
   std::string where() const { return fmt::format("{}:{}", path_, line_); }
-  std::string_view field(size_t c) const { return trimmed(fields_[index_[c]]); }
+  std::string_view field(size_t c) const { return pai_trimmed(fields_[index_[c]]); }
   // Empty cells, and "nan" as pandas may write a missing number.
   bool missing(size_t c) const {
     const std::string_view f = field(c);
@@ -113,7 +113,7 @@ class PaiTable {
       pos_ = end + 1;
       line_ = next_line_++;
       if (row.ends_with('\r')) row.remove_suffix(1);
-      if (trimmed(row).empty()) continue;
+      if (pai_trimmed(row).empty()) continue;
       fields_.clear();
       for (size_t from = 0;;) {
         const size_t comma = row.find(',', from);

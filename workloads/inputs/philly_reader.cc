@@ -183,7 +183,7 @@ struct Attempt {
 };
 
 // Adds the job to `jobs`, or counts why it is skipped.
-void read_job(const JobObject& job, const PhillyOptions& options, JobCollector& jobs) {
+void read_philly_job(const JobObject& job, const PhillyOptions& options, JobCollector& jobs) {
   const json& j = job.root();
   const std::optional<double> submitted = job.time(j, "submitted_time", "submitted_time");
   const json* attempts = JobObject::find(j, "attempts");
@@ -285,7 +285,7 @@ std::vector<JobSpec> read_philly_jobs(const std::string& path, const PhillyOptio
     }
     JobObject job(j, fmt::format("{}:{}", path, line));
     job.read_id();
-    read_job(job, options, jobs);
+    read_philly_job(job, options, jobs);
   }
   return jobs.finish();
 }

@@ -16,7 +16,7 @@ namespace {
 // No bound of our own on totals: per-worker limits are checked after the division by node_num.
 constexpr int64_t kMaxTotal = int64_t{1} << 40;
 
-bool blank(const CsvReader& csv, size_t c) {
+bool slurm_blank(const CsvReader& csv, size_t c) {
   return csv.field(c).find_first_not_of(" \t") == std::string::npos;
 }
 
@@ -33,12 +33,12 @@ int64_t whole(const CsvReader& csv, size_t c, int64_t min, int64_t max) {
 constexpr size_t kNone = SIZE_MAX;
 
 bool blank_or_none(const CsvReader& csv, size_t c) {
-  return c == kNone || blank(csv, c);
+  return c == kNone || slurm_blank(csv, c);
 }
 
 // A date column's time in seconds since the epoch; NaN when the cell is empty or there is no
 // such column.
-double time_of(const CsvReader& csv, size_t c) {
+double slurm_time_of(const CsvReader& csv, size_t c) {
   if (blank_or_none(csv, c)) return std::nan("");
   std::string error;
   const std::optional<double> t = parse_trace_time(csv.field(c), error);
@@ -78,18 +78,18 @@ std::vector<JobSpec> read_slurm_job_log(const std::string& path, const SlurmLogF
     jobs.count_record();
     JobSpec job;
     job.name = csv.field(c_id);
-    if (blank(csv, c_id)) csv.fail_field(c_id, "a job id");
+    if (slurm_blank(csv, c_id)) csv.fail_field(c_id, "a job id");
     const int64_t nodes = whole(csv, c_nodes, 0, kMaxJobWorkers);
     const int64_t gpus = whole(csv, c_gpus, 0, kMaxTotal);
     const int64_t cpus = whole(csv, c_cpus, 0, kMaxTotal);
     const double memory_gib = blank_or_none(csv, c_memory) ? 0.0 : csv.number(c_memory, 0, 1e9);
-    const double submitted = time_of(csv, c_submit);
+    const double submitted = slurm_time_of(csv, c_submit);
     double run_s = std::nan("");
     if (!blank_or_none(csv, c_duration)) {
       run_s = csv.number(c_duration, 0, kHorizonS);
     } else {
-      const double start = time_of(csv, c_start);
-      const double end = time_of(csv, c_end);
+      const double start = slurm_time_of(csv, c_start);
+      const double end = slurm_time_of(csv, c_end);
       if (end < start)
         csv.fail_field(c_end,
                        fmt::format("a time at or after start_time ('{}')", csv.field(c_start)));
