@@ -40,8 +40,9 @@ class PaiTable {
                     [&](std::string_view f) { return pai_trimmed(f) == names_[0]; })) {
       header_line_ = true;
       for (size_t c = 0; c < names_.size(); ++c) {
-        const auto it = std::find_if(fields_.begin(), fields_.end(),
-                                     [&](std::string_view f) { return pai_trimmed(f) == names_[c]; });
+        const auto it = std::find_if(fields_.begin(), fields_.end(), [&](std::string_view f) {
+          return pai_trimmed(f) == names_[c];
+        });
         if (it == fields_.end())
           fail(fmt::format("missing column '{}' (the header has: {})", names_[c],
                            fmt::join(fields_, ", ")));
