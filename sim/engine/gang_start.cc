@@ -135,14 +135,8 @@ void Simulation::unreserve_gang(uint32_t j) {
 // Permit and none: the member binds on its own and holds its GPUs until its gang is complete.
 bool Simulation::hold_member(uint32_t j, uint32_t p) {
   if (now_ < gangs_[j].denied_until_s) return false;  // its group backs off after a timeout
-  if (!retry_.worth_trying(p)) return false;
-  accounting_.placement_attempted();
   HeldMember h;
-  if (!reserve(p, h) && !(preempting_ && preempt_for(p) && reserve(p, h))) {
-    retry_.attempt_failed(p);
-    accounting_.placement_failed();
-    return false;
-  }
+  if (!attempt(p, h)) return false;
   const PodRequest& r = h.request;
   accounting_.allocation_changed(cluster_.model(h.node),
                                  static_cast<double>(r.claim_units) /

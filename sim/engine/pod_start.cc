@@ -18,16 +18,22 @@ bool Simulation::try_place(uint32_t p) {
         return in_.config.gang.mode == GangMode::kAllOrNothing ? place_gang(j) : hold_member(j, p);
     }
   }
-  if (!retry_.worth_trying(p)) return false;  // nothing freed since it last failed
-  accounting_.placement_attempted();
   HeldMember h;
-  if (!reserve(p, h) && !(preempting_ && preempt_for(p) && reserve(p, h))) {
-    retry_.attempt_failed(p);
-    accounting_.placement_failed();
-    return false;
-  }
+  if (!attempt(p, h)) return false;
   commit(p, h.request, h.node, std::span<const GpuId>(pick_).first(h.request.gpu_count), false);
   return true;
+}
+
+// One pod's scheduling attempt: placed and bound (into `h`), after evicting lower-priority pods
+// where preemption is on and it found no node; false, marked for the retry shortcut, when it
+// must wait.
+bool Simulation::attempt(uint32_t p, HeldMember& h) {
+  if (!retry_.worth_trying(p)) return false;  // nothing freed since it last failed
+  accounting_.placement_attempted();
+  if (reserve(p, h) || (preempting_ && preempt_for(p) && reserve(p, h))) return true;
+  retry_.attempt_failed(p);
+  accounting_.placement_failed();
+  return false;
 }
 
 // Placement and bind: on success `h` holds the node and the request as bound (a copy of the

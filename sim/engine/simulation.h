@@ -69,6 +69,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   void arrive(uint32_t p, uint64_t seq);
   void finish(uint32_t p);
   bool try_place(uint32_t p) override;
+  bool attempt(uint32_t p, HeldMember& h);
   bool reserve(uint32_t p, HeldMember& h);
   void commit(uint32_t p, const PodRequest& r, NodeId node, std::span<const GpuId> gpus, bool held);
   void unbind(uint32_t p, const PodRequest& r, NodeId node, std::span<const GpuId> gpus, bool held);
