@@ -56,7 +56,6 @@ class GangTable {
   struct Job {
     uint32_t arrived = 0;  // members arrived so far
     uint32_t lost = 0;     // of them: never fitting any node
-    uint32_t started = 0;  // members started since the gang did (restarts not counted again)
     bool gang_started = false;
     double start_s = -1;             // when the gang started
     double held_gpu_s = 0;           // GPU-seconds members held bound while waiting for the gang
