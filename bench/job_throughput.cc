@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_workload.h"
@@ -63,6 +64,11 @@ const JobWorkload& bench_jobs() {
         j.checkpoint_s = 1800;
       }
       gpu_s += j.duration_s * gpus * j.workers;
+      // Four teams, 40/30/20/10% of the jobs, by a hash of the index (the draws above stay as
+      // they were without queues).
+      const uint32_t h = (static_cast<uint32_t>(i) * 2654435761U) >> 16;
+      const uint32_t pct = h % 100;
+      j.queue = pct < 40 ? "team-a" : pct < 70 ? "team-b" : pct < 90 ? "team-c" : "team-d";
     }
     // Poisson arrivals offering 90% of 8,000 GPUs.
     const double rate = 0.9 * 8.0 * kNodes / (gpu_s / kJobs);
@@ -79,7 +85,26 @@ const JobWorkload& bench_jobs() {
   return w;
 }
 
-void replay(benchmark::State& state, GangMode gang) {
+// Kueue-style queues for the four teams: nominal GPU quotas in proportion to their jobs (8,000
+// GPUs in all), one cohort lending what each leaves idle, reclaim of lower-priority borrowers,
+// fair sharing on.
+QueueConfig team_queues() {
+  QueueConfig q;
+  q.fair_sharing = true;
+  const std::pair<const char*, int> teams[] = {
+      {"team-a", 3200}, {"team-b", 2400}, {"team-c", 1600}, {"team-d", 800}};
+  for (const auto& [name, gpus] : teams) {
+    ClusterQueueSpec s;
+    s.name = name;
+    s.cohort = "org";
+    s.nominal[static_cast<size_t>(QuotaResource::kGpu)] = int64_t{gpus} * 1000;
+    s.reclaim = ReclaimPolicy::kLowerPriority;
+    q.queues.push_back(std::move(s));
+  }
+  return q;
+}
+
+void replay(benchmark::State& state, GangMode gang, bool queues = false) {
   const ClusterSpec cluster = bench::a100_cluster(kNodes);
   const GpuCatalog catalog = GpuCatalog::builtin();
   const JobWorkload& w = bench_jobs();
@@ -91,6 +116,7 @@ void replay(benchmark::State& state, GangMode gang) {
   cfg.sample_interval_s = 300;
   cfg.gang.mode = gang;
   cfg.preemption = PreemptionPolicy::kLowerPriority;
+  if (queues) cfg.queues = team_queues();
   RunResult last;
   for (auto _ : state) {
     PlacementPolicy placement = build_placement(*placement_preset("best-fit"));
@@ -109,6 +135,10 @@ void replay(benchmark::State& state, GangMode gang) {
   state.counters["evicted"] = static_cast<double>(last.summary.preemption->victims);
   state.counters["held_gpu_h"] = last.summary.jobs->gpu_hours_held_waiting;
   state.counters["peak_rss_MB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
+  if (last.summary.queue_totals) {
+    state.counters["reclaimed"] = static_cast<double>(last.summary.queue_totals->reclaimed);
+    state.counters["admit_wait_mean_s"] = last.summary.queue_totals->admission_wait_s.mean;
+  }
 }
 
 void BM_JobsAllOrNothing(benchmark::State& s) {
@@ -117,8 +147,16 @@ void BM_JobsAllOrNothing(benchmark::State& s) {
 void BM_JobsPermit(benchmark::State& s) {
   replay(s, GangMode::kPermit);
 }
+void BM_QueuedJobsAllOrNothing(benchmark::State& s) {
+  replay(s, GangMode::kAllOrNothing, true);
+}
+void BM_QueuedJobsPermit(benchmark::State& s) {
+  replay(s, GangMode::kPermit, true);
+}
 BENCHMARK(BM_JobsAllOrNothing)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_JobsPermit)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_QueuedJobsAllOrNothing)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_QueuedJobsPermit)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 }  // namespace slicelab

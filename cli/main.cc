@@ -37,6 +37,7 @@
 #include "reports/atomic_folder.h"
 #include "reports/mode_documents.h"
 #include "reports/per_class_table.h"
+#include "reports/per_queue_table.h"
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
 #include "reports/run_warnings.h"
@@ -178,6 +179,7 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
     std::fputs((sc.engine.fill ? fill_table(results) : comparison_table(results, c.wide)).c_str(),
                stdout);
     if (c.wide) std::fputs(per_class_table(results).c_str(), stdout);
+    std::fputs(per_queue_table(results).c_str(), stdout);
     print_decision_warnings(
         sc, results, results.size() > 1 ? run_warnings(sc, results) : std::vector<std::string>{});
     std::string extra;
@@ -228,6 +230,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, const std::vect
         (first.engine.fill ? fill_table(mean) : comparison_table(mean, c.wide, per_seed)).c_str(),
         stdout);
     if (c.wide) std::fputs(per_class_table(mean).c_str(), stdout);
+    std::fputs(per_queue_table(mean).c_str(), stdout);
     print_decision_warnings(first, mean, seeds_run_warnings(seeds));
     std::printf(
         "\nwrote %s/{summary.json,seed-<n>/}: the means with their intervals, and each "

@@ -47,6 +47,52 @@ ojson per_model_json(const RunSummary& s) {
 
 void write_metric(ojson& p, const RunMetric& m, const RunSummary& s);
 
+ojson distribution_json(const Distribution& d) {
+  if (d.count == 0)
+    return ojson{{"count", 0}, {"mean", nullptr}, {"p50", nullptr}, {"p95", nullptr}};
+  return ojson{{"count", d.count},
+               {"mean", tidy_value(d.mean)},
+               {"p50", tidy_value(d.p50)},
+               {"p95", tidy_value(d.p95)}};
+}
+
+// One object per queue (docs/results-format.md#per-queue): its quota, what it used and
+// borrowed, its fairness and its jobs' waits.
+ojson per_queue_json(const RunSummary& s) {
+  ojson queues = ojson::array();
+  for (const QueueSummary& q : s.queues) {
+    ojson e;
+    e["queue"] = q.name;
+    e["cohort"] = q.cohort;
+    e["nominal_gpus"] = tidy_value(q.nominal_gpus);
+    e["fair_share"] = tidy_value(q.fair_share);
+    e["mean_gpus"] = tidy_value(q.mean_gpus);
+    e["gpu_share"] = tidy_value(q.gpu_share);
+    e["share_while_waiting"] =
+        q.share_while_waiting ? ojson(tidy_value(*q.share_while_waiting)) : ojson(nullptr);
+    e["fairness"] = q.share_while_waiting && q.fair_share > 0
+                        ? ojson(tidy_value(*q.share_while_waiting / q.fair_share))
+                        : ojson(nullptr);
+    e["gpu_hours"] = tidy_value(q.usage.gpu_s / 3600.0);
+    e["borrowed_gpu_hours"] = tidy_value(q.usage.borrowed_gpu_s / 3600.0);
+    e["peak_borrowed_gpus"] = tidy_value(q.usage.peak_borrowed_gpus);
+    e["hours_waiting"] = tidy_value(q.usage.waiting_s / 3600.0);
+    e["admissions"] = q.usage.admitted;
+    e["reclaimed"] = q.usage.reclaimed;
+    e["reclaims"] = q.usage.reclaims;
+    e["jobs"] = q.jobs;
+    e["admitted"] = q.admitted;
+    e["started"] = q.started;
+    e["completed"] = q.completed;
+    e["lost_gpu_hours"] = tidy_value(q.lost_gpu_hours);
+    e["admission_wait_s"] = distribution_json(q.admission_wait_s);
+    e["queue_delay_s"] = distribution_json(q.queue_delay_s);
+    e["jct_s"] = distribution_json(q.jct_s);
+    queues.push_back(std::move(e));
+  }
+  return queues;
+}
+
 // One object per class: its name, then its rows at the same keys as the policy's own.
 ojson per_class_json(const RunSummary& s) {
   ojson classes = ojson::array();
@@ -82,6 +128,9 @@ void write_metric(ojson& p, const RunMetric& m, const RunSummary& s) {
       return;
     case MetricBlock::kPerClass:
       v = per_class_json(s);
+      return;
+    case MetricBlock::kPerQueue:
+      v = per_queue_json(s);
       return;
     case MetricBlock::kNumber:
       break;

@@ -122,6 +122,10 @@ class SummaryChecker {
         f_.require_array(at);
         for (size_t i = 0; i < at->size(); ++i) per_class(at.element(i));
         return;
+      case MetricBlock::kPerQueue:
+        f_.require_array(at);
+        for (size_t i = 0; i < at->size(); ++i) per_queue(at.element(i));
+        return;
       case MetricBlock::kNumber:
         break;
     }
@@ -150,6 +154,25 @@ class SummaryChecker {
     std::string key;
     for (const auto& [k, v] : at->items())
       if (k != "class") members(at.child(k, v), k, key);
+  }
+
+  // A queue's figures: its names, then numbers at least 0 (or null), and its distributions.
+  void per_queue(const JsonAt& at) const {
+    f_.require_object(at);
+    f_.string(f_.required(at, "queue"));
+    f_.string(f_.required(at, "cohort"));
+    for (const auto& [k, v] : at->items()) {
+      if (k == "queue" || k == "cohort") continue;
+      const JsonAt x = at.child(k, v);
+      if (x->is_object()) {
+        for (const auto& [dk, dv] : x->items()) {
+          const JsonAt d = x.child(dk, dv);
+          if (!d->is_null() && f_.number(d) < 0) f_.fail_expected(d, "a number of at least 0");
+        }
+      } else if (!x->is_null() && f_.number(x) < 0) {
+        f_.fail_expected(x, "a number of at least 0");
+      }
+    }
   }
 
   const JsonFile& f_;

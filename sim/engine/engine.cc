@@ -9,6 +9,7 @@
 
 #include "sim/engine/simulation.h"
 #include "sim/metrics/job_summary.h"
+#include "sim/metrics/queue_metrics.h"
 #include "workloads/input_error.h"
 
 namespace slicelab {
@@ -32,19 +33,31 @@ void Simulation::prepare() {
   queue_.prepare(req_.view());
   arrival_order_.prepare(pods);
   restarts_.prepare(n, arrival_order_);
-  if (in_.jobs != nullptr && in_.jobs->has_gangs() && !in_.config.fill) gangs_.prepare(*in_.jobs);
+  const bool queued =
+      !in_.config.queues.empty() && in_.jobs != nullptr && !in_.jobs->empty() && !in_.config.fill;
+  if (in_.jobs != nullptr && (in_.jobs->has_gangs() || queued) && !in_.config.fill)
+    gangs_.prepare(*in_.jobs);
+  if (queued) prepare_queues();
   preempting_ = in_.config.preemption != PreemptionPolicy::kNever && !in_.config.fill;
+  // Reclaiming quota evicts jobs: what they lose and where they resume is held as for
+  // preemption.
+  const bool reclaiming =
+      queued &&
+      std::any_of(in_.config.queues.queues.begin(), in_.config.queues.queues.end(),
+                  [](const ClusterQueueSpec& q) { return q.reclaim != ReclaimPolicy::kNever; });
+  if (preempting_ || reclaiming) {
+    resume_.assign(n, 0.0);
+    if (in_.jobs != nullptr) job_evictions_.assign(in_.jobs->size(), JobEvictions{});
+  }
   if (preempting_) {
     node_pods_.resize(cluster_.node_count());
     room_by_priority_.prepare(pods, cluster_.node_count());
     victims_memo_.resize(cluster_.node_count());
     node_epoch_.assign(cluster_.node_count(), 0);
-    resume_.assign(n, 0.0);
     if (arrival_order_.reordered()) {
       rank_.resize(n);
       for (size_t k = 0; k < n; ++k) rank_[arrival_order_[k]] = static_cast<uint32_t>(k);
     }
-    if (in_.jobs != nullptr) job_evictions_.assign(in_.jobs->size(), JobEvictions{});
   }
   pick_.resize(static_cast<size_t>(std::max(cluster_.max_gpus_per_node(), 1)));
 
@@ -109,6 +122,7 @@ void Simulation::fail_running(uint32_t p, FailureCause cause, const char* reason
     release(p);
   }
   restarts_.failed(p, o, tenants_.slot(p), events_);
+  if (!quotas_.empty()) job_pod_done(p);
 }
 
 // Forced inline: finish() runs once per pod on the event loop, and as a call this measured
@@ -183,7 +197,8 @@ std::optional<std::string> Simulation::never_fits(uint32_t p) {
 void Simulation::arrive(uint32_t p, uint64_t seq) {
   if (!gangs_.empty()) {
     const uint32_t j = in_.jobs->job_of(p);
-    if (j != JobTable::kNoJob && (*in_.jobs)[j].gang()) return gang_arrived(j, p, seq);
+    if (j != JobTable::kNoJob && ((*in_.jobs)[j].gang() || quotas_.holds(j)))
+      return gang_arrived(j, p, seq);
   }
   if (auto why = never_fits(p)) {
     out_[p].status = PodStatus::kUnschedulable;
@@ -211,6 +226,7 @@ void Simulation::finish(uint32_t p) {
   o.status = PodStatus::kCompleted;
   o.finish_s = now_;
   release(p);
+  if (!quotas_.empty()) job_pod_done(p);
   if (in_.feed != nullptr && p == feed_final_) advance_feed();
   schedule_pending();
 }
@@ -347,11 +363,19 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   free_event_loop_state();
   result.summary = accounting_.summarize(in_.pods, out_, reasons_, *sharing_);
   result.summary.restarts = restarts_.counts();
-  if (preempting_) result.summary.preemption = preemption_;
+  if (!resume_.empty()) result.summary.preemption = preemption_;
   result.fill_curve = accounting_.take_fill_curve();
   result.jobs = job_outcomes();
   if (in_.jobs != nullptr && !in_.jobs->empty())
     result.summary.jobs = summarize_jobs(*in_.jobs, result.jobs);
+  result.summary.queues = queue_summaries(result.jobs);
+  if (!result.summary.queues.empty()) {
+    std::vector<double> waits;
+    for (uint32_t j = 0; j < result.jobs.size(); ++j)
+      if (quotas_.holds(j) && result.jobs[j].admitted_s >= 0)
+        waits.push_back(result.jobs[j].admitted_s - (*in_.jobs)[j].arrival_s);
+    result.summary.queue_totals = queue_totals(result.summary.queues, waits);
+  }
   result.pods = std::move(out_);
   result.reasons = std::move(reasons_);
   return result;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/cluster_spec.h"
+#include "sim/engine/cluster_queue_spec.h"
 #include "sim/engine/gang_table.h"
 #include "sim/engine/preemption.h"
 #include "sim/engine/restart_policy.h"
@@ -40,6 +41,8 @@ struct EngineConfig {
   GangConfig gang;
   // Whether a pod that finds no node evicts lower-priority pods (engine.preemption).
   PreemptionPolicy preemption = PreemptionPolicy::kNever;
+  // The queues that admit jobs by quota (the scenario's `queues:`); empty: none.
+  QueueConfig queues;
 };
 
 // Called now and then with the share of pod events processed, 0..1.

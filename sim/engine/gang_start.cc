@@ -64,6 +64,21 @@ void Simulation::gang_arrived(uint32_t j, uint32_t p, uint64_t seq) {
     }
     return;
   }
+  if (quotas_.holds(j)) {
+    // It waits for its queue's quota: admitted (its pods queue) now or later.
+    if (const std::string why = quotas_.never_admitted(j); !why.empty()) {
+      const uint32_t reason = reasons_.add("its queue can never admit it: " + why);
+      for (uint32_t m = job.first_pod; m < end; ++m) {
+        if (out_[m].status != PodStatus::kPending) continue;
+        out_[m].status = PodStatus::kUnschedulable;
+        out_[m].reason = reason;
+      }
+      return;
+    }
+    quotas_.submit(j, seq, now_);
+    admit_queued();
+    return;
+  }
   for (uint32_t m = job.first_pod; m < end; ++m)
     if (out_[m].status == PodStatus::kPending) queue_.push(m, in_.pods[m].priority, seq);
   schedule_pending();
@@ -249,6 +264,10 @@ std::vector<JobOutcome> Simulation::job_outcomes() {
     if (!job_evictions_.empty()) {
       o.evicted_pods = job_evictions_[j].pods;
       o.lost_gpu_s = job_evictions_[j].lost_gpu_s;
+    }
+    if (!admitted_s_.empty()) {
+      o.admitted_s = admitted_s_[j];
+      o.reclaimed = job_reclaims_[j];
     }
     if (all_completed)
       o.status = PodStatus::kCompleted;

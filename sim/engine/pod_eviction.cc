@@ -13,7 +13,7 @@ namespace slicelab {
 uint64_t Simulation::queue_rank(uint32_t p) const {
   if (!gangs_.empty()) {
     const uint32_t j = in_.jobs->job_of(p);
-    if (j != JobTable::kNoJob && (*in_.jobs)[j].gang()) return gangs_[j].seq;
+    if (j != JobTable::kNoJob && ((*in_.jobs)[j].gang() || quotas_.holds(j))) return gangs_[j].seq;
   }
   return rank_.empty() ? p : rank_[p];
 }
@@ -219,11 +219,14 @@ void Simulation::evict(uint32_t v) {
 
 // Its work since its job's last checkpoint is lost: it resumes from there when it starts again.
 void Simulation::evict_one(uint32_t v) {
-  settle(v);
+  // A pod whose GPUs are still being prepared (MIG's re-partitioning: it starts later) has done
+  // nothing since it was placed: it keeps what it had saved before.
+  const bool preparing = out_[v].start_s > now_;
+  if (!preparing) settle(v);
   events_.cancel(tenants_.slot(v));
   const LiveProgress& prog = live_[tenants_.slot(v)].progress;
   const double duration = in_.pods[v].duration_s;
-  const double done = std::max(0.0, duration - prog.remaining);
+  const double done = preparing ? resume_[v] : std::max(0.0, duration - prog.remaining);
   const uint32_t j = in_.jobs != nullptr ? in_.jobs->job_of(v) : JobTable::kNoJob;
   const double every = j != JobTable::kNoJob ? (*in_.jobs)[j].checkpoint_s : 0.0;
   const double saved = every > 0 ? std::floor(done / every) * every : 0.0;
@@ -254,7 +257,8 @@ void Simulation::requeue_evicted() {
   while (!evicted_.empty()) {
     std::vector<uint32_t> now;
     now.swap(evicted_);
-    for (const uint32_t v : now) queue_.push(v, in_.pods[v].priority, queue_rank(v));
+    for (const uint32_t v : now)
+      if (quotas_.empty() || !held_back(v)) queue_.push(v, in_.pods[v].priority, queue_rank(v));
     queue_.schedule(*this, skip_failed_shapes_);
   }
 }

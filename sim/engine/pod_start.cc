@@ -9,6 +9,7 @@ namespace slicelab {
 // Schedule (the placement plugins), bind, then the failure checks; a pod that passes them runs
 // now or after its GPUs are prepared. A gang's member waits for its gang (gang_start.cc).
 bool Simulation::try_place(uint32_t p) {
+  if (!quotas_.empty() && held_back(p)) return true;  // its job left its queue's quota
   if (!gangs_.empty()) {
     const uint32_t j = in_.jobs->job_of(p);
     if (j != JobTable::kNoJob && (*in_.jobs)[j].gang()) {
@@ -138,6 +139,7 @@ void Simulation::failed_to_start(uint32_t p, const PodRequest& r, std::span<cons
   const bool hold = restarts_.in_place(o);
   if (hold) failures_.set_idle(p, r, gpus, *sharing_, 1);
   restarts_.failed(p, o, hold ? tenants_.slot(p) : 0, events_);
+  if (!quotas_.empty()) job_pod_done(p);
   // It never became a tenant, so only its neighbours are drawn.
   if (o.failure == FailureCause::kOverMemoryCap || o.failure == FailureCause::kClientFault)
     failures_.propagate_fault(
@@ -181,7 +183,7 @@ void Simulation::start_work(uint32_t p) {
   // In a fill experiment nothing departs: the finish is never reached.
   LiveProgress& prog = live_[tenants_.slot(p)].progress;
   prog.remaining = in_.config.fill ? kInf : in_.pods[p].duration_s;
-  if (preempting_) prog.remaining -= resume_[p];  // an evicted pod resumes from its checkpoint
+  if (!resume_.empty()) prog.remaining -= resume_[p];  // an evicted pod resumes from its checkpoint
   prog.last_update = now_;
   if (req_[p].gpu_count == 0) {
     tenants_.run_alone(p);

@@ -14,6 +14,7 @@
 #include "sim/cluster_state.h"
 #include "sim/engine/arrival_order.h"
 #include "sim/engine/bound_gpus.h"
+#include "sim/engine/cluster_queues.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/failure_model.h"
 #include "sim/engine/gang_table.h"
@@ -95,7 +96,16 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   void requeue_evicted();
   void after_queue() {
     if (!evicted_.empty()) requeue_evicted();
+    if (quotas_.dirty()) admit_queued();
   }
+  // Queues (job_admission.cc).
+  void prepare_queues();
+  bool held_back(uint32_t p) const;
+  void admit_queued();
+  void admit_job(uint32_t j);
+  void evict_job(uint32_t j);
+  void job_pod_done(uint32_t p);
+  std::vector<QueueSummary> queue_summaries(std::span<const JobOutcome> jobs);
   std::vector<JobOutcome> job_outcomes();
   void start_work(uint32_t p);
   bool fails_to_start(uint32_t p, const PodRequest& r, std::span<const GpuId> gpus);
@@ -202,8 +212,16 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   size_t feed_published_ = 0;
 
   PodEvents events_;
-  std::vector<GpuId> pick_;          // the GPUs placement picks for one pod
-  GangTable gangs_;                  // empty without gangs (or in a fill experiment)
+  std::vector<GpuId> pick_;  // the GPUs placement picks for one pod
+  GangTable gangs_;          // empty without gangs or queues (or in a fill experiment)
+  // Quota admission (engine config's queues): per job, its pods not done yet once admitted,
+  // its first admission and its evictions to reclaim quota.
+  ClusterQueues quotas_;
+  std::vector<ClusterQueues::Step> steps_;
+  std::vector<uint32_t> job_left_;
+  std::vector<double> admitted_s_;
+  std::vector<uint32_t> job_reclaims_;
+  double quotas_start_s_ = 0;
   std::vector<GpuId> held_gpus_;     // scratch: a held member's GPUs
   std::vector<double> member_gpus_;  // scratch: a gang's members' GPUs
   // Preemption's state, held only when engine.preemption allows it: per node its running pods,

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "sim/metrics/class_metrics.h"
+#include "sim/metrics/queue_metrics.h"
 
 namespace slicelab {
 namespace {
@@ -64,7 +65,19 @@ const RunMetric* named_in_class(std::string_view text, std::string& name, std::s
   }
   const RunMetric* m = named(metric, why);
   if (!m) return nullptr;
-  if (!cls.empty() && !has_class_figure(*m)) {
+  if (cls.starts_with(kQueuePrefix)) {
+    if (cls.size() == kQueuePrefix.size()) {
+      why = fmt::format("expected 'METRIC[queue:NAME]', found '{}'", text);
+      return nullptr;
+    }
+    if (!has_queue_figure(*m)) {
+      why = fmt::format(
+          "'{}' has no per-queue figure; a queue-named metric is a jobs.* or queues.* row of "
+          "summary.json (docs/training-jobs.md#queues)",
+          metric);
+      return nullptr;
+    }
+  } else if (!cls.empty() && !has_class_figure(*m)) {
     why = fmt::format("'{}' has no per-class figure; a class-named metric is one of: {}", metric,
                       class_metric_names());
     return nullptr;
@@ -79,7 +92,10 @@ std::string with_class(const std::string& name, const std::string& cls) {
 
 std::optional<double> decide_figure(const RunMetric& m, const std::string& cls,
                                     const RunSummary& s) {
-  return cls.empty() ? metric_value(m, s) : class_metric_value(m, s, cls);
+  if (cls.empty()) return metric_value(m, s);
+  if (cls.starts_with(kQueuePrefix))
+    return queue_metric_value(m, s, std::string_view(cls).substr(kQueuePrefix.size()));
+  return class_metric_value(m, s, cls);
 }
 
 }  // namespace
@@ -203,6 +219,7 @@ std::optional<DecideConstraint> parse_decide_constraint(std::string_view text, s
 
 std::string unknown_class_error(std::string_view workload_class,
                                 std::span<const std::string> classes) {
+  if (workload_class.starts_with(kQueuePrefix)) return {};  // the loader checks queue names
   if (workload_class.empty() ||
       std::find(classes.begin(), classes.end(), workload_class) != classes.end())
     return "";

@@ -12,4 +12,10 @@ namespace slicelab {
 // `outcomes` holds one entry per job of `jobs`, in order.
 JobSummary summarize_jobs(const JobTable& jobs, std::span<const JobOutcome> outcomes);
 
+// The job figures of queue `queue` (the jobs j with queue_of[j] == queue): counts, admission
+// wait, queueing until the gang started, JCT and the work lost to evictions. The quota figures
+// are the engine's to fill.
+QueueSummary summarize_queue_jobs(const JobTable& jobs, std::span<const JobOutcome> outcomes,
+                                  std::span<const uint32_t> queue_of, uint32_t queue);
+
 }  // namespace slicelab

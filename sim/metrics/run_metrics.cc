@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <type_traits>
 
 namespace slicelab {
@@ -110,6 +111,40 @@ void set_job_dist(S& s, double v) {
 }
 template <auto D, auto M>
 constexpr MetricAccess job_dist{get_job_dist<D, M>, set_job_dist<D, M>};
+
+// A figure of a distribution of the queues' totals: none without queues or values.
+template <auto M>
+std::optional<double> get_queue_wait(const S& s) {
+  if (!s.queue_totals) return std::nullopt;
+  const Distribution& d = s.queue_totals->admission_wait_s;
+  if (d.count == 0) return std::nullopt;
+  return d.*M;
+}
+template <auto M>
+void set_queue_wait(S& s, double v) {
+  if (!s.queue_totals) s.queue_totals.emplace();
+  s.queue_totals->admission_wait_s.*M = v;
+}
+template <auto M>
+constexpr MetricAccess queue_wait{get_queue_wait<M>, set_queue_wait<M>};
+std::optional<double> get_wait_count(const S& s) {
+  if (!s.queue_totals) return std::nullopt;
+  return static_cast<double>(s.queue_totals->admission_wait_s.count);
+}
+void set_wait_count(S& s, double v) {
+  if (!s.queue_totals) s.queue_totals.emplace();
+  s.queue_totals->admission_wait_s.count = static_cast<size_t>(std::llround(v));
+}
+std::optional<double> get_fairness(const S& s) {
+  return s.queue_totals ? s.queue_totals->fairness : std::nullopt;
+}
+void set_fairness(S& s, double v) {
+  if (!s.queue_totals) s.queue_totals.emplace();
+  s.queue_totals->fairness = v;
+}
+bool has_queues(const S& s) {
+  return !s.queues.empty();
+}
 
 template <auto G>
 bool has(const S& s) {
@@ -745,6 +780,13 @@ constexpr RunMetric kRows[] = {
      .written_if = has<&S::preemption>,
      .report = kFlat,
      .meaning = "... of them pods of spot jobs"},
+    {.json = "preemption.reclaim_victims",
+     .unit = kPods,
+     .access = in<&S::preemption, &PreemptionCounts::reclaim_victims>,
+     .mean = kRoundedMean,
+     .written_if = has<&S::preemption>,
+     .report = kFlat,
+     .meaning = "... of them evicted with their job so that a queue reclaimed its lent quota"},
     {.json = "preemption.lost_gpu_hours",
      .unit = kGpuHours,
      .access = in<&S::preemption, &PreemptionCounts::lost_gpu_hours>,
@@ -754,6 +796,58 @@ constexpr RunMetric kRows[] = {
                 "GPU-h of work lost to evictions"},
      .report = kFlat,
      .meaning = "work lost to evictions: done since the victims' last checkpoint"},
+    {.json = "queues.fairness",
+     .unit = kShare,
+     .access = {get_fairness, set_fairness},
+     .mean = kMeanOfHolders,
+     .written_if = has<&S::queue_totals>,
+     .column = {"fairness", 198, kFixed2, 56, true, has<&S::queue_totals>,
+                "lowest GPU share / fair share of a waiting queue"},
+     .report = kFlat,
+     .meaning = "with queues: the lowest, over queues with jobs waiting for quota, of their GPU "
+                "share while waiting over their fair share (nominal share of the cohort)"},
+    {.json = "queues.borrowed_gpu_hours",
+     .unit = kGpuHours,
+     .access = in<&S::queue_totals, &QueueTotals::borrowed_gpu_hours>,
+     .mean = kMean,
+     .written_if = has<&S::queue_totals>,
+     .report = kFlat,
+     .meaning = "GPU-hours of quota admitted above the queues' nominal quota, lent by their "
+                "cohort"},
+    {.json = "queues.reclaimed",
+     .unit = kCount,
+     .access = in<&S::queue_totals, &QueueTotals::reclaimed>,
+     .mean = kRoundedMean,
+     .written_if = has<&S::queue_totals>,
+     .report = kFlat,
+     .meaning = "jobs evicted so that the queue that lent their quota could reclaim it"},
+    {.json = "queues.admission_wait_s.count",
+     .unit = kCount,
+     .access = {get_wait_count, set_wait_count},
+     .mean = kRoundedMean,
+     .written_if = has<&S::queue_totals>,
+     .report = kFlat,
+     .meaning = "jobs admitted by their queue"},
+    {.json = "queues.admission_wait_s.mean",
+     .unit = kSeconds,
+     .access = queue_wait<&Distribution::mean>,
+     .mean = kMeanOfHolders,
+     .written_if = has<&S::queue_totals>,
+     .column = {"admit wait", 199, kDuration, 55, true, has<&S::queue_totals>,
+                "mean wait for queue quota"},
+     .report = kFlat,
+     .meaning = "per job: arrival (its whole gang) to its first admission by its queue"},
+    {.json = "queues.admission_wait_s.p95",
+     .unit = kSeconds,
+     .access = queue_wait<&Distribution::p95>,
+     .mean = kMeanOfHolders,
+     .written_if = has<&S::queue_totals>,
+     .report = kFlat},
+    {.json = "per_queue",
+     .written_if = has_queues,
+     .block = MetricBlock::kPerQueue,
+     .meaning = "per queue of the scenario's queues: block: its quota, use, borrowing, "
+                "fairness and its jobs' waits (seed means: per queue)"},
     {.unit = kPods,
      .column = {"unplaced", 40, kInteger, 70, true},
      .sum_of = {"pods.unschedulable", "pods.pending_at_end"},

@@ -58,7 +58,7 @@ enum class ReportUse : uint8_t {
 };
 
 // Blocks of summary.json that are not one number; the writers spell them out where the row is.
-enum class MetricBlock : uint8_t { kNumber, kNotPlacedReasons, kPerModel, kPerClass };
+enum class MetricBlock : uint8_t { kNumber, kNotPlacedReasons, kPerModel, kPerClass, kPerQueue };
 
 using MetricGetter = std::optional<double> (*)(const RunSummary&);  // nullopt: none (null)
 using MetricSetter = void (*)(RunSummary&, double);

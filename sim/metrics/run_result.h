@@ -134,6 +134,8 @@ struct JobOutcome {
   uint32_t gang_timeouts = 0;  // partial reservations released (engine.gang.mode permit)
   uint32_t evicted_pods = 0;   // its pods evicted by preemption (a gang's: all its running pods)
   double lost_gpu_s = 0;       // GPU-seconds of work lost to evictions (since its checkpoints)
+  double admitted_s = -1;      // when its queue first admitted it; -1: never (or not queued)
+  uint32_t reclaimed = 0;      // times it was evicted so that another queue reclaimed quota
   // kCompleted: every pod completed; kFailed: one failed for good; kUnschedulable: its gang can
   // never start; kRunning: its gang started and not every pod ended; kPending: not started.
   PodStatus status = PodStatus::kPending;
@@ -149,12 +151,52 @@ struct JobSummary {
   uint64_t gang_timeouts = 0;
 };
 
+// One queue's figures over a run (QueueSummary holds them).
+struct QueueUsage {
+  double gpu_s = 0;           // GPU-seconds of admitted quota (GPUs x seconds)
+  double borrowed_gpu_s = 0;  // ... of them, above its nominal quota
+  double peak_borrowed_gpus = 0;
+  double waiting_s = 0;        // time with a job waiting for quota
+  double share_waiting_s = 0;  // integral of its share of the cohort's GPU quota while waiting
+  uint64_t admitted = 0;       // admissions (a workload evicted and admitted again counts twice)
+  uint64_t reclaimed = 0;      // its workloads evicted so that another queue could reclaim
+  uint64_t reclaims = 0;       // admissions of its own that reclaimed quota
+};
+
+// One queue's jobs and quota over a run (RunSummary::queues; docs/training-jobs.md#queues).
+struct QueueSummary {
+  std::string name, cohort;
+  double nominal_gpus = 0;  // its nominal GPU quota (0: it counts no GPUs)
+  double fair_share = 0;    // nominal_gpus as a share of its cohort's (1 outside a cohort)
+  QueueUsage usage;
+  double mean_gpus = 0;                       // admitted GPU quota, time-averaged over the window
+  double gpu_share = 0;                       // mean_gpus as a share of its cohort's nominal GPUs
+  std::optional<double> share_while_waiting;  // ... averaged over the time it had jobs waiting
+  size_t jobs = 0, admitted = 0, started = 0, completed = 0;
+  Distribution admission_wait_s;  // arrival (all members) to its first admission
+  Distribution queue_delay_s;     // arrival to the start of the whole gang
+  Distribution jct_s;             // arrival to the end of its last pod (completed jobs)
+  double lost_gpu_hours = 0;      // work its jobs lost to evictions (any cause)
+};
+
+// The queues' figures together (RunSummary::queue_totals), or one queue's as a decide: target
+// reads it (`fairness[queue:team-a]`; sim/metrics/queue_metrics.h).
+struct QueueTotals {
+  // The lowest, over queues that had jobs waiting for quota, of their GPU share while waiting
+  // over their fair share: below 1, a queue waited while holding less than its nominal share.
+  std::optional<double> fairness;
+  double borrowed_gpu_hours = 0;  // admitted above nominal quota, from the cohort
+  uint64_t reclaimed = 0;         // jobs evicted so that their lender could reclaim its quota
+  Distribution admission_wait_s;  // per job: arrival to its first admission
+};
+
 // Preemption's figures (engine.preemption other than never).
 struct PreemptionCounts {
-  uint64_t preemptors = 0;    // placements that evicted pods
-  uint64_t victims = 0;       // pods evicted (a gang's running members all count)
-  uint64_t spot_victims = 0;  // ... of them, pods of spot jobs
-  double lost_gpu_hours = 0;  // work lost: done since the victims' last checkpoint
+  uint64_t preemptors = 0;       // placements that evicted pods
+  uint64_t victims = 0;          // pods evicted (a gang's running members all count)
+  uint64_t spot_victims = 0;     // ... of them, pods of spot jobs
+  uint64_t reclaim_victims = 0;  // ... of them, evicted with their job to reclaim queue quota
+  double lost_gpu_hours = 0;     // work lost: done since the victims' last checkpoint
 };
 
 struct RunSummary {
@@ -197,6 +239,9 @@ struct RunSummary {
   // --- jobs and gangs (issue 31): workloads with jobs only ---
   std::optional<JobSummary> jobs;
   std::optional<PreemptionCounts> preemption;
+  // Per queue of the scenario's `queues:` (none without): quota, borrowing, fairness, waiting.
+  std::vector<QueueSummary> queues;
+  std::optional<QueueTotals> queue_totals;  // with queues only
 
   // --- the sharing mode's own figures and files (SharingRun::write_results) ---
   ModeResults mode_results;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/metrics/class_metrics.h"
+#include "sim/metrics/queue_metrics.h"
 #include "sim/metrics/run_metrics.h"
 
 namespace slicelab {
@@ -65,6 +66,7 @@ std::vector<ClassSummary> class_means(std::span<const RunSummary* const> seeds) 
       if (const ClassSummary* c = find_class(*s, name)) views.push_back(class_as_summary(*c));
     if (views.empty()) continue;
     std::vector<const RunSummary*> held;
+    held.reserve(views.size());
     for (const RunSummary& v : views) held.push_back(&v);
     out.push_back(summary_as_class(std::move(name), seed_mean(held)));
   }
@@ -83,6 +85,7 @@ RunSummary seed_mean(std::span<const RunSummary* const> seeds) {
   for (auto& [reason, n] : out.not_placed_reasons)
     n = static_cast<size_t>(std::llround(static_cast<double>(n) / k));
   out.per_class = class_means(seeds);
+  out.queues = queue_means(seeds);
   return out;
 }
 

@@ -7,10 +7,12 @@
 
 #include "sim/interference/calibration.h"
 #include "sim/metrics/class_summaries.h"
+#include "sim/metrics/queue_metrics.h"
 #include "sim/modes/device_plugin_config.h"
 #include "sim/modes/mode_registry.h"
 #include "sim/placement/plugin_registry.h"
 #include "sim/scenario/import_sources.h"
+#include "sim/scenario/queue_yaml.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/snapshot_reader.h"
 #include "sim/topology/topology_yaml.h"
@@ -485,8 +487,22 @@ void check_sample_count(const YamlReader& yaml, const YAML::Node& engine, const 
 
 // `decide:` (docs/scenario-format.md): objective and constraints as short texts, each checked
 // where it is written.
+// A `[queue:NAME]` names a queue of the scenario's queues: block; "" when it does (or names
+// none).
+std::string unknown_queue_error(std::string_view named, const QueueConfig& queues) {
+  if (!named.starts_with(kQueuePrefix)) return {};
+  const std::string_view name = named.substr(kQueuePrefix.size());
+  if (queues.index_of(name)) return {};
+  if (queues.empty())
+    return fmt::format("names queue '{}', and the scenario declares no queues: block", name);
+  std::vector<std::string> names;
+  for (const ClusterQueueSpec& q : queues.queues) names.push_back(q.name);
+  return fmt::format("names queue '{}', which queues: does not declare (its queues: {})", name,
+                     fmt::join(names, ", "));
+}
+
 DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node,
-                       std::span<const PodSpec> pods) {
+                       std::span<const PodSpec> pods, const QueueConfig& queues) {
   const std::vector<std::string> classes = workload_class_names(pods);
   yaml.require_map(node, "decide");
   yaml.check_keys(node, "decide", {"objective", "constraints"});
@@ -500,6 +516,7 @@ DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node,
       const std::string path = index_path("decide.objective", i);
       auto goal = parse_decide_goal(yaml.string(o[i], path), why);
       if (goal) why = unknown_class_error(goal->workload_class, classes);
+      if (goal && why.empty()) why = unknown_queue_error(goal->workload_class, queues);
       if (!goal || !why.empty()) yaml.fail(o[i], path, why);
       d.objective.push_back(std::move(*goal));
     }
@@ -512,6 +529,7 @@ DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node,
       const std::string path = index_path("decide.constraints", i);
       auto constraint = parse_decide_constraint(yaml.string(c[i], path), why);
       if (constraint) why = unknown_class_error(constraint->workload_class, classes);
+      if (constraint && why.empty()) why = unknown_queue_error(constraint->workload_class, queues);
       if (!constraint || !why.empty()) yaml.fail(c[i], path, why);
       d.constraints.push_back(std::move(*constraint));
     }
@@ -524,10 +542,10 @@ DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node,
 Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_override) try {
   const YAML::Node root = load_yaml_file(path);
   const YamlReader yaml(path);
-  yaml.check_keys(
-      root, "",
-      {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload", "engine",
-       "policies", "calibration", "workload_classes", "plan", "decide", "dra"});  // plan: planning
+  yaml.check_keys(root, "",
+                  {"name", "description", "seed", "seeds", "gpu_models", "cluster", "workload",
+                   "engine", "policies", "calibration", "workload_classes", "plan", "decide", "dra",
+                   "queues"});  // plan: planning
   Scenario sc;
   sc.path = path;
   sc.name = yaml.opt_string(root, "", "name").value_or(std::filesystem::path(path).stem().string());
@@ -565,6 +583,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
               fmt::format("has {} nodes and {} GPUs, more than the limits of {} nodes and {} GPUs",
                           sc.cluster.node_count(), sc.cluster.gpu_count(), kMaxNodes, kMaxGpus));
   sc.engine = read_engine(yaml, root["engine"]);
+  if (const YAML::Node q = root["queues"]; q.IsDefined()) sc.engine.queues = read_queues(yaml, q);
 
   const ModelCheck check_model = [&](std::string_view m) -> std::optional<std::string> {
     if (sc.catalog.index_of(m)) return std::nullopt;
@@ -621,6 +640,13 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     }
     sc.workload_source += (sources > 0 ? " + " : "") + job_source;
   }
+  if (const YAML::Node q = root["queues"]; q.IsDefined()) {
+    if (sc.jobs.empty())
+      yaml.fail(q, "queues",
+                "queues admit jobs (workload.jobs or workload.job_trace), and this workload has "
+                "none");
+    check_job_queues(yaml, q, sc.engine.queues, sc.jobs);
+  }
   // Every source checks its own count as it reads; this is the one place all sources pass.
   if (sc.pods.size() > static_cast<size_t>(kMaxPods))
     yaml.fail(w, "workload",
@@ -663,7 +689,8 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
   check_mode_policies(yaml, root, sc);
   read_interference(yaml, root, path, sc);
-  if (const YAML::Node d = root["decide"]; d.IsDefined()) sc.decide = read_decide(yaml, d, sc.pods);
+  if (const YAML::Node d = root["decide"]; d.IsDefined())
+    sc.decide = read_decide(yaml, d, sc.pods, sc.engine.queues);
   return sc;
 } catch (const YAML::Exception& e) {
   // A yaml-cpp exception that a check above missed still names the file.

@@ -56,6 +56,10 @@ RunSummary summary_with_every_row() {
   c.workload_class = "inference";
   c.pods = 2;
   s.per_class.push_back(c);
+  QueueSummary q;
+  q.name = "team-a";
+  q.jobs = 3;
+  s.queues.push_back(q);
   return s;
 }
 

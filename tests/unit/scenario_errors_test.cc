@@ -223,6 +223,21 @@ const Case kCases[] = {
     {"trace_name_too_long.yaml",
      "{dir}/trace_name_too_long.yaml:8:10: workload.trace: trace file "
      "'{dir}/{long}.yaml' cannot be used: File name too long"},
+    {"queue_borrowing_without_cohort.yaml",
+     "{dir}/queue_borrowing_without_cohort.yaml:8:58: queues.cluster_queues[0].borrowing_limit: a "
+     "queue outside a cohort neither borrows nor lends: add a cohort:"},
+    {"queue_decide_unknown.yaml",
+     "{dir}/queue_decide_unknown.yaml:10:15: decide.objective[0]: names queue 'team-b', which "
+     "queues: does not declare (its queues: team-a)"},
+    {"queue_lending_above_nominal.yaml",
+     "{dir}/queue_lending_above_nominal.yaml:8:75: queues.cluster_queues[0].lending_limit.gpu: is "
+     "above the nominal gpu quota: a queue lends only its own"},
+    {"queue_unknown_name.yaml",
+     "{dir}/queue_unknown_name.yaml:7:3: queues: job 'train' names queue 'team-b', which is not "
+     "declared (queues: team-a)"},
+    {"queue_without_jobs.yaml",
+     "{dir}/queue_without_jobs.yaml:7:3: queues: queues admit jobs (workload.jobs or "
+     "workload.job_trace), and this workload has none"},
     {"two_workload_sources.yaml",
      "{dir}/two_workload_sources.yaml:7:3: workload: needs exactly one of 'pods', 'trace', "
      "'generator', 'openb' or 'csv', or 'jobs' or 'job_trace' (alone or with one of them)"},
