@@ -12,6 +12,7 @@
 
 #include "reports/atomic_folder.h"
 #include "reports/differing_metrics.h"
+#include "reports/jobs_csv.h"
 #include "reports/metric_cells.h"
 #include "reports/mode_documents.h"
 #include "reports/output_values.h"
@@ -408,6 +409,10 @@ void write_run_files(const std::filesystem::path& dir, const Scenario& scenario,
   if (std::any_of(runs.begin(), runs.end(),
                   [](const RunResult& r) { return r.summary.fill.has_value(); }))
     write_text_file(dir / "fill.csv", fill_csv(runs));
+  if (!scenario.jobs.empty() && has_job_rows(runs))
+    write_streamed_file(dir / "jobs.csv", [&](std::ostream& out) {
+      write_jobs_csv(out, scenario.jobs, scenario.engine.queues.default_queue, runs);
+    });
   for (const std::string& file : mode_document_files(runs))
     write_text_file(dir / file, mode_document_json(runs, file).dump(2) + "\n");
 }

@@ -75,6 +75,8 @@ void ClusterQueues::prepare(const QueueConfig& config, std::vector<Workload> wor
   work_ = std::move(workloads);
   state_.assign(work_.size(), State::kIdle);
   admit_order_.assign(work_.size(), 0);
+  evicted_pass_.assign(work_.size(), 0);
+  pass_ = 0;
   const size_t n = specs_.size();
   cohort_.assign(n, kNoQueue);
   members_.clear();
@@ -330,7 +332,14 @@ bool ClusterQueues::head_of(uint32_t q, Entry& e) {
   if (p.count == 0) return false;
   std::vector<Key>& heads = heads_;
   heads.clear();
-  for (const auto& [request, keys] : p.groups) heads.push_back(*keys.begin());
+  // A job evicted in this pass waits for the next one: each pass then ends (every job is
+  // admitted at most once in it, and only admitted jobs are evicted).
+  for (const auto& [request, keys] : p.groups)
+    for (const Key& k : keys)
+      if (evicted_pass_[k.job] != pass_) {
+        heads.push_back(k);
+        break;
+      }
   std::sort(heads.begin(), heads.end());
   const bool strict = specs_[q].strategy == QueueingStrategy::kStrictFifo;
   for (const Key& k : heads) {
@@ -365,6 +374,7 @@ void ClusterQueues::admit(double now, std::vector<Step>& out) {
   if (!dirty_) return;
   dirty_ = false;
   account(now);
+  ++pass_;
   for (;;) {
     entries_.clear();
     for (uint32_t q = 0; q < specs_.size(); ++q) {
@@ -377,6 +387,7 @@ void ClusterQueues::admit(double now, std::vector<Step>& out) {
       if (better(e, *best)) best = &e;
     for (const uint32_t v : best->victims) {
       give_back(v);
+      evicted_pass_[v] = pass_;
       state_[v] = State::kPending;
       add_pending(v);
       ++figures_[work_[v].queue].reclaimed;

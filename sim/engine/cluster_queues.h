@@ -121,6 +121,8 @@ class ClusterQueues {
   std::vector<State> state_;
   std::vector<uint64_t> admit_order_;  // per job: when last admitted (a counter)
   uint64_t admissions_ = 0;
+  std::vector<uint64_t> evicted_pass_;  // per job: the admission pass that last evicted it
+  uint64_t pass_ = 0;
   std::vector<uint32_t> cohort_;                // per queue: its cohort's index, or kNoQueue
   std::vector<std::vector<uint32_t>> members_;  // per cohort: its queues
   std::vector<QuotaVector> usage_;
