@@ -184,9 +184,11 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
         sc, results, results.size() > 1 ? run_warnings(sc, results) : std::vector<std::string>{});
     std::string extra;
     for (const std::string& file : mode_document_files(results)) extra += "," + file;
-    std::printf("\nwrote %s/{summary.json,pods.csv,timeseries.csv%s%s%s}\n", out.c_str(),
-                sc.engine.fill ? ",fill.csv" : "", sc.jobs.empty() ? "" : ",jobs.csv",
-                extra.c_str());
+    std::printf(
+        "\nwrote %s/{summary.json,pods.csv,timeseries.csv%s%s%s}\n", out.c_str(),
+        sc.engine.fill ? ",fill.csv" : "",
+        sc.jobs.empty() ? "" : (sc.engine.queues.empty() ? ",jobs.csv" : ",jobs.csv,queues.csv"),
+        extra.c_str());
   }
   if (c.report) write_report_and_say(out, c.quiet || c.format.json());
   return 0;

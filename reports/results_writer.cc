@@ -18,6 +18,7 @@
 #include "reports/output_values.h"
 #include "reports/pods_csv_rows.h"
 #include "reports/policy_choice.h"
+#include "reports/queues_csv.h"
 #include "reports/run_warnings.h"
 #include "reports/streamed_pods_csv.h"
 #include "sim/metrics/class_metrics.h"
@@ -413,6 +414,9 @@ void write_run_files(const std::filesystem::path& dir, const Scenario& scenario,
     write_streamed_file(dir / "jobs.csv", [&](std::ostream& out) {
       write_jobs_csv(out, scenario.jobs, scenario.engine.queues.default_queue, runs);
     });
+  if (has_queue_rows(runs))
+    write_streamed_file(dir / "queues.csv",
+                        [&](std::ostream& out) { write_queues_csv(out, runs); });
   for (const std::string& file : mode_document_files(runs))
     write_text_file(dir / file, mode_document_json(runs, file).dump(2) + "\n");
 }

@@ -400,6 +400,22 @@ void ClusterQueues::admit(double now, std::vector<Step>& out) {
   }
 }
 
+void ClusterQueues::sample(double t, std::vector<QueueSample>& out) const {
+  constexpr size_t kG = static_cast<size_t>(QuotaResource::kGpu);
+  for (uint32_t q = 0; q < specs_.size(); ++q) {
+    QueueSample s;
+    s.time_s = t;
+    s.queue = q;
+    s.pending = static_cast<uint32_t>(pending_[q].count);
+    s.admitted = static_cast<uint32_t>(admitted_[q].size());
+    s.used_gpus = static_cast<double>(usage_[q][kG]) / 1000.0;
+    if (counts(q, kG))
+      s.borrowed_gpus =
+          std::max(0.0, s.used_gpus - static_cast<double>(*specs_[q].nominal[kG]) / 1000.0);
+    out.push_back(s);
+  }
+}
+
 std::vector<QueueUsage> ClusterQueues::usage_until(double now) {
   account(now);
   return figures_;

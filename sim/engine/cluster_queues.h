@@ -63,6 +63,8 @@ class ClusterQueues {
   const ClusterQueueSpec& spec(size_t q) const { return specs_[q]; }
   // The figures so far, accounted up to `now`.
   std::vector<QueueUsage> usage_until(double now);
+  // One row per queue, at time `t`, appended to `out`.
+  void sample(double t, std::vector<QueueSample>& out) const;
   // Queue q's nominal GPU quota as a share of its cohort's (1 outside a cohort; 0 without one).
   double fair_share(size_t q) const;
 

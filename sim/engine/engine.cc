@@ -369,6 +369,7 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   if (in_.jobs != nullptr && !in_.jobs->empty())
     result.summary.jobs = summarize_jobs(*in_.jobs, result.jobs);
   result.summary.queues = queue_summaries(result.jobs);
+  result.queue_samples = queue_series_.release();
   if (!result.summary.queues.empty()) {
     std::vector<double> waits;
     for (uint32_t j = 0; j < result.jobs.size(); ++j)

@@ -42,6 +42,7 @@ void Simulation::prepare_queues() {
   const double t0 = in_.pods.empty() ? 0.0 : in_.pods[arrival_order_[0]].arrival_s;
   quotas_.prepare(config, std::move(work), t0);
   quotas_start_s_ = t0;
+  queue_series_ = BoundedSeries<QueueSample>(config.queues.size(), kMaxQueueSampleRows);
   job_left_.assign(jobs.size(), 0);
   admitted_s_.assign(jobs.size(), -1.0);
   job_reclaims_.assign(jobs.size(), 0);

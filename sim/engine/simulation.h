@@ -28,6 +28,7 @@
 #include "sim/engine/run_accounting.h"
 #include "sim/engine/running_pods.h"
 #include "sim/engine/static_feasibility.h"
+#include "sim/metrics/bounded_series.h"
 #include "sim/metrics/reason_table.h"
 #include "sim/placement/paper_scorers.h"
 #include "sim/sharing/pod_request.h"
@@ -130,6 +131,8 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   void schedule_finish(uint32_t p);
   void take_sample(double t) {
     accounting_.take_sample(t, running_, static_cast<uint32_t>(queue_.pending().size()));
+    if (!quotas_.empty() && queue_series_.wants())
+      queue_series_.take([&](std::vector<QueueSample>& rows) { quotas_.sample(t, rows); });
   }
   RunResult assemble_result(size_t next_arrival);
   // The pod's workload class (issue 4), whose demands make its load as the rate solver sees it
@@ -222,6 +225,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::vector<double> admitted_s_;
   std::vector<uint32_t> job_reclaims_;
   double quotas_start_s_ = 0;
+  BoundedSeries<QueueSample> queue_series_{1, kMaxQueueSampleRows};
   std::vector<GpuId> held_gpus_;     // scratch: a held member's GPUs
   std::vector<double> member_gpus_;  // scratch: a gang's members' GPUs
   // Preemption's state, held only when engine.preemption allows it: per node its running pods,

@@ -250,6 +250,18 @@ struct RunSummary {
   void count(PodStatus status);
 };
 
+// One queue's state at a sample time (queues.csv): its admitted GPU quota, the part above its
+// nominal quota, and its jobs waiting and admitted.
+struct QueueSample {
+  double time_s = 0;
+  uint32_t queue = 0;  // index into RunSummary::queues
+  uint32_t pending = 0, admitted = 0;
+  double used_gpus = 0, borrowed_gpus = 0;
+};
+// queues.csv holds at most this many rows per run: past it, every other sample time is dropped
+// and later ones are taken half as often (sim/metrics/bounded_series.h).
+inline constexpr size_t kMaxQueueSampleRows = 1'000'000;
+
 struct RunResult {
   std::string policy;
   std::string placement;
@@ -260,8 +272,9 @@ struct RunResult {
   ReasonTable reasons;           // the texts PodOutcome::reason names
   std::vector<uint16_t> pod_gpus;
   std::vector<Sample> samples;
-  std::vector<FillPoint> fill_curve;  // fill experiments only: one point per arrived pod
-  std::vector<JobOutcome> jobs;       // per job of the workload (RunInputs::jobs)
+  std::vector<FillPoint> fill_curve;       // fill experiments only: one point per arrived pod
+  std::vector<JobOutcome> jobs;            // per job of the workload (RunInputs::jobs)
+  std::vector<QueueSample> queue_samples;  // with queues: per sample time, one row per queue
 
   // Why pod `pod` failed or was never placed; empty when it did not.
   const std::string& reason_of(size_t pod) const { return reasons[pods[pod].reason]; }

@@ -10,6 +10,7 @@
 
 #include "sim/engine/cluster_queues.h"
 #include "sim/engine/engine.h"
+#include "sim/metrics/bounded_series.h"
 #include "tests/support/sim_fixtures.h"
 #include "workloads/job_table.h"
 
@@ -263,6 +264,7 @@ TEST(SimQueues, ReclaimWhenTheLendersDemandReturns) {
   expand_jobs(
       specs, [](const ModelList&) { return 4; }, pods, jobs);
   EngineConfig config = quiet_config();
+  config.sample_interval_s = 60;
   config.queues.queues = {queue("a", 4), queue("b", 4)};
   config.queues.queues[1].reclaim = ReclaimPolicy::kAny;
   SharingConfig sharing;
@@ -291,6 +293,32 @@ TEST(SimQueues, ReclaimWhenTheLendersDemandReturns) {
   EXPECT_EQ(a.jobs, 2U);
   EXPECT_EQ(a.completed, 2U);
   EXPECT_DOUBLE_EQ(a.fair_share, 0.5);
+  // At 60 s: A runs a1 (4 GPUs, within its quota) with a2 waiting; B runs b.
+  size_t at_60 = 0;
+  for (const QueueSample& s : r.queue_samples) {
+    if (s.time_s != 60) continue;
+    ++at_60;
+    EXPECT_DOUBLE_EQ(s.used_gpus, 4.0);
+    EXPECT_DOUBLE_EQ(s.borrowed_gpus, 0.0);
+    EXPECT_EQ(s.pending, s.queue == 0 ? 1U : 0U);
+    EXPECT_EQ(s.admitted, 1U);
+  }
+  EXPECT_EQ(at_60, 2U);
+}
+
+// Samples past the cap: every other one is dropped and later ones taken half as often, so the
+// series stays evenly spaced over the whole run and within its cap.
+TEST(BoundedSeries, HalvesAndStaysEvenlySpaced) {
+  BoundedSeries<int> series(2, 8);  // 2 rows per sample, at most 8 rows
+  for (int n = 0; n < 20; ++n)
+    if (series.wants())
+      series.take([&](std::vector<int>& rows) {
+        rows.push_back(n);
+        rows.push_back(n);
+      });
+  // 20 samples into 4 slots: strides 1, 2, 4, then 8 keeps samples 0 and 8, then 16.
+  EXPECT_EQ(series.rows(), (std::vector<int>{0, 0, 8, 8, 16, 16}));
+  EXPECT_EQ(series.stride(), 8U);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Pins down jobs.csv (docs/results-format.md#jobscsv): one row per policy and job, times that did
 // not happen left empty, a job without a queue in the default queue, names quoted as CSV needs.
 #include "reports/jobs_csv.h"
+#include "reports/queues_csv.h"
 
 #include <gtest/gtest.h>
 
@@ -49,6 +50,28 @@ TEST(JobsCsv, OneRowPerPolicyAndJob) {
             "p,spot,default,spot,1,1,pending,20,,,,,,0,0,0,0,0\n");
   RunResult none;
   EXPECT_FALSE(has_job_rows({&none, 1}));
+}
+
+TEST(QueuesCsv, OneRowPerSampleAndQueue) {
+  RunResult r;
+  r.policy = "p";
+  r.summary.queues.resize(2);
+  r.summary.queues[0].name = "research";
+  r.summary.queues[1].name = "prod,uct";
+  r.queue_samples = {{.time_s = 0,
+                      .queue = 0,
+                      .pending = 1,
+                      .admitted = 2,
+                      .used_gpus = 12.5,
+                      .borrowed_gpus = 0.5},
+                     {.time_s = 0, .queue = 1, .pending = 0, .admitted = 0}};
+  ASSERT_TRUE(has_queue_rows({&r, 1}));
+  std::ostringstream out;
+  write_queues_csv(out, {&r, 1});
+  EXPECT_EQ(out.str(),
+            "policy,time_s,queue,used_gpus,borrowed_gpus,pending_jobs,admitted_jobs\n"
+            "p,0,research,12.5,0.5,1,2\n"
+            "p,0,\"prod,uct\",0,0,0,0\n");
 }
 
 }  // namespace
