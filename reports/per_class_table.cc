@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "reports/aligned_table.h"
 #include "reports/metric_cells.h"
 #include "sim/metrics/class_metrics.h"
 #include "sim/metrics/decide_spec.h"
@@ -41,24 +42,7 @@ std::string per_class_table(std::span<const RunResult> runs) {
       }
       rows.push_back(std::move(row));
     }
-  std::vector<size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  std::string out = "\nper workload class:\n";
-  const auto line = [&](const std::vector<std::string>& row) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      // Text columns left-aligned, figures right-aligned, as in the main table.
-      out +=
-          i < 2 ? fmt::format("{:<{}}", row[i], width[i]) : fmt::format("{:>{}}", row[i], width[i]);
-      out += i + 1 < row.size() ? "  " : "\n";
-    }
-  };
-  line(rows.front());
-  std::vector<std::string> rule;
-  for (const size_t w : width) rule.emplace_back(w, '-');
-  line(rule);
-  for (size_t i = 1; i < rows.size(); ++i) line(rows[i]);
-  return out;
+  return "\nper workload class:\n" + aligned_table(rows, 2);
 }
 
 }  // namespace slicelab

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "reports/aligned_table.h"
 #include "reports/metric_cells.h"
 #include "sim/metrics/run_metrics.h"
 
@@ -37,25 +38,8 @@ std::string per_queue_table(std::span<const RunResult> runs) {
                       fmt::format("{:.1f}", q.usage.borrowed_gpu_s / 3600.0),
                       fmt::format("{}", q.usage.reclaimed)});
     }
-  std::vector<size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  std::string out =
-      "\nper queue (share: mean GPUs of the cohort's nominal quota; fair: its own):\n";
-  const auto line = [&](const std::vector<std::string>& row) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      out +=
-          i < 2 ? fmt::format("{:<{}}", row[i], width[i]) : fmt::format("{:>{}}", row[i], width[i]);
-      out += i + 1 < row.size() ? "  " : "\n";
-    }
-  };
-  line(rows.front());
-  std::vector<std::string> rule;
-  rule.reserve(width.size());
-  for (const size_t w : width) rule.emplace_back(w, '-');
-  line(rule);
-  for (size_t i = 1; i < rows.size(); ++i) line(rows[i]);
-  return out;
+  return "\nper queue (share: mean GPUs of the cohort's nominal quota; fair: its own):\n" +
+         aligned_table(rows, 2);
 }
 
 }  // namespace slicelab
