@@ -89,6 +89,26 @@ void ClusterQueues::prepare(const QueueConfig& config, std::vector<Workload> wor
     cohort_[q] = it->second;
     members_[it->second].push_back(static_cast<uint32_t>(q));
   }
+  // What each cohort lends per resource, and each queue's share of its cohort's nominal GPUs:
+  // fixed for the run, read at every admission and every accounting step.
+  lendable_.assign(members_.size(), QuotaVector{});
+  for (size_t q = 0; q < n; ++q)
+    for (size_t r = 0; r < kQuotaResources && cohort_[q] != kNoQueue; ++r)
+      if (counts(q, r)) lendable_[cohort_[q]][r] += *specs_[q].nominal[r] - guaranteed(q, r);
+  constexpr size_t kG = static_cast<size_t>(QuotaResource::kGpu);
+  fair_share_.assign(n, 0.0);
+  for (size_t q = 0; q < n; ++q) {
+    if (!counts(q, kG)) continue;
+    if (cohort_[q] == kNoQueue) {
+      fair_share_[q] = 1;
+      continue;
+    }
+    int64_t total = 0;
+    for (const uint32_t m : members_[cohort_[q]])
+      if (counts(m, kG)) total += *specs_[m].nominal[kG];
+    if (total > 0)
+      fair_share_[q] = static_cast<double>(*specs_[q].nominal[kG]) / static_cast<double>(total);
+  }
   usage_.assign(n, QuotaVector{});
   pending_.assign(n, Pending{});
   admitted_.assign(n, {});
@@ -111,16 +131,11 @@ int64_t ClusterQueues::available(size_t q, size_t r) const {
   const int64_t nominal = *specs_[q].nominal[r];
   const int64_t used = usage_[q][r];
   if (cohort_[q] == kNoQueue) return std::max<int64_t>(0, nominal - used);
-  int64_t quota = 0;
   int64_t taken = 0;
-  for (const uint32_t m : members_[cohort_[q]]) {
-    if (!counts(m, r)) continue;
-    const int64_t g = guaranteed(m, r);
-    quota += *specs_[m].nominal[r] - g;
-    taken += std::max<int64_t>(0, usage_[m][r] - g);
-  }
+  for (const uint32_t m : members_[cohort_[q]])
+    if (counts(m, r)) taken += std::max<int64_t>(0, usage_[m][r] - guaranteed(m, r));
   const int64_t g = guaranteed(q, r);
-  int64_t from_cohort = quota - taken;
+  int64_t from_cohort = lendable_[cohort_[q]][r] - taken;
   if (const auto& limit = specs_[q].borrowing_limit[r])
     from_cohort = std::min(nominal - g - std::max<int64_t>(0, used - g) + *limit, from_cohort);
   return std::max<int64_t>(0, std::max<int64_t>(0, g - used) + from_cohort);
@@ -157,9 +172,7 @@ double ClusterQueues::dominant_share(size_t q, const QuotaVector& extra) const {
     if (!counts(q, r)) continue;
     const int64_t borrowed = extra[r] + usage_[q][r] - *specs_[q].nominal[r];
     if (borrowed <= 0) continue;
-    int64_t lendable = 0;
-    for (const uint32_t m : members_[cohort_[q]])
-      if (counts(m, r)) lendable += *specs_[m].nominal[r] - guaranteed(m, r);
+    const int64_t lendable = lendable_[cohort_[q]][r];
     if (lendable > 0) share = std::max(share, borrowed * 1000 / lendable);
   }
   if (share == 0) return 0;
@@ -168,13 +181,7 @@ double ClusterQueues::dominant_share(size_t q, const QuotaVector& extra) const {
 }
 
 double ClusterQueues::fair_share(size_t q) const {
-  constexpr size_t kG = static_cast<size_t>(QuotaResource::kGpu);
-  if (!counts(q, kG)) return 0;
-  if (cohort_[q] == kNoQueue) return 1;
-  int64_t total = 0;
-  for (const uint32_t m : members_[cohort_[q]])
-    if (counts(m, kG)) total += *specs_[m].nominal[kG];
-  return total > 0 ? static_cast<double>(*specs_[q].nominal[kG]) / static_cast<double>(total) : 0;
+  return fair_share_[q];
 }
 
 std::string ClusterQueues::never_admitted(uint32_t j) const {
@@ -184,10 +191,7 @@ std::string ClusterQueues::never_admitted(uint32_t j) const {
     // resource_node.go potentialAvailable(): all its cohort lends, within its borrowing limit.
     int64_t most = *specs_[q].nominal[r];
     if (cohort_[q] != kNoQueue) {
-      int64_t lent = 0;
-      for (const uint32_t m : members_[cohort_[q]])
-        if (counts(m, r)) lent += *specs_[m].nominal[r] - guaranteed(m, r);
-      most = guaranteed(q, r) + lent;
+      most = guaranteed(q, r) + lendable_[cohort_[q]][r];
       if (const auto& limit = specs_[q].borrowing_limit[r])
         most = std::min(most, *specs_[q].nominal[r] + *limit);
     }

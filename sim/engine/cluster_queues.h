@@ -127,6 +127,8 @@ class ClusterQueues {
   uint64_t pass_ = 0;
   std::vector<uint32_t> cohort_;                // per queue: its cohort's index, or kNoQueue
   std::vector<std::vector<uint32_t>> members_;  // per cohort: its queues
+  std::vector<QuotaVector> lendable_;           // per cohort: what its members lend, per resource
+  std::vector<double> fair_share_;              // per queue
   std::vector<QuotaVector> usage_;
   std::vector<Pending> pending_;
   std::vector<std::set<Admitted>> admitted_;

@@ -189,6 +189,18 @@ void Simulation::start_gang(uint32_t j, bool held) {
   g.held.clear();
 }
 
+// The members bound while waiting for their gang leave their nodes, the last bound first; what
+// they held until now counts as held waiting. g.held is left for the caller.
+void Simulation::unbind_held(uint32_t j) {
+  GangTable::Job& g = gangs_[j];
+  for (auto it = g.held.rbegin(); it != g.held.rend(); ++it) {
+    g.held_gpu_s += held_gpu_seconds(*it, now_);
+    unbind(it->pod, it->request, it->node, held_gpus(*it), true);
+    out_[it->pod].node = -1;
+    out_[it->pod].gpu_count = 0;
+  }
+}
+
 // Permit's timeout: the partial gang's members are unbound, and queue again where they were
 // after the back-off. Its end: they queue.
 void Simulation::gang_timer(uint32_t j, GangTable::TimerKind kind) {
@@ -201,12 +213,7 @@ void Simulation::gang_timer(uint32_t j, GangTable::TimerKind kind) {
   }
   ++g.timeouts;
   ++g.epoch;
-  for (auto it = g.held.rbegin(); it != g.held.rend(); ++it) {
-    g.held_gpu_s += held_gpu_seconds(*it, now_);
-    unbind(it->pod, it->request, it->node, held_gpus(*it), true);
-    out_[it->pod].node = -1;
-    out_[it->pod].gpu_count = 0;
-  }
+  unbind_held(j);
   // In member order, so that they queue as they did. The members never bound wait too: the
   // group is denied as a whole.
   for (const HeldMember& h : g.held) g.backing_off.push_back(h.pod);

@@ -98,13 +98,7 @@ void Simulation::evict_job(uint32_t j) {
   const JobInfo& job = (*in_.jobs)[j];
   ++job_reclaims_[j];
   GangTable::Job& g = gangs_[j];
-  for (auto it = g.held.rbegin(); it != g.held.rend(); ++it) {
-    g.held_gpu_s += (now_ - it->since_s) * static_cast<double>(it->request.gpu_count) *
-                    static_cast<double>(it->request.gpu_milli) / 1000.0;
-    unbind(it->pod, it->request, it->node, held_gpus(*it), true);
-    out_[it->pod].node = -1;
-    out_[it->pod].gpu_count = 0;
-  }
+  unbind_held(j);
   g.held.clear();
   g.backing_off.clear();
   g.denied_until_s = -1;

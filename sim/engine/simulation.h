@@ -80,6 +80,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   bool place_gang(uint32_t job);
   bool reserve_gang(uint32_t job, bool preempt);
   void unreserve_gang(uint32_t job);
+  void unbind_held(uint32_t job);
   bool hold_member(uint32_t job, uint32_t p);
   void start_gang(uint32_t job, bool held);
   void gang_timer(uint32_t job, GangTable::TimerKind kind);

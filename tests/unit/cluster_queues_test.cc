@@ -11,6 +11,7 @@
 #include "sim/engine/cluster_queues.h"
 #include "sim/engine/engine.h"
 #include "sim/metrics/bounded_series.h"
+#include "sim/metrics/decide_spec.h"
 #include "tests/support/sim_fixtures.h"
 #include "workloads/job_table.h"
 
@@ -319,6 +320,38 @@ TEST(BoundedSeries, HalvesAndStaysEvenlySpaced) {
   // 20 samples into 4 slots: strides 1, 2, 4, then 8 keeps samples 0 and 8, then 16.
   EXPECT_EQ(series.rows(), (std::vector<int>{0, 0, 8, 8, 16, 16}));
   EXPECT_EQ(series.stride(), 8U);
+}
+
+}  // namespace
+}  // namespace slicelab
+
+namespace slicelab {
+namespace {
+
+// A decide: target naming a queue reads that queue's figures, not the run's.
+TEST(QueueDecide, TargetsReadTheNamedQueue) {
+  std::string why;
+  const auto goal = parse_decide_goal("min jobs.queue_delay_s.p95[queue:product]", why);
+  ASSERT_TRUE(goal) << why;
+  const auto fair = parse_decide_constraint("queues.fairness[queue:research] >= 0.8", why);
+  ASSERT_TRUE(fair) << why;
+  EXPECT_FALSE(parse_decide_goal("min completed[queue:product]", why));
+  EXPECT_NE(why.find("no per-queue figure"), std::string::npos) << why;
+
+  RunSummary s;
+  s.jobs.emplace().queue_delay_s = {.count = 10, .mean = 5, .p50 = 4, .p95 = 100, .p99 = 100};
+  QueueSummary product;
+  product.name = "product";
+  product.queue_delay_s = {.count = 3, .mean = 2, .p50 = 2, .p95 = 7, .p99 = 7};
+  QueueSummary research;
+  research.name = "research";
+  research.fair_share = 0.5;
+  research.share_while_waiting = 0.3;
+  s.queues = {product, research};
+  EXPECT_EQ(goal->value(s), 7.0);
+  ASSERT_TRUE(fair->value(s).has_value());
+  EXPECT_DOUBLE_EQ(*fair->value(s), 0.6);
+  EXPECT_FALSE(fair->met_by(fair->value(s)));
 }
 
 }  // namespace
