@@ -19,7 +19,7 @@ void read_plain_sharing(const YamlReader& yaml, const YAML::Node& node, std::str
   if (node.IsMap())
     yaml.check_keys(
         node, path,
-        {"mode", "replicas", "context_switch_overhead",
+        {"mode", "replicas", "context_switch_overhead", "time_slice",
          // mps and interposer (issue 4)
          "fault_propagation", "client_fault_probability", "launch_overhead_ns", "limiter_window",
          // the device plugin's config instead of a mode (read above; listed for did-you-mean)
@@ -45,6 +45,7 @@ void read_plain_sharing(const YamlReader& yaml, const YAML::Node& node, std::str
     };
     only_for("replicas", {"time-slice", "mps"});
     only_for("context_switch_overhead", {"time-slice"});
+    only_for("time_slice", {"time-slice"});
     only_for("fault_propagation", {"mps"});
     only_for("client_fault_probability", {"mps"});
     only_for("launch_overhead_ns", {"interposer"});
@@ -78,6 +79,11 @@ void read_plain_sharing(const YamlReader& yaml, const YAML::Node& node, std::str
       ts->context_switch_overhead =
           yaml.opt_number(node, path, "context_switch_overhead", 0.0, 0.99)
               .value_or(ts->context_switch_overhead);
+      ts->time_slice_s =
+          yaml.opt_duration(node, path, "time_slice", 1e-4).value_or(ts->time_slice_s);
+      if (ts->time_slice_s > 1.0)
+        yaml.fail(node["time_slice"], join_path(path, "time_slice"),
+                  "expected a time slice of at most 1s");
       config.set_mode_settings(std::move(ts));
     }
   }

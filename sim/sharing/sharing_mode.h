@@ -67,6 +67,15 @@ class SharingMode {
   virtual double fault_propagation() const { return 0.0; }
   // Chance that a tenant hits a fatal fault of its own when it starts (a modelled crash).
   virtual double client_fault_probability() const { return 0.0; }
+  // How long a tenant whose work arrives while a neighbour holds the GPU waits for its turn: under
+  // time-slicing, the rest of the holder's slice (uniform in [0, slice_s)) and one context
+  // switch. Zero: tenants run side by side or isolated, and nobody waits for a turn. Only
+  // request latency sees it (sim/serving/); the rate solver already charges switching time.
+  struct TurnWait {
+    double slice_s = 0.0;
+    double switch_s = 0.0;
+  };
+  virtual TurnWait turn_wait() const { return {}; }
   // > 0: a pod asking for more GPUs than this fails as it is bound, as the NVIDIA device plugin
   // fails its Allocate under failRequestsGreaterThanOne; 0: any count.
   virtual int max_gpus_per_pod() const { return 0; }

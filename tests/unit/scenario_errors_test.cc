@@ -215,6 +215,9 @@ const Case kCases[] = {
     {"top_level_typo.yaml",
      "{dir}/top_level_typo.yaml:9:1: top level: unknown key 'polices' (did you mean "
      "'policies'?)"},
+    {"time_slice_too_long.yaml",
+     "{dir}/time_slice_too_long.yaml:12:45: policies[0].sharing.time_slice: expected a time slice "
+     "of at most 1s"},
     // A folder where a file belongs is named at the key (before: only the folder was named).
     {"trace_is_a_folder.yaml",
      "{dir}/trace_is_a_folder.yaml:7:10: workload.trace: trace file '{dir}/traces' is a folder; "

@@ -22,7 +22,8 @@ GpuTerms TimeSlice::declare(std::span<const TenantLoad> tenants,
 std::unique_ptr<SharingMode> make_time_slice_mode(const SharingConfig& config) {
   const auto settings = config.mode_settings<TimeSliceSettings>();
   const TimeSliceSettings s = settings ? *settings : TimeSliceSettings{};
-  return std::make_unique<TimeSlice>(s.replicas, s.context_switch_overhead, config.interference);
+  return std::make_unique<TimeSlice>(s.replicas, s.context_switch_overhead, config.interference,
+                                     s.time_slice_s);
 }
 
 }  // namespace slicelab

@@ -15,9 +15,13 @@ class TimeSlice final : public SharingMode {
  public:
   // overhead: share of GPU time lost to context switches while tenants' demand exceeds the GPU.
   // interference: this mode's coefficients (docs/sharing-models.md); zero keeps the rates above.
+  // time_slice_s: how long a context holds the GPU per turn (request latency only).
   TimeSlice(int replicas, double context_switch_overhead,
-            InterferenceCoefficients interference = {})
-      : replicas_(replicas), overhead_(context_switch_overhead), interference_(interference) {}
+            InterferenceCoefficients interference = {}, double time_slice_s = 0.002)
+      : replicas_(replicas),
+        overhead_(context_switch_overhead),
+        interference_(interference),
+        time_slice_s_(time_slice_s) {}
 
   std::string_view kind() const override { return "time-slice"; }
   std::string describe() const override;
@@ -30,6 +34,11 @@ class TimeSlice final : public SharingMode {
   // interference factor f_i when the calibration gives time-slicing coefficients.
   GpuTerms declare(std::span<const TenantLoad> tenants,
                    std::span<TenantTerms> terms) const override;
+  // One slice, and a switch whose share of slice + switch is the mode's overhead:
+  // switch = slice x overhead / (1 - overhead).
+  TurnWait turn_wait() const override {
+    return {time_slice_s_, time_slice_s_ * overhead_ / (1.0 - overhead_)};
+  }
 
   int replicas() const { return replicas_; }
   double overhead() const { return overhead_; }
@@ -38,6 +47,7 @@ class TimeSlice final : public SharingMode {
   int replicas_;
   double overhead_;
   InterferenceCoefficients interference_;
+  double time_slice_s_;
 };
 
 // The registry's factory (sim/modes/mode_registry.cc).

@@ -1,0 +1,182 @@
+#include "sim/serving/gpu_serving_approx.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/sharing/gpu_rate_solver.h"
+
+namespace slicelab {
+
+double GpuServingApprox::granted(const TenantLoad& self, double demand,
+                                 std::span<const Neighbour> neighbours) {
+  // Each neighbour's options: its levels, and idle when they leave probability.
+  const auto idle_of = [](const Neighbour& n) {
+    double p = 1.0;
+    for (size_t l = 0; l < n.count; ++l) p -= n.levels[l].probability;
+    return std::max(0.0, p);
+  };
+  size_t states = 1;
+  size_t busy_idle = 1;
+  for (const Neighbour& n : neighbours) {
+    const size_t options = n.count + (idle_of(n) > 1e-12 ? 1 : 0);
+    states = std::min(states * std::max<size_t>(options, 1), kMaxStates + 1);
+    busy_idle = std::min(busy_idle * (options > 1 ? 2 : 1), kMaxStates + 1);
+  }
+  // 0: every level; 1: busy at the mean demand or idle; 2: always at the mean.
+  const int detail = states <= kMaxStates ? 0 : busy_idle <= kMaxStates ? 1 : 2;
+  // The options of neighbour x under `detail`: probability and demand of option d.
+  const auto option = [&](const Neighbour& n, size_t d) -> DemandLevel {
+    double busy = 0, asked = 0;
+    for (size_t l = 0; l < n.count; ++l) {
+      busy += n.levels[l].probability;
+      asked += n.levels[l].probability * n.levels[l].demand;
+    }
+    if (detail == 2) return {1.0, asked};
+    if (detail == 1)
+      return d == 0 ? DemandLevel{busy, busy > 0 ? asked / busy : 0.0}
+                    : DemandLevel{1.0 - busy, 0.0};
+    return d < n.count ? n.levels[d] : DemandLevel{idle_of(n), 0.0};
+  };
+  const auto options_of = [&](const Neighbour& n) -> size_t {
+    const bool idle = idle_of(n) > 1e-12;
+    if (detail == 2) return 1;
+    if (detail == 1) return idle && n.count > 0 ? 2 : 1;
+    return n.count + (idle ? 1 : 0);
+  };
+  digit_.assign(neighbours.size(), 0);
+  double mean = 0;
+  for (;;) {
+    double weight = 1.0;
+    loads_.clear();
+    TenantLoad me = self;
+    me.sm_demand = demand;
+    loads_.push_back(me);
+    for (size_t x = 0; x < neighbours.size(); ++x) {
+      if (options_of(neighbours[x]) == 0) continue;
+      const DemandLevel o = option(neighbours[x], digit_[x]);
+      weight *= o.probability;
+      if (o.demand <= 0) continue;
+      TenantLoad load = neighbours[x].load;
+      load.sm_demand = o.demand;
+      loads_.push_back(load);
+    }
+    if (weight > 0) {
+      rates_.resize(loads_.size());
+      errors_.resize(loads_.size());
+      solve_gpu_rates(mode_, loads_, rates_, errors_);
+      mean += weight * rates_[0] * demand;
+    }
+    // Next state (mixed radix).
+    size_t x = 0;
+    for (; x < neighbours.size(); ++x) {
+      if (++digit_[x] < options_of(neighbours[x])) break;
+      digit_[x] = 0;
+    }
+    if (x == neighbours.size()) break;
+  }
+  return mean;
+}
+
+void GpuServingApprox::speeds(const ServingReplica& me, std::span<const Neighbour> neighbours) {
+  const ReplicaServing& s = me.serving;
+  // Speeds for j = 1..k in service; from ceil(1 / request_sm) on the replica asks the whole
+  // GPU, so its grant no longer changes and each request gets its 1/j part.
+  const auto k = static_cast<size_t>(s.concurrency);
+  speed_.resize(k);
+  double full_grant = -1;
+  for (size_t j = 1; j <= k; ++j) {
+    const double asked = static_cast<double>(j) * s.request_sm;
+    double grant = 0;
+    if (asked >= 1 && full_grant >= 0) {
+      grant = full_grant;
+    } else {
+      grant = granted(me.load, std::min(1.0, asked), neighbours);
+      if (asked >= 1) full_grant = grant;
+    }
+    speed_[j - 1] = std::max(1e-9, std::min(1.0, grant / asked));
+  }
+}
+
+void GpuServingApprox::neighbours_of(size_t self, size_t given,
+                                     std::span<const ServingReplica> replicas,
+                                     std::span<const BackgroundTenant> background) {
+  const size_t n = replicas.size();
+  neighbours_.clear();
+  for (size_t o = 0; o < n; ++o) {
+    if (o == self) continue;
+    Neighbour nb{replicas[o].load, {}, 0};
+    // For the replica itself (given == self): each neighbour as it is while the replica is
+    // busy. Given another replica busy: that one's levels given busy, the rest as they are.
+    const ReplicaQueueing& q = given == self ? given_[o * n + self] : chain_of_[o];
+    nb.levels = q.levels;
+    nb.count = q.level_count;
+    if (o == given && q.busy > 0)
+      for (size_t l = 0; l < nb.count; ++l) nb.levels[l].probability /= q.busy;
+    neighbours_.push_back(nb);
+  }
+  for (const BackgroundTenant& b : background) {
+    if (b.load.sm_demand <= 0) continue;
+    Neighbour nb{b.load, {}, 1};
+    nb.levels[0] = {b.duty(), b.load.sm_demand};
+    neighbours_.push_back(nb);
+  }
+}
+
+void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
+                             std::span<const BackgroundTenant> background,
+                             std::span<ReplicaApprox> out) {
+  const size_t n = replicas.size();
+  chain_of_.assign(n, ReplicaQueueing{});
+  for (size_t i = 0; i < n; ++i) {
+    const ReplicaServing& s = replicas[i].serving;
+    // Start from each replica busy as much as its work asks at full speed, at one request.
+    const double busy = std::min(0.99, replicas[i].arrival_rate * s.service.mean_s);
+    chain_of_[i].busy = busy;
+    chain_of_[i].levels[0] = {busy, std::min(1.0, s.request_sm)};
+    chain_of_[i].level_count = busy > 0 ? 1 : 0;
+  }
+  given_.assign(n * n, ReplicaQueueing{});
+  for (size_t o = 0; o < n; ++o)
+    for (size_t i = 0; i < n; ++i) given_[o * n + i] = chain_of_[o];
+  const SharingMode::TurnWait turn = mode_.turn_wait();
+  for (int iteration = 0; iteration < kIterations; ++iteration) {
+    double change = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const ServingReplica& me = replicas[i];
+      const ReplicaServing& s = me.serving;
+      neighbours_of(i, i, replicas, background);
+      speeds(me, neighbours_);
+      ReplicaApprox& a = out[i];
+      a.queueing = solve_replica_chain(s, me.arrival_rate, speed_, chain_);
+      a.response = ResponseModel::of(a.queueing);
+      if (turn.slice_s > 0) {
+        double none_active = 1.0;
+        for (size_t o = 0; o < n; ++o)
+          if (o != i) none_active *= 1 - chain_of_[o].busy;
+        for (const BackgroundTenant& b : background)
+          if (b.load.sm_demand > 0) none_active *= 1 - b.duty();
+        a.response.p_turn = a.queueing.idle_arrivals * (1.0 - none_active);
+        a.response.turn_s = turn.slice_s / 2 + turn.switch_s;
+      }
+      a.mean_response_s = a.response.mean(s.service);
+      change = std::max(change, std::abs(a.queueing.busy - chain_of_[i].busy));
+      chain_of_[i] = a.queueing;
+    }
+    // Busy periods of replicas that share a GPU coincide: while one is busy it slows the
+    // others, which stay busy longer. So each neighbour is taken as it is given the replica busy.
+    for (size_t o = 0; o < n && n > 1; ++o) {
+      for (size_t i = 0; i < n; ++i) {
+        if (i == o) continue;
+        neighbours_of(o, i, replicas, background);
+        speeds(replicas[o], neighbours_);
+        ReplicaQueueing& g = given_[o * n + i];
+        const double before = g.busy;
+        g = solve_replica_chain(replicas[o].serving, replicas[o].arrival_rate, speed_, chain_);
+        change = std::max(change, std::abs(g.busy - before));
+      }
+    }
+    if (change < 1e-4) break;
+  }
+}
+
+}  // namespace slicelab

@@ -1,0 +1,117 @@
+// Two replicas on one GPU under each sharing mode, by the request-level simulation and by the
+// approximation: a lone request's latency, the requests per second per GPU at saturation, and
+// the latency tail under the interposer's compute cap (docs/inference-services.md#two-tenants).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/serving/gpu_serving_approx.h"
+#include "sim/serving/request_level_sim.h"
+#include "tests/support/serving_cases.h"
+
+namespace slicelab {
+namespace {
+
+using testing::half_gpu_replica;
+using testing::serving_mode;
+
+constexpr double kService = 0.1;  // s, a request alone on the whole GPU
+const char* const kServingModes[] = {"whole-card", "time-slice", "mps", "mig", "interposer"};
+
+std::vector<ServingReplica> tenants(const std::string& kind, double rate, int max_queue) {
+  // Whole-GPU requests (request_sm 1), one at a time; whole-card has its GPU to itself.
+  ServingReplica r = half_gpu_replica(kind, ServiceTime::make(kService, 0), 1, 1.0, rate);
+  r.serving.max_queue = max_queue;
+  return std::vector<ServingReplica>(kind == "whole-card" ? 1 : 2, r);
+}
+
+struct TwoTenants {
+  double lone_ms = 0;  // mean latency at 0.05 requests/s per replica (sim)
+  double lone_approx_ms = 0;
+  double per_gpu = 0;  // requests/s per GPU with both replicas overloaded (sim)
+  double per_gpu_approx = 0;
+};
+
+TwoTenants measure(const std::string& kind) {
+  const auto mode = serving_mode(kind);
+  TwoTenants out;
+  {
+    const auto rs = tenants(kind, 0.05, 1000);
+    auto sim = simulate_requests(*mode, rs, {}, {40000, 100, 5});
+    out.lone_ms = 1e3 * sample_mean(sim[0].latencies_s);
+    std::vector<ReplicaApprox> a(rs.size());
+    GpuServingApprox(*mode).solve(rs, {}, a);
+    out.lone_approx_ms = 1e3 * a[0].mean_response_s;
+  }
+  {
+    const auto rs = tenants(kind, 40.0, 20);
+    auto sim = simulate_requests(*mode, rs, {}, {600, 20, 5});
+    double done = 0, served_approx = 0;
+    std::vector<ReplicaApprox> a(rs.size());
+    GpuServingApprox(*mode).solve(rs, {}, a);
+    for (size_t i = 0; i < rs.size(); ++i) {
+      done += static_cast<double>(sim[i].latencies_s.size()) / sim[i].measured_s;
+      served_approx += rs[i].arrival_rate * (1 - a[i].queueing.drop_fraction);
+    }
+    out.per_gpu = done;
+    out.per_gpu_approx = served_approx;
+  }
+  return out;
+}
+
+TEST(ServingTwoTenants, TimeSlicingServesALoneRequestFasterMigServesMorePerGpu) {
+  std::map<std::string, TwoTenants> r;
+  for (const char* kind : kServingModes) r[kind] = measure(kind);
+  for (const char* kind : kServingModes)
+    fmt::print("| {} | {:.1f} | {:.1f} | {:.2f} | {:.2f} |\n", kind, r[kind].lone_ms,
+               r[kind].lone_approx_ms, r[kind].per_gpu, r[kind].per_gpu_approx);
+  // A lone request takes the whole time-sliced GPU, but only its half under MIG (and under MPS
+  // or the interposer's 50% cap).
+  EXPECT_NEAR(r["time-slice"].lone_ms, 100.0, 2.0);
+  EXPECT_NEAR(r["mig"].lone_ms, 200.0, 1.0);
+  EXPECT_LT(r["time-slice"].lone_ms, r["mig"].lone_ms);
+  // Saturated, time-slicing loses its switch overhead and its tenants' interference; MIG loses
+  // neither: a whole GPU's worth, 10 requests/s.
+  EXPECT_NEAR(r["mig"].per_gpu, 10.0, 0.1);
+  EXPECT_GT(r["mig"].per_gpu, r["time-slice"].per_gpu * 1.1);
+  EXPECT_GT(r["mig"].per_gpu, r["mps"].per_gpu);
+  // The approximation agrees with the simulation on both figures.
+  for (const char* kind : kServingModes) {
+    EXPECT_NEAR(r[kind].lone_approx_ms, r[kind].lone_ms, r[kind].lone_ms * 0.03) << kind;
+    EXPECT_NEAR(r[kind].per_gpu_approx, r[kind].per_gpu, r[kind].per_gpu * 0.02) << kind;
+  }
+}
+
+TEST(ServingTwoTenants, TheInterposersComputeCapStretchesTheLatencyTail) {
+  // One replica, exponential whole-GPU requests of 100 ms at 2 per second, capped at 100%, 60%
+  // and 30% of the GPU by the limiter that ships.
+  const auto mode = serving_mode("interposer");
+  std::vector<double> p99, approx_p99;
+  for (const double cap : {1.0, 0.6, 0.3}) {
+    ServingReplica r =
+        half_gpu_replica("interposer", ServiceTime::make(kService, 1, true), 1, 1.0, 2.0);
+    r.load.cap = cap;
+    const std::vector<ServingReplica> rs{r};
+    auto sim = simulate_requests(*mode, rs, {}, {40000, 200, 9});
+    p99.push_back(sample_quantile(sim[0].latencies_s, 0.99));
+    std::vector<ReplicaApprox> a(1);
+    GpuServingApprox(*mode).solve(rs, {}, a);
+    std::vector<double> cdf(LatencyGrid::kPoints, 0.0);
+    add_response_cdf(a[0].response, ServiceSurvivalTable(r.serving.service), 1.0, cdf);
+    approx_p99.push_back(LatencyGrid::quantile(cdf, 1.0, 0.99));
+    fmt::print("| {:g} | {:.0f} | {:.0f} | {:.2f} |\n", cap, p99.back() * 1e3,
+               approx_p99.back() * 1e3, a[0].queueing.load);
+  }
+  // M/M/1 at the achieved share a: p99 = ln(100) / (a / 0.1 - 2); a = 1: 0.576 s.
+  EXPECT_NEAR(p99[0], std::log(100.0) / 8, 0.576 * 0.05);
+  EXPECT_GT(p99[1], p99[0] * 1.8);
+  EXPECT_GT(p99[2], p99[1] * 3.0);
+  for (size_t i = 0; i < p99.size(); ++i) EXPECT_NEAR(approx_p99[i], p99[i], p99[i] * 0.1) << i;
+}
+
+}  // namespace
+}  // namespace slicelab
