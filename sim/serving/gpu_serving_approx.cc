@@ -2,10 +2,71 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "sim/sharing/gpu_rate_solver.h"
 
 namespace slicelab {
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  // splitmix64's finaliser over the running hash.
+  uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t bits(double x) {
+  uint64_t b = 0;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// A tenant as the solver sees it, its demand aside.
+uint64_t fingerprint(uint64_t h, const TenantLoad& t) {
+  for (const double x : {t.sm_cap, t.cap, t.bandwidth, t.launch_khz}) h = mix(h, bits(x));
+  return mix(h, static_cast<uint64_t>(t.memory_mib));
+}
+
+}  // namespace
+
+size_t GpuServingApprox::MemoHash::operator()(const MemoKey& k) const {
+  uint64_t h = k.set;
+  for (size_t i = 0; i < k.size; ++i) h = mix(h, k.v[i]);
+  return static_cast<size_t>(h);
+}
+
+double GpuServingApprox::solve_state() {
+  // The same tenants asking the same demands get the same grant: each state is solved once per
+  // tenant set (the set's fingerprint, the replica's place in it, every demand).
+  const bool memo = loads_.size() + 1 <= kMemoSlots;
+  if (memo) {
+    key_.set = set_;
+    key_.size = 0;
+    key_.v[key_.size++] = self_;
+    for (const TenantLoad& l : loads_) key_.v[key_.size++] = bits(l.sm_demand);
+    for (size_t x = 0; x < present_.size(); ++x) key_.v[key_.size++] = present_[x];
+    if (key_.size > kMemoSlots) key_.size = kMemoSlots + 1;
+  }
+  if (memo && key_.size <= kMemoSlots) {
+    if (const auto it = memo_.find(key_); it != memo_.end()) return it->second;
+  }
+  rates_.resize(loads_.size());
+  errors_.resize(loads_.size());
+  vars_.resize(loads_.size());
+  for (size_t k = 0; k < vars_.size(); ++k) vars_[k] = static_cast<uint32_t>(k);
+  ++solver_calls_;
+  solver_.clear();
+  solver_.add_gpu(mode_, loads_, vars_);
+  solver_.solve(rates_, errors_);
+  if (memo && key_.size <= kMemoSlots) {
+    if (memo_.size() >= kMemoEntries) memo_.clear();
+    memo_.emplace(key_, rates_[0]);
+  }
+  return rates_[0];
+}
 
 double GpuServingApprox::granted(const TenantLoad& self, double demand,
                                  std::span<const Neighbour> neighbours) {
@@ -51,6 +112,7 @@ double GpuServingApprox::granted(const TenantLoad& self, double demand,
     TenantLoad me = self;
     me.sm_demand = demand;
     loads_.push_back(me);
+    present_.clear();
     for (size_t x = 0; x < neighbours.size(); ++x) {
       if (options_of(neighbours[x]) == 0) continue;
       const DemandLevel o = option(neighbours[x], digit_[x]);
@@ -59,13 +121,9 @@ double GpuServingApprox::granted(const TenantLoad& self, double demand,
       TenantLoad load = neighbours[x].load;
       load.sm_demand = o.demand;
       loads_.push_back(load);
+      present_.push_back(x);  // which neighbour asks each demand
     }
-    if (weight > 0) {
-      rates_.resize(loads_.size());
-      errors_.resize(loads_.size());
-      solve_gpu_rates(mode_, loads_, rates_, errors_);
-      mean += weight * rates_[0] * demand;
-    }
+    if (weight > 0) mean += weight * solve_state() * demand;
     // Next state (mixed radix).
     size_t x = 0;
     for (; x < neighbours.size(); ++x) {
@@ -77,7 +135,9 @@ double GpuServingApprox::granted(const TenantLoad& self, double demand,
   return mean;
 }
 
-void GpuServingApprox::speeds(const ServingReplica& me, std::span<const Neighbour> neighbours) {
+void GpuServingApprox::speeds(size_t self, const ServingReplica& me,
+                              std::span<const Neighbour> neighbours) {
+  self_ = self;
   const ReplicaServing& s = me.serving;
   // Speeds for j = 1..k in service; from ceil(1 / request_sm) on the replica asks the whole
   // GPU, so its grant no longer changes and each request gets its 1/j part.
@@ -126,6 +186,10 @@ void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
                              std::span<const BackgroundTenant> background,
                              std::span<ReplicaApprox> out) {
   const size_t n = replicas.size();
+  set_ = mix(n, background.size());
+  for (const ServingReplica& r : replicas) set_ = fingerprint(set_, r.load);
+  for (const BackgroundTenant& b : background)
+    set_ = mix(fingerprint(set_, b.load), bits(b.load.sm_demand));
   chain_of_.assign(n, ReplicaQueueing{});
   for (size_t i = 0; i < n; ++i) {
     const ReplicaServing& s = replicas[i].serving;
@@ -139,13 +203,15 @@ void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
   for (size_t o = 0; o < n; ++o)
     for (size_t i = 0; i < n; ++i) given_[o * n + i] = chain_of_[o];
   const SharingMode::TurnWait turn = mode_.turn_wait();
+  rounds_ = 0;
   for (int iteration = 0; iteration < kIterations; ++iteration) {
+    ++rounds_;
     double change = 0;
     for (size_t i = 0; i < n; ++i) {
       const ServingReplica& me = replicas[i];
       const ReplicaServing& s = me.serving;
       neighbours_of(i, i, replicas, background);
-      speeds(me, neighbours_);
+      speeds(i, me, neighbours_);
       ReplicaApprox& a = out[i];
       a.queueing = solve_replica_chain(s, me.arrival_rate, speed_, chain_);
       a.response = ResponseModel::of(a.queueing);
@@ -168,7 +234,7 @@ void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
       for (size_t i = 0; i < n; ++i) {
         if (i == o) continue;
         neighbours_of(o, i, replicas, background);
-        speeds(replicas[o], neighbours_);
+        speeds(o, replicas[o], neighbours_);
         ReplicaQueueing& g = given_[o * n + i];
         const double before = g.busy;
         g = solve_replica_chain(replicas[o].serving, replicas[o].arrival_rate, speed_, chain_);

@@ -3,12 +3,17 @@
 // point.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/serving/latency_grid.h"
 #include "sim/serving/replica_chain.h"
 #include "sim/serving/serving_tenants.h"
+#include "sim/sharing/gpu_rate_solver.h"
 #include "sim/sharing/sharing_mode.h"
 
 namespace slicelab {
@@ -42,6 +47,9 @@ class GpuServingApprox {
   // out.size() == replicas.size(); arrival rates from replicas[i].arrival_rate.
   void solve(std::span<const ServingReplica> replicas, std::span<const BackgroundTenant> background,
              std::span<ReplicaApprox> out);
+  // Rounds the last solve() took, and the rate-solver calls all solves made (for benchmarks).
+  int rounds() const { return rounds_; }
+  uint64_t solver_calls() const { return solver_calls_; }
 
  private:
   struct Neighbour {
@@ -52,8 +60,10 @@ class GpuServingApprox {
   // The share the mode grants a tenant `self` asking `demand` beside `neighbours` (each active
   // with its probability), averaged over their states.
   double granted(const TenantLoad& self, double demand, std::span<const Neighbour> neighbours);
-  // speed_[j - 1] of `me` beside `neighbours`.
-  void speeds(const ServingReplica& me, std::span<const Neighbour> neighbours);
+  // speed_[j - 1] of replica `self` (`me`) beside `neighbours`.
+  void speeds(size_t self, const ServingReplica& me, std::span<const Neighbour> neighbours);
+  // The grant of loads_[0] beside loads_[1..] (the neighbours present_), memoised.
+  double solve_state();
   // neighbours_ of replica `self`: the others and the background, each active with its
   // probability; given == self: each replica's probability given `self` busy; else `given` is
   // active for sure and the rest at their own probabilities.
@@ -65,6 +75,32 @@ class GpuServingApprox {
   std::vector<TenantLoad> loads_;
   std::vector<double> rates_, errors_, speed_;
   std::vector<size_t> digit_;
+  std::vector<uint32_t> vars_;
+  // The memo of solve_state(): per tenant set (a 64-bit fingerprint of every tenant's load but
+  // its demand, in order), the replica, its demand and the present neighbours' demands. Kept
+  // across solves (the same pairs recur all day), cleared when it reaches kMemoEntries.
+  static constexpr size_t kMemoSlots = 24;
+  static constexpr size_t kMemoEntries = 1 << 16;
+  struct MemoKey {
+    uint64_t set = 0;
+    size_t size = 0;
+    std::array<uint64_t, kMemoSlots + 1> v{};
+    bool operator==(const MemoKey& o) const {
+      return set == o.set && size == o.size &&
+             std::equal(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(size), o.v.begin());
+    }
+  };
+  struct MemoHash {
+    size_t operator()(const MemoKey& k) const;
+  };
+  std::unordered_map<MemoKey, double, MemoHash> memo_;
+  MemoKey key_;
+  uint64_t set_ = 0;
+  size_t self_ = 0;
+  std::vector<size_t> present_;
+  int rounds_ = 0;
+  uint64_t solver_calls_ = 0;
+  GpuRateSolver solver_;
   std::vector<ReplicaQueueing> chain_of_;  // each replica's last chain
   std::vector<ReplicaQueueing> given_;     // [o * n + i]: o's chain with i always active
   std::vector<double> chain_;

@@ -32,13 +32,34 @@ struct LatencyGrid {
 class ServiceSurvivalTable {
  public:
   explicit ServiceSurvivalTable(const ServiceTime& service);
-  // P(S x stretch > t_i), interpolated in the table; stretch >= 1.
+  // P(S x stretch > t_i), interpolated in the table.
   double stretched(int i, double stretch) const;
   const ServiceTime& service() const { return service_; }
+
+  // The same for many i at one stretch: P(S x stretch > t_i) = at(i + base) + f x (at(i + base
+  // + 1) - at(i + base)) with base and f from shift(), 1 below the table and 0 above it.
+  struct Shift {
+    int base = 0;
+    double f = 0.0;
+  };
+  Shift shift(double stretch) const;
+  double at(int i, Shift s) const {
+    const int j = i + s.base;
+    if (j < 0) return 1.0;
+    if (j + 1 >= static_cast<int>(survival_.size())) return survival_.back();
+    return survival_[static_cast<size_t>(j)] +
+           s.f * (survival_[static_cast<size_t>(j) + 1] - survival_[static_cast<size_t>(j)]);
+  }
+  // Table indices below which the survival is 1 and from which it is 0 (to a double's precision):
+  // a stretched distribution's support on the grid is [first_below_one - base, first_zero - base).
+  int first_below_one() const { return first_below_one_; }
+  int first_zero() const { return first_zero_; }
 
  private:
   ServiceTime service_;
   std::array<double, size_t{2} * LatencyGrid::kPoints> survival_{};
+  int first_below_one_ = 0;
+  int first_zero_ = 0;
 };
 
 // One replica's request latency over an interval, as the approximation describes it: a share

@@ -40,7 +40,11 @@ void group_stretches(std::span<const double> pi, double admitted_mass,
     const double w = pi[j - 1] / admitted_mass;
     acc.weight += w;
     acc.stretch += w / speed[j - 1];
-    if (acc.weight >= target && g + 1 < ReplicaQueueing::kGroups && j < k) close();
+    // Close a group once it holds its share, unless the next batch size runs at the same speed
+    // (the same stretch: merging them is exact).
+    if (acc.weight >= target && g + 1 < ReplicaQueueing::kGroups && j < k &&
+        speed[j] != speed[j - 1])
+      close();
   }
   if (acc.weight > 0) close();
   out.entering_groups = g;

@@ -139,6 +139,9 @@ TEST(ServingApproximation, ErrorTableOfTheDocsHolds) {
     }
     table += fmt::format("| {} | {:.1f} |\n", kind, fmt::join(row, " | "));
   }
+  if (std::getenv("SLICELAB_PRINT_GRID") != nullptr) {
+    fmt::print("{}", table);
+  }
   if (std::getenv("SLICELAB_PRINT_GRID") != nullptr)
     for (const Cell& c : cells)
       fmt::print("| {} | {:g} | {:g} | {:.1f} | {:.1f} | {:+.1f} | {:+.1f} | {:+.1f} | {:+.1f} |\n",
