@@ -94,7 +94,7 @@ void BM_ServingApproxDay(benchmark::State& state) {
         for (int k = 0; k < per_gpu; ++k) {
           const auto s = static_cast<size_t>(service_of[static_cast<size_t>(k)]);
           const double requests = on_gpu[static_cast<size_t>(k)].arrival_rate * 60;
-          add_response_cdf(out[static_cast<size_t>(k)].response, tables[s], requests, interval[s]);
+          out[static_cast<size_t>(k)].add_cdf(tables[s], requests, interval[s]);
           outside += out[static_cast<size_t>(k)].outside_checked_range();
         }
       }

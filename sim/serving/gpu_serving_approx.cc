@@ -185,6 +185,37 @@ void GpuServingApprox::neighbours_of(size_t self, size_t given,
 void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
                              std::span<const BackgroundTenant> background,
                              std::span<ReplicaApprox> out) {
+  double longest = 0;
+  for (const ServingReplica& r : replicas) longest = std::max(longest, r.serving.service.mean_s);
+  slow_.clear();
+  for (size_t b = 0; b < background.size(); ++b) {
+    const BackgroundTenant& t = background[b];
+    if (t.idle_mean_s > 0 && t.load.sm_demand > 0 &&
+        std::min(t.active_mean_s, t.idle_mean_s) >= kSlowPeriods * longest &&
+        (size_t{1} << (slow_.size() + 1)) <= ReplicaApprox::kMaxPhases)
+      slow_.push_back(b);
+  }
+  const size_t phases = size_t{1} << slow_.size();
+  for (ReplicaApprox& a : out) a.phase_count = phases;
+  for (size_t phase = 0; phase < phases; ++phase) {
+    // Slow notebook k is on for good in this phase when bit k is set, else absent.
+    double weight = 1.0;
+    phase_background_.assign(background.begin(), background.end());
+    for (size_t k = 0; k < slow_.size(); ++k) {
+      BackgroundTenant& t = phase_background_[slow_[k]];
+      const bool on = (phase >> k) & 1U;
+      weight *= on ? t.duty() : 1.0 - t.duty();
+      t.idle_mean_s = 0;  // always active while on
+      if (!on) t.load.sm_demand = 0;
+    }
+    solve_phase(replicas, phase_background_, out, phase);
+    for (ReplicaApprox& a : out) a.phases[phase].weight = weight;
+  }
+}
+
+void GpuServingApprox::solve_phase(std::span<const ServingReplica> replicas,
+                                   std::span<const BackgroundTenant> background,
+                                   std::span<ReplicaApprox> out, size_t phase) {
   const size_t n = replicas.size();
   set_ = mix(n, background.size());
   for (const ServingReplica& r : replicas) set_ = fingerprint(set_, r.load);
@@ -212,7 +243,7 @@ void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
       const ReplicaServing& s = me.serving;
       neighbours_of(i, i, replicas, background);
       speeds(i, me, neighbours_);
-      ReplicaApprox& a = out[i];
+      ReplicaApprox::Phase& a = out[i].phases[phase];
       a.queueing = solve_replica_chain(s, me.arrival_rate, speed_, chain_);
       a.response = ResponseModel::of(a.queueing);
       if (turn.slice_s > 0) {
@@ -243,6 +274,44 @@ void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
     }
     if (change < 1e-4) break;
   }
+}
+
+double ReplicaApprox::mean_response_s() const {
+  double sum = 0;
+  for (size_t k = 0; k < phase_count; ++k) sum += phases[k].weight * phases[k].mean_response_s;
+  return sum;
+}
+
+double ReplicaApprox::busy() const {
+  double sum = 0;
+  for (size_t k = 0; k < phase_count; ++k) sum += phases[k].weight * phases[k].queueing.busy;
+  return sum;
+}
+
+double ReplicaApprox::mean_share() const {
+  double sum = 0;
+  for (size_t k = 0; k < phase_count; ++k) sum += phases[k].weight * phases[k].queueing.mean_share;
+  return sum;
+}
+
+double ReplicaApprox::drop_fraction() const {
+  double sum = 0;
+  for (size_t k = 0; k < phase_count; ++k)
+    sum += phases[k].weight * phases[k].queueing.drop_fraction;
+  return sum;
+}
+
+bool ReplicaApprox::outside_checked_range() const {
+  for (size_t k = 0; k < phase_count; ++k)
+    if (phases[k].weight > 0.01 && phases[k].queueing.load > kCheckedLoad) return true;
+  return false;
+}
+
+void ReplicaApprox::add_cdf(const ServiceSurvivalTable& service, double mass,
+                            std::span<double> cdf) const {
+  for (size_t k = 0; k < phase_count; ++k)
+    if (phases[k].weight > 0)
+      add_response_cdf(phases[k].response, service, mass * phases[k].weight, cdf);
 }
 
 }  // namespace slicelab

@@ -18,15 +18,32 @@
 
 namespace slicelab {
 
+// One replica's latency over an interval: one phase, or one per combination of its slow
+// neighbours' states (notebooks whose active and idle periods outlast many requests: the replica's
+// queue settles within each, so each is solved on its own and weighted by its probability).
 struct ReplicaApprox {
   // The approximation is held against the request-level simulation up to this load (arrival
   // rate / the largest departure rate); above it, its errors grow and are reported as such.
   static constexpr double kCheckedLoad = 0.9;
-  ReplicaQueueing queueing;
-  ResponseModel response;        // with the service time of the replica: its latency distribution
-  double mean_response_s = 0.0;  // turn waits included
+  static constexpr size_t kMaxPhases = 8;
+  struct Phase {
+    double weight = 1.0;
+    ReplicaQueueing queueing;
+    ResponseModel response;        // with the replica's service time: its latency distribution
+    double mean_response_s = 0.0;  // turn waits included
+  };
+  std::array<Phase, kMaxPhases> phases{};
+  size_t phase_count = 1;
 
-  bool outside_checked_range() const { return queueing.load > kCheckedLoad; }
+  // Weighted over the phases.
+  double mean_response_s() const;
+  double busy() const;
+  double mean_share() const;
+  double drop_fraction() const;
+  // A phase that carries more than 1% of the time lies above kCheckedLoad.
+  bool outside_checked_range() const;
+  // Every phase's latency distribution, times `mass` x its weight (add_response_cdf).
+  void add_cdf(const ServiceSurvivalTable& service, double mass, std::span<double> cdf) const;
 };
 
 // Neighbours are independent of each other. A neighbouring replica asks the GPU for each of its
@@ -38,9 +55,13 @@ struct ReplicaApprox {
 // replicas' chains are iterated to a fixed point (at most kIterations rounds).
 // Under time-slicing, a request that finds its replica idle while a neighbour is active waits
 // for its turn: half a slice and a switch on average (SharingMode::turn_wait).
+// A notebook is slow when its mean active and idle periods both last at least kSlowPeriods times
+// the longest mean service time on the GPU; up to log2(kMaxPhases) of them are taken phase by
+// phase (each on or off for good), the rest as fast neighbours.
 class GpuServingApprox {
  public:
   static constexpr size_t kMaxStates = 64;
+  static constexpr double kSlowPeriods = 50.0;
   static constexpr int kIterations = 8;
 
   explicit GpuServingApprox(const SharingMode& mode) : mode_(mode) {}
@@ -57,6 +78,10 @@ class GpuServingApprox {
     std::array<DemandLevel, ReplicaQueueing::kLevels> levels{};
     size_t count = 0;  // levels; the probability they leave is the chance it is idle
   };
+  // One phase: the fixed point of every replica beside `background`, into out[i].phases[phase].
+  void solve_phase(std::span<const ServingReplica> replicas,
+                   std::span<const BackgroundTenant> background, std::span<ReplicaApprox> out,
+                   size_t phase);
   // The share the mode grants a tenant `self` asking `demand` beside `neighbours` (each active
   // with its probability), averaged over their states.
   double granted(const TenantLoad& self, double demand, std::span<const Neighbour> neighbours);
@@ -103,6 +128,8 @@ class GpuServingApprox {
   GpuRateSolver solver_;
   std::vector<ReplicaQueueing> chain_of_;  // each replica's last chain
   std::vector<ReplicaQueueing> given_;     // [o * n + i]: o's chain with i always active
+  std::vector<BackgroundTenant> phase_background_;
+  std::vector<size_t> slow_;
   std::vector<double> chain_;
 };
 

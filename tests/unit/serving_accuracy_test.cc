@@ -73,8 +73,8 @@ Cell run_cell(const std::string& kind, double cv, double load, double requests) 
   c.sim[2] = sample_quantile(v, 0.95);
   c.sim[3] = sample_quantile(v, 0.99);
   std::vector<double> cdf(LatencyGrid::kPoints, 0.0);
-  add_response_cdf(approx[0].response, ServiceSurvivalTable(service), 1.0, cdf);
-  c.approx[0] = approx[0].mean_response_s;
+  approx[0].add_cdf(ServiceSurvivalTable(service), 1.0, cdf);
+  c.approx[0] = approx[0].mean_response_s();
   c.approx[1] = LatencyGrid::quantile(cdf, 1.0, 0.5);
   c.approx[2] = LatencyGrid::quantile(cdf, 1.0, 0.95);
   c.approx[3] = LatencyGrid::quantile(cdf, 1.0, 0.99);

@@ -45,7 +45,7 @@ TwoTenants measure(const std::string& kind) {
     out.lone_ms = 1e3 * sample_mean(sim[0].latencies_s);
     std::vector<ReplicaApprox> a(rs.size());
     GpuServingApprox(*mode).solve(rs, {}, a);
-    out.lone_approx_ms = 1e3 * a[0].mean_response_s;
+    out.lone_approx_ms = 1e3 * a[0].mean_response_s();
   }
   {
     const auto rs = tenants(kind, 40.0, 20);
@@ -55,7 +55,7 @@ TwoTenants measure(const std::string& kind) {
     GpuServingApprox(*mode).solve(rs, {}, a);
     for (size_t i = 0; i < rs.size(); ++i) {
       done += static_cast<double>(sim[i].latencies_s.size()) / sim[i].measured_s;
-      served_approx += rs[i].arrival_rate * (1 - a[i].queueing.drop_fraction);
+      served_approx += rs[i].arrival_rate * (1 - a[i].drop_fraction());
     }
     out.per_gpu = done;
     out.per_gpu_approx = served_approx;
@@ -101,16 +101,59 @@ TEST(ServingTwoTenants, TheInterposersComputeCapStretchesTheLatencyTail) {
     std::vector<ReplicaApprox> a(1);
     GpuServingApprox(*mode).solve(rs, {}, a);
     std::vector<double> cdf(LatencyGrid::kPoints, 0.0);
-    add_response_cdf(a[0].response, ServiceSurvivalTable(r.serving.service), 1.0, cdf);
+    a[0].add_cdf(ServiceSurvivalTable(r.serving.service), 1.0, cdf);
     approx_p99.push_back(LatencyGrid::quantile(cdf, 1.0, 0.99));
     fmt::print("| {:g} | {:.0f} | {:.0f} | {:.2f} |\n", cap, p99.back() * 1e3,
-               approx_p99.back() * 1e3, a[0].queueing.load);
+               approx_p99.back() * 1e3, a[0].phases[0].queueing.load);
   }
   // M/M/1 at the achieved share a: p99 = ln(100) / (a / 0.1 - 2); a = 1: 0.576 s.
   EXPECT_NEAR(p99[0], std::log(100.0) / 8, 0.576 * 0.05);
   EXPECT_GT(p99[1], p99[0] * 1.8);
   EXPECT_GT(p99[2], p99[1] * 3.0);
   for (size_t i = 0; i < p99.size(); ++i) EXPECT_NEAR(approx_p99[i], p99[i], p99[i] * 0.1) << i;
+}
+
+}  // namespace
+}  // namespace slicelab
+
+namespace slicelab {
+namespace {
+
+TEST(ServingTwoTenants, ANotebooksIdleTimeGoesToItsNeighbourUnderTimeSlicingNotUnderMig) {
+  // A replica of 100 ms whole-GPU requests at 3 per second beside a notebook that holds the
+  // other half of the GPU and runs a whole-GPU kernel 10% of the time (active 1 min, idle 9 min
+  // on average). Time-slicing and MPS without thread limits give the idle time to the replica;
+  // MIG cannot.
+  std::vector<std::string> rows;
+  std::map<std::string, double> mean_ms, approx_ms;
+  for (const char* kind : {"time-slice", "mps", "mig"}) {
+    const auto mode = serving_mode(kind);
+    std::vector<ServingReplica> rs{
+        half_gpu_replica(kind, ServiceTime::make(kService, 1, true), 1, 1.0, 3.0)};
+    // MPS without a thread limit (a limit holds the share as MIG does).
+    if (std::string(kind) == "mps") rs[0].load.cap = 1.0;
+    BackgroundTenant notebook;
+    notebook.load = rs[0].load;
+    notebook.load.sm_demand = 1.0;
+    notebook.active_mean_s = 60;
+    notebook.idle_mean_s = 540;
+    const std::vector<BackgroundTenant> bg{notebook};
+    auto sim = simulate_requests(*mode, rs, bg, {200000, 600, 13});
+    mean_ms[kind] = 1e3 * sample_mean(sim[0].latencies_s);
+    std::vector<ReplicaApprox> a(1);
+    GpuServingApprox(*mode).solve(rs, bg, a);
+    approx_ms[kind] = 1e3 * a[0].mean_response_s();
+    fmt::print("| {} | {:.0f} | {:.0f} |\n", kind, mean_ms[kind], approx_ms[kind]);
+  }
+  // Alone on a whole GPU: M/M/1 at 3/s and 10/s, 143 ms. Under MIG the replica has half the SMs
+  // whatever the notebook does: M/M/1 at 3/s and 5/s, 500 ms.
+  EXPECT_NEAR(mean_ms["mig"], 500, 25);
+  EXPECT_LT(mean_ms["time-slice"], 0.5 * mean_ms["mig"]);
+  EXPECT_LT(mean_ms["mps"], mean_ms["mig"]);
+  // The notebook's periods outlast hundreds of requests: the approximation solves its on and off
+  // phases apart (averaging the speeds instead gave 156 ms for time-slicing's 200).
+  for (const char* kind : {"time-slice", "mps", "mig"})
+    EXPECT_NEAR(approx_ms[kind], mean_ms[kind], mean_ms[kind] * 0.06) << kind;
 }
 
 }  // namespace
