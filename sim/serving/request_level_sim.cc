@@ -45,6 +45,8 @@ class GpuRequestSim {
     rs_.resize(replicas.size());
     for (size_t i = 0; i < replicas.size(); ++i) {
       const ReplicaServing& s = replicas[i].serving;
+      if (!config.curves.empty() && config.curves.size() != replicas.size())
+        throw std::invalid_argument("the request-level simulation needs a rate curve per replica");
       if (s.concurrency < 1 || !(s.request_sm > 0 && s.request_sm <= 1) ||
           !(replicas[i].arrival_rate >= 0) || s.max_queue < 0 || !(s.service.mean_s > 0))
         throw std::invalid_argument(
@@ -97,9 +99,19 @@ class GpuRequestSim {
 
  private:
   double draw_arrival(size_t i, double from) {
-    const double rate = replicas_[i].arrival_rate;
-    if (rate <= 0 || arrivals_ >= cfg_.max_requests) return kNever;
-    return from + rs_[i].rng.exponential(1.0 / rate);
+    if (arrivals_ >= cfg_.max_requests) return kNever;
+    if (cfg_.curves.empty()) {
+      const double rate = replicas_[i].arrival_rate;
+      return rate > 0 ? from + rs_[i].rng.exponential(1.0 / rate) : kNever;
+    }
+    const RateCurve& curve = cfg_.curves[i];
+    const double peak = curve.peak(cfg_.horizon_s);
+    if (peak <= 0) return kNever;
+    for (double t = from; t < cfg_.horizon_s;) {
+      t += rs_[i].rng.exponential(1.0 / peak);
+      if (rs_[i].rng.uniform() * peak < curve.at(t)) return t;
+    }
+    return kNever;
   }
 
   void advance(double to) {

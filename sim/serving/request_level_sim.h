@@ -8,6 +8,7 @@
 
 #include "sim/serving/serving_tenants.h"
 #include "sim/sharing/sharing_mode.h"
+#include "workloads/rate_curve.h"
 
 namespace slicelab {
 
@@ -17,6 +18,9 @@ struct RequestSimConfig {
   uint64_t seed = 1;
   // Stops arrivals once this many requests have arrived in all (a bound on time and memory).
   uint64_t max_requests = 5'000'000;
+  // Per replica, a rate that changes over time (empty: each replica's constant arrival_rate).
+  // Arrivals are a Poisson process of that rate, drawn by thinning at the curve's peak.
+  std::vector<RateCurve> curves{};
 };
 
 struct RequestSimReplica {

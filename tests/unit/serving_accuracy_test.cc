@@ -62,7 +62,8 @@ Cell run_cell(const std::string& kind, double cv, double load, double requests) 
   const double rate = rate_for(*mode, rs, load);
   for (ServingReplica& r : rs) r.arrival_rate = rate;
   const double horizon = requests / rate;
-  auto sim = simulate_requests(*mode, rs, {}, {horizon, 0.05 * horizon, 11});
+  auto sim = simulate_requests(*mode, rs, {},
+                               {.horizon_s = horizon, .warmup_s = 0.05 * horizon, .seed = 11});
   std::vector<ReplicaApprox> approx(tenants);
   GpuServingApprox(*mode).solve(rs, {}, approx);
 

@@ -27,7 +27,8 @@ ServingReplica replica(double rate, ServiceTime service, int concurrency, double
 RequestSimReplica simulate_one(const ServingReplica& r, double horizon_s, uint64_t seed = 7) {
   const WholeCard mode;
   const std::vector<ServingReplica> rs{r};
-  return simulate_requests(mode, rs, {}, {horizon_s, 200.0, seed})[0];
+  return simulate_requests(mode, rs, {},
+                           {.horizon_s = horizon_s, .warmup_s = 200.0, .seed = seed})[0];
 }
 
 // --- closed forms, by hand ---
