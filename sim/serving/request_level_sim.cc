@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "sim/metrics/distribution.h"
 #include "sim/sharing/gpu_rate_solver.h"
 #include "workloads/rng.h"
 
@@ -265,12 +266,8 @@ std::vector<RequestSimReplica> simulate_requests(const SharingMode& mode,
 
 double sample_quantile(std::vector<double>& values, double p) {
   if (values.empty()) return 0.0;
-  const auto n = values.size();
-  auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
-  rank = std::clamp<size_t>(rank, 1, n) - 1;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank),
-                   values.end());
-  return values[rank];
+  if (!std::is_sorted(values.begin(), values.end())) std::sort(values.begin(), values.end());
+  return nearest_rank(values, 100.0 * p);
 }
 
 double sample_mean(std::span<const double> values) {

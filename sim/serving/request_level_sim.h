@@ -46,7 +46,8 @@ std::vector<RequestSimReplica> simulate_requests(const SharingMode& mode,
                                                  std::span<const BackgroundTenant> background,
                                                  const RequestSimConfig& config);
 
-// The p-quantile of `values` (sorted in place), by the nearest-rank rule; 0 when empty.
+// The p-quantile of `values` (sorted in place), by the summary's nearest-rank rule
+// (sim/metrics/distribution.h); 0 when empty.
 double sample_quantile(std::vector<double>& values, double p);
 double sample_mean(std::span<const double> values);
 
