@@ -126,11 +126,11 @@ TEST(ServingTwoTenants, ANotebooksIdleTimeGoesToItsNeighbourUnderTimeSlicingNotU
   // MIG cannot.
 #ifdef SLICELAB_SANITIZED
   // Sanitized builds run some 30 times slower: 55 notebook cycles instead of 333, wider bands.
-  constexpr double kHorizon = 33000;
-  constexpr double kBand = 0.15;
+  constexpr double kNotebookHorizon = 33000;
+  constexpr double kNotebookBand = 0.15;
 #else
-  constexpr double kHorizon = 200000;
-  constexpr double kBand = 0.06;
+  constexpr double kNotebookHorizon = 200000;
+  constexpr double kNotebookBand = 0.06;
 #endif
   std::map<std::string, double> mean_ms, approx_ms;
   for (const char* kind : {"time-slice", "mps", "mig"}) {
@@ -145,8 +145,8 @@ TEST(ServingTwoTenants, ANotebooksIdleTimeGoesToItsNeighbourUnderTimeSlicingNotU
     notebook.active_mean_s = 60;
     notebook.idle_mean_s = 540;
     const std::vector<BackgroundTenant> bg{notebook};
-    auto sim =
-        simulate_requests(*mode, rs, bg, {.horizon_s = kHorizon, .warmup_s = 600, .seed = 13});
+    auto sim = simulate_requests(*mode, rs, bg,
+                                 {.horizon_s = kNotebookHorizon, .warmup_s = 600, .seed = 13});
     mean_ms[kind] = 1e3 * sample_mean(sim[0].latencies_s);
     std::vector<ReplicaApprox> a(1);
     GpuServingApprox(*mode).solve(rs, bg, a);
@@ -155,13 +155,13 @@ TEST(ServingTwoTenants, ANotebooksIdleTimeGoesToItsNeighbourUnderTimeSlicingNotU
   }
   // Alone on a whole GPU: M/M/1 at 3/s and 10/s, 143 ms. Under MIG the replica has half the SMs
   // whatever the notebook does: M/M/1 at 3/s and 5/s, 500 ms.
-  EXPECT_NEAR(mean_ms["mig"], 500, 500 * kBand);
+  EXPECT_NEAR(mean_ms["mig"], 500, 500 * kNotebookBand);
   EXPECT_LT(mean_ms["time-slice"], 0.5 * mean_ms["mig"]);
   EXPECT_LT(mean_ms["mps"], mean_ms["mig"]);
   // The notebook's periods outlast hundreds of requests: the approximation solves its on and off
   // phases apart (averaging the speeds instead gave 156 ms for time-slicing's 200).
   for (const char* kind : {"time-slice", "mps", "mig"})
-    EXPECT_NEAR(approx_ms[kind], mean_ms[kind], mean_ms[kind] * kBand) << kind;
+    EXPECT_NEAR(approx_ms[kind], mean_ms[kind], mean_ms[kind] * kNotebookBand) << kind;
 }
 
 }  // namespace
@@ -182,10 +182,10 @@ TEST(ServingOverADay, IntervalByIntervalApproximationHoldsTheDaysPercentiles) {
 #ifdef SLICELAB_SANITIZED
   // Sanitized builds run some 30 times slower: the first six hours, a wider band.
   constexpr int kFirstMinute = 0, kMinutes = 6 * 60;
-  constexpr double kBand = 0.3;
+  constexpr double kDayBand = 0.3;
 #else
   constexpr int kFirstMinute = 0, kMinutes = 1440;
-  constexpr double kBand = 0.2;
+  constexpr double kDayBand = 0.2;
 #endif
   RequestSimConfig config{
       .horizon_s = (kFirstMinute + kMinutes) * 60.0, .warmup_s = kFirstMinute * 60.0, .seed = 17};
@@ -215,7 +215,7 @@ TEST(ServingOverADay, IntervalByIntervalApproximationHoldsTheDaysPercentiles) {
                100 * (q - s) / s);
     // Within the steady-state error of the grid's band for MIG up to load 0.85 (20-29%): each
     // minute at its own steady state adds little over a day whose rate moves slowly.
-    EXPECT_NEAR(q, s, s * kBand) << p;
+    EXPECT_NEAR(q, s, s * kDayBand) << p;
   }
   EXPECT_NEAR(total, static_cast<double>(latencies.size()), latencies.size() * 0.01);
   EXPECT_EQ(outside, 0);

@@ -61,39 +61,43 @@ TEST(QueueingFormulas, PollaczekKhinchineAndProcessorSharing) {
 
 #ifdef SLICELAB_SANITIZED
 // Sanitized builds run some 30 times slower: a quarter of the requests, twice the band.
-constexpr double kLength = 0.25;
-constexpr double kBand = 2.0;
+constexpr double kClosedFormLength = 0.25;
+constexpr double kClosedFormBand = 2.0;
 #else
-constexpr double kLength = 1.0;
-constexpr double kBand = 1.0;
+constexpr double kClosedFormLength = 1.0;
+constexpr double kClosedFormBand = 1.0;
 #endif
 
 TEST(RequestLevelSim, MM1MeanAndP99) {
-  auto out = simulate_one(replica(8, ServiceTime::make(0.1, 1, true), 1, 1.0), 40000 * kLength);
-  ASSERT_GT(static_cast<double>(out.latencies_s.size()), 300000 * kLength);
+  auto out =
+      simulate_one(replica(8, ServiceTime::make(0.1, 1, true), 1, 1.0), 40000 * kClosedFormLength);
+  ASSERT_GT(static_cast<double>(out.latencies_s.size()), 300000 * kClosedFormLength);
   fmt::print("M/M/1 mean {:.4f} p99 {:.4f}\n", sample_mean(out.latencies_s),
              sample_quantile(out.latencies_s, 0.99));
-  EXPECT_NEAR(sample_mean(out.latencies_s), 0.5, 0.5 * 0.04 * kBand);
-  EXPECT_NEAR(sample_quantile(out.latencies_s, 0.99), std::log(100.0) / 2, 2.303 * 0.05 * kBand);
-  EXPECT_NEAR(out.busy_fraction(), 0.8, 0.01 * kBand);
+  EXPECT_NEAR(sample_mean(out.latencies_s), 0.5, 0.5 * 0.04 * kClosedFormBand);
+  EXPECT_NEAR(sample_quantile(out.latencies_s, 0.99), std::log(100.0) / 2,
+              2.303 * 0.05 * kClosedFormBand);
+  EXPECT_NEAR(out.busy_fraction(), 0.8, 0.01 * kClosedFormBand);
   EXPECT_EQ(out.dropped, 0U);
 }
 
 TEST(RequestLevelSim, MMcFromABatchOfTwoHalfGpuRequests) {
   // Two requests of half the SMs each run at full speed side by side: two servers.
-  auto out = simulate_one(replica(15, ServiceTime::make(0.1, 1, true), 2, 0.5), 20000 * kLength);
+  auto out =
+      simulate_one(replica(15, ServiceTime::make(0.1, 1, true), 2, 0.5), 20000 * kClosedFormLength);
   fmt::print("M/M/2 mean {:.4f} p99 {:.4f} (closed form {:.4f} {:.4f})\n",
              sample_mean(out.latencies_s), sample_quantile(out.latencies_s, 0.99),
              mmc_mean_response(15, 10, 2), mmc_response_quantile(15, 10, 2, 0.99));
-  EXPECT_NEAR(sample_mean(out.latencies_s), mmc_mean_response(15, 10, 2), 0.2286 * 0.03 * kBand);
+  EXPECT_NEAR(sample_mean(out.latencies_s), mmc_mean_response(15, 10, 2),
+              0.2286 * 0.03 * kClosedFormBand);
   EXPECT_NEAR(sample_quantile(out.latencies_s, 0.99), mmc_response_quantile(15, 10, 2, 0.99),
-              mmc_response_quantile(15, 10, 2, 0.99) * 0.05 * kBand);
+              mmc_response_quantile(15, 10, 2, 0.99) * 0.05 * kClosedFormBand);
 }
 
 TEST(RequestLevelSim, MG1ConstantServiceMatchesPollaczekKhinchine) {
-  auto out = simulate_one(replica(5, ServiceTime::make(0.1, 0), 1, 1.0), 20000 * kLength);
+  auto out = simulate_one(replica(5, ServiceTime::make(0.1, 0), 1, 1.0), 20000 * kClosedFormLength);
   fmt::print("M/D/1 mean {:.4f}\n", sample_mean(out.latencies_s));
-  EXPECT_NEAR(sample_mean(out.latencies_s), 0.15, 0.15 * 0.02 * kBand);
+  EXPECT_NEAR(sample_mean(out.latencies_s), 0.15, 0.15 * 0.02 * kClosedFormBand);
   // Nobody is faster than the service time.
   std::vector<double> v = out.latencies_s;
   EXPECT_NEAR(sample_quantile(v, 0.001), 0.1, 1e-9);
@@ -101,18 +105,21 @@ TEST(RequestLevelSim, MG1ConstantServiceMatchesPollaczekKhinchine) {
 
 TEST(RequestLevelSim, ProcessorSharingIsInsensitiveToTheServiceTimeDistribution) {
   // Unbounded batch of whole-GPU requests: processor sharing; a lognormal of cv 2.
-  auto out = simulate_one(replica(5, ServiceTime::make(0.1, 2.0), 100000, 1.0), 80000 * kLength);
+  auto out =
+      simulate_one(replica(5, ServiceTime::make(0.1, 2.0), 100000, 1.0), 80000 * kClosedFormLength);
   fmt::print("M/G/1-PS mean {:.4f}\n", sample_mean(out.latencies_s));
-  EXPECT_NEAR(sample_mean(out.latencies_s), mg1_ps_mean_response(5, 0.1), 0.2 * 0.04 * kBand);
+  EXPECT_NEAR(sample_mean(out.latencies_s), mg1_ps_mean_response(5, 0.1),
+              0.2 * 0.04 * kClosedFormBand);
 }
 
 TEST(RequestLevelSim, AFullQueueDropsArrivals) {
   // M/M/1/K with K = 1 + 2 waiting, rho = 1: each of the 4 states has probability 1/4.
-  auto out = simulate_one(replica(10, ServiceTime::make(0.1, 1, true), 1, 1.0, 2), 20000 * kLength);
+  auto out = simulate_one(replica(10, ServiceTime::make(0.1, 1, true), 1, 1.0, 2),
+                          20000 * kClosedFormLength);
   fmt::print("M/M/1/3 drop {:.4f}\n",
              static_cast<double>(out.dropped) / static_cast<double>(out.arrived));
   EXPECT_NEAR(static_cast<double>(out.dropped) / static_cast<double>(out.arrived), 0.25,
-              0.01 * kBand);
+              0.01 * kClosedFormBand);
 }
 
 TEST(RequestLevelSim, SameSeedSameLatencies) {
