@@ -41,16 +41,15 @@ size_t GpuServingApprox::MemoHash::operator()(const MemoKey& k) const {
 double GpuServingApprox::solve_state() {
   // The same tenants asking the same demands get the same grant: each state is solved once per
   // tenant set (the set's fingerprint, the replica's place in it, every demand).
-  const bool memo = loads_.size() + 1 <= kMemoSlots;
+  // The key holds the replica, every demand and every neighbour present: 2 x loads_.size()
+  // values. A state with more tenants than the key holds is solved every time.
+  const bool memo = 2 * loads_.size() <= kMemoSlots;
   if (memo) {
     key_.set = set_;
     key_.size = 0;
     key_.v[key_.size++] = self_;
     for (const TenantLoad& l : loads_) key_.v[key_.size++] = bits(l.sm_demand);
-    for (size_t x = 0; x < present_.size(); ++x) key_.v[key_.size++] = present_[x];
-    if (key_.size > kMemoSlots) key_.size = kMemoSlots + 1;
-  }
-  if (memo && key_.size <= kMemoSlots) {
+    for (const size_t x : present_) key_.v[key_.size++] = x;
     if (const auto it = memo_.find(key_); it != memo_.end()) return it->second;
   }
   rates_.resize(loads_.size());
@@ -61,7 +60,7 @@ double GpuServingApprox::solve_state() {
   solver_.clear();
   solver_.add_gpu(mode_, loads_, vars_);
   solver_.solve(rates_, errors_);
-  if (memo && key_.size <= kMemoSlots) {
+  if (memo) {
     if (memo_.size() >= kMemoEntries) memo_.clear();
     memo_.emplace(key_, rates_[0]);
   }

@@ -109,7 +109,7 @@ class GpuServingApprox {
   struct MemoKey {
     uint64_t set = 0;
     size_t size = 0;
-    std::array<uint64_t, kMemoSlots + 1> v{};
+    std::array<uint64_t, kMemoSlots> v{};
     bool operator==(const MemoKey& o) const {
       return set == o.set && size == o.size &&
              std::equal(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(size), o.v.begin());

@@ -71,10 +71,6 @@ ServiceSurvivalTable::Shift ServiceSurvivalTable::shift(double stretch) const {
   return {static_cast<int>(base), x - base};
 }
 
-double ServiceSurvivalTable::stretched(int i, double stretch) const {
-  return at(i, shift(stretch));
-}
-
 ResponseModel ResponseModel::of(const ReplicaQueueing& q) {
   ResponseModel m;
   m.entering = q.entering;

@@ -32,11 +32,9 @@ struct LatencyGrid {
 class ServiceSurvivalTable {
  public:
   explicit ServiceSurvivalTable(const ServiceTime& service);
-  // P(S x stretch > t_i), interpolated in the table.
-  double stretched(int i, double stretch) const;
   const ServiceTime& service() const { return service_; }
 
-  // The same for many i at one stretch: P(S x stretch > t_i) = at(i + base) + f x (at(i + base
+  // P(S x stretch > t_i) for many i at one stretch: at(i + base) + f x (at(i + base
   // + 1) - at(i + base)) with base and f from shift(), 1 below the table and 0 above it.
   struct Shift {
     int base = 0;

@@ -223,3 +223,34 @@ TEST(ServingOverADay, IntervalByIntervalApproximationHoldsTheDaysPercentiles) {
 
 }  // namespace
 }  // namespace slicelab
+
+namespace slicelab {
+namespace {
+
+TEST(ServingManyTenants, AGpuOfManyTenantsIsSolvedAndMemoisedAlike) {
+  // A replica beside 20 always-active MPS clients: each state has 21 tenants, more than the
+  // memo's key holds (before: the key was written past its end). Solved twice, the same answer;
+  // and beside 3 clients (memoised) the second solve makes no solver call.
+  const auto mode = serving_mode("mps");
+  const std::vector<ServingReplica> rs{
+      half_gpu_replica("mps", ServiceTime::make(kService, 1, true), 2, 0.5, 2.0)};
+  BackgroundTenant client;
+  client.load = {0.04, 0, 1.0, 0.04, 0.05, 1.0};
+  for (const size_t clients : {size_t{20}, size_t{3}}) {
+    const std::vector<BackgroundTenant> bg(clients, client);
+    GpuServingApprox approx(*mode);
+    std::vector<ReplicaApprox> first(1), second(1);
+    approx.solve(rs, bg, first);
+    const uint64_t calls = approx.solver_calls();
+    approx.solve(rs, bg, second);
+    EXPECT_TRUE(std::isfinite(first[0].mean_response_s())) << clients;
+    EXPECT_EQ(first[0].mean_response_s(), second[0].mean_response_s()) << clients;
+    if (clients == 3)
+      EXPECT_EQ(approx.solver_calls(), calls);
+    else
+      EXPECT_GT(approx.solver_calls(), calls);
+  }
+}
+
+}  // namespace
+}  // namespace slicelab
