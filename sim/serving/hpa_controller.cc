@@ -1,7 +1,6 @@
 #include "sim/serving/hpa_controller.h"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -76,44 +75,36 @@ int HpaController::change_in_period(const std::vector<Stamped>& events, double n
   return change;
 }
 
+int HpaController::policy_limit(double now, int current, bool up) const {
+  // calculateScaleUpLimitWithScalingRules / calculateScaleDownLimitWithBehaviors: each policy
+  // proposes a count from the one at its period's start; Max takes the furthest, Min the nearest.
+  const HpaRules& rules = up ? spec_.scale_up : spec_.scale_down;
+  if (rules.select == HpaRules::Select::kDisabled || rules.policies.empty()) return current;
+  const int sign = up ? 1 : -1;
+  const bool most = rules.select == HpaRules::Select::kMax;
+  int best = 0;  // the chosen policy's change, counted in the direction of scaling
+  for (size_t k = 0; k < rules.policies.size(); ++k) {
+    const HpaPolicy& p = rules.policies[k];
+    const int start = current - change_in_period(scale_up_events_, now, p.period_s) +
+                      change_in_period(scale_down_events_, now, p.period_s);
+    const double factor = 1.0 + sign * p.value / 100.0;
+    // Up rounds up (a change that rounds to nothing would never scale), down truncates.
+    const int proposed = p.type == HpaPolicy::Type::kPods ? start + sign * p.value
+                         : up ? static_cast<int>(std::ceil(start * factor))
+                              : static_cast<int>(start * factor);
+    const int change = sign * (proposed - current);
+    best = k == 0 ? change : most ? std::max(best, change) : std::min(best, change);
+  }
+  // Changes already made this period can leave no room: never past `current` the other way.
+  return current + sign * std::max(best, 0);
+}
+
 int HpaController::limit_rate(double now, int current, int desired) const {
-  // convertDesiredReplicasWithBehaviorRate with calculateScale{Up,Down}Limit...
-  if (desired > current) {
-    const HpaRules& rules = spec_.scale_up;
-    int limit = current;
-    if (rules.select != HpaRules::Select::kDisabled) {
-      const bool most = rules.select == HpaRules::Select::kMax;
-      limit = most ? INT_MIN : INT_MAX;
-      for (const HpaPolicy& p : rules.policies) {
-        const int start = current - change_in_period(scale_up_events_, now, p.period_s) +
-                          change_in_period(scale_down_events_, now, p.period_s);
-        const int proposed = p.type == HpaPolicy::Type::kPods
-                                 ? start + p.value
-                                 : static_cast<int>(std::ceil(start * (1.0 + p.value / 100.0)));
-        limit = most ? std::max(limit, proposed) : std::min(limit, proposed);
-      }
-      limit = std::max(limit, current);
-    }
-    return std::min({desired, limit, spec_.max_replicas});
-  }
-  if (desired < current) {
-    const HpaRules& rules = spec_.scale_down;
-    int limit = current;
-    if (rules.select != HpaRules::Select::kDisabled) {
-      const bool most = rules.select == HpaRules::Select::kMax;
-      limit = most ? INT_MAX : INT_MIN;
-      for (const HpaPolicy& p : rules.policies) {
-        const int start = current - change_in_period(scale_up_events_, now, p.period_s) +
-                          change_in_period(scale_down_events_, now, p.period_s);
-        const int proposed = p.type == HpaPolicy::Type::kPods
-                                 ? start - p.value
-                                 : static_cast<int>(start * (1.0 - p.value / 100.0));
-        limit = most ? std::min(limit, proposed) : std::max(limit, proposed);
-      }
-      limit = std::min(limit, current);
-    }
-    return std::max({desired, limit, spec_.min_replicas});
-  }
+  // convertDesiredReplicasWithBehaviorRate.
+  if (desired > current)
+    return std::min({desired, policy_limit(now, current, true), spec_.max_replicas});
+  if (desired < current)
+    return std::max({desired, policy_limit(now, current, false), spec_.min_replicas});
   return desired;
 }
 

@@ -63,6 +63,8 @@ class HpaController {
   };
   int stabilize(double now, int current, int desired);
   int limit_rate(double now, int current, int desired) const;
+  // The furthest count the scale-up (up) or scale-down policies allow from `current` now.
+  int policy_limit(double now, int current, bool up) const;
   static int change_in_period(const std::vector<Stamped>& events, double now, double period_s);
   static void store(std::vector<Stamped>& list, double now, double keep_s, int value);
 

@@ -117,6 +117,26 @@ TEST(HpaController, PoliciesCanSlowOrForbidADirection) {
   EXPECT_EQ(hpa.sync(400, 6, 6, 0.0), 6);  // never down
 }
 
+TEST(HpaController, ScaleDownPoliciesPickTheMostOrTheLeastChange) {
+  // From 8 to a desired 2 at once (no window): 1 pod per minute proposes 7, 50% per minute 4.
+  HpaSpec s = spec(1, 100, 1.0);
+  s.scale_down.stabilization_s = 0;
+  s.scale_down.policies = {{HpaPolicy::Type::kPods, 1, 60.0},
+                           {HpaPolicy::Type::kPercent, 50, 60.0}};
+  HpaController most(s);
+  EXPECT_EQ(most.sync(0, 8, 8, 2.0), 4);
+  // 30 s later the period still counts those 4: it started at 8, so 50% allows 4 again.
+  EXPECT_EQ(most.sync(30, 4, 4, 1.0), 4);
+  s.scale_down.select = HpaRules::Select::kMin;
+  HpaController least(s);
+  EXPECT_EQ(least.sync(0, 8, 8, 2.0), 7);
+  // Min on the way up: 100% of 2 proposes 4, 4 pods 6: the least change is 4.
+  HpaSpec u = spec(1, 100, 1.0);
+  u.scale_up.select = HpaRules::Select::kMin;
+  HpaController up(u);
+  EXPECT_EQ(up.sync(0, 2, 2, 20.0), 4);
+}
+
 TEST(HpaController, RefusesASpecItCannotFollow) {
   EXPECT_THROW(HpaController(spec(0, 3, 1.0)), std::invalid_argument);
   EXPECT_THROW(HpaController(spec(3, 2, 1.0)), std::invalid_argument);
