@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <string>
-#include <unordered_map>
 
 #include "workloads/input_limits.h"
+#include "workloads/inputs/named_list.h"
 
 namespace slicelab {
 namespace {
@@ -67,25 +67,10 @@ JobSpec read_job(const YamlReader& yaml, const YAML::Node& node, const std::stri
 
 std::vector<JobSpec> read_job_list(const YamlReader& yaml, const YAML::Node& list,
                                    std::string_view path, const ModelCheck& check_model) {
-  yaml.require_seq(list, path);
-  if (list.size() > static_cast<size_t>(kMaxJobs))
-    yaml.fail(list, path,
-              fmt::format("has {} jobs, more than the limit of {}", list.size(), kMaxJobs));
-  std::vector<JobSpec> jobs;
-  jobs.reserve(list.size());
-  std::unordered_map<std::string, size_t> seen;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string p = index_path(path, i);
-    jobs.push_back(read_job(yaml, list[i], p, i, check_model));
-    auto [it, inserted] = seen.emplace(jobs.back().name, i);
-    if (!inserted) {
-      const bool named = list[i]["name"].IsDefined();
-      yaml.fail(named ? list[i]["name"] : list[i], named ? join_path(p, "name") : p,
-                fmt::format("duplicate job name '{}' (also {})", jobs.back().name,
-                            index_path(path, it->second)));
-    }
-  }
-  return jobs;
+  return read_named_list<JobSpec>(yaml, list, path, "job", kMaxJobs,
+                                  [&](const YAML::Node& node, const std::string& p, size_t i) {
+                                    return read_job(yaml, node, p, i, check_model);
+                                  });
 }
 
 }  // namespace slicelab

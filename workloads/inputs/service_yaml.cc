@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <unordered_map>
 
 #include "workloads/csv_reader.h"
 #include "workloads/go_duration.h"
 #include "workloads/input_error.h"
+#include "workloads/inputs/named_list.h"
 #include "workloads/kube/kube_yaml_quantities.h"
 
 namespace slicelab {
@@ -173,25 +173,11 @@ RateCurve read_rate_csv(const std::string& file) {
 std::vector<ServiceSpec> read_service_list(const YamlReader& yaml, const YAML::Node& list,
                                            std::string_view path, const std::string& base_dir,
                                            const ModelCheck& check_model) {
-  yaml.require_seq(list, path);
-  if (list.size() > static_cast<size_t>(kMaxServices))
-    yaml.fail(list, path,
-              fmt::format("has {} services, more than the limit of {}", list.size(), kMaxServices));
-  std::vector<ServiceSpec> services;
-  services.reserve(list.size());
-  std::unordered_map<std::string, size_t> seen;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string p = index_path(path, i);
-    services.push_back(read_service(yaml, list[i], p, i, base_dir, check_model));
-    auto [it, inserted] = seen.emplace(services.back().name, i);
-    if (!inserted) {
-      const bool named = list[i]["name"].IsDefined();
-      yaml.fail(named ? list[i]["name"] : list[i], named ? join_path(p, "name") : p,
-                fmt::format("duplicate service name '{}' (also {})", services.back().name,
-                            index_path(path, it->second)));
-    }
-  }
-  return services;
+  return read_named_list<ServiceSpec>(yaml, list, path, "service", kMaxServices,
+                                      [&](const YAML::Node& node, const std::string& p, size_t i) {
+                                        return read_service(yaml, node, p, i, base_dir,
+                                                            check_model);
+                                      });
 }
 
 }  // namespace slicelab
