@@ -38,6 +38,7 @@
 #include "reports/mode_documents.h"
 #include "reports/per_class_table.h"
 #include "reports/per_queue_table.h"
+#include "reports/per_service_table.h"
 #include "reports/policy_choice.h"
 #include "reports/results_writer.h"
 #include "reports/run_warnings.h"
@@ -162,7 +163,7 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
   if (!which.empty()) pods_csv.emplace(target.parent_path(), sc, sc.policies[which.front()].name);
   std::vector<RunResult> results;
   {
-    ProgressLine progress(fmt::format("{} ({} pods)", sc.name, sc.pods.size()), which.size(),
+    ProgressLine progress(fmt::format("{} ({} pods)", sc.name, sc.workload_pods()), which.size(),
                           c.quiet);
     results = run_policies(
         sc, which, jobs, [&](size_t k, double f) { progress.update(k, f); },
@@ -180,9 +181,10 @@ int run_and_report(const Scenario& sc, const std::vector<size_t>& which, int job
                stdout);
     if (c.wide) std::fputs(per_class_table(results).c_str(), stdout);
     std::fputs(per_queue_table(results).c_str(), stdout);
+    std::fputs(per_service_table(results).c_str(), stdout);
     print_decision_warnings(
         sc, results, results.size() > 1 ? run_warnings(sc, results) : std::vector<std::string>{});
-    std::string extra;
+    std::string extra = sc.services.empty() ? "" : ",services.csv";
     for (const std::string& file : mode_document_files(results)) extra += "," + file;
     std::printf(
         "\nwrote %s/{summary.json,pods.csv,timeseries.csv%s%s%s}\n", out.c_str(),
@@ -234,6 +236,7 @@ int run_seeds_and_report(const Common& c, const Scenario& first, const std::vect
         stdout);
     if (c.wide) std::fputs(per_class_table(mean).c_str(), stdout);
     std::fputs(per_queue_table(mean).c_str(), stdout);
+    std::fputs(per_service_table(mean).c_str(), stdout);
     print_decision_warnings(first, mean, seeds_run_warnings(seeds));
     std::printf(
         "\nwrote %s/{summary.json,seed-<n>/}: the means with their intervals, and each "
@@ -257,12 +260,17 @@ int run_replicated(const Common& c, const Scenario& sc, const std::vector<size_t
 
 int cmd_validate(const Common& c) {
   const Scenario sc = load_scenario(c.scenario, seed_of(c));
-  std::printf("%s: OK: %zu node groups (%zu nodes, %zu GPUs), %zu pods (%s), %zu policies\n",
+  std::printf("%s: OK: %zu node groups (%zu nodes, %zu GPUs), %zu pods (%s)%s, %zu policies\n",
               c.scenario.c_str(), sc.cluster.groups.size(), sc.cluster.node_count(),
-              sc.cluster.gpu_count(), sc.pods.size(), sc.workload_source.c_str(),
+              sc.cluster.gpu_count(), sc.workload_pods(), sc.workload_source.c_str(),
+              sc.services.empty()
+                  ? ""
+                  : fmt::format(", {} services (up to {} replicas)", sc.services.size(),
+                                sc.pods.size() - sc.workload_pods())
+                        .c_str(),
               sc.policies.size());
   TraceSummary summary;
-  summary.add_pods(sc.pods);
+  summary.add_pods(std::span<const PodSpec>(sc.pods).first(sc.workload_pods()));
   for (const auto& g : sc.cluster.groups)
     summary.add_nodes(static_cast<size_t>(g.count), g.gpus_per_node,
                       sc.catalog.models()[g.gpu_model].name);

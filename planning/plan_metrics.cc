@@ -20,6 +20,10 @@ const RunMetric* target_named(std::string_view name) {
 
 }  // namespace
 
+const RunMetric* plan_target_metric(std::string_view metric) {
+  return target_named(metric);
+}
+
 PlanMetricName split_metric_name(std::string_view name) {
   const size_t open = name.find('[');
   if (open == std::string_view::npos || !name.ends_with(']')) return {name, {}};

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "sim/metrics/run_metrics.h"
 #include "sim/metrics/run_result.h"
 
 namespace slicelab {
@@ -18,6 +19,8 @@ struct PlanMetricName {
   std::string_view workload_class;  // "inference"; "" for the whole run
 };
 PlanMetricName split_metric_name(std::string_view name);
+// The run-metrics row of a target name (no class); nullptr when none.
+const RunMetric* plan_target_metric(std::string_view metric);
 // Whether the metric's values are seconds (its name ends in "_s", the class aside).
 bool is_seconds_metric(std::string_view name);
 // "" when `name` is a target (class-named or not); else why not, naming the known ones.

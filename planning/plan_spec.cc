@@ -174,11 +174,13 @@ void check_plan_spec(const PlanSpec& spec, const Scenario& scenario) {
   (void)node_group_index(scenario.cluster, spec.node_group);
   // A class-named target needs pods of that class (names as the decide: block checks them).
   const std::vector<std::string> classes = workload_class_names(scenario.pods);
+  const std::vector<std::string> services = scenario.services.names();
   for (const PlanTarget& t : spec.targets)
-    if (const std::string why =
-            unknown_class_error(split_metric_name(t.metric).workload_class, classes);
-        !why.empty())
-      throw InputError(fmt::format("{}: target '{}': {}", scenario.path, t.metric, why));
+    if (const RunMetric* m = plan_target_metric(split_metric_name(t.metric).metric))
+      if (const std::string why =
+              named_figure_error(*m, split_metric_name(t.metric).workload_class, classes, services);
+          !why.empty())
+        throw InputError(fmt::format("{}: target '{}': {}", scenario.path, t.metric, why));
   if (!(spec.growth > 0) || !std::isfinite(spec.growth))
     throw InputError(fmt::format("growth must be above 0, found {}", spec.growth));
   if (spec.probes < 1 || spec.probes > 64)

@@ -14,7 +14,10 @@ namespace slicelab {
 //   x factor, rounded), same seed and horizon, so arrivals stay Poisson at the higher rate;
 // - any other workload (inline pods, traces, openb, CSV) is replicated: every pod appears
 //   floor(factor) times, and a further evenly spread share frac(factor) of pods once more,
-//   copies keeping their arrival times and named "<name>~<k>" (k = 2, 3, ...).
+//   copies keeping their arrival times and named "<name>~<k>" (k = 2, 3, ...);
+// - training jobs (workload.jobs) stay as they are, after the scaled pods;
+// - each service's request rate is multiplied by `factor`, and its replica counts (fixed, or
+//   the autoscaler's min and max) with it, rounded up.
 // factor 1 leaves the scenario unchanged. Fill experiments cannot be scaled (InputError).
 void scale_workload(Scenario& scenario, double factor);
 

@@ -46,6 +46,7 @@ std::string differing_head(const RunMetric& m) {
   if (key == "communication_quality") return "comm quality";
   if (key == "jobs.queue_delay_s") return "job queue mean";
   if (key == "jobs.jct_s") return "job JCT mean";
+  if (key == "services.latency_s") return "lat mean";
   std::replace(key.begin(), key.end(), '_', ' ');
   std::replace(key.begin(), key.end(), '.', ' ');
   return key;
@@ -55,7 +56,7 @@ std::string differing_cell(const RunMetric& m, std::optional<double> v) {
   if (!v) return "-";
   switch (m.unit) {
     case MetricUnit::kSeconds:
-      return duration(v);
+      return m.json.starts_with("services.") ? latency(v) : duration(v);
     default:
       return is_whole(m.unit) ? count(v) : decimal(v, 2);
   }

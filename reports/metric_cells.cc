@@ -22,6 +22,8 @@ std::string metric_cell(const RunMetric& m, std::optional<double> v, std::option
       return decimal(v, 2);
     case CellFormat::kPointsMeanMax:
       return v ? fmt::format("{:.1f}/{:.1f} pt", 100 * *v, 100 * max.value_or(0)) : "-";
+    case CellFormat::kLatency:
+      return latency(v);
   }
   return "-";
 }

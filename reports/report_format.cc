@@ -55,6 +55,13 @@ std::string duration(std::optional<double> s) {
   return fmt::format("{:.1f}d", v / 86400);
 }
 
+std::string latency(std::optional<double> s) {
+  if (!s) return "-";
+  if (std::fabs(*s) < 1) return fmt::format("{:.0f}ms", *s * 1000);
+  if (std::fabs(*s) < 10) return fmt::format("{:.2f}s", *s);
+  return duration(s);
+}
+
 std::string count(std::optional<double> v) {
   return v ? fmt::format("{:.0f}", *v) : "-";
 }

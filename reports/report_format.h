@@ -22,9 +22,11 @@ std::string text_at(const nlohmann::ordered_json& j, std::initializer_list<std::
 const nlohmann::ordered_json& policies_of(const nlohmann::ordered_json& j);
 std::string policy_name(const nlohmann::ordered_json& policy);
 
-std::string percent(std::optional<double> share);          // 0.517 -> "51.7%", nullopt -> "-"
-std::string duration(std::optional<double> seconds);       // 420 -> "7.0m", nullopt -> "-"
-std::string count(std::optional<double> v);                // 12 -> "12"
+std::string percent(std::optional<double> share);     // 0.517 -> "51.7%", nullopt -> "-"
+std::string duration(std::optional<double> seconds);  // 420 -> "7.0m", nullopt -> "-"
+std::string latency(
+    std::optional<double> seconds);          // 0.085 -> "85ms", 2.5 -> "2.50s", 90 -> "1.5m"
+std::string count(std::optional<double> v);  // 12 -> "12"
 std::string decimal(std::optional<double> v, int digits);  // fixed digits after the point
 std::string figure(double v);  // any figure, 4 significant digits (generic tables)
 

@@ -112,6 +112,8 @@ std::string cell_with_spread(const RunMetric& m, const std::string& cell, const 
       return appended(cell, m.json, policy, [](double v) { return decimal(v, 1); });
     case CellFormat::kFixed2:
       return appended(cell, m.json, policy, [](double v) { return decimal(v, 2); });
+    case CellFormat::kLatency:
+      return appended(cell, m.json, policy, [](double v) { return latency(v); });
     case CellFormat::kPointsMeanMax:
       return cell;
   }

@@ -20,6 +20,7 @@
 #include "reports/policy_choice.h"
 #include "reports/queues_csv.h"
 #include "reports/run_warnings.h"
+#include "reports/services_csv.h"
 #include "reports/streamed_pods_csv.h"
 #include "sim/metrics/class_metrics.h"
 #include "sim/metrics/metric_estimate.h"
@@ -95,6 +96,39 @@ ojson per_queue_json(const RunSummary& s) {
   return queues;
 }
 
+// One object per service (docs/results-format.md#per-service): its requests and their latency,
+// its SLO, replicas and GPU-hours.
+ojson per_service_json(const RunSummary& s) {
+  ojson services = ojson::array();
+  for (const ServiceSummary& v : s.services) {
+    ojson e;
+    e["service"] = v.name;
+    e["requests"] = tidy_value(v.requests);
+    e["dropped"] = tidy_value(v.dropped);
+    e["unserved"] = tidy_value(v.unserved);
+    e["lost"] = tidy_value(v.lost);
+    ojson lat = distribution_json(v.latency_s);
+    lat["p99"] = v.latency_s.count > 0 ? ojson(tidy_value(v.latency_s.p99)) : ojson(nullptr);
+    e["latency_s"] = std::move(lat);
+    e["within_slo"] = v.within_slo ? ojson(tidy_value(*v.within_slo)) : ojson(nullptr);
+    e["slo_met"] = v.slo_met ? ojson(*v.slo_met) : ojson(nullptr);
+    e["replicas_mean"] = tidy_value(v.replicas_mean);
+    e["replicas_peak"] = v.replicas_peak;
+    e["unplaced_peak"] = v.unplaced_peak;
+    e["unplaced_replica_hours"] = tidy_value(v.unplaced_replica_s / 3600.0);
+    e["scale_ups"] = v.scale_ups;
+    e["scale_downs"] = v.scale_downs;
+    e["replica_failures"] = v.replica_failures;
+    e["gpu_hours"] = tidy_value(v.gpu_hours);
+    const double served = v.requests - v.dropped - v.unserved;
+    e["gpu_hours_per_million"] =
+        served > 0 ? ojson(tidy_value(v.gpu_hours / served * 1e6)) : ojson(nullptr);
+    e["outside_checked"] = tidy_value(v.outside_checked);
+    services.push_back(std::move(e));
+  }
+  return services;
+}
+
 // One object per class: its name, then its rows at the same keys as the policy's own.
 ojson per_class_json(const RunSummary& s) {
   ojson classes = ojson::array();
@@ -134,6 +168,9 @@ void write_metric(ojson& p, const RunMetric& m, const RunSummary& s) {
     case MetricBlock::kPerQueue:
       v = per_queue_json(s);
       return;
+    case MetricBlock::kPerService:
+      v = per_service_json(s);
+      return;
     case MetricBlock::kNumber:
       break;
   }
@@ -153,7 +190,8 @@ ojson summary_json(const Scenario& scenario, std::span<const RunResult> runs) {
   root["format"] = "slicelab.summary/1";
   root["scenario"] = scenario.name;
   root["seed"] = scenario.seed;
-  root["workload"] = {{"source", scenario.workload_source}, {"pods", scenario.pods.size()}};
+  root["workload"] = {{"source", scenario.workload_source}, {"pods", scenario.workload_pods()}};
+  if (!scenario.services.empty()) root["workload"]["services"] = scenario.services.size();
   root["cluster"] = {{"nodes", scenario.cluster.node_count()},
                      {"gpus", scenario.cluster.gpu_count()}};
   // A compare's recommendation (one policy's run has nothing to choose between).
@@ -417,6 +455,9 @@ void write_run_files(const std::filesystem::path& dir, const Scenario& scenario,
   if (has_queue_rows(runs))
     write_streamed_file(dir / "queues.csv",
                         [&](std::ostream& out) { write_queues_csv(out, runs); });
+  if (has_service_rows(runs))
+    write_streamed_file(dir / "services.csv",
+                        [&](std::ostream& out) { write_services_csv(out, runs); });
   for (const std::string& file : mode_document_files(runs))
     write_text_file(dir / file, mode_document_json(runs, file).dump(2) + "\n");
 }

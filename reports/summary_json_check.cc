@@ -124,7 +124,11 @@ class SummaryChecker {
         return;
       case MetricBlock::kPerQueue:
         f_.require_array(at);
-        for (size_t i = 0; i < at->size(); ++i) per_queue(at.element(i));
+        for (size_t i = 0; i < at->size(); ++i) per_queue(at.element(i), "queue", "cohort");
+        return;
+      case MetricBlock::kPerService:
+        f_.require_array(at);
+        for (size_t i = 0; i < at->size(); ++i) per_queue(at.element(i), "service", nullptr);
         return;
       case MetricBlock::kNumber:
         break;
@@ -156,13 +160,15 @@ class SummaryChecker {
       if (k != "class") members(at.child(k, v), k, key);
   }
 
-  // A queue's figures: its names, then numbers at least 0 (or null), and its distributions.
-  void per_queue(const JsonAt& at) const {
+  // A queue's or a service's figures: its names, then numbers at least 0 (or null, or a
+  // boolean), and its distributions.
+  void per_queue(const JsonAt& at, const char* name, const char* group) const {
     f_.require_object(at);
-    f_.string(f_.required(at, "queue"));
-    f_.string(f_.required(at, "cohort"));
+    f_.string(f_.required(at, name));
+    if (group != nullptr) f_.string(f_.required(at, group));
     for (const auto& [k, v] : at->items()) {
-      if (k == "queue" || k == "cohort") continue;
+      if (k == name || (group != nullptr && k == group)) continue;
+      if (v.is_boolean()) continue;
       const JsonAt x = at.child(k, v);
       if (x->is_object()) {
         for (const auto& [dk, dv] : x->items()) {

@@ -4,7 +4,7 @@
 
 namespace slicelab {
 
-void TraceSummary::add_pods(const std::vector<PodSpec>& list) {
+void TraceSummary::add_pods(std::span<const PodSpec> list) {
   for (const PodSpec& p : list) {
     ++pods;
     if (p.gpu_count == 0) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct TraceSummary {
   std::map<std::string, size_t> gpus_by_model;
 
   double gpu_demand() const { return static_cast<double>(gpu_demand_milli) / 1000.0; }
-  void add_pods(const std::vector<PodSpec>& list);
+  void add_pods(std::span<const PodSpec> list);
   void add_nodes(size_t count, int gpus_per_node, const std::string& model);
   // Two lines: "pods: ..." (when there are pods) and "nodes: ..." (when there are nodes).
   std::string text() const;

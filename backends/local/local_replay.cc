@@ -135,6 +135,10 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
     throw std::runtime_error(
         fmt::format("policy '{}': sharing '{}' has no local mechanism (use --mechanism)",
                     policy.name, policy.sharing.kind));
+  if (!scenario.services.empty())
+    throw std::runtime_error(
+        "the local backend replays batch pods; a scenario with services runs in the simulator "
+        "only (docs/inference-services.md)");
   if (opt.command.empty() && opt.workload_binary.empty())
     throw std::runtime_error(
         "no workload program: build slicelab-kernel (needs nvcc) or give "
@@ -181,7 +185,7 @@ LocalReplay replay_local(const Scenario& scenario, const PolicySpec& policy,
     r.pods[i].solo_s = pods[i].duration_s;
   }
   ArrivalOrder order;  // the engine's: by arrival time, equal times in workload order
-  order.prepare(pods);
+  order.prepare(pods, pods.size());
 
   // Logs go where the caller says (its folder is checked there), else into a fresh folder. The
   // interposer regions always go into a fresh private one: a region left by an earlier run keeps

@@ -12,17 +12,20 @@
 
 namespace slicelab {
 
-// Contract: after prepare(pods), (*this)[k] is the index of the k-th pod to arrive, for k below
-// pods.size(); a sorted workload keeps no per-pod state (4 bytes per pod otherwise).
+// Contract: after prepare(pods, arriving), (*this)[k] is the index of the k-th pod to arrive, for
+// k below `arriving`, and k itself for the pods after them (services' replica pools, which do
+// not arrive by themselves); a sorted workload keeps no per-pod state (4 bytes per pod
+// otherwise).
 class ArrivalOrder {
  public:
-  void prepare(std::span<const PodSpec> pods) {
+  void prepare(std::span<const PodSpec> pods, size_t arriving) {
     auto earlier = [](const PodSpec& a, const PodSpec& b) { return a.arrival_s < b.arrival_s; };
     order_.clear();
-    if (std::is_sorted(pods.begin(), pods.end(), earlier)) return;
+    const auto end = pods.begin() + static_cast<std::ptrdiff_t>(arriving);
+    if (std::is_sorted(pods.begin(), end, earlier)) return;
     order_.resize(pods.size());
     std::iota(order_.begin(), order_.end(), 0U);
-    std::stable_sort(order_.begin(), order_.end(),
+    std::stable_sort(order_.begin(), order_.begin() + static_cast<std::ptrdiff_t>(arriving),
                      [&](uint32_t a, uint32_t b) { return earlier(pods[a], pods[b]); });
   }
   uint32_t operator[](size_t k) const {

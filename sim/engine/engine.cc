@@ -31,13 +31,16 @@ void Simulation::prepare() {
   tenants_.prepare(n);
   failures_.prepare();
   queue_.prepare(req_.view());
-  arrival_order_.prepare(pods);
+  arrivals_ =
+      in_.services != nullptr && !in_.services->empty() ? in_.services->first_replica_pod() : n;
+  arrival_order_.prepare(pods, arrivals_);
   restarts_.prepare(n, arrival_order_);
   const bool queued =
       !in_.config.queues.empty() && in_.jobs != nullptr && !in_.jobs->empty() && !in_.config.fill;
   if (in_.jobs != nullptr && (in_.jobs->has_gangs() || queued) && !in_.config.fill)
     gangs_.prepare(*in_.jobs);
   if (queued) prepare_queues();
+  if (arrivals_ < n) prepare_serving();
   preempting_ = in_.config.preemption != PreemptionPolicy::kNever && !in_.config.fill;
   // Reclaiming quota evicts jobs: what they lose and where they resume is held as for
   // preemption.
@@ -93,7 +96,11 @@ void Simulation::settle(uint32_t p) {
 
 void Simulation::schedule_finish(uint32_t p) {
   const uint32_t slot = tenants_.slot(p);
-  events_.schedule(slot, live_[slot].progress.finish_s(now_, tenants_.rate(p)));
+  const double t = live_[slot].progress.finish_s(now_, tenants_.rate(p));
+  // A service's replica has no end of its own: no event, rather than one that never comes up
+  // (each rate change would push another).
+  if (t == kInf) return events_.cancel(slot);
+  events_.schedule(slot, t);
 }
 
 // The GPUs' tenants changed: their rates are solved anew, and what the GPUs deliver with them.
@@ -232,7 +239,8 @@ void Simulation::finish(uint32_t p) {
 }
 
 void Simulation::advance_feed() {
-  const size_t n = out_.size();
+  // Replica pods are never final while the run goes on: a scaled-down one may start again.
+  const size_t n = arrivals_;
   while (feed_final_ < n && out_[feed_final_].status == PodStatus::kCompleted &&
          out_[feed_final_].reason == ReasonTable::kNone)
     ++feed_final_;
@@ -245,8 +253,9 @@ void Simulation::advance_feed() {
 RunResult Simulation::run(const ProgressFn& progress) {
   prepare();
   const auto& pods = in_.pods;
-  const size_t n = pods.size();
+  const size_t n = arrivals_;
   double t0 = n > 0 ? pods[arrival_order_[0]].arrival_s : 0.0;
+  if (serving_) t0 = std::min(t0, 0.0);  // request rates are on the run's clock from 0
   if (in_.config.until_s) t0 = std::min(t0, *in_.config.until_s);
   now_ = t0;
   accounting_.start_at(t0);
@@ -254,6 +263,8 @@ RunResult Simulation::run(const ProgressFn& progress) {
   // Without `until`, queueing can carry a run far past its last arrival; the simulation horizon
   // bounds it (and so its samples), and what is unfinished then is reported as such.
   const double stop = std::min(until, kHorizonS);
+  serving_stop_ = stop;
+  if (serving_) serving_->next_interval_s = serving_->next_sync_s = t0;
   const double interval = in_.config.sample_interval_s;
   double next_sample = interval > 0 ? t0 : kInf;
   size_t next_arrival = 0;
@@ -267,7 +278,9 @@ RunResult Simulation::run(const ProgressFn& progress) {
     // Partial gangs' timeouts (engine.gang.mode permit): after the finishes of their time,
     // before its arrivals.
     const double t_gang = gangs_.empty() ? kInf : gangs_.next_timer();
-    const double t_event = std::min({t_finish, t_arrival, t_gang});
+    // The services' next interval or autoscaler sync: after the other events of its time.
+    const double t_serve = serving_ ? next_serving_s() : kInf;
+    const double t_event = std::min({t_finish, t_arrival, t_gang, t_serve});
     if (t_event == kInf) break;
     // Samples fall between events; one at time t sees the state after all events at t.
     while (next_sample < t_event && next_sample <= stop) {
@@ -278,7 +291,9 @@ RunResult Simulation::run(const ProgressFn& progress) {
     if (t_event > stop) break;
     advance(t_event);
     accounting_.event_done();
-    if (t_gang < t_finish && t_gang <= t_arrival) {
+    if (t_serve < t_finish && t_serve < t_arrival && t_serve < t_gang) {
+      serving_tick();
+    } else if (t_gang < t_finish && t_gang <= t_arrival) {
       const auto [job, kind] = gangs_.pop_timer();
       gang_timer(job, kind);
     } else if (t_finish <= t_arrival) {
@@ -287,7 +302,8 @@ RunResult Simulation::run(const ProgressFn& progress) {
       // next() drops stale events now rather than at the loop's top: the hint is then for the
       // next live one (an event stale now stays stale).
       if (const PodEvent* ahead = events_.next()) prefetch_event(*ahead, events_.peek_second());
-      if (e.kind() == PodEvent::kRequeue) {  // back-off over: it waits where it first arrived
+      if (e.kind() == PodEvent::kRequeue) {      // back-off over: it waits where it first arrived
+        if (inactive_replica(e.slot)) continue;  // scaled down during its back-off
         queue_.arrive(e.slot, pods[e.slot].priority, restarts_.restarted(e.slot, out_[e.slot]),
                       *this, skip_failed_shapes_);
         after_queue();
@@ -348,7 +364,7 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
   }
   const uint32_t arrives_after =
       reasons_.add(fmt::format("arrives after the run ended at {:g}s", now_));
-  for (size_t k = next_arrival; k < n; ++k) out_[arrival_order_[k]].reason = arrives_after;
+  for (size_t k = next_arrival; k < arrivals_; ++k) out_[arrival_order_[k]].reason = arrives_after;
 
   RunResult result;
   result.seed = in_.seed;
@@ -361,7 +377,11 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
     out_[p].isolation_error = live_[tenants_.slot(p)].progress.isolation_error();
   }
   free_event_loop_state();
-  result.summary = accounting_.summarize(in_.pods, out_, reasons_, *sharing_);
+  // Replica pods are the services' (their own block): the pod figures are the workload's own.
+  result.summary = accounting_.summarize(in_.pods.first(arrivals_),
+                                         std::span<const PodOutcome>(out_).first(arrivals_),
+                                         reasons_, *sharing_);
+  if (serving_) finish_serving(result);
   result.summary.restarts = restarts_.counts();
   if (!resume_.empty()) result.summary.preemption = preemption_;
   result.fill_curve = accounting_.take_fill_curve();
@@ -377,6 +397,8 @@ RunResult Simulation::assemble_result(size_t next_arrival) {
         waits.push_back(result.jobs[j].admitted_s - (*in_.jobs)[j].arrival_s);
     result.summary.queue_totals = queue_totals(result.summary.queues, waits);
   }
+  // The replica pools are reported per service (summary.services), not as pods.
+  out_.resize(arrivals_);
   result.pods = std::move(out_);
   result.reasons = std::move(reasons_);
   return result;

@@ -21,6 +21,7 @@
 #include "sim/placement/placement_policy.h"
 #include "sim/sharing/sharing_mode.h"
 #include "workloads/pod_spec.h"
+#include "workloads/service_table.h"
 
 namespace slicelab {
 
@@ -70,6 +71,9 @@ struct RunInputs {
   // The workload's jobs (docs/training-jobs.md); null or empty: every pod is on its own. Fill
   // experiments place every pod on its own.
   const JobTable* jobs = nullptr;
+  // The workload's inference services, whose replica pools are the last pods of `pods`
+  // (docs/inference-services.md); null or empty: none. The run then needs config.until_s.
+  const ServiceTable* services = nullptr;
 };
 
 RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,

@@ -19,7 +19,9 @@ TenantLoad tenant_load(const PodRequest& r, const WorkloadClass* wc, int capacit
   l.cap = r.gpu_count > 0 ? static_cast<double>(r.claim_units) / static_cast<double>(capacity_units)
                           : 1.0;
   if (wc != nullptr) {
-    l.sm_demand = wc->sm;
+    // A notebook's demand over its active and idle periods, as its neighbours meet it on average
+    // (the serving model takes its periods one by one: ServiceReplicas::serve_interval).
+    l.sm_demand = wc->sm * wc->duty();
     l.bandwidth = wc->bandwidth;
     l.launch_khz = wc->launch_khz;
   }

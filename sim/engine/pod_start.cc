@@ -190,6 +190,8 @@ void Simulation::start_work(uint32_t p) {
     schedule_finish(p);
     return;
   }
+  // A service's replica asks nothing until its requests are first solved (it loads its model).
+  if (p >= arrivals_) tenants_.load(p).sm_demand = ServingState::kIdleDemand;
   const auto gpus = tenants_.gpus_of(p);
   for (const GpuId g : gpus) tenants_.add(g, p);
   recompute(gpus);

@@ -68,4 +68,13 @@ void QueueScheduler::schedule(PlacementAttempt& place, bool skip_failed_shapes) 
   pending_.compact();
 }
 
+bool QueueScheduler::withdraw(uint32_t pod) {
+  for (size_t i = pending_.slot_begin(); i < pending_.slot_end(); ++i)
+    if (pending_.pod_at(i) == pod) {
+      pending_.remove_at(i);
+      return true;
+    }
+  return false;
+}
+
 }  // namespace slicelab

@@ -43,6 +43,9 @@ class QueueScheduler {
   void schedule(PlacementAttempt& place, bool skip_failed_shapes);
 
   const PendingQueue& pending() const { return pending_; }
+  // Takes a waiting pod out of the queue (a replica scaled down before it was placed); false when
+  // it was not waiting. Scans the queue: for rare removals only.
+  bool withdraw(uint32_t pod);
 
  private:
   bool backfill_;

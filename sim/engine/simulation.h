@@ -27,6 +27,7 @@
 #include "sim/engine/retry_shortcut.h"
 #include "sim/engine/run_accounting.h"
 #include "sim/engine/running_pods.h"
+#include "sim/engine/serving_state.h"
 #include "sim/engine/static_feasibility.h"
 #include "sim/metrics/bounded_series.h"
 #include "sim/metrics/reason_table.h"
@@ -136,6 +137,22 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
       queue_series_.take([&](std::vector<QueueSample>& rows) { quotas_.sample(t, rows); });
   }
   RunResult assemble_result(size_t next_arrival);
+  // Inference services (service_replicas.cc): replica pools started and stopped by each
+  // service's count or autoscaler, requests solved per interval on each replica's GPU.
+  void prepare_serving();
+  double next_serving_s() const;
+  void serving_tick();
+  void serve_interval();
+  void autoscale();
+  void activate_replica(uint32_t p, double ready_after_s);
+  void retire_replica(uint32_t p);
+  void replace_failed_replicas();
+  void check_replica_memory(uint32_t q, GpuId g, size_t s, const ReplicaApprox& a);
+  bool replica_serves(uint32_t p) const;
+  bool inactive_replica(uint32_t p) const {
+    return serving_ && p >= arrivals_ && !serving_->pool[p - arrivals_].active;
+  }
+  void finish_serving(RunResult& result);
   // The pod's workload class (issue 4), whose demands make its load as the rate solver sees it
   // when it starts, and its peak device memory; looked up as it starts (a few classes), not
   // held per pod.
@@ -280,6 +297,10 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   std::vector<PreemptionVictim> on_node_;  // scratch of one node's dry run
   std::vector<NodeId> one_node_;           // scratch of the filters' one-node list
   PreemptionCounts preemption_;
+  // The pods that arrive by themselves: all but the services' replica pools, which follow them.
+  size_t arrivals_ = 0;
+  std::unique_ptr<ServingState> serving_;  // with services only
+  double serving_stop_ = kInf;             // the run's end: services serve until then
   double now_ = 0;
   uint32_t running_ = 0;
 };

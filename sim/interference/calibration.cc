@@ -26,11 +26,23 @@ void read_workload_classes(const YamlReader& yaml, const YAML::Node& node, std::
     const std::string p = join_path(path, c.name);
     const YAML::Node v = kv.second;
     yaml.require_map(v, p);
-    yaml.check_keys(v, p, {"sm", "bandwidth", "launch_khz", "memory_mib"});
+    yaml.check_keys(v, p, {"sm", "bandwidth", "launch_khz", "memory_mib", "duty_cycle"});
     c.sm = yaml.number(yaml.required(v, p, "sm"), join_path(p, "sm"), 0.001, 1.0);
     c.bandwidth = yaml.opt_number(v, p, "bandwidth", 0.0, 1.0).value_or(0.0);
     c.launch_khz = yaml.opt_number(v, p, "launch_khz", 0.0, 1000.0).value_or(0.0);
     c.memory_mib = kube_opt_mebibytes(yaml, v, p, "memory_mib").value_or(0);
+    if (const YAML::Node d = v["duty_cycle"]; d.IsDefined()) {
+      const std::string dp = join_path(p, "duty_cycle");
+      yaml.require_map(d, dp);
+      yaml.check_keys(d, dp, {"active", "idle"});
+      // Periods of a second to a week: shorter ones are the serving model's fast neighbours
+      // anyway, and a week is longer than any run's notebook session.
+      constexpr double kWeek = 7 * 86400.0;
+      c.active_mean_s = yaml.duration(yaml.required(d, dp, "active"), join_path(dp, "active"), 1.0);
+      c.idle_mean_s = yaml.duration(yaml.required(d, dp, "idle"), join_path(dp, "idle"), 0.0);
+      if (c.active_mean_s > kWeek || c.idle_mean_s > kWeek)
+        yaml.fail(d, dp, "periods of at most a week (7d)");
+    }
     out.upsert(std::move(c));
   }
 }
@@ -84,6 +96,10 @@ std::string calibration_yaml(const Calibration& c) {
       e << YAML::Key << "bandwidth" << YAML::Value << w.bandwidth;
       e << YAML::Key << "launch_khz" << YAML::Value << w.launch_khz;
       if (w.memory_mib > 0) e << YAML::Key << "memory_mib" << YAML::Value << w.memory_mib;
+      if (w.idle_mean_s > 0)
+        e << YAML::Key << "duty_cycle" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+          << "active" << YAML::Value << w.active_mean_s << YAML::Key << "idle" << YAML::Value
+          << w.idle_mean_s << YAML::EndMap;
       e << YAML::EndMap;
     }
     e << YAML::EndMap;

@@ -16,6 +16,16 @@ struct WorkloadClass {
   double bandwidth = 0.0;   // share of the GPU's memory bandwidth it uses alone, [0, 1]
   double launch_khz = 0.0;  // kernel launches per millisecond when alone (0: not known)
   int64_t memory_mib = 0;   // peak device memory (0: the pod's own gpu_memory_mib)
+  // A notebook or dev pod's duty cycle (`duty_cycle: {active, idle}`): it alternates active and
+  // idle periods (exponential, of these means), asking `sm` only while active; it holds its GPU
+  // share and memory throughout. idle_mean_s 0: always active.
+  double active_mean_s = 0.0;
+  double idle_mean_s = 0.0;
+
+  // The share of its time it is active.
+  double duty() const {
+    return idle_mean_s <= 0 ? 1.0 : active_mean_s / (active_mean_s + idle_mean_s);
+  }
 };
 
 // The classes a scenario knows, by name; small (a handful), so a linear search is right.

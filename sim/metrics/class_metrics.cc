@@ -6,6 +6,8 @@
 #include <array>
 #include <utility>
 
+#include "sim/metrics/service_metrics.h"
+
 namespace slicelab {
 namespace {
 
@@ -24,6 +26,7 @@ std::span<const std::string_view> class_metric_keys() {
 }
 
 bool has_class_figure(const RunMetric& m) {
+  if (is_service_metric(m)) return true;  // a service's, named as a class is
   if (m.block != MetricBlock::kNumber) return false;
   if (m.json.empty()) return m.column.head == "unplaced";
   const auto keys = class_metric_keys();
@@ -32,7 +35,8 @@ bool has_class_figure(const RunMetric& m) {
 
 std::string class_metric_names() {
   return "completed, failed, unschedulable, pending_at_end, unplaced, queue_p50, queue_p99, "
-         "jct_p50, jct_p99, slo, pods.total, gpu_hours.allocated";
+         "jct_p50, jct_p99, slo, pods.total, gpu_hours.allocated (a service's: latency_p50, "
+         "latency_p95, latency_p99, within_slo, requests_lost, slo_met)";
 }
 
 RunSummary class_as_summary(const ClassSummary& c) {
@@ -78,6 +82,7 @@ const ClassSummary* find_class(const RunSummary& s, std::string_view name) {
 
 std::optional<double> class_metric_value(const RunMetric& m, const RunSummary& s,
                                          std::string_view name) {
+  if (is_service_metric(m)) return service_metric_value(m, s, name);
   const ClassSummary* c = find_class(s, name);
   if (!c || !has_class_figure(m)) return std::nullopt;
   return metric_value(m, class_as_summary(*c));

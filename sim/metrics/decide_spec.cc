@@ -10,12 +10,13 @@
 
 #include "sim/metrics/class_metrics.h"
 #include "sim/metrics/queue_metrics.h"
+#include "sim/metrics/service_metrics.h"
 
 namespace slicelab {
 namespace {
 
 // Short names for the figures a decision is usually about.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kShortNames = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kShortNames = {{
     {"completed", "pods.completed"},
     {"failed", "pods.failed"},
     {"unschedulable", "pods.unschedulable"},
@@ -30,6 +31,12 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kShortNa
     {"cost_per_completed", "cost_per_completed_usd"},
     {"gpu_hours_per_completed", "gpu_hours.per_completed"},
     {"neighbour_failures", "neighbour_failures"},
+    {"latency_p50", "services.latency_s.p50"},
+    {"latency_p95", "services.latency_s.p95"},
+    {"latency_p99", "services.latency_s.p99"},
+    {"within_slo", "services.within_slo"},
+    {"requests_lost", "services.lost"},
+    {"slo_met", "services.slo_met"},
 }};
 
 std::string_view trim(std::string_view s) {
@@ -230,6 +237,17 @@ std::string unknown_class_error(std::string_view workload_class,
         workload_class);
   return fmt::format("the workload has no pods of class '{}' (its classes: {})", workload_class,
                      fmt::join(classes, ", "));
+}
+
+std::string named_figure_error(const RunMetric& m, std::string_view name,
+                               std::span<const std::string> classes,
+                               std::span<const std::string> services) {
+  if (name.empty() || !is_service_metric(m)) return unknown_class_error(name, classes);
+  if (std::find(services.begin(), services.end(), name) != services.end()) return "";
+  if (services.empty())
+    return fmt::format("names service '{}', and the workload has no services", name);
+  return fmt::format("names service '{}', which the workload does not have (its services: {})",
+                     name, fmt::join(services, ", "));
 }
 
 }  // namespace slicelab

@@ -70,5 +70,10 @@ std::optional<DecideConstraint> parse_decide_constraint(std::string_view text, s
 // every pod is in "default": its summary has no per-class block); else why not, naming them.
 std::string unknown_class_error(std::string_view workload_class,
                                 std::span<const std::string> classes);
+// As unknown_class_error, but a services.* row's bracket names a service of `services` (the
+// workload's service names) instead of a class.
+std::string named_figure_error(const RunMetric& m, std::string_view name,
+                               std::span<const std::string> classes,
+                               std::span<const std::string> services);
 
 }  // namespace slicelab

@@ -145,6 +145,36 @@ void set_fairness(S& s, double v) {
 bool has_queues(const S& s) {
   return !s.queues.empty();
 }
+// The services' latency over all their requests: none without services or served requests.
+template <auto M>
+std::optional<double> get_latency(const S& s) {
+  if (!s.service_totals || s.service_totals->latency_s.count == 0) return std::nullopt;
+  return s.service_totals->latency_s.*M;
+}
+template <auto M>
+void set_latency(S& s, double v) {
+  if (!s.service_totals) s.service_totals.emplace();
+  s.service_totals->latency_s.*M = v;
+  // A mean of seeds that served requests served some.
+  s.service_totals->latency_s.count = std::max<size_t>(s.service_totals->latency_s.count, 1);
+}
+template <auto M>
+constexpr MetricAccess latency{get_latency<M>, set_latency<M>};
+// An optional figure of the services' totals.
+template <auto M>
+std::optional<double> get_service_optional(const S& s) {
+  return s.service_totals ? s.service_totals.value().*M : std::nullopt;
+}
+template <auto M>
+void set_service_optional(S& s, double v) {
+  if (!s.service_totals) s.service_totals.emplace();
+  s.service_totals.value().*M = v;
+}
+template <auto M>
+constexpr MetricAccess service_optional{get_service_optional<M>, set_service_optional<M>};
+bool has_services(const S& s) {
+  return s.service_totals.has_value();
+}
 
 template <auto G>
 bool has(const S& s) {
@@ -848,6 +878,97 @@ constexpr RunMetric kRows[] = {
      .block = MetricBlock::kPerQueue,
      .meaning = "per queue of the scenario's queues: block: its quota, use, borrowing, "
                 "fairness and its jobs' waits (seed means: per queue)"},
+    {.json = "services.requests",
+     .unit = kCount,
+     .access = in<&S::service_totals, &ServiceTotals::requests>,
+     .mean = kMean,
+     .written_if = has_services,
+     .target = {"requests", 18},
+     .report = kFlat,
+     .meaning = "with services: requests that arrived in the window, all services (expected "
+                "counts of the approximation, rounded down)"},
+    {.json = "services.lost",
+     .unit = kShare,
+     .access = in<&S::service_totals, &ServiceTotals::lost>,
+     .mean = kMean,
+     .written_if = has_services,
+     .target = {"requests_lost", 19},
+     .column = {"req lost", 203, kPercent, 52, true, has_services,
+                "share of requests dropped or unserved"},
+     .report = kFlat,
+     .meaning = "share of the requests dropped (their replica's queue was full) or unserved (no "
+                "replica of their service was ready)"},
+    {.json = "services.latency_s.mean",
+     .unit = kSeconds,
+     .access = latency<&Distribution::mean>,
+     .mean = kMeanOfHolders,
+     .written_if = has_services,
+     .report = kFlat,
+     .meaning = "served requests' latency (arrival to response) over every service, mean"},
+    {.json = "services.latency_s.p50",
+     .unit = kSeconds,
+     .access = latency<&Distribution::p50>,
+     .mean = kMeanOfHolders,
+     .written_if = has_services,
+     .target = {"latency_p50_s", 20},
+     .report = kFlat},
+    {.json = "services.latency_s.p95",
+     .unit = kSeconds,
+     .access = latency<&Distribution::p95>,
+     .mean = kMeanOfHolders,
+     .written_if = has_services,
+     .target = {"latency_p95_s", 21},
+     .report = kFlat},
+    {.json = "services.latency_s.p99",
+     .unit = kSeconds,
+     .access = latency<&Distribution::p99>,
+     .mean = kMeanOfHolders,
+     .written_if = has_services,
+     .target = {"latency_p99_s", 22},
+     .column = {"lat p99", 201, kLatency, 54, true, has_services,
+                "p99 request latency, all services"},
+     .report = kFlat},
+    {.json = "services.within_slo",
+     .unit = kShare,
+     .access = service_optional<&ServiceTotals::within_slo>,
+     .mean = kMeanOfHolders,
+     .written_if = has_services,
+     .target = {"requests_within_slo", 23},
+     .column = {"req SLO", 202, kPercent, 53, true, has_services,
+                "share of requests within their service's latency SLO"},
+     .report = kFlat,
+     .meaning = "share of the requests of services with a latency SLO answered within the bound "
+                "of its highest stated percentile (lost requests count as missed); null when no "
+                "service has an SLO"},
+    {.json = "services.slo_met",
+     .unit = kCount,
+     .access = in<&S::service_totals, &ServiceTotals::slo_met>,
+     .mean = kMean,
+     .written_if = has_services,
+     .target = {"services_slo_met", 24},
+     .report = kFlat,
+     .meaning = "services whose run-wide latency percentiles all meet their SLO, with at most 1% "
+                "of their requests lost"},
+    {.json = "services.gpu_hours",
+     .unit = kGpuHours,
+     .access = in<&S::service_totals, &ServiceTotals::gpu_hours>,
+     .mean = kMean,
+     .written_if = has_services,
+     .report = kFlat,
+     .meaning = "GPU-hours the services' placed replicas held (their claims)"},
+    {.json = "services.gpu_hours_per_million",
+     .unit = kGpuHours,
+     .access = service_optional<&ServiceTotals::gpu_hours_per_million>,
+     .mean = kMeanOfHolders,
+     .written_if = has_services,
+     .target = {"gpu_hours_per_million_requests", 25},
+     .report = kFlat,
+     .meaning = "services.gpu_hours per million requests served"},
+    {.json = "per_service",
+     .written_if = has_services,
+     .block = MetricBlock::kPerService,
+     .meaning = "per inference service: block: its requests, latency percentiles, share within "
+                "its SLO, replicas and GPU-hours (seed means: per service)"},
     {.unit = kPods,
      .column = {"unplaced", 40, kInteger, 70, true},
      .sum_of = {"pods.unschedulable", "pods.pending_at_end"},

@@ -49,6 +49,7 @@ enum class CellFormat : uint8_t {
   kFixed1,         // "12.3"
   kFixed2,         // "1.23"
   kPointsMeanMax,  // "1.2/3.4 pt": this row (a mean) and the row `<group>.max`, in points
+  kLatency,        // "85ms" below a second, else as kDuration
 };
 
 // What the report does with a top-level key of summary.json that this row writes.
@@ -58,7 +59,14 @@ enum class ReportUse : uint8_t {
 };
 
 // Blocks of summary.json that are not one number; the writers spell them out where the row is.
-enum class MetricBlock : uint8_t { kNumber, kNotPlacedReasons, kPerModel, kPerClass, kPerQueue };
+enum class MetricBlock : uint8_t {
+  kNumber,
+  kNotPlacedReasons,
+  kPerModel,
+  kPerClass,
+  kPerQueue,
+  kPerService,
+};
 
 using MetricGetter = std::optional<double> (*)(const RunSummary&);  // nullopt: none (null)
 using MetricSetter = void (*)(RunSummary&, double);

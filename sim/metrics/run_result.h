@@ -190,6 +190,45 @@ struct QueueTotals {
   Distribution admission_wait_s;  // per job: arrival to its first admission
 };
 
+// One inference service's requests and replicas over a run (RunSummary::services;
+// docs/inference-services.md#results). Requests are expected counts (the approximation's):
+// fractional.
+struct ServiceSummary {
+  std::string name;
+  double requests = 0;  // arrived in the window
+  double dropped = 0;   // found its replica's queue full (max_queue)
+  double unserved = 0;  // arrived while the service had no ready replica
+  double lost = 0;      // (dropped + unserved) / requests; 0 without requests
+  // Served requests' latency (arrival to response): mean, p50, p95, p99; count = served
+  // (rounded), max unset.
+  Distribution latency_s;
+  // Share of all its requests (dropped and unserved count as missed) answered within the bound of
+  // its SLO's highest stated percentile; none without an SLO.
+  std::optional<double> within_slo;
+  // Whether every stated percentile of the run's latency is within its bound; none without SLO.
+  std::optional<bool> slo_met;
+  double replicas_mean = 0;       // ready replicas, time-weighted over the window
+  uint32_t replicas_peak = 0;     // the most replicas wanted at once (the autoscaler's count)
+  uint32_t unplaced_peak = 0;     // the most replicas wanted but not placed at once
+  double unplaced_replica_s = 0;  // replica-seconds wanted but not placed
+  uint32_t scale_ups = 0, scale_downs = 0;  // the autoscaler's decisions
+  uint32_t replica_failures = 0;            // replicas out of memory as their requests' memory grew
+  double gpu_hours = 0;                     // GPU-hours its replicas held (their claims)
+  // Share of its requests in replica-intervals above the approximation's checked load (0.9).
+  double outside_checked = 0;
+};
+
+// The services' requests together (RunSummary::service_totals).
+struct ServiceTotals {
+  double requests = 0, dropped = 0, unserved = 0;
+  double lost = 0;                   // (dropped + unserved) / requests
+  Distribution latency_s;            // over every served request of every service
+  std::optional<double> within_slo;  // over the requests of services with an SLO
+  size_t services = 0, slo_services = 0, slo_met = 0;
+  double gpu_hours = 0;
+  std::optional<double> gpu_hours_per_million;  // per million requests served
+};
+
 // Preemption's figures (engine.preemption other than never).
 struct PreemptionCounts {
   uint64_t preemptors = 0;       // placements that evicted pods
@@ -243,6 +282,10 @@ struct RunSummary {
   std::vector<QueueSummary> queues;
   std::optional<QueueTotals> queue_totals;  // with queues only
 
+  // --- inference services (issue 32): workloads with services only ---
+  std::vector<ServiceSummary> services;
+  std::optional<ServiceTotals> service_totals;
+
   // --- the sharing mode's own figures and files (SharingRun::write_results) ---
   ModeResults mode_results;
 
@@ -262,6 +305,19 @@ struct QueueSample {
 // and later ones are taken half as often (sim/metrics/bounded_series.h).
 inline constexpr size_t kMaxQueueSampleRows = 1'000'000;
 
+// One service's interval at a time (services.csv): its request rate, latency percentiles over
+// the interval (none: no request served), and replicas wanted, placed and ready.
+struct ServiceSample {
+  double time_s = 0;     // the interval's start
+  uint32_t service = 0;  // index into RunSummary::services
+  double rate = 0;       // mean requests/s over the interval
+  std::optional<double> p50, p95, p99;
+  double lost = 0;  // share of the interval's requests dropped or unserved
+  uint32_t wanted = 0, placed = 0, ready = 0;
+};
+// services.csv holds at most this many rows per run (as queues.csv).
+inline constexpr size_t kMaxServiceSampleRows = 1'000'000;
+
 struct RunResult {
   std::string policy;
   std::string placement;
@@ -272,9 +328,10 @@ struct RunResult {
   ReasonTable reasons;           // the texts PodOutcome::reason names
   std::vector<uint16_t> pod_gpus;
   std::vector<Sample> samples;
-  std::vector<FillPoint> fill_curve;       // fill experiments only: one point per arrived pod
-  std::vector<JobOutcome> jobs;            // per job of the workload (RunInputs::jobs)
-  std::vector<QueueSample> queue_samples;  // with queues: per sample time, one row per queue
+  std::vector<FillPoint> fill_curve;           // fill experiments only: one point per arrived pod
+  std::vector<JobOutcome> jobs;                // per job of the workload (RunInputs::jobs)
+  std::vector<QueueSample> queue_samples;      // with queues: per sample time, one row per queue
+  std::vector<ServiceSample> service_samples;  // with services: per interval, one row per service
 
   // Why pod `pod` failed or was never placed; empty when it did not.
   const std::string& reason_of(size_t pod) const { return reasons[pods[pod].reason]; }

@@ -8,6 +8,7 @@
 #include "sim/metrics/class_metrics.h"
 #include "sim/metrics/queue_metrics.h"
 #include "sim/metrics/run_metrics.h"
+#include "sim/metrics/service_metrics.h"
 
 namespace slicelab {
 namespace {
@@ -86,6 +87,7 @@ RunSummary seed_mean(std::span<const RunSummary* const> seeds) {
     n = static_cast<size_t>(std::llround(static_cast<double>(n) / k));
   out.per_class = class_means(seeds);
   out.queues = queue_means(seeds);
+  out.services = service_means(seeds);
   return out;
 }
 

@@ -23,6 +23,7 @@ RunResult run_policy(const Scenario& scenario, const PolicySpec& policy, const P
   in.pinned = scenario.snapshot;          // a Kubernetes snapshot's running pods
   in.feed = feed;
   in.jobs = &scenario.jobs;
+  in.services = &scenario.services;
   RunResult r = run_simulation(in, placement, progress);
   r.policy = policy.name;
   return r;

@@ -19,6 +19,7 @@
 #include "workloads/inputs/generator.h"
 #include "workloads/job_table.h"
 #include "workloads/pod_spec.h"
+#include "workloads/service_table.h"
 
 namespace slicelab {
 
@@ -52,7 +53,15 @@ struct Scenario {
   std::vector<PinnedPod> snapshot;
   // workload.jobs: the jobs whose pods follow the other pods in `pods` (docs/training-jobs.md).
   JobTable jobs;
+  // workload.services: inference services, whose replica pools follow every other pod in `pods`
+  // (docs/inference-services.md#services-in-a-scenario).
+  ServiceTable services;
   EngineConfig engine;
+  // The workload's own pods (and jobs' pods): all but the services' replica pools, which the
+  // results report per service, not per pod.
+  size_t workload_pods() const {
+    return services.empty() ? pods.size() : services.first_replica_pod();
+  }
   std::vector<PolicySpec> policies;
   // `decide:`: what a compare recommends by (default_decide_spec() when the block is absent).
   DecideSpec decide = default_decide_spec();

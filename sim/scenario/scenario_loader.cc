@@ -8,6 +8,7 @@
 #include "sim/interference/calibration.h"
 #include "sim/metrics/class_summaries.h"
 #include "sim/metrics/queue_metrics.h"
+#include "sim/metrics/service_metrics.h"
 #include "sim/modes/device_plugin_config.h"
 #include "sim/modes/mode_registry.h"
 #include "sim/placement/plugin_registry.h"
@@ -22,6 +23,7 @@
 #include "workloads/inputs/generator.h"
 #include "workloads/inputs/job_yaml.h"
 #include "workloads/inputs/pod_yaml.h"
+#include "workloads/inputs/service_yaml.h"
 #include "workloads/kube/kube_yaml_quantities.h"
 #include "workloads/plain_file_name.h"
 #include "workloads/yaml_reader.h"
@@ -502,8 +504,10 @@ std::string unknown_queue_error(std::string_view named, const QueueConfig& queue
 }
 
 DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node,
-                       std::span<const PodSpec> pods, const QueueConfig& queues) {
+                       std::span<const PodSpec> pods, const QueueConfig& queues,
+                       const ServiceTable& services) {
   const std::vector<std::string> classes = workload_class_names(pods);
+  const std::vector<std::string> service_names = services.names();
   yaml.require_map(node, "decide");
   yaml.check_keys(node, "decide", {"objective", "constraints"});
   DecideSpec d;
@@ -515,7 +519,8 @@ DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node,
     for (size_t i = 0; i < o.size(); ++i) {
       const std::string path = index_path("decide.objective", i);
       auto goal = parse_decide_goal(yaml.string(o[i], path), why);
-      if (goal) why = unknown_class_error(goal->workload_class, classes);
+      if (goal)
+        why = named_figure_error(*goal->metric, goal->workload_class, classes, service_names);
       if (goal && why.empty()) why = unknown_queue_error(goal->workload_class, queues);
       if (!goal || !why.empty()) yaml.fail(o[i], path, why);
       d.objective.push_back(std::move(*goal));
@@ -528,13 +533,37 @@ DecideSpec read_decide(const YamlReader& yaml, const YAML::Node& node,
     for (size_t i = 0; i < c.size(); ++i) {
       const std::string path = index_path("decide.constraints", i);
       auto constraint = parse_decide_constraint(yaml.string(c[i], path), why);
-      if (constraint) why = unknown_class_error(constraint->workload_class, classes);
+      if (constraint)
+        why = named_figure_error(*constraint->metric, constraint->workload_class, classes,
+                                 service_names);
       if (constraint && why.empty()) why = unknown_queue_error(constraint->workload_class, queues);
       if (!constraint || !why.empty()) yaml.fail(c[i], path, why);
       d.constraints.push_back(std::move(*constraint));
     }
   }
   return d;
+}
+
+// workload.services: each service's replica pool follows the other pods. A service runs until
+// the run ends, so the run needs its end (engine.until).
+void read_services(const YamlReader& yaml, const YAML::Node& w, const std::string& path,
+                   const ModelCheck& check_model, Scenario& sc) {
+  const YAML::Node list = w["services"];
+  if (w["fill"].IsDefined())
+    yaml.fail(list, "workload.services",
+              "a fill experiment places pods one by one: leave out services");
+  if (!sc.engine.until_s)
+    yaml.fail(list, "workload.services",
+              "services serve until the run ends: set engine.until (for a day: until: 24h)");
+  const std::string base_dir = std::filesystem::path(path).parent_path().string();
+  std::vector<ServiceSpec> specs =
+      read_service_list(yaml, list, "workload.services", base_dir, check_model);
+  try {
+    sc.services.expand(std::move(specs), sc.pods);
+  } catch (const InputError& e) {
+    yaml.fail(list, "workload.services", e.what());
+  }
+  sc.workload_source += (sc.workload_source.empty() ? "" : " + ") + std::string("services");
 }
 
 }  // namespace
@@ -590,17 +619,18 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     return fmt::format("unknown GPU model '{}' (known: {})", m, sc.catalog.names());
   };
   const YAML::Node w = yaml.required(root, "", "workload");
-  yaml.check_keys(
-      w, "workload",
-      {"pods", "trace", "generator", "openb", "csv", "jobs", "job_trace", "fill", "snapshot"});
+  yaml.check_keys(w, "workload",
+                  {"pods", "trace", "generator", "openb", "csv", "jobs", "job_trace", "fill",
+                   "snapshot", "services"});
   int sources = 0;
   for (const char* key : {"pods", "trace", "generator", "openb", "csv"})
     sources += w[key].IsDefined() ? 1 : 0;
   const int job_sources = (w["jobs"].IsDefined() ? 1 : 0) + (w["job_trace"].IsDefined() ? 1 : 0);
-  if (sources > 1 || job_sources > 1 || sources + job_sources == 0)
+  const bool services = w["services"].IsDefined();
+  if (sources > 1 || job_sources > 1 || (sources + job_sources == 0 && !services))
     yaml.fail(w, "workload",
               "needs exactly one of 'pods', 'trace', 'generator', 'openb' or 'csv', or 'jobs' "
-              "or 'job_trace' (alone or with one of them)");
+              "or 'job_trace' (alone or with one of them), or 'services' (alone or beside them)");
   if (sources == 0) {
     sc.workload_source.clear();
   } else if (w["openb"].IsDefined()) {
@@ -640,6 +670,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
     }
     sc.workload_source += (sources > 0 ? " + " : "") + job_source;
   }
+  if (services) read_services(yaml, w, path, check_model, sc);
   if (const YAML::Node q = root["queues"]; q.IsDefined()) {
     if (sc.jobs.empty())
       yaml.fail(q, "queues",
@@ -690,7 +721,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   check_mode_policies(yaml, root, sc);
   read_interference(yaml, root, path, sc);
   if (const YAML::Node d = root["decide"]; d.IsDefined())
-    sc.decide = read_decide(yaml, d, sc.pods, sc.engine.queues);
+    sc.decide = read_decide(yaml, d, sc.pods, sc.engine.queues, sc.services);
   return sc;
 } catch (const YAML::Exception& e) {
   // A yaml-cpp exception that a check above missed still names the file.

@@ -32,25 +32,19 @@ uint64_t fingerprint(uint64_t h, const TenantLoad& t) {
 
 }  // namespace
 
-size_t GpuServingApprox::MemoHash::operator()(const MemoKey& k) const {
-  uint64_t h = k.set;
-  for (size_t i = 0; i < k.size; ++i) h = mix(h, k.v[i]);
-  return static_cast<size_t>(h);
-}
-
 double GpuServingApprox::solve_state() {
   // The same tenants asking the same demands get the same grant: each state is solved once per
   // tenant set (the set's fingerprint, the replica's place in it, every demand).
-  // The key holds the replica, every demand and every neighbour present: 2 x loads_.size()
-  // values. A state with more tenants than the key holds is solved every time.
-  const bool memo = 2 * loads_.size() <= kMemoSlots;
-  if (memo) {
-    key_.set = set_;
-    key_.size = 0;
-    key_.v[key_.size++] = self_;
-    for (const TenantLoad& l : loads_) key_.v[key_.size++] = bits(l.sm_demand);
-    for (const size_t x : present_) key_.v[key_.size++] = x;
-    if (const auto it = memo_.find(key_); it != memo_.end()) return it->second;
+  uint64_t digest = mix(set_, self_);
+  for (const TenantLoad& l : loads_) digest = mix(digest, bits(l.sm_demand));
+  digest = mix(digest, present_.size());
+  for (const size_t x : present_) digest = mix(digest, x);
+  digest |= 1;  // never 0, the empty mark
+  if (memo_.empty()) memo_.resize(kMemoCapacity);
+  size_t slot = digest & (kMemoCapacity - 1);
+  while (memo_[slot].digest != 0) {
+    if (memo_[slot].digest == digest) return memo_[slot].grant;
+    slot = (slot + 1) & (kMemoCapacity - 1);
   }
   rates_.resize(loads_.size());
   errors_.resize(loads_.size());
@@ -60,10 +54,13 @@ double GpuServingApprox::solve_state() {
   solver_.clear();
   solver_.add_gpu(mode_, loads_, vars_);
   solver_.solve(rates_, errors_);
-  if (memo) {
-    if (memo_.size() >= kMemoEntries) memo_.clear();
-    memo_.emplace(key_, rates_[0]);
+  if (memo_used_ >= kMemoFull) {
+    std::fill(memo_.begin(), memo_.end(), MemoEntry{});
+    memo_used_ = 0;
+    slot = digest & (kMemoCapacity - 1);
   }
+  memo_[slot] = {digest, rates_[0]};
+  ++memo_used_;
   return rates_[0];
 }
 
@@ -183,7 +180,7 @@ void GpuServingApprox::neighbours_of(size_t self, size_t given,
 
 void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
                              std::span<const BackgroundTenant> background,
-                             std::span<ReplicaApprox> out) {
+                             std::span<ReplicaApprox> out, bool warm) {
   double longest = 0;
   for (const ServingReplica& r : replicas) longest = std::max(longest, r.serving.service.mean_s);
   slow_.clear();
@@ -195,7 +192,10 @@ void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
       slow_.push_back(b);
   }
   const size_t phases = size_t{1} << slow_.size();
-  for (ReplicaApprox& a : out) a.phase_count = phases;
+  for (ReplicaApprox& a : out) {
+    warm = warm && a.phase_count == phases;
+    a.phase_count = phases;
+  }
   for (size_t phase = 0; phase < phases; ++phase) {
     // Slow notebook k is on for good in this phase when bit k is set, else absent.
     double weight = 1.0;
@@ -207,14 +207,14 @@ void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
       t.idle_mean_s = 0;  // always active while on
       if (!on) t.load.sm_demand = 0;
     }
-    solve_phase(replicas, phase_background_, out, phase);
+    solve_phase(replicas, phase_background_, out, phase, warm);
     for (ReplicaApprox& a : out) a.phases[phase].weight = weight;
   }
 }
 
 void GpuServingApprox::solve_phase(std::span<const ServingReplica> replicas,
                                    std::span<const BackgroundTenant> background,
-                                   std::span<ReplicaApprox> out, size_t phase) {
+                                   std::span<ReplicaApprox> out, size_t phase, bool warm) {
   const size_t n = replicas.size();
   set_ = mix(n, background.size());
   for (const ServingReplica& r : replicas) set_ = fingerprint(set_, r.load);
@@ -222,6 +222,10 @@ void GpuServingApprox::solve_phase(std::span<const ServingReplica> replicas,
     set_ = mix(fingerprint(set_, b.load), bits(b.load.sm_demand));
   chain_of_.assign(n, ReplicaQueueing{});
   for (size_t i = 0; i < n; ++i) {
+    if (warm) {
+      chain_of_[i] = out[i].phases[phase].queueing;
+      continue;
+    }
     const ReplicaServing& s = replicas[i].serving;
     // Start from each replica busy as much as its work asks at full speed, at one request.
     const double busy = std::min(0.99, replicas[i].arrival_rate * s.service.mean_s);
@@ -290,6 +294,13 @@ double ReplicaApprox::busy() const {
 double ReplicaApprox::mean_share() const {
   double sum = 0;
   for (size_t k = 0; k < phase_count; ++k) sum += phases[k].weight * phases[k].queueing.mean_share;
+  return sum;
+}
+
+double ReplicaApprox::mean_in_service() const {
+  double sum = 0;
+  for (size_t k = 0; k < phase_count; ++k)
+    sum += phases[k].weight * phases[k].queueing.mean_in_service;
   return sum;
 }
 

@@ -7,7 +7,6 @@
 #include <array>
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/serving/latency_grid.h"
@@ -39,6 +38,7 @@ struct ReplicaApprox {
   double mean_response_s() const;
   double busy() const;
   double mean_share() const;
+  double mean_in_service() const;
   double drop_fraction() const;
   // A phase that carries more than 1% of the time lies above kCheckedLoad.
   bool outside_checked_range() const;
@@ -65,9 +65,11 @@ class GpuServingApprox {
   static constexpr int kIterations = 8;
 
   explicit GpuServingApprox(const SharingMode& mode) : mode_(mode) {}
-  // out.size() == replicas.size(); arrival rates from replicas[i].arrival_rate.
+  // out.size() == replicas.size(); arrival rates from replicas[i].arrival_rate. warm: `out`
+  // holds a solve of the same tenants at nearby rates (the previous interval's), whose chains
+  // start the iteration (it then takes a round or two, not five or six, to the same fixed point).
   void solve(std::span<const ServingReplica> replicas, std::span<const BackgroundTenant> background,
-             std::span<ReplicaApprox> out);
+             std::span<ReplicaApprox> out, bool warm = false);
   // Rounds the last solve() took, and the rate-solver calls all solves made (for benchmarks).
   int rounds() const { return rounds_; }
   uint64_t solver_calls() const { return solver_calls_; }
@@ -81,7 +83,7 @@ class GpuServingApprox {
   // One phase: the fixed point of every replica beside `background`, into out[i].phases[phase].
   void solve_phase(std::span<const ServingReplica> replicas,
                    std::span<const BackgroundTenant> background, std::span<ReplicaApprox> out,
-                   size_t phase);
+                   size_t phase, bool warm);
   // The share the mode grants a tenant `self` asking `demand` beside `neighbours` (each active
   // with its probability), averaged over their states.
   double granted(const TenantLoad& self, double demand, std::span<const Neighbour> neighbours);
@@ -101,25 +103,19 @@ class GpuServingApprox {
   std::vector<double> rates_, errors_, speed_;
   std::vector<size_t> digit_;
   std::vector<uint32_t> vars_;
-  // The memo of solve_state(): per tenant set (a 64-bit fingerprint of every tenant's load but
-  // its demand, in order), the replica, its demand and the present neighbours' demands. Kept
-  // across solves (the same pairs recur all day), cleared when it reaches kMemoEntries.
-  static constexpr size_t kMemoSlots = 24;
-  static constexpr size_t kMemoEntries = 1 << 16;
-  struct MemoKey {
-    uint64_t set = 0;
-    size_t size = 0;
-    std::array<uint64_t, kMemoSlots> v{};
-    bool operator==(const MemoKey& o) const {
-      return set == o.set && size == o.size &&
-             std::equal(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(size), o.v.begin());
-    }
+  // The memo of solve_state(): per state (a 64-bit digest of the tenant set's fingerprint, the
+  // replica, every demand and the present neighbours) its grant, in a flat open-addressed table
+  // (a lookup is one or two cache lines, not a chain of 200-byte keys). Kept across solves (the
+  // same pairs recur all day), emptied when it is kMemoFull full. Two states with one digest
+  // (odds about n^2 / 2^65 for n states held, 1e-10 at n = 1e5) would share a grant.
+  static constexpr size_t kMemoCapacity = size_t{1} << 17;
+  static constexpr size_t kMemoFull = kMemoCapacity / 10 * 7;
+  struct MemoEntry {
+    uint64_t digest = 0;  // 0: empty
+    double grant = 0;
   };
-  struct MemoHash {
-    size_t operator()(const MemoKey& k) const;
-  };
-  std::unordered_map<MemoKey, double, MemoHash> memo_;
-  MemoKey key_;
+  std::vector<MemoEntry> memo_;
+  size_t memo_used_ = 0;
   uint64_t set_ = 0;
   size_t self_ = 0;
   std::vector<size_t> present_;

@@ -145,7 +145,9 @@ TEST_F(ClassDecideCli, ClassErrorsNameFileLineAndColumn) {
             file +
                 ":13:15: decide.objective[0]: 'cost' has no per-class figure; a class-named "
                 "metric is one of: completed, failed, unschedulable, pending_at_end, unplaced, "
-                "queue_p50, queue_p99, jct_p50, jct_p99, slo, pods.total, gpu_hours.allocated");
+                "queue_p50, queue_p99, jct_p50, jct_p99, slo, pods.total, gpu_hours.allocated (a "
+                "service's: latency_p50, latency_p95, latency_p99, within_slo, requests_lost, "
+                "slo_met)");
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ json check_results(const fs::path& dir, const Scenario& sc, const std::vector<st
   EXPECT_EQ(summary.at("format"), "slicelab.summary/1");
   EXPECT_EQ(summary.at("scenario"), sc.name);
   EXPECT_EQ(summary.at("seed").get<uint64_t>(), sc.seed);
-  EXPECT_EQ(summary.at("workload").at("pods").get<size_t>(), sc.pods.size());
+  EXPECT_EQ(summary.at("workload").at("pods").get<size_t>(), sc.workload_pods());
   EXPECT_EQ(summary.at("cluster").at("gpus").get<size_t>(), sc.cluster.gpu_count());
   EXPECT_EQ(summary.at("cluster").at("nodes").get<size_t>(), sc.cluster.node_count());
 
@@ -132,7 +132,7 @@ json check_results(const fs::path& dir, const Scenario& sc, const std::vector<st
     SCOPED_TRACE(name);
     const json& pods = p.at("pods");
     const size_t total = pods.at("total");
-    EXPECT_EQ(total, sc.pods.size());
+    EXPECT_EQ(total, sc.workload_pods());
     const size_t completed = pods.at("completed"), failed = pods.at("failed"),
                  unschedulable = pods.at("unschedulable"), pending = pods.at("pending_at_end"),
                  running = pods.at("running_at_end");
@@ -164,7 +164,7 @@ json check_results(const fs::path& dir, const Scenario& sc, const std::vector<st
 
   // pods.csv: one row per pod per policy, statuses agreeing with the summary.
   const std::vector<std::string> pod_lines = lines_of(read_file(dir / "pods.csv"));
-  EXPECT_EQ(pod_lines.size(), 1 + sc.pods.size() * names.size());
+  EXPECT_EQ(pod_lines.size(), 1 + sc.workload_pods() * names.size());
   if (!pod_lines.empty()) {
     EXPECT_EQ(pod_lines[0], kPodsHeader);
   }

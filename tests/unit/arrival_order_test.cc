@@ -25,7 +25,7 @@ TEST(SimArrivalOrder, ASortedWorkloadIsItsOwnOrderWithoutAnArray) {
   // Equal times (5, 5) count as sorted.
   const auto pods = arriving_at({0, 5, 5, 9});
   ArrivalOrder order;
-  order.prepare(pods);
+  order.prepare(pods, pods.size());
   EXPECT_FALSE(order.reordered());
   EXPECT_EQ(order_of(order, pods.size()), (std::vector<uint32_t>{0, 1, 2, 3}));
 }
@@ -35,13 +35,24 @@ TEST(SimArrivalOrder, AnUnsortedWorkloadIsSortedStably) {
   // (pods 0, 2).
   const auto pods = arriving_at({7, 3, 7, 1, 3});
   ArrivalOrder order;
-  order.prepare(pods);
+  order.prepare(pods, pods.size());
   EXPECT_TRUE(order.reordered());
   EXPECT_EQ(order_of(order, pods.size()), (std::vector<uint32_t>{3, 1, 4, 0, 2}));
   // Prepared again on a sorted workload, it drops the array.
-  order.prepare(arriving_at({1, 2}));
+  order.prepare(arriving_at({1, 2}), 2);
   EXPECT_FALSE(order.reordered());
   EXPECT_EQ(order_of(order, 2), (std::vector<uint32_t>{0, 1}));
+}
+
+// Pods after the arriving ones (services' replica pools) keep their places, whatever their
+// arrival times: they never arrive by themselves.
+TEST(SimArrivalOrder, PodsAfterTheArrivingOnesKeepTheirPlaces) {
+  const auto pods = arriving_at({5, 2, 0, 0});
+  ArrivalOrder order;
+  order.prepare(pods, 2);
+  EXPECT_EQ(order_of(order, pods.size()), (std::vector<uint32_t>{1, 0, 2, 3}));
+  order.prepare(arriving_at({1, 2, 0}), 2);
+  EXPECT_FALSE(order.reordered());
 }
 
 }  // namespace

@@ -105,7 +105,8 @@ TEST(ClassTargets, TextsAndErrors) {
   EXPECT_EQ(why,
             "'cost' has no per-class figure; a class-named metric is one of: completed, failed, "
             "unschedulable, pending_at_end, unplaced, queue_p50, queue_p99, jct_p50, jct_p99, "
-            "slo, pods.total, gpu_hours.allocated");
+            "slo, pods.total, gpu_hours.allocated (a service's: latency_p50, latency_p95, "
+            "latency_p99, within_slo, requests_lost, slo_met)");
   EXPECT_FALSE(parse_decide_constraint("queue_p99[inference <= 60", why));
   EXPECT_EQ(why, "expected 'METRIC[CLASS]', found 'queue_p99[inference'");
   EXPECT_FALSE(parse_decide_constraint("queue_p99[] <= 60", why));

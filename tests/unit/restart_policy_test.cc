@@ -49,7 +49,7 @@ TEST(RestartBackoff, EachFailureOfAPodWaitsLongerAndAFailureAfterTenQuietMinutes
   RestartPolicy policy(on_failure());
   ArrivalOrder order;
   const std::vector<PodSpec> pods = {pod("a", 0, 1), pod("b", 0, 1)};
-  order.prepare(pods);
+  order.prepare(pods, pods.size());
   policy.prepare(pods.size(), order);
   // Pod 0 fails at once each time it is back: 0 -> 10, 10 -> 30, 30 -> 70.
   EXPECT_DOUBLE_EQ(policy.next_restart_s(0, 0), 10.0);
@@ -71,7 +71,7 @@ TEST(RestartBackoff, FailedPutsTheRequeueAmongThePodEvents) {
   ArrivalOrder order;
   const std::vector<PodSpec> pods = {pod("a", 0, 1), pod("b", 0, 1), pod("c", 0, 1),
                                      pod("d", 0, 1)};
-  order.prepare(pods);
+  order.prepare(pods, pods.size());
   policy.prepare(pods.size(), order);
   PodEvents events;
   events.schedule(0, 7.0);  // a running pod's finish in slot 0
@@ -112,7 +112,7 @@ TEST(RestartBackoff, OnlyFailuresARestartCanCureAreRestarted) {
   RestartPolicy policy(on_failure());
   ArrivalOrder order;
   const std::vector<PodSpec> pods = {pod("a", 0, 1)};
-  order.prepare(pods);
+  order.prepare(pods, pods.size());
   policy.prepare(pods.size(), order);
   PodEvents events;
   PodOutcome o;
@@ -133,7 +133,7 @@ TEST(RestartBackoff, InPlaceTheRestartIsTheSlotsEvent) {
   RestartPolicy policy(on_failure(5, 300));
   ArrivalOrder order;
   const std::vector<PodSpec> pods = {pod("a", 0, 1), pod("b", 0, 1)};
-  order.prepare(pods);
+  order.prepare(pods, pods.size());
   policy.prepare(pods.size(), order);
   PodEvents events;
   PodOutcome o;
@@ -161,7 +161,7 @@ TEST(RestartBackoff, RestartedResetsTheOutcomeAndKeepsTheFirstArrivalsRank) {
   // Out of arrival order: c (5) arrives first, then a (10), then b (20).
   const std::vector<PodSpec> pods = {pod("a", 10, 1), pod("b", 20, 1), pod("c", 5, 1)};
   ArrivalOrder order;
-  order.prepare(pods);
+  order.prepare(pods, pods.size());
   ASSERT_TRUE(order.reordered());
   policy.prepare(pods.size(), order);
   PodOutcome o;

@@ -60,6 +60,10 @@ RunSummary summary_with_every_row() {
   q.name = "team-a";
   q.jobs = 3;
   s.queues.push_back(q);
+  ServiceSummary v;
+  v.name = "chat";
+  v.requests = 100;
+  s.services.push_back(v);
   return s;
 }
 

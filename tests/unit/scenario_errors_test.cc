@@ -243,7 +243,8 @@ const Case kCases[] = {
      "workload.job_trace), and this workload has none"},
     {"two_workload_sources.yaml",
      "{dir}/two_workload_sources.yaml:7:3: workload: needs exactly one of 'pods', 'trace', "
-     "'generator', 'openb' or 'csv', or 'jobs' or 'job_trace' (alone or with one of them)"},
+     "'generator', 'openb' or 'csv', or 'jobs' or 'job_trace' (alone or with one of them), or "
+     "'services' (alone or beside them)"},
     {"uniform_max_below_min.yaml",
      "{dir}/uniform_max_below_min.yaml:16:16: workload.generator.shapes[0].duration.max: must not "
      "be below min"},
