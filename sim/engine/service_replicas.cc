@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "sim/engine/simulation.h"
 #include "workloads/input_error.h"
@@ -239,12 +240,15 @@ void Simulation::serve_interval() {
       ++sv.reuses;
     } else {
       ++sv.solves;
-      // The same tenants at other rates: the last solve's chains start this one.
+      // The same tenants at other rates: the last solve's fixed point starts this one.
       const bool warm = last.tenants.size() == on_g.size() &&
                         std::equal(on_g.begin(), on_g.end(), last.tenants.begin()) &&
                         last.loads == sv.loads && last.out.size() == sv.replicas.size();
+      if (!warm) last.warm.replicas = 0;
       last.out.resize(sv.replicas.size());
-      sv.approx.solve(sv.replicas, sv.background, last.out, warm);
+      sv.approx.solve(sv.replicas, sv.background, last.out, &last.warm);
+      (warm ? sv.warm_rounds : sv.cold_rounds) += static_cast<uint64_t>(sv.approx.rounds());
+      (warm ? sv.warm_solves : sv.cold_solves) += 1;
       last.tenants.assign(on_g.begin(), on_g.end());
       last.loads = sv.loads;
       last.rates.clear();
@@ -327,6 +331,12 @@ void Simulation::check_replica_memory(uint32_t q, GpuId g, size_t s, const Repli
 
 void Simulation::finish_serving(RunResult& result) {
   ServingState& sv = *serving_;
+  if (std::getenv("SLICELAB_SERVING_STATS"))
+    fmt::print(stderr,
+               "serving: {} solves, {} reused, {} solver calls; cold {} solves {} rounds, warm {} "
+               "solves {} rounds\n",
+               sv.solves, sv.reuses, sv.approx.solver_calls(), sv.cold_solves, sv.cold_rounds,
+               sv.warm_solves, sv.warm_rounds);
   result.summary.services = sv.ledger.summaries();
   result.summary.service_totals = sv.ledger.totals(result.summary.services);
   result.service_samples = sv.ledger.take_samples();

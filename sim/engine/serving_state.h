@@ -102,9 +102,11 @@ struct ServingState {
     std::vector<TenantLoad> loads;
     std::vector<double> rates;
     std::vector<ReplicaApprox> out;
+    ServingWarmStart warm;
   };
   std::vector<GpuSolve> last_solve;  // by GPU, sized on first use
   uint64_t solves = 0, reuses = 0;
+  uint64_t cold_solves = 0, cold_rounds = 0, warm_solves = 0, warm_rounds = 0;
 
  private:
   static size_t pool_size(const ServiceTable& t) {

@@ -180,7 +180,7 @@ void GpuServingApprox::neighbours_of(size_t self, size_t given,
 
 void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
                              std::span<const BackgroundTenant> background,
-                             std::span<ReplicaApprox> out, bool warm) {
+                             std::span<ReplicaApprox> out, ServingWarmStart* warm) {
   double longest = 0;
   for (const ServingReplica& r : replicas) longest = std::max(longest, r.serving.service.mean_s);
   slow_.clear();
@@ -192,10 +192,18 @@ void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
       slow_.push_back(b);
   }
   const size_t phases = size_t{1} << slow_.size();
+  const size_t n = replicas.size();
+  bool usable = warm != nullptr && warm->replicas == n && warm->phases == phases &&
+                warm->given.size() == phases * n * n;
   for (ReplicaApprox& a : out) {
-    warm = warm && a.phase_count == phases;
+    usable = usable && a.phase_count == phases;
     a.phase_count = phases;
   }
+  if (warm != nullptr) {
+    if (!usable) warm->given.assign(phases * n * n, ReplicaQueueing{});
+    warm->replicas = 0;  // valid again once every phase is solved
+  }
+  ServingWarmStart* start = usable ? warm : nullptr;
   for (size_t phase = 0; phase < phases; ++phase) {
     // Slow notebook k is on for good in this phase when bit k is set, else absent.
     double weight = 1.0;
@@ -207,14 +215,22 @@ void GpuServingApprox::solve(std::span<const ServingReplica> replicas,
       t.idle_mean_s = 0;  // always active while on
       if (!on) t.load.sm_demand = 0;
     }
-    solve_phase(replicas, phase_background_, out, phase, warm);
+    solve_phase(replicas, phase_background_, out, phase, start);
+    if (warm != nullptr)
+      std::copy(given_.begin(), given_.end(),
+                warm->given.begin() + static_cast<std::ptrdiff_t>(phase * n * n));
     for (ReplicaApprox& a : out) a.phases[phase].weight = weight;
+  }
+  if (warm != nullptr) {
+    warm->replicas = n;
+    warm->phases = phases;
   }
 }
 
 void GpuServingApprox::solve_phase(std::span<const ServingReplica> replicas,
                                    std::span<const BackgroundTenant> background,
-                                   std::span<ReplicaApprox> out, size_t phase, bool warm) {
+                                   std::span<ReplicaApprox> out, size_t phase,
+                                   ServingWarmStart* warm) {
   const size_t n = replicas.size();
   set_ = mix(n, background.size());
   for (const ServingReplica& r : replicas) set_ = fingerprint(set_, r.load);
@@ -222,7 +238,7 @@ void GpuServingApprox::solve_phase(std::span<const ServingReplica> replicas,
     set_ = mix(fingerprint(set_, b.load), bits(b.load.sm_demand));
   chain_of_.assign(n, ReplicaQueueing{});
   for (size_t i = 0; i < n; ++i) {
-    if (warm) {
+    if (warm != nullptr) {
       chain_of_[i] = out[i].phases[phase].queueing;
       continue;
     }
@@ -235,10 +251,13 @@ void GpuServingApprox::solve_phase(std::span<const ServingReplica> replicas,
   }
   given_.assign(n * n, ReplicaQueueing{});
   for (size_t o = 0; o < n; ++o)
-    for (size_t i = 0; i < n; ++i) given_[o * n + i] = chain_of_[o];
+    for (size_t i = 0; i < n; ++i)
+      given_[o * n + i] = warm != nullptr ? warm->given[phase * n * n + o * n + i] : chain_of_[o];
   const SharingMode::TurnWait turn = mode_.turn_wait();
   rounds_ = 0;
-  for (int iteration = 0; iteration < kIterations; ++iteration) {
+  // From the last fixed point at nearby rates one round moves each chain most of the way.
+  const int iterations = warm != nullptr ? kWarmIterations : kIterations;
+  for (int iteration = 0; iteration < iterations; ++iteration) {
     ++rounds_;
     double change = 0;
     for (size_t i = 0; i < n; ++i) {

@@ -46,6 +46,13 @@ struct ReplicaApprox {
   void add_cdf(const ServiceSurvivalTable& service, double mass, std::span<double> cdf) const;
 };
 
+// What a solve leaves for a later solve of the same tenants to start from: each replica's chain
+// given each other replica busy, per phase (its own chains are in its ReplicaApprox).
+struct ServingWarmStart {
+  std::vector<ReplicaQueueing> given;  // [phase][o][i], n x n per phase
+  size_t replicas = 0, phases = 0;     // 0: nothing to start from
+};
+
 // Neighbours are independent of each other. A neighbouring replica asks the GPU for each of its
 // demand levels with its chain's probability given the replica busy (its chain solved with the
 // replica always active); a notebook is active with its duty cycle. A request's speed with j in
@@ -63,13 +70,15 @@ class GpuServingApprox {
   static constexpr size_t kMaxStates = 64;
   static constexpr double kSlowPeriods = 50.0;
   static constexpr int kIterations = 8;
+  static constexpr int kWarmIterations = 1;
 
   explicit GpuServingApprox(const SharingMode& mode) : mode_(mode) {}
-  // out.size() == replicas.size(); arrival rates from replicas[i].arrival_rate. warm: `out`
-  // holds a solve of the same tenants at nearby rates (the previous interval's), whose chains
-  // start the iteration (it then takes a round or two, not five or six, to the same fixed point).
+  // out.size() == replicas.size(); arrival rates from replicas[i].arrival_rate. With `warm`
+  // (not null) holding a solve of the same tenants at nearby rates (the previous interval's, with
+  // `out` as it left it), the iteration starts from that fixed point and takes kWarmIterations
+  // rounds, not five or six; the solve leaves its own state there either way.
   void solve(std::span<const ServingReplica> replicas, std::span<const BackgroundTenant> background,
-             std::span<ReplicaApprox> out, bool warm = false);
+             std::span<ReplicaApprox> out, ServingWarmStart* warm = nullptr);
   // Rounds the last solve() took, and the rate-solver calls all solves made (for benchmarks).
   int rounds() const { return rounds_; }
   uint64_t solver_calls() const { return solver_calls_; }
@@ -83,7 +92,7 @@ class GpuServingApprox {
   // One phase: the fixed point of every replica beside `background`, into out[i].phases[phase].
   void solve_phase(std::span<const ServingReplica> replicas,
                    std::span<const BackgroundTenant> background, std::span<ReplicaApprox> out,
-                   size_t phase, bool warm);
+                   size_t phase, ServingWarmStart* warm);
   // The share the mode grants a tenant `self` asking `demand` beside `neighbours` (each active
   // with its probability), averaged over their states.
   double granted(const TenantLoad& self, double demand, std::span<const Neighbour> neighbours);
