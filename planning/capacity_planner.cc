@@ -43,6 +43,7 @@ class RunSlots {
 // A target's bound as people write it: seconds of the "_s" metrics as a duration ("5m").
 std::string bound_text(const PlanTarget& t) {
   const bool seconds = is_seconds_metric(t.metric);
+  if (seconds && t.bound < 1) return fmt::format("{:g}ms", t.bound * 1000);
   if (!seconds || t.bound < 60) return fmt::format("{:g}{}", t.bound, seconds ? "s" : "");
   if (t.bound < 3600) return fmt::format("{:.3g}m", t.bound / 60);
   if (t.bound < 86400) return fmt::format("{:.3g}h", t.bound / 3600);

@@ -90,6 +90,8 @@ std::string targets_md(const CapacityPlan& plan) {
 
 std::string plan_value_text(const std::string& metric, std::optional<double> v) {
   if (!v) return "—";
+  // Request latencies are milliseconds to seconds; queueing and run times minutes to days.
+  if (metric.starts_with("latency_")) return latency(v);
   if (is_seconds_metric(metric)) return duration(v);
   // Large figures (dollars, GPU-hours) in full rather than as 2.176e+04.
   return std::abs(*v) >= 1e4 ? fmt::format("{:.0f}", *v) : fmt::format("{:.4g}", *v);

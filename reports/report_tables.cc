@@ -409,6 +409,7 @@ void extra_tables(const ojson& s, Report& r) {
 
 // Durations for the planner's "_s" metrics, else a generic figure.
 std::string plan_figure(const std::string& metric, double v) {
+  if (metric.starts_with("latency_")) return latency(v);
   return is_seconds_metric(metric) ? duration(v) : figure(v);
 }
 

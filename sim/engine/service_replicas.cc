@@ -176,7 +176,9 @@ void Simulation::serve_interval() {
     for (uint32_t p = table.first_pod(s); p < table.first_pod(s) + table.pool_size(s); ++p) {
       if (!sv.pool[p - arrivals_].active || out_[p].status != PodStatus::kRunning) continue;
       ++c.placed;
-      c.gpus += static_cast<double>(req_[p].claim_units) / units * req_[p].gpu_count;
+      // What it holds as bound (a MIG instance, a whole card), as the allocation figures count.
+      const PodRequest& bound = live_[tenants_.slot(p)].bound;
+      c.gpus += static_cast<double>(bound.claim_units) / units * bound.gpu_count;
       if (!replica_serves(p)) continue;
       ++c.ready;
       sv.ready.push_back({tenants_.gpus_of(p).front(), p, static_cast<uint32_t>(s)});

@@ -893,7 +893,7 @@ constexpr RunMetric kRows[] = {
      .mean = kMean,
      .written_if = has_services,
      .target = {"requests_lost", 19},
-     .column = {"req lost", 203, kPercent, 52, true, has_services,
+     .column = {"req lost", 203, kPercent, 76, true, has_services,
                 "share of requests dropped or unserved"},
      .report = kFlat,
      .meaning = "share of the requests dropped (their replica's queue was full) or unserved (no "
@@ -925,7 +925,7 @@ constexpr RunMetric kRows[] = {
      .mean = kMeanOfHolders,
      .written_if = has_services,
      .target = {"latency_p99_s", 22},
-     .column = {"lat p99", 201, kLatency, 54, true, has_services,
+     .column = {"lat p99", 201, kLatency, 78, true, has_services,
                 "p99 request latency, all services"},
      .report = kFlat},
     {.json = "services.within_slo",
@@ -934,7 +934,7 @@ constexpr RunMetric kRows[] = {
      .mean = kMeanOfHolders,
      .written_if = has_services,
      .target = {"requests_within_slo", 23},
-     .column = {"req SLO", 202, kPercent, 53, true, has_services,
+     .column = {"req SLO", 202, kPercent, 77, true, has_services,
                 "share of requests within their service's latency SLO"},
      .report = kFlat,
      .meaning = "share of the requests of services with a latency SLO answered within the bound "
