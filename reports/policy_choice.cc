@@ -188,7 +188,9 @@ std::string metric_phrase_value(const RunMetric& m, std::optional<double> v) {
     case MetricUnit::kShare:
       return percent(v);
     case MetricUnit::kSeconds:
-      return duration(v);
+      return m.column.format == CellFormat::kLatency || m.json.starts_with("services.")
+                 ? latency(v)
+                 : duration(v);
     case MetricUnit::kUsd:
       return std::abs(*v) >= 1 ? fmt::format("${:.2f}", *v) : fmt::format("${:.4f}", *v);
     case MetricUnit::kGpuHours:

@@ -322,6 +322,49 @@ policies: [{placement: best-fit}]
   EXPECT_THROW(scale_workload(g, 0), InputError);
 }
 
+// Growth scales the workload's own pods only: the jobs' pods follow them unchanged (their table
+// re-indexed), and each service gets the grown rate and replica bounds, its pool re-expanded
+// after them.
+TEST_F(Planner, WorkloadScalingKeepsJobsAndScalesServices) {
+  const std::string path = write("mixed.yaml", R"(cluster:
+  node_groups: [{name: g, count: 2, gpu_model: A100-80GB, gpus_per_node: 4, cpu_milli: 64000, memory_mib: 256Gi}]
+engine: {until: 1h}
+workload:
+  pods:
+    - {name: a, arrival: 0, duration: 60, gpu_count: 1}
+    - {name: b, arrival: 10, duration: 60, gpu_count: 1}
+  jobs:
+    - {name: j, arrival: 5, duration: 100, workers: 2, gpu_count: 1}
+  services:
+    - {name: chat, gpu_count: 1, autoscale: {min: 1, max: 3, target: 2}, rate: 10,
+       service_time: {mean: 50ms}}
+    - {name: ocr, gpu_count: 1, replicas: 2, rate: {mean: 4, amplitude: 0.5},
+       service_time: {mean: 50ms}}
+policies: [{placement: best-fit}]
+)");
+  Scenario sc = load_scenario(path);
+  ASSERT_EQ(sc.workload_pods(), 4U);  // a, b, j-0, j-1
+  scale_workload(sc, 2.0);
+  ASSERT_EQ(sc.workload_pods(), 6U);  // a, a~2, b, b~2, j-0, j-1
+  EXPECT_EQ(sc.pods[4].name, "j-0");
+  ASSERT_EQ(sc.jobs.size(), 1U);
+  EXPECT_EQ(sc.jobs[0].first_pod, 4U);
+  EXPECT_EQ(sc.jobs.job_of(5), 0U);
+  EXPECT_EQ(sc.jobs.job_of(3), JobTable::kNoJob);
+  ASSERT_EQ(sc.services.size(), 2U);
+  EXPECT_DOUBLE_EQ(sc.services[0].rate.rate, 20.0);
+  EXPECT_EQ(sc.services[0].autoscale->min_replicas, 2);
+  EXPECT_EQ(sc.services[0].autoscale->max_replicas, 6);
+  EXPECT_DOUBLE_EQ(sc.services[1].rate.rate, 8.0);
+  EXPECT_DOUBLE_EQ(sc.services[1].rate.amplitude, 0.5);
+  EXPECT_EQ(sc.services[1].replicas, 4);
+  EXPECT_EQ(sc.services.first_pod(0), 6U);
+  EXPECT_EQ(sc.services.pool_size(0), 6U);
+  EXPECT_EQ(sc.services.first_pod(1), 12U);
+  EXPECT_EQ(sc.pods.size(), 16U);
+  EXPECT_EQ(sc.pods[12].name, "ocr-0");
+}
+
 // The first 4 of 20 pods are inference pods: with G >= 4 GPUs the FIFO queue starts them all at
 // once (no queueing), while the whole run's p99 needs 20 GPUs for none.
 TEST_F(Planner, AClassNamedTargetSizesForThatClassOnly) {
