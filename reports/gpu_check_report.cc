@@ -287,6 +287,9 @@ Section environment_figure(Context& c) {
                          {"CUDA (toolkit that built the kernels)", get("cuda_toolkit")},
                          {"MIG mode", get("mig_mode")},
                          {"compute mode", get("compute_mode")},
+                         {"persistence mode", get("persistence_mode")},
+                         {"device file held open by the script", get("device_held_open")},
+                         {"one kernel process, start to exit (s)", get("kernel_process_s")},
                          {"slicelab", get("commit")},
                          {"date", get("date")}});
   return {f.finish(), md + "\n"};
