@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "reports/gpu_check_report.h"
 #include "tests/support/cli_run.h"
@@ -170,6 +172,49 @@ TEST_F(GpuCheck, FakeRunWritesEveryFigureOfTheReport) {
   EXPECT_EQ(not_raw.status, 1) << not_raw.err;
   EXPECT_NE(not_raw.err.find("no steps.tsv"), std::string::npos) << not_raw.err;
   EXPECT_EQ(read_file(report / "summary.md"), summary);
+}
+
+// The processes whose command line mentions `text`.
+std::vector<std::string> processes_mentioning(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = read_file(e.path() / "cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(text) != std::string::npos) out.push_back(pid + ": " + cmdline);
+  }
+  return out;
+}
+
+// A step past its budget is stopped with every process it started, reported as timed out, and
+// the next steps run.
+TEST_F(GpuCheck, AStepPastItsBudgetIsStoppedAndTheRestContinue) {
+  const fs::path report = dir_ / "report";
+  const auto r =
+      run_program(SLICELAB_SOURCE_DIR "/scripts/gpu-check",
+                  "--fake --prebuilt " + shell_quote(SLICELAB_BUILD_DIR) +
+                      " --only environment,isolation,memory-cap -o " + shell_quote(report.string()),
+                  dir_, "gpu-check", "SLICELAB_GPU_CHECK_BUDGETS=isolation=3");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("isolation         timeout"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("memory-cap        ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("colocation        skipped"), std::string::npos) << r.out;
+  const json steps = figure(report, "steps");
+  ASSERT_TRUE(steps.is_object()) << r.out << r.err;
+  for (const json& s : steps["rows"]) {
+    if (s["step"] != "isolation") continue;
+    EXPECT_EQ(s["status"], "timeout");
+    EXPECT_LT(s["seconds"].get<double>(), 8) << "stopped at 3 s, killed 2 s later at most";
+    EXPECT_NE(s["detail"].get<std::string>().find("stopped at its budget of 3 s"),
+              std::string::npos);
+  }
+  EXPECT_EQ(figure(report, "isolation")["status"], "timed out");
+  EXPECT_EQ(figure(report, "memory-cap")["status"], "measured");
+  EXPECT_EQ(figure(report, "colocation")["reason"],
+            "step colocation: not in --only "
+            "environment,isolation,memory-cap");
+  EXPECT_EQ(processes_mentioning(dir_.string()), std::vector<std::string>{});
 }
 
 TEST_F(GpuCheck, TheReportFolderIsCheckedBeforeAnythingRuns) {
