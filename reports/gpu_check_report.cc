@@ -461,6 +461,7 @@ Section isolation_figure(Context& c, Json& memory_isolation) {
   };
   std::map<std::string, Errors> per_length;  // summarised short, medium, long below
   std::map<std::string, std::set<long>> caps_seen;
+  Json pair_totals = Json::array();
   for (const std::string& file : files) {
     const Json j = read_json_file(c.raw, file, f);
     if (!j.is_object()) continue;
@@ -481,6 +482,14 @@ Section isolation_figure(Context& c, Json& memory_isolation) {
         f.unparsed(fmt::format("{}: the interposer has no clients", file));
         continue;
       }
+      double together = 0;  // the pair's achieved shares summed: what time-slicing left them
+      for (const Json& cl : m["clients"]) {
+        together += json_number(cl, "achieved_share").value_or(0);
+      }
+      pair_totals.push_back({{"length", length},
+                             {"source", file},
+                             {"caps", m["clients"].size()},
+                             {"achieved_total", together}});
       for (const Json& cl : m["clients"]) {
         const auto cap = json_number(cl, "configured_share");
         const auto achieved = json_number(cl, "achieved_share");
@@ -545,6 +554,7 @@ Section isolation_figure(Context& c, Json& memory_isolation) {
       "capped beside the other client of its pair; error = |achieved - cap|";
   f.json()["rows"] = rows;
   f.json()["per_length"] = summary;
+  f.json()["pair_totals"] = pair_totals;
   std::string md = "## Isolation fidelity (interposer)\n\n" + f.status_line();
   md +=
       "Two clients at once per run, capped at 10/90, 30/70 and 50/50% "
@@ -552,6 +562,15 @@ Section isolation_figure(Context& c, Json& memory_isolation) {
       "per unit capped (`slicelab kernels isolation`).\n\n";
   md += table({"kernel", "cap", "achieved", "error", "a unit alone"}, md_rows, "lrrrr");
   md += "\n" + table({"kernel", "clients", "mean error", "max error"}, md_summary, "lrrr");
+  std::string totals;
+  for (const Json& t : pair_totals)
+    totals += fmt::format("{}{} {:.0f}%", totals.empty() ? "" : ", ",
+                          t["length"].get<std::string>(), t["achieved_total"].get<double>() * 100);
+  if (!totals.empty())
+    md +=
+        "\nThe two clients' achieved shares summed, run by run (what sharing the GPU left them "
+        "together; 100% would be no loss): " +
+        totals + ".\n";
   return {f.finish(), md + "\n"};
 }
 
@@ -747,14 +766,15 @@ std::map<std::string, std::vector<std::string>> pods_of(const std::string& text,
                                                         std::vector<std::string>& order) {
   const CsvTable t = parse_csv(text, what);
   const auto pol = t.column("policy"), pod = t.column("pod"), cls = t.column("class"),
-             status = t.column("status"), jct = t.column("jct_s");
+             status = t.column("status"), jct = t.column("jct_s"), reason = t.column("reason");
   if (!pol || !pod || !status || !jct)
     throw std::runtime_error(what + " has no policy, pod, status or jct_s column");
   std::map<std::string, std::vector<std::string>> out;
   for (const auto& r : t.rows) {
     if (r[*pol] != policy) continue;
     if (!out.count(r[*pod])) order.push_back(r[*pod]);
-    out[r[*pod]] = {cls ? r[*cls] : std::string(), r[*status], r[*jct]};
+    out[r[*pod]] = {cls ? r[*cls] : std::string(), r[*status], r[*jct],
+                    reason ? r[*reason] : std::string()};
   }
   return out;
 }
@@ -792,13 +812,14 @@ Section replay_figure(Context& c) {
                         {"class", m[0]},
                         {"simulated_status", it == simulated.end() ? "absent" : it->second[1]},
                         {"measured_status", m[1]},
+                        {"measured_reason", m[3]},
                         {"simulated_jct_s", value(sj)},
                         {"measured_jct_s", value(mj)},
                         {"error_s", value(err)},
                         {"error_percent", value(pct)}});
         md_rows.push_back({pod, m[0], fixed(sj, 2), fixed(mj, 2), signed_fixed(err, 2),
                            pct ? signed_fixed(pct, 1) + "%" : "-",
-                           m[1] == "completed" ? "" : m[1]});
+                           m[1] == "completed" ? "" : m[1] + (m[3].empty() ? "" : ": " + m[3])});
       }
       if (f.expected() && n == 0) f.unparsed("no pod completed in both runs");
     }
@@ -814,9 +835,11 @@ Section replay_figure(Context& c) {
   std::string md = "## Replay: simulated against measured\n\n" + f.status_line();
   md += fmt::format(
       "`{}`, policy `{}`: `slicelab replay --backend local --time-scale {}` on this GPU beside "
-      "`slicelab run` with the new calibration; JCT in scenario seconds, error = measured − "
-      "simulated.\n\n",
-      f.json()["scenario"].get<std::string>(), policy, f.json()["time_scale"].get<std::string>());
+      "`slicelab run` with `calibration: {}`; JCT in scenario seconds, error = measured − "
+      "simulated; a failed pod's reason is its exit as `pods.csv` gives it, and its output is "
+      "in logs/replay-pod-<pod>.log.\n\n",
+      f.json()["scenario"].get<std::string>(), policy, f.json()["time_scale"].get<std::string>(),
+      f.json()["calibration"].get<std::string>());
   md += table({"pod", "class", "simulated s", "measured s", "error s", "error %", "note"}, md_rows,
               "llrrrrl");
   if (n) md += fmt::format("\nMean absolute error: {:.2f} s over {} pods.\n", abs_sum / n, n);
