@@ -603,7 +603,17 @@ Section memory_cap_figure(Context& c, const Json& memory_isolation) {
                         {"exit_code", *exit_code},
                         {"result", result},
                         {"detail", v[3]}});
-      md_rows.push_back({fixed(cap_mib, 0), fixed(hold, 0), result, v[3]});
+      // The kernel's JSON line: its error when it has one, else that it ran.
+      std::string said = v[3];
+      try {
+        const Json kernel_line = Json::parse(v[3]);
+        said = kernel_line.contains("error")
+                   ? kernel_line.value("error", std::string()) + ": " +
+                         kernel_line.value("detail", std::string())
+                   : fmt::format("ran {} unit", kernel_line.value("units", 0));
+      } catch (const std::exception&) {
+      }
+      md_rows.push_back({fixed(cap_mib, 0), fixed(hold, 0), result, said});
     }
   }
   if (f.expected() && (!largest_held || !smallest_refused))
@@ -749,9 +759,11 @@ Section calibration_figure(Context& c) {
   f.json()["issues"] = issues;
   f.json()["classes"] = "calibration/kernel-classes.yaml (the micro-kernels as workload classes)";
   std::string md = "## Calibration\n\n" + f.status_line();
-  md +=
-      "`slicelab calibrate colocation.csv --classes calibration/kernel-classes.yaml`, written "
-      "to `calibration.yaml` in this folder.\n\n";
+  const bool written = j.is_object() && j.contains("written") && !j["written"].is_null();
+  md += written ? "`slicelab calibrate colocation.csv --classes calibration/kernel-classes.yaml`, "
+                  "written to `calibration.yaml` in this folder.\n\n"
+                : "`slicelab calibrate colocation.csv --classes calibration/kernel-classes.yaml`: "
+                  "the fit below, which wrote no calibration (its errors follow the table).\n\n";
   md += table({"mode", "rows", "a_bandwidth", "b_launch", "rms residual", "explained"}, md_rows,
               "lrrrrr");
   for (const Json& i : issues)
@@ -994,6 +1006,10 @@ std::string baselines_section(const std::map<std::string, Json>& figures, const 
           fmt::format(" {}: {{bandwidth: {:.4g}, launch: {:.4g}}};", r.value("mode", std::string()),
                       r.value("a_bandwidth", 0.0), r.value("b_launch", 0.0));
     md += " with `source:` naming this report, only if the fit's issues above allow it.\n";
+  } else {
+    md += "- `calibration/default.yaml` `coefficients:`: unchanged: the calibration figure is " +
+          cal.value("status", std::string()) + " (" + cal.value("reason", std::string()) +
+          "); a fit the data cannot support is not a baseline.\n";
   }
   return md;
 }
