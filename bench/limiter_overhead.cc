@@ -44,24 +44,49 @@ T sym(void* lib, const char* name) {
 
 Api g_direct, g_interposed;
 CUfunction g_fn;
+CUresult (*g_sync)() = nullptr;  // the real driver's cuCtxSynchronize (--driver); none on the fake
 
-void setup(const char* interposer) {
-  // Under budget: a 50% compute cap with kernels that take no device time, and a memory cap far
-  // above what the benchmark holds. The region is private to the process. The fake's virtual
-  // clock keeps the timing events at zero elapsed time: on the wall clock they would time the
-  // CPU cost of the launch call itself as GPU time, the loop would exceed its 50% and the
-  // figure would include throttling sleeps instead of the hooks' cost.
-  setenv("SLICELAB_SM_LIMIT", "50", 1);
+// An empty kernel `k` in PTX, for a real driver (it compiles it for the GPU at load); the fake
+// takes any image.
+constexpr const char* kEmptyKernelPtx =
+    ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+
+void check_driver(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  std::fprintf(stderr, "limiter_overhead: %s failed on the driver (CUresult %d)\n", what,
+               static_cast<int>(r));
+  std::exit(r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_NOT_INITIALIZED ? 3 : 1);
+}
+
+// `driver`: null for the fake driver (the gate's setup), else a real libcuda.so.1 (--driver):
+// scripts/gpu-check measures what the interposer adds on a GPU with the same calls.
+void setup(const char* interposer, const char* driver) {
+  const bool fake = driver == nullptr;
+  if (fake) {
+    // Under budget: a 50% compute cap with kernels that take no device time, and a memory cap
+    // far above what the benchmark holds. The region is private to the process. The fake's
+    // virtual clock keeps the timing events at zero elapsed time: on the wall clock they would
+    // time the CPU cost of the launch call itself as GPU time, the loop would exceed its 50% and
+    // the figure would include throttling sleeps instead of the hooks' cost.
+    setenv("SLICELAB_SM_LIMIT", "50", 1);
+    setenv("SLICELAB_FAKE_KERNEL_NS", "0", 1);
+    setenv("SLICELAB_FAKE_VIRTUAL_TIME", "1", 1);
+  } else {
+    // A real GPU runs the empty kernels for real, and on its wall clock a compute cap would
+    // throttle this loop of back-to-back launches: the launch figure would be the throttle's.
+    // So no compute cap here (the launch path counts the launch and passes it on); the memory
+    // cap applies as on the fake.
+    unsetenv("SLICELAB_SM_LIMIT");
+    unsetenv("CUDA_DEVICE_SM_LIMIT");
+  }
   setenv("SLICELAB_MEMORY_LIMIT", "1g", 1);
-  setenv("SLICELAB_FAKE_KERNEL_NS", "0", 1);
-  setenv("SLICELAB_FAKE_VIRTUAL_TIME", "1", 1);
   unsetenv("SLICELAB_SHARED_REGION");
   unsetenv("CUDA_DEVICE_MEMORY_SHARED_CACHE");
-  void* cuda = dlopen(SLICELAB_FAKES "/libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  void* cuda = dlopen(fake ? SLICELAB_FAKES "/libcuda.so.1" : driver, RTLD_NOW | RTLD_GLOBAL);
   void* ip = cuda ? dlopen(interposer, RTLD_NOW | RTLD_LOCAL) : nullptr;
   if (!ip) {
-    std::fprintf(stderr, "limiter_overhead: cannot load the fake driver or the interposer: %s\n",
-                 dlerror());
+    std::fprintf(stderr, "limiter_overhead: cannot load the %s driver or the interposer: %s\n",
+                 fake ? "fake" : "real", dlerror());
     std::exit(1);
   }
   for (auto [lib, api] : {std::pair{cuda, &g_direct}, std::pair{ip, &g_interposed}})
@@ -69,11 +94,26 @@ void setup(const char* interposer) {
                sym<FreeFn>(lib, "cuMemFree_v2"), sym<ProcFn>(lib, "cuGetProcAddress_v2")};
   CUcontext ctx;
   CUmodule m;
-  sym<CUresult (*)(unsigned)>(cuda, "cuInit")(0);
-  sym<CUresult (*)(CUcontext*, CUdevice)>(cuda, "cuDevicePrimaryCtxRetain")(&ctx, 0);
-  sym<CUresult (*)(CUcontext)>(cuda, "cuCtxSetCurrent")(ctx);
-  sym<CUresult (*)(CUmodule*, const void*)>(cuda, "cuModuleLoadData")(&m, "");
-  sym<CUresult (*)(CUfunction*, CUmodule, const char*)>(cuda, "cuModuleGetFunction")(&g_fn, m, "k");
+  check_driver(sym<CUresult (*)(unsigned)>(cuda, "cuInit")(0), "cuInit");
+  check_driver(sym<CUresult (*)(CUcontext*, CUdevice)>(cuda, "cuDevicePrimaryCtxRetain")(&ctx, 0),
+               "cuDevicePrimaryCtxRetain");
+  check_driver(sym<CUresult (*)(CUcontext)>(cuda, "cuCtxSetCurrent")(ctx), "cuCtxSetCurrent");
+  check_driver(sym<CUresult (*)(CUmodule*, const void*)>(cuda, "cuModuleLoadData")(
+                   &m, fake ? "" : kEmptyKernelPtx),
+               "cuModuleLoadData");
+  check_driver(sym<CUresult (*)(CUfunction*, CUmodule, const char*)>(cuda, "cuModuleGetFunction")(
+                   &g_fn, m, "k"),
+               "cuModuleGetFunction");
+  if (!fake) {
+    g_sync = sym<CUresult (*)()>(cuda, "cuCtxSynchronize");
+    int version = 0;
+    sym<CUresult (*)(int*)>(cuda, "cuDriverGetVersion")(&version);
+    // scripts/gpu-check's report quotes this line.
+    std::fprintf(stderr,
+                 "limiter_overhead: driver %s, CUDA %d.%d; memory cap 1 GiB, no compute cap; an "
+                 "empty kernel of one warp per launch, 4 KiB per allocation\n",
+                 driver, version / 1000, version % 1000 / 10);
+  }
 }
 
 const Api& api(const benchmark::State& s) {
@@ -139,7 +179,11 @@ double thread_ns() {
 double per_call_ns(const Op& op, const Api& a) {
   const double t0 = thread_ns();
   for (long i = 0; i < op.batch; ++i) op.call(a);
-  return (thread_ns() - t0) / static_cast<double>(op.batch);
+  const double ns = (thread_ns() - t0) / static_cast<double>(op.batch);
+  // A real GPU's queue of launches is drained between batches, outside the timing, so that no
+  // batch waits for room in it.
+  if (g_sync) g_sync();
+  return ns;
 }
 
 // The measured operations, in the order both modes report them.
@@ -243,11 +287,13 @@ int run_counted(long) {
 }  // namespace
 
 // Own flags (before Google Benchmark's): --interposer=PATH loads another build of the interposer
-// (bench/check-overhead's deliberately slowed one); --instructions[=CALLS] counts the gate's
+// (bench/check-overhead's deliberately slowed one); --driver=PATH calls a real libcuda.so.1
+// instead of the fake (scripts/gpu-check, with --paired); --instructions[=CALLS] counts the gate's
 // figures under callgrind (CALLS per operation and side, a multiple of 64 so that the launch
 // path's one-in-32 timed launch averages out exactly); --paired[=ROUNDS] times them.
 int main(int argc, char** argv) {
   const char* interposer = SLICELAB_INTERPOSER;
+  const char* driver = nullptr;
   int rounds = 0;
   long calls = 0;
   std::vector<char*> rest;
@@ -255,6 +301,8 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg.rfind("--interposer=", 0) == 0) {
       interposer = argv[i] + std::strlen("--interposer=");
+    } else if (arg.rfind("--driver=", 0) == 0) {
+      driver = argv[i] + std::strlen("--driver=");
     } else if (arg == "--paired") {
       rounds = 301;
     } else if (arg.rfind("--paired=", 0) == 0) {
@@ -267,7 +315,7 @@ int main(int argc, char** argv) {
       rest.push_back(argv[i]);
     }
   }
-  setup(interposer);
+  setup(interposer, driver);
   if (calls) return run_counted(calls);
   if (rounds) return run_paired(rounds);
   argc = static_cast<int>(rest.size());

@@ -11,12 +11,15 @@
 
 #include "backends/local/gpu_detection.h"
 #include "backends/local/private_folder.h"
+#include "cli/input_paths.h"
 #include "cli/tool_paths.h"
 #include "cli/usage_error.h"
 #include "kernel_harness/colocation_experiment.h"
 #include "kernel_harness/isolation_experiment.h"
 #include "kernel_harness/overhead_experiment.h"
 #include "kernels/kernel_catalog.h"
+#include "reports/atomic_folder.h"
+#include "reports/gpu_check_report.h"
 #include "reports/output_file.h"
 
 namespace slicelab {
@@ -75,6 +78,9 @@ KernelsCommand::KernelsCommand(CLI::App& app) {
                   "libslicelab-interposer.so (default: $SLICELAB_INTERPOSER, then the build's)");
     c->add_option("--mps-control", mps_control_,
                   "nvidia-cuda-mps-control (default: $SLICELAB_MPS_CONTROL, then PATH)");
+    c->add_option("--mps-dir", mps_dir_,
+                  "A running MPS daemon's folder (DIR/pipe, DIR/log) to use; none is started or "
+                  "stopped (default: a private daemon per measurement)");
     c->add_option("--nvml-library", nvml_library_,
                   "NVML library (default: $SLICELAB_NVML_LIBRARY, then libnvidia-ml.so.1)");
     c->add_option("--gpu", gpu_, "NVML index of the GPU to measure on (default 0)");
@@ -96,6 +102,10 @@ KernelsCommand::KernelsCommand(CLI::App& app) {
       "isolation", "N co-located clients per mechanism: achieved vs configured share (JSON)");
   common(isolation_);
   isolation_->add_option("--kernel", kernel_, "Kernel every client runs (default fma)");
+  isolation_
+      ->add_option("--scale", scale_,
+                   "fma only: each unit does F times the work (short and long kernels; default 1)")
+      ->check(CLI::Range(1.0 / 4096, 1e5));
   isolation_->add_option("--shares", shares_, "One client per share, e.g. 0.3,0.7")
       ->delimiter(',')
       ->check(CLI::Range(0.01, 1.0));
@@ -126,6 +136,18 @@ KernelsCommand::KernelsCommand(CLI::App& app) {
 
   list_ = cmd_->add_subcommand("list", "The kernels: name, unit of work, bytes and flops per unit");
   add_format_option(*list_, format_);
+
+  report_ = cmd_->add_subcommand(
+      "report",
+      "scripts/gpu-check's raw folder as a report folder: JSON per figure and summary.md (no "
+      "GPU needed)");
+  report_->add_option("raw", raw_, "The raw folder scripts/gpu-check's steps wrote")
+      ->required()
+      ->check(existing_input_folder());
+  report_->add_option("-o,--out", out_, "Report folder to write")->required();
+  report_->add_flag("--force", force_,
+                    "Replace the report folder even if files were added to it (only a folder "
+                    "slicelab wrote; docs/results-format.md)");
 }
 
 int KernelsCommand::run() const {
@@ -143,6 +165,19 @@ int KernelsCommand::run() const {
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
+  if (report_->parsed()) {
+    GpuCheckReport report;
+    write_folder_atomically(out_, force_, [&](const std::filesystem::path& tmp) {
+      report = write_gpu_check_report(raw_, tmp);
+    });
+    std::printf(
+        "wrote %s/{summary.md,<figure>.json,logs/}: %zu figures measured, %zu not (see "
+        "summary.md)\n",
+        out_.c_str(), report.measured, report.not_measured);
+    for (const std::string& u : report.unparsed)
+      std::fprintf(stderr, "error: unparsed figure %s\n", u.c_str());
+    return report.unparsed.empty() ? 0 : 1;
+  }
   if (list_->parsed()) {
     for (const KernelInfo& k : kernel_catalog())
       std::printf("%-14s %s\n  unit: %s; %.6g bytes, %.6g flops per unit\n",
@@ -158,6 +193,8 @@ int KernelsCommand::run() const {
   if (isolation_->parsed() && !find_kernel(kernel_))
     throw UsageError(
         fmt::format("--kernel: unknown kernel '{}' (known: {})", kernel_, kernel_names()));
+  if (isolation_->parsed() && scale_ != 1 && kernel_ != "fma")
+    throw UsageError(fmt::format("--scale applies to --kernel fma only, not '{}'", kernel_));
   std::vector<std::pair<double, double>> caps;
   for (const std::string& c : caps_) caps.push_back(cap_pair(c));
   const std::vector<Mechanism> chosen = mechanisms_of(mechanisms_, {});
@@ -178,6 +215,7 @@ int KernelsCommand::run() const {
         "--kernel-binary or set SLICELAB_KERNEL_BINARY)");
   tools.interposer_library = default_interposer_library(interposer_);
   tools.mps_control = mps_control_;
+  if (!mps_dir_.empty()) tools.mps_dir = std::filesystem::absolute(mps_dir_).string();
   // A fresh folder of our own for the clients' logs and interposer regions, inside --work-dir
   // (or the temp folder): nothing already there is truncated, deleted or reused.
   tools.work_dir = make_private_folder(work_dir_.empty() ? std::filesystem::temp_directory_path()
@@ -198,6 +236,7 @@ int KernelsCommand::run() const {
   if (isolation_->parsed()) {
     IsolationOptions o;
     o.kernel = kernel_;
+    o.scale = scale_;
     o.shares = shares_;
     o.duration_s = duration_s_;
     if (!chosen.empty()) o.mechanisms = chosen;

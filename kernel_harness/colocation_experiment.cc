@@ -62,7 +62,7 @@ std::vector<ColocationRow> measure_colocation(const HarnessTools& tools, const C
                static_cast<double>(gpu.mig_instances[1].memory_bytes) / total}};
     } else if (m == Mechanism::kMps) {
       try {
-        mps = std::make_unique<MpsDaemon>(tools.mps_control, device);
+        mps = open_mps(tools, device);
       } catch (const std::exception& e) {
         skipped.push_back(fmt::format("mps: {}", e.what()));
         continue;

@@ -11,6 +11,16 @@
 namespace slicelab {
 namespace {
 
+// The arguments every run of the kernel gets: its duration, the device, the scale.
+std::vector<std::string> kernel_args(const IsolationOptions& o) {
+  std::vector<std::string> args{"--duration", fmt::format("{}", o.duration_s), "--device", "0"};
+  if (o.scale != 1) {
+    args.push_back("--scale");
+    args.push_back(fmt::format("{}", o.scale));
+  }
+  return args;
+}
+
 struct Client {
   double configured = 0;
   std::string device;
@@ -25,7 +35,7 @@ std::vector<KernelResult> run_together(const HarnessTools& tools, const Isolatio
   std::vector<std::unique_ptr<KernelProcess>> procs;
   for (size_t i = 0; i < clients.size(); ++i) {
     const Client& c = clients[i];
-    std::vector<std::string> args{"--duration", fmt::format("{}", o.duration_s), "--device", "0"};
+    std::vector<std::string> args = kernel_args(o);
     if (c.hold_mib > 0) {
       args.push_back("--hold-mib");
       args.push_back(std::to_string(c.hold_mib));
@@ -56,9 +66,10 @@ nlohmann::ordered_json measure_isolation(const HarnessTools& tools, const Isolat
   out["experiment"] = "isolation";
   out["gpu"] = {{"index", gpu.index}, {"name", gpu.name}, {"memory_mib", gpu_mib}};
   out["kernel"] = o.kernel;
+  out["scale"] = o.scale;
   out["duration_s"] = o.duration_s;
   const KernelResult solo = run_kernel(
-      tools, o.kernel, {"--duration", fmt::format("{}", o.duration_s), "--device", "0"},
+      tools, o.kernel, kernel_args(o),
       client_environment(tools, Mechanism::kWholeCard, device, 1.0, 0, nullptr), "isolation-solo");
   if (!solo.ok()) throw std::runtime_error("isolation: the solo run failed: " + solo.error());
   const double solo_ns = solo.per_unit_ns();
@@ -89,7 +100,7 @@ nlohmann::ordered_json measure_isolation(const HarnessTools& tools, const Isolat
     }
     if (m == Mechanism::kMps) {
       try {
-        mps = std::make_unique<MpsDaemon>(tools.mps_control, device);
+        mps = open_mps(tools, device);
       } catch (const std::exception& e) {
         mj["skipped"] = e.what();
         out["mechanisms"].push_back(mj);

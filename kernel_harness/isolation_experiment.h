@@ -17,6 +17,7 @@ namespace slicelab {
 
 struct IsolationOptions {
   std::string kernel = "fma";
+  double scale = 1;  // slicelab-kernel --scale (fma only): each unit F times the catalog's work
   std::vector<double> shares{0.3, 0.7};  // one client per share; fractions of the GPU
   double duration_s = 5;
   std::vector<Mechanism> mechanisms{Mechanism::kInterposer, Mechanism::kMps, Mechanism::kTimeSlice,

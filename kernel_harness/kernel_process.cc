@@ -49,6 +49,13 @@ KernelResult KernelProcess::wait() {
   return r;
 }
 
+std::unique_ptr<MpsDaemon> open_mps(const HarnessTools& tools, const std::string& device) {
+  if (!tools.mps_dir.empty())
+    return MpsDaemon::attach(tools.mps_control,
+                             MpsFolders{tools.mps_dir + "/pipe", tools.mps_dir + "/log"});
+  return std::make_unique<MpsDaemon>(tools.mps_control, device);
+}
+
 KernelResult run_kernel(const HarnessTools& tools, const std::string& kernel,
                         const std::vector<std::string>& args, const EnvMap& env,
                         const std::string& tag) {

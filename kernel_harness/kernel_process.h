@@ -20,6 +20,9 @@ struct HarnessTools {
   std::string interposer_library;  // libslicelab-interposer.so
   std::string mps_control;         // empty: $SLICELAB_MPS_CONTROL or PATH
   std::string work_dir;            // client logs
+  // A running MPS daemon's folder (<mps_dir>/pipe, <mps_dir>/log) that the caller started and
+  // will stop; empty: the harness starts a private daemon for each measurement and stops it.
+  std::string mps_dir;
 };
 
 struct KernelResult {
@@ -49,6 +52,10 @@ class KernelProcess {
 EnvMap client_environment(const HarnessTools& tools, Mechanism mechanism, const std::string& device,
                           double share, int64_t memory_mib, const MpsDaemon* mps,
                           const std::string& region = {});
+
+// The MPS daemon for clients on `device`: the caller's (tools.mps_dir) or a private one started
+// now and stopped when the result is destroyed. Throws when there is none to use.
+std::unique_ptr<MpsDaemon> open_mps(const HarnessTools& tools, const std::string& device);
 
 // Runs one kernel alone and returns its result.
 KernelResult run_kernel(const HarnessTools& tools, const std::string& kernel,

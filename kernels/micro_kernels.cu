@@ -1,11 +1,13 @@
 // slicelab-kernel: runs one micro-kernel for a number of repetitions or a duration on one GPU
 // (or on every visible one, a host thread each) and prints one JSON object; the harness and the
 // local backend start it as a process.
-// Usage: slicelab-kernel <name> [--reps N | --duration S] [--device D|all] [--hold-mib M] | --list
+// Usage: slicelab-kernel <name> [--reps N | --duration S] [--device D|all] [--hold-mib M]
+//                        [--scale F] | --list
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,9 +29,9 @@ constexpr size_t kChurnBytes = size_t{64} << 20;
 
 __global__ void empty_kernel() {}
 
-__global__ void fma_kernel(float* out, float seed) {
+__global__ void fma_kernel(float* out, float seed, int iters) {
   float a = seed + threadIdx.x, b = a * 0.5f, c = a * 0.25f, d = a * 0.125f;
-  for (int i = 0; i < kFmaIters; ++i) {  // four independent chains hide FMA latency
+  for (int i = 0; i < iters; ++i) {  // four independent chains hide FMA latency
     a = fmaf(a, 0.9999f, 0.0001f);
     b = fmaf(b, 0.9999f, 0.0001f);
     c = fmaf(c, 0.9999f, 0.0001f);
@@ -55,7 +57,18 @@ struct Args {
   double duration_s = 0;
   int device = 0;     // -1: every visible device ("--device all")
   long hold_mib = 0;  // allocate and hold this much before running (memory-isolation tests)
+  double scale = 1;   // fma only: each unit does `scale` times the work of the catalog's unit
 };
+
+// fma at --scale F: one kernel of F x 4096 iterations (at least 1). Below 1 the stream is
+// synchronised every ceil(1/F) units instead of every unit, so that short kernels run back to
+// back (as a training loop's do) and keep the GPU as busy as the full-size kernel does.
+int fma_iters(double scale) {
+  return std::max(1, static_cast<int>(std::lround(kFmaIters * scale)));
+}
+long fma_sync_every(double scale) {
+  return scale >= 1 ? 1 : static_cast<long>(std::ceil(1 / scale - 1e-9));
+}
 
 [[noreturn]] void fail(int code, const char* what, const char* detail) {
   std::printf("{\"error\": \"%s\", \"detail\": \"%s\"}\n", what, detail);
@@ -105,13 +118,15 @@ void setup(const std::string& k, Workload& w) {
 
 // Launch-storm and graph replay synchronise every 64 units, not every unit: they measure the
 // launch path, which a per-unit sync would hide behind its own round trip.
-void unit(const std::string& k, Workload& w, long i, bool last) {
+void unit(const std::string& k, const Args& args, Workload& w, long i, bool last) {
   if (k == "launch-storm") {
     empty_kernel<<<1, 32, 0, w.stream>>>();
     if (last || i % 64 == 63) check(cudaStreamSynchronize(w.stream), "launch-storm");
   } else if (k == "fma") {
-    fma_kernel<<<kFmaBlocks, kFmaThreads, 0, w.stream>>>(w.a, 1.0f + static_cast<float>(i % 7));
-    check(cudaStreamSynchronize(w.stream), "fma");
+    fma_kernel<<<kFmaBlocks, kFmaThreads, 0, w.stream>>>(w.a, 1.0f + static_cast<float>(i % 7),
+                                                         fma_iters(args.scale));
+    const long every = fma_sync_every(args.scale);
+    if (last || i % every == every - 1) check(cudaStreamSynchronize(w.stream), "fma");
   } else if (k == "triad") {
     triad_kernel<<<1024, 256, 0, w.stream>>>(w.a, w.b, w.c, 3.0f, kTriadElems);
     check(cudaStreamSynchronize(w.stream), "triad");
@@ -140,8 +155,8 @@ Args parse(int argc, char** argv) {
   }
   if (argc < 2 || !slicelab::find_kernel(argv[1]))
     fail(slicelab::kKernelExitUsage, "usage",
-         "slicelab-kernel <name> [--reps N | --duration S] [--device D|all] [--hold-mib M] | "
-         "--list");
+         "slicelab-kernel <name> [--reps N | --duration S] [--device D|all] [--hold-mib M] "
+         "[--scale F] | --list");
   a.kernel = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string opt = argv[i];
@@ -154,9 +169,15 @@ Args parse(int argc, char** argv) {
       a.device = std::strcmp(v, "all") == 0 ? -1 : std::atoi(v);
     else if (opt == "--hold-mib")
       a.hold_mib = std::atol(v);
+    else if (opt == "--scale")
+      a.scale = std::atof(v);
     else
       fail(slicelab::kKernelExitUsage, "unknown option", argv[i]);
   }
+  if (!(a.scale >= 1.0 / kFmaIters && a.scale <= 1e5))
+    fail(slicelab::kKernelExitUsage, "bad --scale", "expected a factor in 1/4096..100000");
+  if (a.scale != 1 && a.kernel != "fma")
+    fail(slicelab::kKernelExitUsage, "bad --scale", "--scale applies to fma only");
   if (a.reps <= 0 && a.duration_s <= 0) a.reps = 100;
   return a;
 }
@@ -179,7 +200,7 @@ DeviceRun run_on(int device, const Args& args) {
   DeviceRun r;
   while (args.reps > 0 ? r.units < args.reps : Clock::now() < stop) {
     const bool last = args.reps > 0 ? r.units + 1 == args.reps : false;
-    unit(args.kernel, w, r.units, last);
+    unit(args.kernel, args, w, r.units, last);
     ++r.units;
   }
   check(cudaStreamSynchronize(w.stream), "final sync");
@@ -220,14 +241,18 @@ int main(int argc, char** argv) {
   // Per unit and per second are per device: the same figures a one-GPU run gives.
   const double per_device_units = static_cast<double>(done) / static_cast<double>(runs.size());
   const auto info = *slicelab::find_kernel(args.kernel);
+  // At --scale F (fma) a unit is one kernel of F x the catalog's work: its flops scale with it.
+  const double scaled =
+      args.kernel == "fma" ? static_cast<double>(fma_iters(args.scale)) / kFmaIters : 1.0;
   std::printf(
       "{\"kernel\": \"%s\", \"device\": \"%s\", \"devices\": %zu, \"work_unit\": \"%.*s\", "
-      "\"units\": %ld, \"elapsed_s\": %.9g, \"per_unit_ns\": %.9g, \"units_per_s\": %.9g, "
-      "\"bytes_per_unit\": %.9g, \"flops_per_unit\": %.9g, \"held_mib\": %ld}\n",
+      "\"scale\": %.9g, \"units\": %ld, \"elapsed_s\": %.9g, \"per_unit_ns\": %.9g, "
+      "\"units_per_s\": %.9g, \"bytes_per_unit\": %.9g, \"flops_per_unit\": %.9g, "
+      "\"held_mib\": %ld}\n",
       args.kernel.c_str(), prop.name, runs.size(), static_cast<int>(info.work_unit.size()),
-      info.work_unit.data(), done, elapsed,
+      info.work_unit.data(), scaled, done, elapsed,
       per_device_units > 0 ? elapsed * 1e9 / per_device_units : 0.0,
-      elapsed > 0 ? per_device_units / elapsed : 0.0, info.bytes_per_unit, info.flops_per_unit,
-      args.hold_mib);
+      elapsed > 0 ? per_device_units / elapsed : 0.0, info.bytes_per_unit,
+      info.flops_per_unit * scaled, args.hold_mib);
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace slicelab {
@@ -85,6 +86,19 @@ MpsDaemon::MpsDaemon(const std::string& control_override, const std::string& vis
         "MPS: nvidia-cuda-mps-control is not on PATH (install the NVIDIA driver utilities, or "
         "set SLICELAB_MPS_CONTROL)");
   start(visible_devices);
+}
+
+MpsDaemon::MpsDaemon(std::string control, const MpsFolders& folders)
+    : control_(std::move(control)), pipe_dir_(folders.pipe_dir), log_dir_(folders.log_dir) {}
+
+std::unique_ptr<MpsDaemon> MpsDaemon::attach(const std::string& control_override,
+                                             const MpsFolders& folders) {
+  std::error_code ec;
+  if (!fs::is_directory(folders.pipe_dir, ec))
+    throw std::runtime_error(fmt::format(
+        "MPS: {} is not a folder: no daemon was started with that pipe folder", folders.pipe_dir));
+  // The control program is still needed by command(); not finding it is not an error here.
+  return std::unique_ptr<MpsDaemon>(new MpsDaemon(find_mps_control(control_override), folders));
 }
 
 void MpsDaemon::start(const std::string& visible_devices) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ class MpsDaemon {
   // daemon is quit), since other processes name them.
   MpsDaemon(const std::string& control_override, const std::string& visible_devices,
             const MpsFolders& folders);
+  // A daemon that someone else started with these folders (and will stop): nothing is started,
+  // and stop() neither quits it nor removes the folders. Throws when `folders.pipe_dir` is not
+  // a folder.
+  static std::unique_ptr<MpsDaemon> attach(const std::string& control_override,
+                                           const MpsFolders& folders);
   ~MpsDaemon();
   MpsDaemon(const MpsDaemon&) = delete;
   MpsDaemon& operator=(const MpsDaemon&) = delete;
@@ -50,6 +56,7 @@ class MpsDaemon {
   void stop();
 
  private:
+  MpsDaemon(std::string control, const MpsFolders& folders);  // attach()'s
   EnvMap env() const;
   void start(const std::string& visible_devices);
 

@@ -103,7 +103,7 @@ class PluginEndToEnd : public ::testing::Test {
     gpus_ = d.gpus;
     resources_ = dp::make_node_resources(config_, gpus_, health_, pods);
     dp::NvmlHealthOptions health_options;
-    health_options.library = kE2eNvml;
+    health_options.library = health_library_;
     health_options.wait_timeout = milliseconds(50);
     health_options.log = [](const std::string&) {};
     monitor_ = std::make_unique<dp::NvmlHealthMonitor>(health_, gpus_, health_options);
@@ -196,6 +196,9 @@ class PluginEndToEnd : public ::testing::Test {
 
   std::filesystem::path dir_;
   std::string events_;
+  // The NVML the health monitor watches the GPUs through: the fake's, whose events the tests
+  // write; the real one where the GPUs are real (RealGpuPlugin).
+  std::string health_library_ = kE2eNvml;
   std::unique_ptr<k8s::ApiClient> api_client_;
   std::unique_ptr<dp::PodSource> pods_;
   dp::NodePluginConfig config_;
@@ -422,6 +425,9 @@ class RealGpuPlugin : public PluginEndToEnd {
     PluginEndToEnd::SetUp();
     unsetenv("SLICELAB_NVML_LIBRARY");
     unsetenv("SLICELAB_FAKE_NVML_EVENTS");
+    // The real GPU's health from the real NVML: the fake one knows none of its UUIDs and would
+    // report it lost (scripts/gpu-check's first run on an H200 found this).
+    health_library_ = "libnvidia-ml.so.1";
     const GpuDetection d = detect_gpus("libnvidia-ml.so.1");
     if (!d.ok()) GTEST_SKIP() << "skipped: no GPU (" << d.problem << ")";
     if (std::string(SLICELAB_KERNEL_BINARY).empty())

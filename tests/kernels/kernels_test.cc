@@ -157,7 +157,7 @@ class RealGpu : public TempDir {
 };
 
 TEST_F(RealGpu, EveryKernelRunsAndReportsItsWork) {
-  HarnessTools tools{SLICELAB_KERNEL_BINARY, SLICELAB_INTERPOSER, "", path("work")};
+  HarnessTools tools{SLICELAB_KERNEL_BINARY, SLICELAB_INTERPOSER, "", path("work"), ""};
   for (const KernelInfo& k : kernel_catalog()) {
     const KernelResult r =
         run_kernel(tools, std::string(k.name), {"--reps", "20"}, {}, std::string(k.name));

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
     fail(slicelab::kKernelExitUsage, "usage", "slicelab-standin <kernel> [options]");
   const std::string kernel = argv[1];
   long reps = 0, hold_mib = 0;
-  double duration_s = 0;
+  double duration_s = 0, scale = 1;
   int device = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string opt = argv[i];
@@ -54,9 +55,18 @@ int main(int argc, char** argv) {
       device = std::strcmp(argv[i + 1], "all") == 0 ? 0 : std::atoi(argv[i + 1]);
     } else if (opt == "--hold-mib")
       hold_mib = std::atol(argv[i + 1]);
+    else if (opt == "--scale")
+      scale = std::atof(argv[i + 1]);
     else
       fail(slicelab::kKernelExitUsage, "unknown option", argv[i]);
   }
+  // As slicelab-kernel's: fma only; a unit of `scale` times the work, and below 1 a sync every
+  // ceil(1/scale) units.
+  if (!(scale >= 1.0 / 4096 && scale <= 1e5))
+    fail(slicelab::kKernelExitUsage, "bad --scale", "expected a factor in 1/4096..100000");
+  if (scale != 1 && kernel != "fma")
+    fail(slicelab::kKernelExitUsage, "bad --scale", "--scale applies to fma only");
+  const long sync_every = scale >= 1 ? 1 : static_cast<long>(std::ceil(1 / scale - 1e-9));
   if (reps <= 0 && duration_s <= 0) reps = 100;
   // What the backend gave this process, for the tests to read from the pod's log.
   for (const char* name :
@@ -89,9 +99,11 @@ int main(int argc, char** argv) {
     if (r != CUDA_SUCCESS)
       fail(slicelab::kKernelExitCudaError, "cuMemAlloc failed", "hold allocation");
   }
-  // One unit: a fake kernel of SLICELAB_STANDIN_UNIT_NS (default 1 ms), then a sync.
+  // One unit: a fake kernel of SLICELAB_STANDIN_UNIT_NS (default 1 ms) times the scale, then a
+  // sync.
   const char* u = std::getenv("SLICELAB_STANDIN_UNIT_NS");
-  uint64_t unit_ns = u ? std::strtoull(u, nullptr, 10) : 1'000'000;
+  uint64_t unit_ns = static_cast<uint64_t>(
+      static_cast<double>(u ? std::strtoull(u, nullptr, 10) : 1'000'000) * scale);
   void* params[] = {&unit_ns};
   CUmodule m = nullptr;
   CUfunction f = nullptr;
@@ -103,14 +115,15 @@ int main(int argc, char** argv) {
   while (reps > 0 ? done < reps : Clock::now() < stop) {
     if (cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr) != CUDA_SUCCESS)
       fail(slicelab::kKernelExitCudaError, "cuLaunchKernel failed", kernel.c_str());
-    cuCtxSynchronize();
     ++done;
+    if (done % sync_every == 0 || (reps > 0 && done == reps)) cuCtxSynchronize();
   }
+  cuCtxSynchronize();
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   std::printf(
-      "{\"kernel\": \"%s\", \"device\": \"standin\", \"units\": %ld, \"elapsed_s\": %.9g, "
-      "\"per_unit_ns\": %.9g, \"units_per_s\": %.9g, \"held_mib\": %ld}\n",
-      kernel.c_str(), done, elapsed, done ? elapsed * 1e9 / static_cast<double>(done) : 0.0,
+      "{\"kernel\": \"%s\", \"device\": \"standin\", \"scale\": %.9g, \"units\": %ld, "
+      "\"elapsed_s\": %.9g, \"per_unit_ns\": %.9g, \"units_per_s\": %.9g, \"held_mib\": %ld}\n",
+      kernel.c_str(), scale, done, elapsed, done ? elapsed * 1e9 / static_cast<double>(done) : 0.0,
       elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0, hold_mib);
   if (held) cuMemFree(held);
   return 0;
