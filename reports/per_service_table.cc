@@ -27,7 +27,7 @@ std::string per_service_table(std::span<const RunResult> runs) {
   bool outside = false;
   for (const RunResult& r : runs)
     for (const ServiceSummary& v : r.summary.services) {
-      const double served = v.requests - v.dropped - v.unserved;
+      const auto per_million = v.gpu_hours_per_million();
       outside = outside || v.outside_checked > 0.01;
       rows.push_back({r.policy, v.name, fmt::format("{:.0f}", v.requests),
                       latency_cell(v.latency_s, &Distribution::p50),
@@ -38,7 +38,7 @@ std::string per_service_table(std::span<const RunResult> runs) {
                       percent(v.lost) + (v.outside_checked > 0.01 ? "+" : ""),
                       fmt::format("{:.1f}", v.replicas_mean), fmt::format("{}", v.replicas_peak),
                       fmt::format("{}", v.unplaced_peak),
-                      served > 0 ? fmt::format("{:.2f}", v.gpu_hours / served * 1e6) : "-"});
+                      per_million ? fmt::format("{:.2f}", *per_million) : "-"});
     }
   std::string out =
       "\nper service (latency of served requests; in SLO: answered within the SLO's bound; lost: "

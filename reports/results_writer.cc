@@ -120,9 +120,8 @@ ojson per_service_json(const RunSummary& s) {
     e["scale_downs"] = v.scale_downs;
     e["replica_failures"] = v.replica_failures;
     e["gpu_hours"] = tidy_value(v.gpu_hours);
-    const double served = v.requests - v.dropped - v.unserved;
-    e["gpu_hours_per_million"] =
-        served > 0 ? ojson(tidy_value(v.gpu_hours / served * 1e6)) : ojson(nullptr);
+    const auto per_million = v.gpu_hours_per_million();
+    e["gpu_hours_per_million"] = per_million ? ojson(tidy_value(*per_million)) : ojson(nullptr);
     e["outside_checked"] = tidy_value(v.outside_checked);
     services.push_back(std::move(e));
   }

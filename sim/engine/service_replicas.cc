@@ -46,7 +46,7 @@ void Simulation::serving_tick() {
   if (now_ >= sv.next_sync_s) {
     replace_failed_replicas();
     autoscale();
-    sv.next_sync_s += HpaSpec{}.sync_period_s;
+    sv.next_sync_s += kHpaSyncPeriodS;
   }
   if (now_ >= sv.next_interval_s) {
     serve_interval();
@@ -205,6 +205,7 @@ void Simulation::serve_interval() {
     sharing_->apply_sm_caps(g, on_g, sv.loads);
     sv.replicas.clear();
     sv.replica_pods.clear();
+    sv.replica_services.clear();
     sv.background.clear();
     for (size_t k = 0; k < on_g.size(); ++k) {
       const uint32_t q = on_g[k];
@@ -213,7 +214,8 @@ void Simulation::serve_interval() {
       if (it != group.end()) {
         sv.replicas.push_back(
             {sv.service[it->service].serving, sv.per_replica_rate[it->service], sv.loads[k]});
-        sv.replica_pods.push_back(it->service);
+        sv.replica_services.push_back(it->service);
+        sv.replica_pods.push_back(q);
         sv.loads[k].sm_demand = 0;  // a replica's own demand is the solve's to set
       } else if (q < arrivals_) {
         // A batch pod or a notebook beside the replicas. (A replica that is loading, or serves
@@ -230,10 +232,11 @@ void Simulation::serve_interval() {
     }
     if (sv.last_solve.empty()) sv.last_solve.resize(cluster_.gpu_count());
     ServingState::GpuSolve& last = sv.last_solve[g];
+    const bool same_tenants = last.tenants.size() == on_g.size() &&
+                              std::equal(on_g.begin(), on_g.end(), last.tenants.begin()) &&
+                              last.loads == sv.loads && last.out.size() == sv.replicas.size();
     const bool same =
-        last.tenants.size() == on_g.size() &&
-        std::equal(on_g.begin(), on_g.end(), last.tenants.begin()) && last.loads == sv.loads &&
-        last.rates.size() == sv.replicas.size() &&
+        same_tenants && last.rates.size() == sv.replicas.size() &&
         std::equal(sv.replicas.begin(), sv.replicas.end(), last.rates.begin(),
                    [](const ServingReplica& x, double before) {
                      return std::abs(x.arrival_rate - before) <= ServingState::kReuseRate * before;
@@ -243,9 +246,7 @@ void Simulation::serve_interval() {
     } else {
       ++sv.solves;
       // The same tenants at other rates: the last solve's fixed point starts this one.
-      const bool warm = last.tenants.size() == on_g.size() &&
-                        std::equal(on_g.begin(), on_g.end(), last.tenants.begin()) &&
-                        last.loads == sv.loads && last.out.size() == sv.replicas.size();
+      const bool warm = same_tenants;
       if (!warm) last.warm.replicas = 0;
       last.out.resize(sv.replicas.size());
       sv.approx.solve(sv.replicas, sv.background, last.out, &last.warm);
@@ -257,16 +258,11 @@ void Simulation::serve_interval() {
       for (const ServingReplica& x : sv.replicas) last.rates.push_back(x.arrival_rate);
     }
     const std::vector<ReplicaApprox>& solved = last.out;
-    size_t r = 0;
-    for (size_t k = 0; k < on_g.size(); ++k) {
-      const uint32_t q = on_g[k];
-      if (std::none_of(group.begin(), group.end(),
-                       [&](const ServingState::Ready& x) { return x.pod == q; }))
-        continue;
+    for (size_t r = 0; r < sv.replicas.size(); ++r) {
+      const uint32_t q = sv.replica_pods[r];
       const ReplicaApprox& a = solved[r];
-      const uint32_t s = sv.replica_pods[r];
+      const uint32_t s = sv.replica_services[r];
       const double rate = sv.replicas[r].arrival_rate;
-      ++r;
       sv.ledger.add_replica(s, a, rate * dt);
       check_replica_memory(q, g, s, a);
       ServingState::Replica& st = sv.pool[q - arrivals_];

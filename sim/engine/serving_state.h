@@ -78,7 +78,7 @@ struct ServingState {
   std::vector<double> per_replica_rate;  // per service, this interval
   std::vector<TenantLoad> loads;
   std::vector<ServingReplica> replicas;
-  std::vector<uint32_t> replica_pods;
+  std::vector<uint32_t> replica_pods, replica_services;  // of `replicas`, in the GPU's order
   std::vector<BackgroundTenant> background;
   std::vector<ServiceLedger::Replicas> counts;
   std::vector<uint32_t> changed;  // replicas whose demand moved: their GPUs are solved anew

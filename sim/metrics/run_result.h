@@ -216,6 +216,12 @@ struct ServiceSummary {
   double gpu_hours = 0;                     // GPU-hours its replicas held (their claims)
   // Share of its requests in replica-intervals above the approximation's checked load (0.9).
   double outside_checked = 0;
+
+  double served() const { return requests - dropped - unserved; }
+  // GPU-hours per million requests served; none when none was.
+  std::optional<double> gpu_hours_per_million() const {
+    return served() > 0 ? std::optional<double>(gpu_hours / served() * 1e6) : std::nullopt;
+  }
 };
 
 // The services' requests together (RunSummary::service_totals).

@@ -28,8 +28,7 @@ ServiceTotals service_figures(const ServiceSummary& v) {
   t.slo_services = v.within_slo ? 1 : 0;
   t.slo_met = v.slo_met.value_or(false) ? 1 : 0;
   t.gpu_hours = v.gpu_hours;
-  const double served = v.requests - v.dropped - v.unserved;
-  if (served > 0) t.gpu_hours_per_million = v.gpu_hours / served * 1e6;
+  t.gpu_hours_per_million = v.gpu_hours_per_million();
   return t;
 }
 

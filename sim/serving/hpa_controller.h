@@ -27,12 +27,14 @@ struct HpaRules {
 // Kubernetes' defaults: scale up by 100% or 4 pods per 15 s, whichever is more, at once; scale
 // down by up to 100% per 15 s, to the highest recommendation of the last 300 s; tolerance 0.1;
 // a sync every 15 s (kube-controller-manager's --horizontal-pod-autoscaler-sync-period).
+inline constexpr double kHpaSyncPeriodS = 15.0;
+
 struct HpaSpec {
   int min_replicas = 1;
   int max_replicas = 1;
   double target = 1.0;  // the metric's target per replica (its AverageValue), > 0
   double tolerance = 0.1;
-  double sync_period_s = 15.0;
+  double sync_period_s = kHpaSyncPeriodS;
   HpaRules scale_up{0.0,
                     {{HpaPolicy::Type::kPercent, 100, 15.0}, {HpaPolicy::Type::kPods, 4, 15.0}},
                     HpaRules::Select::kMax};
