@@ -252,6 +252,11 @@ int ServeCommand::run_extender() const {
   }
 
   k8s::MetricsEndpoint metrics(state);  // outlives the server that records into it
+  if (link) {
+    metrics.set_watch_source([&link](k8s::WatchKind kind) {
+      return kind == k8s::WatchKind::Node ? link->node_stats() : link->pod_stats();
+    });
+  }
   k8s::ExtenderServer server(state, *writer, server_options);
   server.set_metrics([&metrics] { return metrics.scrape(); });
   server.set_request_metrics(metrics.metrics());

@@ -79,6 +79,26 @@ ExtenderMetrics::ExtenderMetrics(MetricRegistry& registry)
                            "Pods in the extender's state: known, and bound to a node", {"state"})),
       objects_rejected_(registry.counter("slicelab_extender_watch_objects_rejected_total",
                                          "Watched nodes and pods the extender could not read", {})),
+      watch_lists_(registry.counter(
+          "slicelab_extender_watch_lists_total",
+          "Complete LISTs of the API server's watch: the first one and each re-list", {"kind"})),
+      watch_expired_(registry.counter(
+          "slicelab_extender_watch_expired_total",
+          "Watches whose resourceVersion had expired (410 Gone), each followed by a re-list",
+          {"kind"})),
+      watch_broken_(registry.counter("slicelab_extender_watch_broken_total",
+                                     "Watch streams that broke mid-way", {"kind"})),
+      watch_failures_(registry.counter("slicelab_extender_watch_failures_total",
+                                       "LIST and WATCH requests that failed outright", {"kind"})),
+      record_lines_(registry.counter("slicelab_shadow_record_lines_total",
+                                     "Shadow decision lines written to the --record folder", {})),
+      record_dropped_(registry.counter(
+          "slicelab_shadow_record_dropped_total",
+          "Shadow decision lines dropped because the writer's queue was full", {})),
+      record_errors_(registry.counter("slicelab_shadow_record_write_errors_total",
+                                      "Writes of shadow decision lines that failed", {})),
+      resident_memory_(
+          registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes", {})),
       memory_limit_(registry.collected_gauge(
           "hami_gpu_memory_limit_bytes", "Device memory limit for a certain GPU", kDeviceLabels)),
       core_limit_(registry.collected_gauge("hami_gpu_core_limit_ratio",
@@ -120,6 +140,16 @@ ExtenderMetrics::ExtenderMetrics(MetricRegistry& registry)
   pods_.with({"known"});
   pods_.with({"bound"});
   objects_rejected_.with({});
+  for (const char* kind : {"node", "pod"}) {
+    watch_lists_.with({kind});
+    watch_expired_.with({kind});
+    watch_broken_.with({kind});
+    watch_failures_.with({kind});
+  }
+  record_lines_.with({});
+  record_dropped_.with({});
+  record_errors_.with({});
+  resident_memory_.with({});
   set_gpu_collectors();
 }
 
@@ -295,6 +325,33 @@ void ExtenderMetrics::update_cluster(const ClusterFigures& figures) {
   pods_.with({"bound"}).set(static_cast<double>(figures.pods_bound));
   const std::lock_guard lock(totals_mutex_);
   add_growth(objects_rejected_.with({}), figures.objects_rejected, objects_rejected_seen_);
+}
+
+void ExtenderMetrics::update_watch(std::string_view kind, const WatchFigures& figures) {
+  size_t k = 0;
+  if (kind == "pod") {
+    k = 1;
+  } else if (kind != "node") {
+    return;
+  }
+  const std::vector<std::string> labels = {std::string(kind)};
+  const std::lock_guard lock(totals_mutex_);
+  WatchFigures& seen = watch_seen_[k];
+  add_growth(watch_lists_.with(labels), figures.lists, seen.lists);
+  add_growth(watch_expired_.with(labels), figures.expired, seen.expired);
+  add_growth(watch_broken_.with(labels), figures.broken, seen.broken);
+  add_growth(watch_failures_.with(labels), figures.failures, seen.failures);
+}
+
+void ExtenderMetrics::update_decision_log(const DecisionLogFigures& figures) {
+  const std::lock_guard lock(totals_mutex_);
+  add_growth(record_lines_.with({}), figures.lines, record_seen_.lines);
+  add_growth(record_dropped_.with({}), figures.dropped, record_seen_.dropped);
+  add_growth(record_errors_.with({}), figures.write_errors, record_seen_.write_errors);
+}
+
+void ExtenderMetrics::update_resident_memory(int64_t bytes) {
+  resident_memory_.with({}).set(static_cast<double>(bytes));
 }
 
 }  // namespace slicelab::k8s

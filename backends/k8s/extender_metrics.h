@@ -40,6 +40,10 @@ class ExtenderMetrics {
   void update_gpu_allocation(GpuAllocationSnapshot snapshot);
   void update_shadow(const ShadowSnapshot& figures);
   void update_cluster(const ClusterFigures& figures);
+  // `kind`: "node" or "pod" (anything else is ignored).
+  void update_watch(std::string_view kind, const WatchFigures& figures);
+  void update_decision_log(const DecisionLogFigures& figures);
+  void update_resident_memory(int64_t bytes);
 
   // The two halves of record_request, for a server that times its handlers but counts every
   // answer (refused bodies and unknown paths included) in one place.
@@ -75,6 +79,14 @@ class ExtenderMetrics {
   GaugeFamily& nodes_;
   GaugeFamily& pods_;
   CounterFamily& objects_rejected_;
+  CounterFamily& watch_lists_;
+  CounterFamily& watch_expired_;
+  CounterFamily& watch_broken_;
+  CounterFamily& watch_failures_;
+  CounterFamily& record_lines_;
+  CounterFamily& record_dropped_;
+  CounterFamily& record_errors_;
+  GaugeFamily& resident_memory_;
   // The latest GPU allocation, read by the collected families below at each scrape.
   std::shared_ptr<const GpuAllocationSnapshot> gpus() const;
   mutable std::mutex gpus_mutex_;
@@ -98,6 +110,8 @@ class ExtenderMetrics {
   int64_t same_node_seen_ = 0;
   int64_t other_node_seen_ = 0;
   int64_t objects_rejected_seen_ = 0;
+  std::array<WatchFigures, 2> watch_seen_{};  // node, pod
+  DecisionLogFigures record_seen_{};
 };
 
 }  // namespace slicelab::k8s

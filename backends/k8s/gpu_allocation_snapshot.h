@@ -62,4 +62,19 @@ struct ClusterFigures {
   int64_t objects_rejected = 0;  // watched objects that could not be read
 };
 
+// One watch's health (node or pod), running totals as ResourceWatch counts them.
+struct WatchFigures {
+  int64_t lists = 0;     // complete LISTs: the first one and each re-list
+  int64_t expired = 0;   // 410 Gone: the watch's resourceVersion had expired
+  int64_t broken = 0;    // streams that failed mid-way
+  int64_t failures = 0;  // requests that failed outright (refused, 5xx, 401)
+};
+
+// Shadow mode's decision log (--record DIR), running totals.
+struct DecisionLogFigures {
+  int64_t lines = 0;         // decision lines written to the log
+  int64_t dropped = 0;       // lines dropped because the writer's queue was full
+  int64_t write_errors = 0;  // writes or syncs that failed (the line is lost)
+};
+
 }  // namespace slicelab::k8s

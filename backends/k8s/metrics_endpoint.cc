@@ -1,5 +1,7 @@
 #include "backends/k8s/metrics_endpoint.h"
 
+#include "backends/k8s/process_memory.h"
+
 namespace slicelab::k8s {
 
 MetricsEndpoint::MetricsEndpoint(const ExtenderState& state, size_t max_exposition_bytes)
@@ -17,6 +19,16 @@ std::string MetricsEndpoint::scrape() {
                             static_cast<int64_t>(f.decisions), static_cast<int64_t>(f.same_node),
                             static_cast<int64_t>(f.different_node)});
   }
+  if (watch_source_) {
+    for (const WatchKind kind : {WatchKind::Node, WatchKind::Pod}) {
+      const WatchStats w = watch_source_(kind);
+      metrics_.update_watch(kind == WatchKind::Node ? "node" : "pod",
+                            {static_cast<int64_t>(w.lists), static_cast<int64_t>(w.expired),
+                             static_cast<int64_t>(w.broken), static_cast<int64_t>(w.failures)});
+    }
+  }
+  if (log_source_) metrics_.update_decision_log(log_source_());
+  if (const auto rss = resident_memory_bytes()) metrics_.update_resident_memory(*rss);
   metrics_.update_gpu_allocation(state_.gpu_allocation());
   return registry_.expose();
 }

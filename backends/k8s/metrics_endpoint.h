@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "backends/k8s/extender_metrics.h"
 #include "backends/k8s/extender_state.h"
 #include "backends/k8s/prometheus_registry.h"
+#include "backends/k8s/resource_watch.h"
 
 namespace slicelab::k8s {
 
@@ -21,6 +24,13 @@ class MetricsEndpoint {
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
 
+  // Where a scrape reads the watches' health and the shadow decision log's totals; set before
+  // the server serves (they are not guarded). Without them those series stay 0.
+  using WatchStatsSource = std::function<WatchStats(WatchKind)>;
+  using DecisionLogSource = std::function<DecisionLogFigures()>;
+  void set_watch_source(WatchStatsSource source) { watch_source_ = std::move(source); }
+  void set_decision_log_source(DecisionLogSource source) { log_source_ = std::move(source); }
+
   // What the server's handlers record into (requests, latency, decisions).
   ExtenderMetrics& metrics() { return metrics_; }
   // The exposition text, after reading the state's figures: the GPU families are written from
@@ -31,6 +41,8 @@ class MetricsEndpoint {
   const ExtenderState& state_;
   MetricRegistry registry_;
   ExtenderMetrics metrics_;
+  WatchStatsSource watch_source_;
+  DecisionLogSource log_source_;
 };
 
 }  // namespace slicelab::k8s
