@@ -4,8 +4,11 @@
 #include <malloc.h>
 #include <pthread.h>
 
+#include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "backends/k8s/api_config.h"
@@ -15,6 +18,8 @@
 #include "backends/k8s/extender_state.h"
 #include "backends/k8s/heap_release.h"
 #include "backends/k8s/metrics_endpoint.h"
+#include "backends/k8s/recording_folder.h"
+#include "backends/k8s/shadow_decision_log.h"
 #include "cli/input_paths.h"
 #include "cli/usage_error.h"
 #include "sim/scenario/scenario.h"
@@ -24,6 +29,18 @@
 
 namespace slicelab {
 namespace {
+
+// The version recording.json names as its writer (what --version prints).
+constexpr const char* kServeRecordingWriter = "slicelab 0.1.0";
+
+// INTEGRATION POINT (issue 33, `slicelab record`): the recorder of pod and node events
+// (backends/k8s, written on another branch) starts here, beside the shadow extender, writing
+// DIR's events-NNNNNN.jsonl with its own list and watch from `config` (nothing when `config`
+// is empty: an offline source has no events to record). It must be stopped before the function
+// that started it returns. Until it is merged, `--record` writes the header and the decisions
+// only.
+void start_event_recorder_beside_extender(const std::filesystem::path& /*dir*/,
+                                          const k8s::ApiConfig* /*config*/) {}
 
 // Without an API server (snapshot files): binds are printed and succeed, so that a
 // kube-scheduler pointed at the extender, or curl, can drive it offline.
@@ -142,6 +159,11 @@ ServeCommand::ServeCommand(CLI::App& app)
   extender_->add_flag("--shadow", shadow_,
                       "Prioritize-only, change nothing: record what slicelab would do");
   extender_
+      ->add_option("--record", record_dir_,
+                   "With --shadow: write slicelab's decisions into this recording folder "
+                   "(docs/recording-format.md; created when absent, its parent must exist)")
+      ->check(CLI::NonexistentPath | CLI::ExistingDirectory);
+  extender_
       ->add_option("--filter-returns", filter_returns_,
                    "chosen: only the policy's node (default); all: every feasible node")
       ->check(CLI::IsMember({"chosen", "all"}));
@@ -154,6 +176,31 @@ ServeCommand::ServeCommand(CLI::App& app)
 int ServeCommand::run() const {
   if (device_plugin_.chosen()) return device_plugin_.run();
   return run_extender();
+}
+
+std::unique_ptr<k8s::ShadowDecisionLog> ServeCommand::start_decision_log(
+    k8s::ExtenderState& state, const std::string& policy, const std::string& server) const {
+  k8s::RecordingHeader header;
+  header.started = k8s::format_recording_time(std::chrono::system_clock::now());
+  header.server = server;
+  header.slicelab = kServeRecordingWriter;
+  k8s::ensure_recording_folder(record_dir_, header);
+  auto log = std::make_unique<k8s::ShadowDecisionLog>(record_dir_, policy);
+  log->set_figures_source([&state]() -> std::optional<k8s::DecisionFiguresLine> {
+    const k8s::ExtenderSnapshot s = state.snapshot();
+    if (!s.shadow) return std::nullopt;
+    const k8s::ShadowFigures& f = *s.shadow;
+    return k8s::DecisionFiguresLine{f.decisions,
+                                    f.same_node,
+                                    f.different_node,
+                                    f.pending_placeable,
+                                    f.fragmented_gpus_actual,
+                                    f.fragmented_gpus_slicelab,
+                                    0};
+  });
+  state.set_decision_sink(log.get());
+  log->start();
+  return log;
 }
 
 int ServeCommand::run_extender() const {
@@ -178,6 +225,8 @@ int ServeCommand::run_extender() const {
     throw UsageError("--tls-cert-file and --tls-private-key-file go together");
   if (!client_ca_file_.empty() && tls_cert_file_.empty())
     throw UsageError("--client-ca-file needs --tls-cert-file and --tls-private-key-file");
+  if (!record_dir_.empty() && !shadow_)
+    throw UsageError("--record writes shadow mode's decisions: give --shadow too");
   if (!metrics_token_file_.empty() && probe_listen_.empty())
     throw UsageError("--metrics-token-file is the token of /metrics on --probe-listen: give both");
   if (!tls_cert_file_.empty())
@@ -222,6 +271,10 @@ int ServeCommand::run_extender() const {
   options.filter_returns_all = filter_returns_ == "all";
   // The simulator's seed for this policy: same seed, same tie-breaks.
   k8s::ExtenderState state(scenario, *policy, derive_seed(scenario.seed, policy->name), options);
+  // Shadow decisions on record: declared after the state, whose figures its writer reads, and
+  // before the watches and the server, so that it stops after them (its last lines complete).
+  std::unique_ptr<k8s::ShadowDecisionLog> decision_log;
+  std::optional<k8s::ApiConfig> api_config;
   PrintingWriter printing;
   k8s::ClusterWriter* writer = &printing;
   // The API server's watches keep the state; binds go to it. Declared before the server, so
@@ -238,9 +291,15 @@ int ServeCommand::run_extender() const {
       config.token_file = token_file_;
       config.source = "--api-server " + api_server_;
     }
+    api_config = config;
     link = std::make_unique<k8s::ClusterConnection>(std::move(config), state);
     writer = &link->writer();
-  } else {
+  }
+  if (!record_dir_.empty()) {
+    decision_log = start_decision_log(state, policy->name, api_config ? api_config->server : "");
+    start_event_recorder_beside_extender(record_dir_, api_config ? &*api_config : nullptr);
+  }
+  if (!api) {
     {
       KubeObjects objects;
       if (!nodes_file_.empty()) read_kube_objects(nodes_file_, objects);
@@ -252,6 +311,9 @@ int ServeCommand::run_extender() const {
   }
 
   k8s::MetricsEndpoint metrics(state);  // outlives the server that records into it
+  if (decision_log) {
+    metrics.set_decision_log_source([&decision_log] { return decision_log->figures(); });
+  }
   if (link) {
     metrics.set_watch_source([&link](k8s::WatchKind kind) {
       return kind == k8s::WatchKind::Node ? link->node_stats() : link->pod_stats();

@@ -241,7 +241,7 @@ void ExtenderState::apply_pod(const KubePod& pod) {
   record.pod = pod;
   record.spec = spec_of(pod);
   if (pod.node_name.empty()) {
-    if (counterfactual_ && record.spec.gpu_count > 0) shadow_decide(key, record.spec);
+    if (counterfactual_ && record.spec.gpu_count > 0) shadow_decide(key, pod.uid, record.spec);
     return;
   }
   decisions_.erase(key);
@@ -286,14 +286,22 @@ void ExtenderState::remove_pod(const std::string& key) {
 }
 
 // Shadow mode: slicelab's own choice for a pending pod, applied to the counterfactual state.
-void ExtenderState::shadow_decide(const std::string& key, const PodSpec& spec) {
+void ExtenderState::shadow_decide(const std::string& key, const std::string& uid,
+                                  const PodSpec& spec) {
   if (shadow_choice_.contains(key) || counterfactual_->bound(key) != nullptr) return;
   const Decision d = counterfactual_->decide(key, spec, nullptr);
   if (!d.node) return;  // tried again at its next event or prioritize
   if (counterfactual_->bind(key, spec, *d.node, &d.gpus).empty()) {
     shadow_choice_.emplace(key, *d.node);
     ++shadow_.decisions;
+    if (decision_sink_ != nullptr)
+      decision_sink_->decided({key, uid, *d.node, d.gpus, d.feasible.size()});
   }
+}
+
+void ExtenderState::set_decision_sink(ShadowDecisionSink* sink) {
+  std::lock_guard lock(mu_);
+  decision_sink_ = sink;
 }
 
 // --- the extender's verbs ---
@@ -489,7 +497,7 @@ std::vector<HostPriority> ExtenderState::prioritize(const ExtenderArgs& args) {
   const KubePod& pod = *request.pod;
   if (spec.gpu_count == 0) return out;
   if (options_.shadow) {
-    shadow_decide(pod.name, spec);
+    shadow_decide(pod.name, pod.uid, spec);
     return out;
   }
   auto it = decisions_.find(pod.name);

@@ -20,6 +20,7 @@
 #include "backends/k8s/cluster_decider.h"
 #include "backends/k8s/cluster_io.h"
 #include "backends/k8s/extender_wire.h"
+#include "backends/k8s/shadow_decision_sink.h"
 #include "sim/metrics/fragmentation.h"
 #include "sim/scenario/scenario.h"
 
@@ -95,6 +96,10 @@ class ExtenderState final : public ClusterWatchSink {
   // gives the reservation back. A refused bind writes nothing.
   ExtenderBindingResult bind(const ExtenderBindingArgs& args, ClusterWriter& writer);
 
+  // Shadow mode: each pod placed in the counterfactual state is also reported to `sink` (under
+  // the state's lock). Set before the watches start; `sink` outlives the state's use of it.
+  void set_decision_sink(ShadowDecisionSink* sink);
+
   ExtenderSnapshot snapshot() const;
   // The actual state's GPUs as /metrics reports them (HAMi's figures).
   GpuAllocationSnapshot gpu_allocation() const;
@@ -157,7 +162,7 @@ class ExtenderState final : public ClusterWatchSink {
   void remove_pod(const std::string& key);
   void account_bound(const std::string& key, const PodRecord& record);
   PodSpec spec_of(const KubePod& pod) const;
-  void shadow_decide(const std::string& key, const PodSpec& spec);
+  void shadow_decide(const std::string& key, const std::string& uid, const PodSpec& spec);
   std::string annotation_for(const std::string& key, const std::string& node) const;
   // Keeps `d` for `key`, evicting expired decisions and, past kMaxKeptDecisions, the oldest.
   void keep_decision(const std::string& key, CachedDecision d);
@@ -194,6 +199,7 @@ class ExtenderState final : public ClusterWatchSink {
   ResolvedNodes last_resolved_;
   ExtenderSnapshot counters_;
   ShadowFigures shadow_;
+  ShadowDecisionSink* decision_sink_ = nullptr;  // under mu_
 };
 
 }  // namespace slicelab::k8s
