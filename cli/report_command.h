@@ -1,5 +1,6 @@
 // `slicelab report <results folder>`: writes report.md and report.html from the files a
-// compare, run or plan left there; also used by `compare --report` right after the results.
+// compare, run or plan left there; also used by `compare --report` right after the results. On a
+// recording folder of `serve extender --shadow --record`, prints the shadow comparison instead.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,7 +20,9 @@ class ReportCommand {
 
  private:
   CLI::App* cmd_;
+  int run_shadow() const;
   std::string dir_;
+  std::string pending_after_;  // a recording folder's threshold (a Go duration)
   bool quiet_ = false;
   OutputFormat format_;  // --format json: where the report went, as one document
 };
