@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -34,6 +35,7 @@ std::vector<std::filesystem::path> recording_segments(const std::filesystem::pat
   }
   std::sort(found.begin(), found.end());
   std::vector<std::filesystem::path> out;
+  out.reserve(found.size());
   for (auto& f : found) out.push_back(std::move(f.second));
   return out;
 }
@@ -41,34 +43,40 @@ std::vector<std::filesystem::path> recording_segments(const std::filesystem::pat
 using RecordingLineHandler =
     std::function<void(const nlohmann::json& line, const std::string& where)>;
 
-// Calls `handle` with each whole line of `file`, parsed; the torn last line is skipped.
+// Calls `handle` with each whole line of `file`, parsed; the torn last line is skipped. Reads in
+// blocks: a line is held once, and refused as soon as it passes the limit.
 void each_recording_line(const std::filesystem::path& file, const RecordingLineHandler& handle) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot read", file.string()));
+  std::vector<char> block(size_t{1} << 16);
   std::string line;
   size_t number = 0;
-  while (true) {
-    line.clear();
-    bool whole = false;
-    // getline with a bound: a line past the limit is refused without being held whole.
-    for (char c; in.get(c);) {
-      if (c == '\n') {
-        whole = true;
-        break;
-      }
-      if (line.size() >= kMaxRecordingLineBytes)
-        throw InputError(fmt::format("{}:{}: a line longer than {} bytes", file.string(),
-                                     number + 1, kMaxRecordingLineBytes));
-      line.push_back(c);
-    }
+  const auto whole_line = [&] {
     ++number;
-    if (!whole) return;  // the end, or a torn last line
     const std::string where = fmt::format("{}:{}", file.string(), number);
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object())
       throw InputError(where + ": expected a JSON object on each line");
     handle(j, where);
+    line.clear();
+  };
+  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0) {
+    const auto n = static_cast<size_t>(in.gcount());
+    size_t from = 0;
+    while (from < n) {
+      const void* nl = std::memchr(block.data() + from, '\n', n - from);
+      const size_t to =
+          nl != nullptr ? static_cast<size_t>(static_cast<const char*>(nl) - block.data()) : n;
+      if (line.size() + (to - from) > kMaxRecordingLineBytes)
+        throw InputError(fmt::format("{}:{}: a line longer than {} bytes", file.string(),
+                                     number + 1, kMaxRecordingLineBytes));
+      line.append(block.data() + from, to - from);
+      if (nl == nullptr) break;
+      whole_line();
+      from = to + 1;
+    }
   }
+  // What is left in `line` had no '\n': the end, or a torn last line.
 }
 
 double recording_time(const nlohmann::json& line, const std::string& where) {

@@ -15,7 +15,7 @@ namespace slicelab::k8s {
 namespace {
 
 // A header is a few hundred bytes; a larger file is not one.
-constexpr std::uintmax_t kMaxRecordingHeaderBytes = 64 * 1024;
+constexpr std::uintmax_t kMaxRecordingHeaderBytes = std::uintmax_t{64} << 10;
 
 [[noreturn]] void recording_folder_fail(const std::filesystem::path& p, const std::string& what) {
   throw std::runtime_error(p.string() + ": " + what);
