@@ -24,7 +24,7 @@ namespace {
 
 using slicelab::testing::grafana_variable_expression;
 using slicelab::testing::parse_prometheus_text;
-using slicelab::testing::promql_series_names;
+using slicelab::testing::promql_selectors;
 
 const std::string kDashboardSource = std::string(SLICELAB_SOURCE_DIR);
 const std::string kDashboard = kDashboardSource + "/docs/examples/grafana-slicelab-extender.json";
@@ -35,21 +35,30 @@ nlohmann::json read_grafana_dashboard() {
   return nlohmann::json::parse(in);
 }
 
-// Sample names a Prometheus server stores for the families of one exposition: a counter's or
-// gauge's name, a histogram's _bucket, _sum and _count (never its bare name).
-void add_stored_names(const std::string& text, std::set<std::string>& names) {
+// What a scrape holds: the sample names a Prometheus server stores for its families (a
+// counter's or gauge's name, a histogram's _bucket, _sum and _count, never its bare name), and
+// for those with samples the label names they carry.
+struct ExportedSeries {
+  std::set<std::string> names;
+  std::map<std::string, std::set<std::string>> labels;
+};
+
+void add_stored_names(const std::string& text, ExportedSeries& out) {
   for (const auto& family : parse_prometheus_text(text).families) {
     if (family.type == "histogram") {
-      for (const char* suffix : {"_bucket", "_sum", "_count"}) names.insert(family.name + suffix);
+      for (const char* suffix : {"_bucket", "_sum", "_count"})
+        out.names.insert(family.name + suffix);
     } else {
-      names.insert(family.name);
+      out.names.insert(family.name);
     }
+    for (const auto& sample : family.samples)
+      for (const auto& [label, value] : sample.labels) out.labels[sample.name].insert(label);
   }
 }
 
 // What a shadow-mode extender over scenarios/kubernetes exports, with its watch and decision
 // log sources wired as `serve extender --shadow --record` wires them.
-std::set<std::string> exported_series() {
+ExportedSeries exported_series() {
   const Scenario scenario = load_scenario(kDashboardSource + "/scenarios/kubernetes.yaml");
   ExtenderOptions options;
   options.shadow = true;
@@ -58,16 +67,18 @@ std::set<std::string> exported_series() {
   read_kube_objects(kDashboardSource + "/scenarios/kubernetes/nodes.json", objects);
   read_kube_objects(kDashboardSource + "/scenarios/kubernetes/pods.json", objects);
   state.load(objects);
-  std::set<std::string> names;
+  ExportedSeries series;
   MetricsEndpoint endpoint(state);
   endpoint.set_watch_source([](WatchKind) { return WatchStats{}; });
   endpoint.set_decision_log_source([] { return DecisionLogFigures{}; });
+  // A request answered, as the server records it: the per-code series exist from the first one.
+  endpoint.metrics().record_request("filter", 200, 0.001);
   const std::string whole = endpoint.scrape();
-  add_stored_names(whole, names);
+  add_stored_names(whole, series);
   // The dropped-families gauge appears only in a scrape over its limit: take one such scrape.
   MetricsEndpoint capped(state, whole.find("# HELP hami_"));
-  add_stored_names(capped.scrape(), names);
-  return names;
+  add_stored_names(capped.scrape(), series);
+  return series;
 }
 
 struct DashboardQuery {
@@ -99,21 +110,32 @@ std::vector<DashboardQuery> dashboard_queries(const nlohmann::json& dashboard) {
 }
 
 // Every problem of the dashboard's queries: a query that does not tokenize, a panel target that
-// selects no series, a series the extender does not export.
+// selects no series, a series the extender does not export, a matcher on a label its series do
+// not carry (job and instance are the scrape's own).
 std::vector<std::string> query_problems(const nlohmann::json& dashboard,
-                                        const std::set<std::string>& exported) {
+                                        const ExportedSeries& exported) {
   std::vector<std::string> problems;
   for (const DashboardQuery& q : dashboard_queries(dashboard)) {
-    std::vector<std::string> names;
+    std::vector<slicelab::testing::PromqlSelector> selectors;
     try {
-      names = promql_series_names(q.expr);
+      selectors = promql_selectors(q.expr);
     } catch (const slicelab::testing::PromqlTokenError& e) {
       problems.push_back(q.where + ": " + e.what());
       continue;
     }
-    if (q.panel && names.empty()) problems.push_back(q.where + ": selects no series: " + q.expr);
-    for (const std::string& n : names) {
-      if (!exported.count(n)) problems.push_back(q.where + ": '" + n + "' is not exported");
+    if (q.panel && selectors.empty())
+      problems.push_back(q.where + ": selects no series: " + q.expr);
+    for (const auto& sel : selectors) {
+      if (!exported.names.count(sel.name)) {
+        problems.push_back(q.where + ": '" + sel.name + "' is not exported");
+        continue;
+      }
+      const auto known = exported.labels.find(sel.name);
+      if (known == exported.labels.end()) continue;  // no samples to learn its labels from
+      for (const std::string& label : sel.labels) {
+        if (label != "job" && label != "instance" && !known->second.count(label))
+          problems.push_back(q.where + ": '" + sel.name + "' has no label '" + label + "'");
+      }
     }
   }
   return problems;
@@ -121,13 +143,11 @@ std::vector<std::string> query_problems(const nlohmann::json& dashboard,
 
 class GrafanaDashboardTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    exported_ = std::make_unique<std::set<std::string>>(exported_series());
-  }
+  static void SetUpTestSuite() { exported_ = std::make_unique<ExportedSeries>(exported_series()); }
   static void TearDownTestSuite() { exported_.reset(); }
-  static std::unique_ptr<std::set<std::string>> exported_;
+  static std::unique_ptr<ExportedSeries> exported_;
 };
-std::unique_ptr<std::set<std::string>> GrafanaDashboardTest::exported_;
+std::unique_ptr<ExportedSeries> GrafanaDashboardTest::exported_;
 
 TEST_F(GrafanaDashboardTest, EveryQueriedSeriesIsExported) {
   const nlohmann::json dashboard = read_grafana_dashboard();
@@ -140,7 +160,7 @@ TEST_F(GrafanaDashboardTest, EveryQueriedSeriesIsExported) {
                         "slicelab_extender_watch_expired_total", "slicelab_shadow_bound_pods_total",
                         "slicelab_shadow_record_dropped_total", "process_resident_memory_bytes",
                         "slicelab_metrics_families_dropped"})
-    EXPECT_TRUE(exported_->count(n)) << n;
+    EXPECT_TRUE(exported_->names.count(n)) << n;
 }
 
 TEST_F(GrafanaDashboardTest, AMadeUpOrMisspelledSeriesIsCaught) {
@@ -149,7 +169,8 @@ TEST_F(GrafanaDashboardTest, AMadeUpOrMisspelledSeriesIsCaught) {
   nlohmann::json& first = dashboard["panels"][1]["targets"][0]["expr"];
   const std::string original = first.get<std::string>();
   // A series nobody exports, a histogram's bare name (Prometheus stores only its suffixed
-  // series), a misspelt variable query, an unclosed matcher.
+  // series), an unclosed matcher, a misspelt label, a target without a series, a misspelt
+  // variable query.
   first = "sum(rate(slicelab_extender_made_up_total{verb=\"filter\"}[5m]))";
   auto problems = query_problems(dashboard, *exported_);
   ASSERT_EQ(problems.size(), 1u);
@@ -161,6 +182,12 @@ TEST_F(GrafanaDashboardTest, AMadeUpOrMisspelledSeriesIsCaught) {
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("slicelab_extender_request_duration_seconds'"), std::string::npos);
   first = "sum(rate(slicelab_extender_requests_total{verb=\"filter\"[5m]))";
+  EXPECT_EQ(query_problems(dashboard, *exported_).size(), 1u);
+  first = "sum(rate(slicelab_extender_requests_total{verb=\"filter\", vreb=\"x\"}[5m]))";
+  problems = query_problems(dashboard, *exported_);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("has no label 'vreb'"), std::string::npos) << problems[0];
+  first = "sum(slicelab_shadow_fragmented_gpus{sid=\"actual\"})";
   EXPECT_EQ(query_problems(dashboard, *exported_).size(), 1u);
   first = "vector(1)";
   EXPECT_EQ(query_problems(dashboard, *exported_).size(), 1u);  // charts no series

@@ -33,6 +33,18 @@ TEST(PromqlSeriesNames, FindsSelectorsAndNothingElse) {
   EXPECT_EQ(promql_series_names("vector(1) + time()"), Names{});
 }
 
+TEST(PromqlSeriesNames, SelectorsCarryTheirMatchersLabels) {
+  const auto sels = promql_selectors(
+      "sum by (z) (a{x=\"1\", y=~\"$v\"}) + {__name__=\"b\", w!=\"\"} / c offset 5m");
+  ASSERT_EQ(sels.size(), 3u);
+  EXPECT_EQ(sels[0].name, "a");
+  EXPECT_EQ(sels[0].labels, (Names{"x", "y"}));
+  EXPECT_EQ(sels[1].name, "b");
+  EXPECT_EQ(sels[1].labels, Names{"w"});
+  EXPECT_EQ(sels[2].name, "c");
+  EXPECT_TRUE(sels[2].labels.empty());
+}
+
 TEST(PromqlSeriesNames, RefusesWhatItCannotRead) {
   for (const char* bad :
        {"m{a=\"b\"", "rate(m[5m]", "m)", "m{a=\"b}", "rate(m[5m)", "m}", "sum by (le m"})

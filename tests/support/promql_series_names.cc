@@ -36,8 +36,8 @@ class PromqlScanner {
  public:
   explicit PromqlScanner(std::string_view expr) : s_(expr) {}
 
-  std::vector<std::string> names() {
-    std::vector<std::string> out;
+  std::vector<PromqlSelector> selectors() {
+    std::vector<PromqlSelector> out;
     int depth = 0;
     while (at_ < s_.size()) {
       const char c = s_[at_];
@@ -46,7 +46,9 @@ class PromqlScanner {
       } else if (c == '#') {
         while (at_ < s_.size() && s_[at_] != '\n') ++at_;
       } else if (c == '{') {
-        if (std::string name = selector_name(); !name.empty()) out.push_back(std::move(name));
+        PromqlSelector sel;
+        selector_body(sel);
+        if (!sel.name.empty()) out.push_back(std::move(sel));
       } else if (c == '[') {
         skip_brackets();
       } else if (c == '$') {
@@ -128,11 +130,10 @@ class PromqlScanner {
     while (at_ < s_.size() && promql_ident_char(s_[at_])) ++at_;
   }
 
-  // Skips `{...}` (label matchers, strings inside); returns the value of a `__name__="m"`
-  // matcher, the selector's metric when it is written inside the braces.
-  std::string selector_name() {
+  // Reads `{...}` (label matchers, strings inside): the label names into `sel`, and the value of
+  // a `__name__="m"` matcher as its name (the selector's metric written inside the braces).
+  void selector_body(PromqlSelector& sel) {
     const size_t start = at_++;
-    std::string name;
     while (at_ < s_.size() && s_[at_] != '}') {
       const char c = s_[at_];
       if (c == '"' || c == '\'' || c == '`') {
@@ -143,6 +144,7 @@ class PromqlScanner {
         const size_t b = at_;
         while (at_ < s_.size() && promql_ident_char(s_[at_])) ++at_;
         const std::string_view label = s_.substr(b, at_ - b);
+        if (label != "__name__") sel.labels.emplace_back(label);
         const size_t op = next_non_space(at_);
         if (label == "__name__" && op < s_.size() && s_[op] == '=' &&
             (op + 1 >= s_.size() || s_[op + 1] != '~')) {
@@ -151,7 +153,7 @@ class PromqlScanner {
             at_ = q;
             const size_t open = at_;
             skip_string();
-            name = std::string(s_.substr(open + 1, at_ - open - 2));
+            sel.name = std::string(s_.substr(open + 1, at_ - open - 2));
           }
         }
       } else {
@@ -163,10 +165,9 @@ class PromqlScanner {
       throw PromqlTokenError(where("an unclosed '{'"));
     }
     ++at_;
-    return name;
   }
 
-  void identifier(std::vector<std::string>& out) {
+  void identifier(std::vector<PromqlSelector>& out) {
     const size_t b = at_;
     while (at_ < s_.size() && promql_ident_char(s_[at_])) ++at_;
     const std::string_view word = s_.substr(b, at_ - b);
@@ -186,7 +187,12 @@ class PromqlScanner {
     if (promql_is_one_of(kPromqlAggregations, word) || promql_is_one_of(kPromqlOtherKeywords, word))
       return;
     if (call) return;  // a function
-    out.emplace_back(word);
+    PromqlSelector sel{std::string(word), {}};
+    if (after < s_.size() && s_[after] == '{') {
+      at_ = after;
+      selector_body(sel);
+    }
+    out.push_back(std::move(sel));
   }
 
   std::string_view s_;
@@ -210,8 +216,14 @@ bool promql_call_arguments(std::string_view q, std::string_view fn, std::string_
 
 }  // namespace
 
+std::vector<PromqlSelector> promql_selectors(std::string_view expr) {
+  return PromqlScanner(expr).selectors();
+}
+
 std::vector<std::string> promql_series_names(std::string_view expr) {
-  return PromqlScanner(expr).names();
+  std::vector<std::string> names;
+  for (PromqlSelector& s : promql_selectors(expr)) names.push_back(std::move(s.name));
+  return names;
 }
 
 std::string grafana_variable_expression(std::string_view query) {

@@ -14,6 +14,12 @@ class PromqlTokenError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// One vector selector: its metric, and the label names its matchers test (`__name__` aside).
+struct PromqlSelector {
+  std::string name;
+  std::vector<std::string> labels;
+};
+
 // Every metric name `expr` selects, in order of appearance (repeats kept): identifiers that are
 // not followed by `(` (functions), not PromQL keywords (aggregations such as sum or topk, by,
 // without, on, ignoring, group_left, group_right, bool, and, or, unless, offset, inf, nan), not
@@ -23,6 +29,8 @@ class PromqlTokenError : public std::runtime_error {
 // histogram's series end in _bucket, _sum or _count. Throws PromqlTokenError on an unclosed
 // string, brace, bracket or parenthesis, or a stray closing one.
 std::vector<std::string> promql_series_names(std::string_view expr);
+// The same selectors with their matchers' label names, in order of appearance.
+std::vector<PromqlSelector> promql_selectors(std::string_view expr);
 
 // Grafana's template-variable query `label_values(selector, label)` (or `metrics(...)`,
 // `label_names()`, `query_result(expr)`) as the PromQL expression whose series it reads: for
