@@ -176,6 +176,7 @@ TEST_F(ShadowRecordTest, ReportCountsWhatTheSchedulerDidAgainstSlicelab) {
     for (const json& p : pods)
       event(shadow_seconds(decision.at(p["metadata"]["name"])) - 0.5, "ADDED", p);
     std::vector<std::pair<double, std::string>> order;
+    order.reserve(bound.size());
     for (const auto& [name, b] : bound) order.emplace_back(b.second, name);
     std::sort(order.begin(), order.end());
     for (const auto& [at, name] : order) event(at, "MODIFIED", api.pod("default", name));
