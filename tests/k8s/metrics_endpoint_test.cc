@@ -237,5 +237,38 @@ TEST_F(MetricsEndpointTest, ExportsShadowFigures) {
             1);
 }
 
+// The watch's health per kind and the decision log's totals are read at each scrape from their
+// sources and become counter increments (a counter never goes back, whatever the source says);
+// the process's resident memory is a gauge.
+TEST_F(MetricsEndpointTest, ExportsWatchHealthDecisionLogAndMemory) {
+  start(/*shadow=*/true, /*with_pods=*/false);
+  WatchStats pods;
+  pods.lists = 2;
+  pods.expired = 1;
+  pods.broken = 3;
+  WatchStats nodes;
+  nodes.lists = 1;
+  nodes.failures = 4;
+  DecisionLogFigures log{10, 2, 1};
+  endpoint_->set_watch_source([&](WatchKind k) { return k == WatchKind::Pod ? pods : nodes; });
+  endpoint_->set_decision_log_source([&] { return log; });
+  PromExposition e = scrape();
+  EXPECT_EQ(e.value("slicelab_extender_watch_lists_total", {{"kind", "pod"}}), 2);
+  EXPECT_EQ(e.value("slicelab_extender_watch_expired_total", {{"kind", "pod"}}), 1);
+  EXPECT_EQ(e.value("slicelab_extender_watch_broken_total", {{"kind", "pod"}}), 3);
+  EXPECT_EQ(e.value("slicelab_extender_watch_failures_total", {{"kind", "node"}}), 4);
+  EXPECT_EQ(e.value("slicelab_extender_watch_expired_total", {{"kind", "node"}}), 0);
+  EXPECT_EQ(e.value("slicelab_shadow_record_lines_total"), 10);
+  EXPECT_EQ(e.value("slicelab_shadow_record_dropped_total"), 2);
+  EXPECT_EQ(e.value("slicelab_shadow_record_write_errors_total"), 1);
+  EXPECT_GT(e.value("process_resident_memory_bytes").value_or(0), 1 << 20);
+  pods.expired = 3;  // two more 410s
+  log.lines = 15;
+  e = scrape();
+  EXPECT_EQ(e.value("slicelab_extender_watch_expired_total", {{"kind", "pod"}}), 3);
+  EXPECT_EQ(e.value("slicelab_shadow_record_lines_total"), 15);
+  EXPECT_EQ(e.value("slicelab_extender_watch_lists_total", {{"kind", "pod"}}), 2);
+}
+
 }  // namespace
 }  // namespace slicelab::k8s
