@@ -76,15 +76,18 @@ bool resume_folder_is_empty(const fs::path& dir) {
   return fs::directory_iterator(dir) == fs::directory_iterator();
 }
 
-}  // namespace
-
-void RecordingLineReplay::line(std::string_view text, const std::string& where) {
-  RecordingLine l;
+RecordingLine resume_parse_line(std::string_view text, const std::string& where) {
   try {
-    l = parse_recording_line(text);
+    return parse_recording_line(text);
   } catch (const RecordingLineError& e) {
     throw InputError(fmt::format("{}: {}", where, e.what()));
   }
+}
+
+}  // namespace
+
+void RecordingLineReplay::line(std::string_view text, const std::string& where) {
+  RecordingLine l = resume_parse_line(text, where);
   if (l.seq != next_seq_) {
     throw InputError(
         fmt::format("{}: seq {} where {} was expected: the recording has a gap or "

@@ -20,7 +20,7 @@ constexpr auto kShortWatch = std::chrono::seconds(1);
 }  // namespace
 
 ResourceWatch::ResourceWatch(ApiClient& client, WatchKind kind, ClusterWatchSink& sink,
-                             WatchOptions options)
+                             const WatchOptions& options)
     : client_(client),
       kind_(kind),
       sink_(sink),

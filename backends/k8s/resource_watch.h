@@ -65,7 +65,7 @@ struct WatchStats {
 class ResourceWatch {
  public:
   ResourceWatch(ApiClient& client, WatchKind kind, ClusterWatchSink& sink,
-                WatchOptions options = {});
+                const WatchOptions& options = {});
   ~ResourceWatch();
   ResourceWatch(const ResourceWatch&) = delete;
   ResourceWatch& operator=(const ResourceWatch&) = delete;
