@@ -59,7 +59,7 @@ std::string record_progress_text(const k8s::RecorderStats& s) {
   return fmt::format(
       "slicelab record: {} events recorded, {} pods and {} nodes tracked, segment "
       "events-{:06}.jsonl",
-      s.lines, s.pods, s.nodes, s.segment);
+      s.events, s.pods, s.nodes, s.segment);
 }
 
 }  // namespace
@@ -153,6 +153,7 @@ int RecordCommand::run() const {
   auto last_progress = started;
   bool printed = false;
   int exit_code = 0;
+  std::string api_error;  // the watches' newest error, printed once when it changes
   for (;;) {
     const timespec wait{0, std::chrono::nanoseconds(kRecordTick).count()};
     const int signal = sigtimedwait(&stop_signals, nullptr, &wait);
@@ -165,6 +166,15 @@ int RecordCommand::run() const {
       break;
     }
     if (duration && now - started >= *duration) break;
+    // A refused LIST (403: the RBAC of docs/record.md is missing) or an unreachable server is
+    // retried with back-off; say so, once per new error, rather than record nothing in silence.
+    if (std::string e = link.last_error(); !quiet_ && e != api_error) {
+      api_error = std::move(e);
+      if (!api_error.empty()) {
+        fmt::print(stderr, "{}slicelab record: the API server: {}\n", printed && tty ? "\n" : "",
+                   api_error.substr(0, 300));
+      }
+    }
     // Silent for the first second, then rewritten in place on a terminal (5 times a second) or
     // a plain line every 5 s, as cli/progress_line.h does.
     const auto period = tty ? std::chrono::milliseconds(200) : std::chrono::milliseconds(5000);

@@ -74,6 +74,7 @@ void ClusterRecorder::write_event(WatchKind kind, std::string_view type, const s
                  json(rv).dump());
   fields_.append(object_text);
   write_locked(fields_);
+  if (!stopped_) ++stats_.events;
 }
 
 void ClusterRecorder::list_reason(WatchKind kind, ListReason reason) {

@@ -22,6 +22,7 @@ namespace slicelab::k8s {
 
 struct RecorderStats {
   uint64_t lines = 0;          // lines written by this process (START, RELIST and events)
+  uint64_t events = 0;         // of them, object events (ADDED ... GONE)
   uint64_t duplicates = 0;     // events not written: their state was already recorded
   uint64_t rejected = 0;       // objects without a uid, and items the watch could not read
   size_t pods = 0, nodes = 0;  // objects tracked (live)

@@ -95,7 +95,8 @@ TEST_F(RecorderMemoryTest, AMillionEventsInFlatMemory) {
   ASSERT_TRUE(recorder.error().empty()) << recorder.error();
   const RecorderStats s = recorder.stats();
   EXPECT_EQ(s.lines, 1 + 1 + kEvents);  // START, RELIST, every event
-  EXPECT_EQ(s.pods, 0u);                // every life ended
+  EXPECT_EQ(s.events, kEvents);
+  EXPECT_EQ(s.pods, 0u);  // every life ended
   EXPECT_EQ(writer.next_seq(), s.lines + 1);
   std::printf(
       "recorder: %llu events in %.1f s; peak RSS %ld KiB after 100,000 events, %ld KiB "
