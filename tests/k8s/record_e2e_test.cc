@@ -68,11 +68,11 @@ TEST_F(RecordBinaryTest, AScriptedHourOfChurnIsRecordedWhole) {
   for (const std::string& uid : churn.deleted_while_down) EXPECT_TRUE(gone.contains(uid)) << uid;
   EXPECT_TRUE(relist_reasons.contains("start"));
   EXPECT_TRUE(relist_reasons.contains("410"));
-  // Rotation every 2 s spread it over several segments; the objects are trimmed.
+  // The first run rotated before it was killed; the objects are trimmed.
   size_t segments = 0;
   for (const auto& e : std::filesystem::directory_iterator(rec))
     segments += e.path().extension() == ".jsonl" ? 1 : 0;
-  EXPECT_GE(segments, 3u);
+  EXPECT_GE(segments, 2u);
   for (const json& l : lines) {
     if (!l.contains("object")) continue;
     EXPECT_FALSE(l["object"]["metadata"].contains("managedFields")) << l.dump();

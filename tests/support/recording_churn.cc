@@ -57,9 +57,9 @@ ChurnRecorder churn_start_recorder(const std::string& binary, const std::filesys
   posix_spawn_file_actions_addopen(&actions, 1, r.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   const std::string out = dir.string();
-  // Segments rotate every 2 s, so that the recording spans several, across both runs.
+  // Segments rotate every second, so that the recording spans several, across both runs.
   std::vector<std::string> args = {binary, "record",         "-o", out, "--api-server",
-                                   url,    "--rotate-every", "2s"};
+                                   url,    "--rotate-every", "1s"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -260,6 +260,8 @@ void ChurnScript::run() {
     caught_up("p14");
     // Minute 40: the recorder is killed; while it is down two running pods are deleted and the
     // pod created at minute 25 is bound.
+    wait_for("a second segment",
+             [&](const auto&) { return std::filesystem::exists(dir_ / "events-000002.jsonl"); });
     kill_recorder(r1, SIGKILL);
     out_.deleted_while_down.push_back(remove("p04"));
     out_.deleted_while_down.push_back(remove("p05"));

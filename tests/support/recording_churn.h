@@ -2,7 +2,8 @@
 // record` binary: creations, bindings, Running and Succeeded/Failed with terminated times,
 // deletions, a node added and one removed, watches expired with 410, the server restarted, and
 // the recorder killed with SIGKILL and restarted on the same folder. Its times are set by the
-// script (creationTimestamp, startTime, finishedAt over an hour), so it runs in seconds. Shared
+// script (creationTimestamp, startTime, finishedAt over an hour), so it runs in seconds; segments
+// rotate every second, and the first run is killed once it has rotated at least once. Shared
 // by the recorder's acceptance test and the replay's (as-recorded reproduces every placement).
 #pragma once
 
