@@ -54,6 +54,7 @@ RecordingHeader rec_header(const std::string& ns = "", const std::string& select
 
 std::vector<std::string> rec_types(const std::vector<json>& lines) {
   std::vector<std::string> t;
+  t.reserve(lines.size());
   for (const json& l : lines) t.push_back(l.value("type", "?"));
   return t;
 }

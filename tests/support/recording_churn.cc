@@ -61,6 +61,7 @@ ChurnRecorder churn_start_recorder(const std::string& binary, const std::filesys
   std::vector<std::string> args = {binary, "record",         "-o", out, "--api-server",
                                    url,    "--rotate-every", "1s"};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   if (posix_spawn(&r.pid, binary.c_str(), &actions, nullptr, argv.data(), environ) != 0) r.pid = -1;
@@ -165,7 +166,7 @@ class ChurnScript {
     return api_.pod("default", name)["metadata"]["uid"];
   }
   std::string remove(const std::string& name) {
-    const std::string uid = uid_of(name);
+    std::string uid = uid_of(name);
     api_.delete_pod("default", name);
     return uid;
   }
