@@ -29,6 +29,7 @@
 #include "cli/plan_command.h"
 #include "cli/plugins_command.h"
 #include "cli/progress_line.h"
+#include "cli/record_command.h"
 #include "cli/replay_command.h"
 #include "cli/report_command.h"
 #include "cli/serve_command.h"
@@ -349,6 +350,7 @@ int run_cli(int argc, char** argv) {
   const DiffCommand diff_cmd(app);
   const ExportCommand export_cmd(app);
   const ServeCommand serve_cmd(app);
+  const RecordCommand record_cmd(app);
   const CdiCommand cdi_cmd(app);
   const HelpCommand help_cmd(app);
 
@@ -403,6 +405,7 @@ int run_cli(int argc, char** argv) {
     if (diff_cmd.chosen()) return diff_cmd.run();
     if (export_cmd.chosen()) return export_cmd.run();
     if (serve_cmd.chosen()) return serve_cmd.run();
+    if (record_cmd.chosen()) return record_cmd.run();
     if (cdi_cmd.chosen()) return cdi_cmd.run();
     if (*validate) return cmd_validate(validate_opts);
     if (*run) return cmd_run(run_opts, policy, jobs);

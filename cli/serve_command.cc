@@ -14,6 +14,7 @@
 #include "backends/k8s/api_config.h"
 #include "backends/k8s/bearer_token.h"
 #include "backends/k8s/cluster_connection.h"
+#include "backends/k8s/cluster_recording.h"
 #include "backends/k8s/extender_server.h"
 #include "backends/k8s/extender_state.h"
 #include "backends/k8s/heap_release.h"
@@ -32,15 +33,6 @@ namespace {
 
 // The version recording.json names as its writer (what --version prints).
 constexpr const char* kServeRecordingWriter = "slicelab 0.1.0";
-
-// INTEGRATION POINT (issue 33, `slicelab record`): the recorder of pod and node events
-// (backends/k8s, written on another branch) starts here, beside the shadow extender, writing
-// DIR's events-NNNNNN.jsonl with its own list and watch from `config` (nothing when `config`
-// is empty: an offline source has no events to record). It must be stopped before the function
-// that started it returns. Until it is merged, `--record` writes the header and the decisions
-// only.
-void start_event_recorder_beside_extender(const std::filesystem::path& /*dir*/,
-                                          const k8s::ApiConfig* /*config*/) {}
 
 // Without an API server (snapshot files): binds are printed and succeed, so that a
 // kube-scheduler pointed at the extender, or curl, can drive it offline.
@@ -295,9 +287,19 @@ int ServeCommand::run_extender() const {
     link = std::make_unique<k8s::ClusterConnection>(std::move(config), state);
     writer = &link->writer();
   }
+  // The cluster's own events beside the decisions, from watches of their own (the recorder's
+  // deduplication and resume are slicelab record's); an offline source has none to record.
+  // Opened first: it creates or checks the folder, which the decision log then finds.
+  std::unique_ptr<k8s::ClusterRecording> recording;
   if (!record_dir_.empty()) {
+    if (api_config) {
+      k8s::ClusterRecordingOptions recording_options;
+      recording_options.version = kServeRecordingWriter;
+      recording =
+          std::make_unique<k8s::ClusterRecording>(record_dir_, *api_config, recording_options);
+      recording->start(/*background_ticks=*/true);
+    }
     decision_log = start_decision_log(state, policy->name, api_config ? api_config->server : "");
-    start_event_recorder_beside_extender(record_dir_, api_config ? &*api_config : nullptr);
   }
   if (!api) {
     {

@@ -3,7 +3,8 @@
 
 namespace slicelab::k8s {
 
-ClusterConnection::ClusterConnection(ApiConfig config, ClusterWatchSink& sink, WatchOptions options)
+ClusterConnection::ClusterConnection(ApiConfig config, ClusterWatchSink& sink,
+                                     const WatchOptions& options)
     : client_(std::move(config)),
       writer_(client_),
       nodes_(client_, WatchKind::Node, sink, options),

@@ -15,7 +15,7 @@ namespace slicelab::k8s {
 class ClusterConnection {
  public:
   // Nothing is sent until start(). `sink` must outlive the connection.
-  ClusterConnection(ApiConfig config, ClusterWatchSink& sink, WatchOptions options = {});
+  ClusterConnection(ApiConfig config, ClusterWatchSink& sink, const WatchOptions& options = {});
   ~ClusterConnection();  // stops the watches
   ClusterConnection(const ClusterConnection&) = delete;
   ClusterConnection& operator=(const ClusterConnection&) = delete;

@@ -74,6 +74,9 @@ class ClusterWriter {
 // What a watch reports. Both kinds carry the full object as the API server sent it.
 enum class WatchKind { Node, Pod };
 enum class WatchEvent { Added, Modified, Deleted };
+// Why a LIST begins: the watch's first, a re-list after the version expired (410 Gone), or after
+// a broken stream or failed request.
+enum class ListReason { Start, Expired, Broken };
 
 // Implemented by the extender's state (ExtenderState); the watcher (helper extkube) calls it
 // from its own threads: implementations serialize internally.
@@ -83,6 +86,12 @@ class ClusterWatchSink {
   // A LIST of `kind` begins (first start, or a re-list after the watch expired): its items
   // follow as Added events, then synced(kind).
   virtual void list_started(WatchKind kind) = 0;
+  // Called just before list_started with why this LIST begins. The default ignores it; the
+  // recorder writes it down, so that a reader knows which gaps are real.
+  virtual void list_reason(WatchKind kind, ListReason reason) {
+    (void)kind;
+    (void)reason;
+  }
   // One object changed (or, between list_started and synced, one listed object).
   virtual void apply(WatchKind kind, WatchEvent event, const nlohmann::json& object) = 0;
   // The LIST of `kind` has been delivered in full: objects of that kind known before

@@ -20,7 +20,7 @@ constexpr auto kShortWatch = std::chrono::seconds(1);
 }  // namespace
 
 ResourceWatch::ResourceWatch(ApiClient& client, WatchKind kind, ClusterWatchSink& sink,
-                             WatchOptions options)
+                             const WatchOptions& options)
     : client_(client),
       kind_(kind),
       sink_(sink),
@@ -31,8 +31,19 @@ ResourceWatch::~ResourceWatch() {
   stop();
 }
 
-std::string ResourceWatch::collection_path(WatchKind kind) {
-  return kind == WatchKind::Node ? "/api/v1/nodes" : "/api/v1/pods";
+std::string ResourceWatch::collection_path(WatchKind kind, const std::string& pod_namespace) {
+  if (kind == WatchKind::Node) return "/api/v1/nodes";
+  return pod_namespace.empty() ? "/api/v1/pods"
+                               : "/api/v1/namespaces/" + url_escape(pod_namespace) + "/pods";
+}
+
+std::string ResourceWatch::path() const {
+  return collection_path(kind_, options_.pod_namespace);
+}
+
+std::string ResourceWatch::selector_query() const {
+  if (kind_ != WatchKind::Pod || options_.pod_selector.empty()) return "";
+  return "&labelSelector=" + url_escape(options_.pod_selector);
 }
 
 void ResourceWatch::start() {
@@ -87,12 +98,14 @@ void ResourceWatch::loop() {
   rule.jitter = options_.backoff_jitter;
   RelistBackoff backoff(rule, std::random_device{}());
   bool need_list = true;
+  ListReason reason = ListReason::Start;
   std::string rv;
   while (!stopping_) {
     Outcome outcome = Outcome::kRelist;
+    const uint64_t expired_before = stats().expired;
     try {
       if (need_list) {
-        rv = list();
+        rv = list(reason);
         need_list = false;
       }
       if (stopping_) break;
@@ -112,6 +125,8 @@ void ResourceWatch::loop() {
     }
     if (stopping_) break;
     if (outcome == Outcome::kRelist) {
+      // A 410 (an answer or an ERROR event) counted in this round makes it an expiry.
+      reason = stats().expired != expired_before ? ListReason::Expired : ListReason::Broken;
       // Whatever the cause (410, a broken stream, a failed request), the reflector waits before
       // it lists again: a persistent 410 costs one LIST per pause, not a hot loop.
       need_list = true;
@@ -120,14 +135,16 @@ void ResourceWatch::loop() {
   }
 }
 
-std::string ResourceWatch::list() {
+std::string ResourceWatch::list(ListReason list_reason) {
   std::string cont;
   std::string rv;
   ListPageLimits limits;
   limits.max_item_bytes = options_.max_object_bytes;
+  sink_.list_reason(kind_, list_reason);
   sink_.list_started(kind_);
   do {
-    const std::string path = collection_path(kind_) + "?limit=" + std::to_string(page_limit_) +
+    const std::string path = this->path() + "?limit=" + std::to_string(page_limit_) +
+                             selector_query() +
                              (cont.empty() ? "" : "&continue=" + url_escape(cont));
     ApiResponse r;
     try {
@@ -160,7 +177,7 @@ std::string ResourceWatch::list() {
     cont = std::move(page.continue_token);
   } while (!cont.empty());
   if (rv.empty()) {
-    throw ApiError(200, "", "GET " + collection_path(kind_) + ": the list has no resourceVersion");
+    throw ApiError(200, "", "GET " + path() + ": the list has no resourceVersion");
   }
   sink_.synced(kind_);
   std::lock_guard lock(mutex_);
@@ -169,10 +186,9 @@ std::string ResourceWatch::list() {
 }
 
 ResourceWatch::Outcome ResourceWatch::watch(std::string& resource_version) {
-  const std::string path =
-      collection_path(kind_) +
-      "?watch=1&allowWatchBookmarks=true&resourceVersion=" + url_escape(resource_version) +
-      "&timeoutSeconds=" + std::to_string(options_.timeout_seconds);
+  const std::string path = this->path() + "?watch=1&allowWatchBookmarks=true" + selector_query() +
+                           "&resourceVersion=" + url_escape(resource_version) +
+                           "&timeoutSeconds=" + std::to_string(options_.timeout_seconds);
   {
     std::lock_guard lock(mutex_);
     ++stats_.watches;

@@ -43,6 +43,10 @@ struct WatchOptions {
   std::chrono::milliseconds max_backoff{30000};
   std::chrono::milliseconds backoff_reset{120000};
   double backoff_jitter = 1.0;
+  // Pods only (nodes are cluster-wide and listed whole): the namespace to list and watch ("" for
+  // all) and a label selector given to LIST and WATCH as labelSelector ("" for none).
+  std::string pod_namespace;
+  std::string pod_selector;
 };
 
 struct WatchStats {
@@ -61,7 +65,7 @@ struct WatchStats {
 class ResourceWatch {
  public:
   ResourceWatch(ApiClient& client, WatchKind kind, ClusterWatchSink& sink,
-                WatchOptions options = {});
+                const WatchOptions& options = {});
   ~ResourceWatch();
   ResourceWatch(const ResourceWatch&) = delete;
   ResourceWatch& operator=(const ResourceWatch&) = delete;
@@ -72,13 +76,16 @@ class ResourceWatch {
 
   WatchStats stats() const;
   std::string last_error() const;
-  // The collection's REST path: "/api/v1/nodes" or "/api/v1/pods".
-  static std::string collection_path(WatchKind kind);
+  // The collection's REST path: "/api/v1/nodes" or "/api/v1/pods", or
+  // "/api/v1/namespaces/NS/pods" for pods of one namespace.
+  static std::string collection_path(WatchKind kind, const std::string& pod_namespace = "");
 
  private:
   enum class Outcome { kRenew, kRelist };
   void loop();
-  std::string list();  // returns the list's resourceVersion
+  std::string list(ListReason reason);  // returns the list's resourceVersion
+  std::string path() const;             // this watch's collection
+  std::string selector_query() const;   // "&labelSelector=..." or ""
   Outcome watch(std::string& resource_version);
   void back_off(std::chrono::milliseconds d);
   void note_error(const std::string& e);

@@ -24,7 +24,7 @@ RecordingHeader recording_folder_header() {
 std::string recording_folder_refusal(const std::filesystem::path& dir) {
   try {
     ensure_recording_folder(dir, recording_folder_header());
-  } catch (const std::runtime_error& e) {
+  } catch (const std::exception& e) {
     return e.what();
   }
   return "accepted";
@@ -48,7 +48,7 @@ TEST_F(RecordingFolderTest, CreatesTheFolderAndItsHeaderOnce) {
   EXPECT_FALSE(ensure_recording_folder(dir, later));
   std::ifstream again(dir / "recording.json");
   EXPECT_EQ(nlohmann::json::parse(again)["started"], "2026-11-30T12:00:00.000Z");
-  EXPECT_FALSE(std::filesystem::exists(dir / ".recording.json.tmp"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "recording.json.tmp"));
 }
 
 TEST_F(RecordingFolderTest, RefusesWhatIsNotARecording) {
@@ -59,12 +59,12 @@ TEST_F(RecordingFolderTest, RefusesWhatIsNotARecording) {
   const auto other = dir_ / "other";
   std::filesystem::create_directory(other);
   std::ofstream(other / "recording.json") << "{\"format\": \"slicelab-recording/2\"}";
-  EXPECT_NE(recording_folder_refusal(other).find("expected \"format\": \"slicelab-recording/1\""),
+  EXPECT_NE(recording_folder_refusal(other).find("\"format\" is not \"slicelab-recording/1\""),
             std::string::npos)
       << recording_folder_refusal(other);
   std::ofstream(other / "recording.json", std::ios::trunc) << "[1,";
-  EXPECT_NE(recording_folder_refusal(other).find("not a recording header"), std::string::npos);
-  EXPECT_NE(recording_folder_refusal(dir_ / "no-parent" / "rec").find("cannot create the folder"),
+  EXPECT_NE(recording_folder_refusal(other).find("not JSON"), std::string::npos);
+  EXPECT_NE(recording_folder_refusal(dir_ / "no-parent" / "rec").find("does not exist"),
             std::string::npos);
   EXPECT_NE(recording_folder_refusal(dir_ / "notes.txt").find("not a folder"), std::string::npos);
 }

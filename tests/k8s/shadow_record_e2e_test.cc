@@ -148,6 +148,25 @@ TEST_F(ShadowRecordTest, ReportCountsWhatTheSchedulerDidAgainstSlicelab) {
   EXPECT_EQ(metric("slicelab_shadow_bound_pods_total{agreement=\"other_node\"}"), "1");
   EXPECT_EQ(metric("slicelab_shadow_record_lines_total"), std::to_string(kPods));
   EXPECT_EQ(metric("slicelab_shadow_record_dropped_total"), "0");
+  // The extender's recorder writes the cluster's side beside the decisions: every pod created,
+  // and each binding the scheduler stand-in made, on its node.
+  std::map<std::string, std::string> recorded_node;  // pod name -> its recorded spec.nodeName
+  size_t recorded_pods = 0;
+  const auto read_recorded = [&] {
+    recorded_node.clear();
+    recorded_pods = 0;
+    std::ifstream in(rec / "events-000001.jsonl");
+    for (std::string l; std::getline(in, l);) {
+      const json e = json::parse(l, nullptr, /*allow_exceptions=*/false);
+      if (e.is_discarded() || e.value("kind", "") != "Pod") continue;  // a line being written
+      const json& md = e["object"]["metadata"];
+      if (e["type"] == "LISTED" || e["type"] == "ADDED") ++recorded_pods;
+      const json& spec = e["object"]["spec"];
+      if (spec.contains("nodeName")) recorded_node[md["name"]] = spec["nodeName"];
+    }
+  };
+  for (int i = 0; i < 400 && (read_recorded(), recorded_node.size() < bound.size()); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
   ::kill(pid, SIGTERM);
   while (std::fgets(line, sizeof line, out) != nullptr) seen += line;
   const int status = ::pclose(out);
@@ -158,7 +177,19 @@ TEST_F(ShadowRecordTest, ReportCountsWhatTheSchedulerDidAgainstSlicelab) {
   EXPECT_EQ(figures.back()["same_node"], 4);
   EXPECT_EQ(figures.back()["different_node"], 1);
 
-  // The pod events, as `slicelab record` writes them: created pending, then bound.
+  EXPECT_EQ(recorded_pods, kPods);
+  ASSERT_EQ(recorded_node.size(), bound.size());
+  for (const auto& [name, b] : bound) EXPECT_EQ(recorded_node[name], b.first) << name;
+  // The recorded side in real time: every binding within a second of its decision, so the
+  // agreement holds and none waited past --pending-after but the one never bound.
+  const CliRun live = run_program(
+      SLICELAB_BINARY, "report " + shell_quote(rec.string()) + " --format json", dir_, "live");
+  ASSERT_EQ(live.status, 0) << live.err;
+  EXPECT_EQ(json::parse(live.out)["same_node"], 4) << live.out;
+  EXPECT_EQ(json::parse(live.out)["other_node"], 1) << live.out;
+
+  // The pod events again, written by hand with pod 4 bound five minutes after its decision (a
+  // wait the test cannot spend in real time), in the recorder's format.
   {
     std::ofstream events(rec / "events-000001.jsonl");
     int seq = 1;

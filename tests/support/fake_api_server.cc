@@ -43,21 +43,44 @@ struct FakeApiServer::Stream {
   uint64_t bookmark_generation = 0;
   size_t injected = 0;
   bool bookmarks = false;
-  std::vector<std::string> initial;  // lines written first (synthetic ADDEDs, an ERROR)
+  std::string pod_namespace, selector;  // pods: the request's namespace and labelSelector
+  std::vector<std::string> initial;     // lines written first (synthetic ADDEDs, an ERROR)
   bool end_after_initial = false;
   std::chrono::steady_clock::time_point deadline;
 };
 
-FakeApiServer::FakeApiServer() : server_(std::make_unique<httplib::Server>()) {
+FakeApiServer::FakeApiServer() {
+  start_server(0);
+}
+
+void FakeApiServer::start_server(int port) {
+  server_ = std::make_unique<httplib::Server>();
   // Each open watch holds a worker; the default pool (cores - 1) would starve on 2 cores.
   // httplib's API takes ownership of a raw TaskQueue pointer.
   server_->new_task_queue = [] { return std::make_unique<httplib::ThreadPool>(32).release(); };
   server_->set_keep_alive_timeout(1);
   server_->set_tcp_nodelay(true);  // no 40 ms Nagle/delayed-ACK stall per small answer
   install_routes();
-  port_ = server_->bind_to_any_port("127.0.0.1");
+  if (port == 0) {
+    port_ = server_->bind_to_any_port("127.0.0.1");
+  } else {
+    // The port was ours a moment ago (httplib sets SO_REUSEADDR); retry a little all the same.
+    for (int attempt = 0; attempt < 100 && !server_->bind_to_port("127.0.0.1", port); ++attempt)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   // The socket listens from bind on: clients queue in its backlog until the loop accepts.
   thread_ = std::thread([this] { server_->listen_after_bind(); });
+}
+
+void FakeApiServer::stop_server() {
+  if (!server_) return;
+  // httplib's stop() does nothing until listen_after_bind() has marked the server running: a
+  // caller that came first would then join a loop that never ends. Wait for it (bounded).
+  for (int waited_ms = 0; !server_->is_running() && waited_ms < 5000; ++waited_ms)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  server_->stop();
+  if (thread_.joinable()) thread_.join();
+  server_.reset();
 }
 
 FakeApiServer::~FakeApiServer() {
@@ -66,12 +89,42 @@ FakeApiServer::~FakeApiServer() {
     stopping_ = true;
   }
   changed_.notify_all();
-  // httplib's stop() does nothing until listen_after_bind() has marked the server running: a
-  // destructor that came first would then join a loop that never ends. Wait for it (bounded).
-  for (int waited_ms = 0; !server_->is_running() && waited_ms < 5000; ++waited_ms)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  server_->stop();
-  if (thread_.joinable()) thread_.join();
+  stop_server();
+}
+
+void FakeApiServer::stop_listening() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;  // open streams end at once
+    ++break_generation_;
+  }
+  changed_.notify_all();
+  stop_server();
+  std::lock_guard lock(mutex_);
+  stopping_ = false;
+}
+
+void FakeApiServer::listen_again() {
+  if (!server_) start_server(port_);
+}
+
+bool FakeApiServer::pod_matches(const json& pod, const std::string& ns,
+                                const std::string& selector) {
+  const json& meta = pod["metadata"];
+  if (!ns.empty() && meta.value("namespace", "") != ns) return false;
+  size_t from = 0;
+  while (from < selector.size()) {
+    size_t comma = selector.find(',', from);
+    if (comma == std::string::npos) comma = selector.size();
+    const std::string term = selector.substr(from, comma - from);
+    const size_t eq = term.find('=');
+    const std::string key = term.substr(0, eq);
+    const std::string want = eq == std::string::npos ? "" : term.substr(eq + 1);
+    const json labels = meta.value("labels", json::object());
+    if (!labels.contains(key) || labels[key] != want) return false;
+    from = comma + 1;
+  }
+  return true;
 }
 
 std::string FakeApiServer::url() const {
@@ -95,7 +148,7 @@ json FakeApiServer::add_node(json node) {
   node["apiVersion"] = "v1";
   json& meta = node["metadata"];
   meta["uid"] = "node-uid-" + std::to_string(++uid_);
-  meta["creationTimestamp"] = "2026-01-01T00:00:00Z";
+  if (!meta.contains("creationTimestamp")) meta["creationTimestamp"] = "2026-01-01T00:00:00Z";
   if (!node.contains("status")) node["status"] = json::object();
   emit_locked(Kind::kNode, "ADDED", node);
   nodes_[meta["name"].get<std::string>()] = node;
@@ -109,7 +162,7 @@ json FakeApiServer::add_pod(json pod) {
   json& meta = pod["metadata"];
   if (!meta.contains("namespace")) meta["namespace"] = "default";
   meta["uid"] = "pod-uid-" + std::to_string(++uid_);
-  meta["creationTimestamp"] = "2026-01-01T00:00:00Z";
+  if (!meta.contains("creationTimestamp")) meta["creationTimestamp"] = "2026-01-01T00:00:00Z";
   if (!pod.contains("status") || !pod["status"].contains("phase")) {
     pod["status"]["phase"] = "Pending";
   }
@@ -125,6 +178,16 @@ bool FakeApiServer::delete_pod(const std::string& ns, const std::string& name) {
   json object = it->second;
   pods_.erase(it);
   emit_locked(Kind::kPod, "DELETED", object);
+  return true;
+}
+
+bool FakeApiServer::delete_node(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  const auto it = nodes_.find(name);
+  if (it == nodes_.end()) return false;
+  json object = it->second;
+  nodes_.erase(it);
+  emit_locked(Kind::kNode, "DELETED", object);
   return true;
 }
 
@@ -240,17 +303,19 @@ bool FakeApiServer::authorized(const httplib::Request& req, httplib::Response& r
 }
 
 void FakeApiServer::handle_collection(Kind kind, const httplib::Request& req,
-                                      httplib::Response& res) {
+                                      httplib::Response& res, const std::string& ns) {
   if (!authorized(req, res)) return;
   const std::string watch = req.get_param_value("watch");
   if (watch == "1" || watch == "true") {
-    handle_watch(kind, req, res);
+    handle_watch(kind, req, res, ns);
   } else {
-    handle_list(kind, req, res);
+    handle_list(kind, req, res, ns);
   }
 }
 
-void FakeApiServer::handle_list(Kind kind, const httplib::Request& req, httplib::Response& res) {
+void FakeApiServer::handle_list(Kind kind, const httplib::Request& req, httplib::Response& res,
+                                const std::string& ns) {
+  const std::string selector = req.get_param_value("labelSelector");
   std::unique_lock lock(mutex_);
   const auto& store = store_locked(kind);
   size_t limit = 0;
@@ -279,6 +344,7 @@ void FakeApiServer::handle_list(Kind kind, const httplib::Request& req, httplib:
       more = true;
       break;
     }
+    if (kind == Kind::kPod && !pod_matches(it->second, ns, selector)) continue;
     items.push_back(without_type(it->second));
     last = it->first;
   }
@@ -325,9 +391,12 @@ void FakeApiServer::handle_list(Kind kind, const httplib::Request& req, httplib:
   res.set_content(body, "application/json");
 }
 
-void FakeApiServer::handle_watch(Kind kind, const httplib::Request& req, httplib::Response& res) {
+void FakeApiServer::handle_watch(Kind kind, const httplib::Request& req, httplib::Response& res,
+                                 const std::string& ns) {
   auto st = std::make_shared<Stream>();
   st->kind = kind;
+  st->pod_namespace = ns;
+  st->selector = req.get_param_value("labelSelector");
   st->bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
   const int timeout_s =
       req.has_param("timeoutSeconds") ? std::stoi(req.get_param_value("timeoutSeconds")) : 1800;
@@ -346,6 +415,7 @@ void FakeApiServer::handle_watch(Kind kind, const httplib::Request& req, httplib
     st->injected = injected_.size();
     if (from == 0) {  // "any version": the current state as synthetic ADDED events
       for (const auto& [k, object] : store_locked(kind)) {
+        if (kind == Kind::kPod && !pod_matches(object, ns, st->selector)) continue;
         st->initial.push_back(json{{"type", "ADDED"}, {"object", object}}.dump());
       }
       st->next = log_.size();
@@ -388,7 +458,8 @@ void FakeApiServer::handle_watch(Kind kind, const httplib::Request& req, httplib
           } else {
             for (; st->next < log_.size(); ++st->next) {
               const Event& e = log_[st->next];
-              if (e.kind == st->kind) {
+              if (e.kind == st->kind && (e.kind == Kind::kNode ||
+                                         pod_matches(e.object, st->pod_namespace, st->selector))) {
                 lines.push_back(json{{"type", e.type}, {"object", e.object}}.dump());
               }
             }
@@ -432,6 +503,10 @@ void FakeApiServer::install_routes() {
   s.Get("/api/v1/pods", [this](const httplib::Request& req, httplib::Response& res) {
     handle_collection(Kind::kPod, req, res);
   });
+  s.Get(R"(/api/v1/namespaces/([^/]+)/pods)",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          handle_collection(Kind::kPod, req, res, req.matches[1].str());
+        });
   s.Get(R"(/api/v1/nodes/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
     std::lock_guard lock(mutex_);

@@ -42,18 +42,25 @@ class FakeApiServer {
   std::string url() const;  // "http://127.0.0.1:<port>"
 
   // Stores an object as the API server would: metadata.uid, resourceVersion and
-  // creationTimestamp filled in, a pod's namespace ("default") and status.phase ("Pending"); an
-  // ADDED event for watchers. Returns the stored object (with kind and apiVersion).
+  // creationTimestamp filled in (a creationTimestamp given is kept, so that a script can set
+  // the time), a pod's namespace ("default") and status.phase ("Pending"); an ADDED event for
+  // watchers. Returns the stored object (with kind and apiVersion).
   nlohmann::json add_node(nlohmann::json node);
   nlohmann::json add_pod(nlohmann::json pod);
-  // Removes a pod (DELETED event); false when there was none.
+  // Removes a pod or a node (DELETED event); false when there was none.
   bool delete_pod(const std::string& ns, const std::string& name);
+  bool delete_node(const std::string& name);
   // Replaces a stored node's or pod's fields by a JSON merge patch (MODIFIED event).
   bool modify_pod(const std::string& ns, const std::string& name, const nlohmann::json& patch);
   nlohmann::json pod(const std::string& ns, const std::string& name) const;  // null if none
   uint64_t resource_version() const;
 
   // --- faults ---
+  // Stops listening (open watches are cut, new connections refused) and listens again on the
+  // same port, keeping the store and its event log: an API server restarted over the same etcd.
+  // Changes made between stop_listening() and listen_again() are what clients missed.
+  void stop_listening();
+  void listen_again();
   // Requests without "Authorization: Bearer <token>" get 401 (a Status, as the server sends).
   void require_token(const std::string& token);
   // Cuts every open watch stream mid-response (the connection closes without the last chunk).
@@ -92,11 +99,19 @@ class FakeApiServer {
   struct Stream;
 
   void install_routes();
+  void start_server(int port);  // a new httplib server on `port` (0: any), its thread
+  void stop_server();
+  // Pods of `ns` ("" for all) matching `selector` (k=v,k2=v2 only; "" for all).
+  static bool pod_matches(const nlohmann::json& pod, const std::string& ns,
+                          const std::string& selector);
   bool authorized(const httplib::Request& req, httplib::Response& res);
   void record(const httplib::Request& req);
-  void handle_collection(Kind kind, const httplib::Request& req, httplib::Response& res);
-  void handle_list(Kind kind, const httplib::Request& req, httplib::Response& res);
-  void handle_watch(Kind kind, const httplib::Request& req, httplib::Response& res);
+  void handle_collection(Kind kind, const httplib::Request& req, httplib::Response& res,
+                         const std::string& ns = "");
+  void handle_list(Kind kind, const httplib::Request& req, httplib::Response& res,
+                   const std::string& ns);
+  void handle_watch(Kind kind, const httplib::Request& req, httplib::Response& res,
+                    const std::string& ns);
   // Under mutex_: stamps a new resourceVersion on `object`, logs the event, wakes the streams.
   void emit_locked(Kind kind, const std::string& type, nlohmann::json& object);
   std::map<std::string, nlohmann::json>& store_locked(Kind kind);
