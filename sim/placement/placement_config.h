@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/gpu_catalog.h"
+#include "sim/placement/node_name_filter.h"
 #include "sim/placement/placement_policy.h"
 #include "workloads/pod_spec.h"
 
@@ -43,6 +44,8 @@ struct PlacementEnvironment {
   std::span<const PodSpec> pods;
   const GpuCatalog* catalog = nullptr;
   std::span<const PodSpec> target_pods = {};  // empty = `pods` (see RunInputs::target_pods)
+  // The recorded-node filter's pods and nodes (workload.placements); empty: it pins none.
+  std::span<const PinnedPod> recorded = {};
 };
 
 // All names must be known (the scenario loader checks them, with locations).

@@ -98,7 +98,8 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-enum class Role { kDaemon, kPinned, kQueued, kFinished };
+// kNeverRan: a history import's pod that ended without having run (deleted while pending).
+enum class Role { kDaemon, kPinned, kQueued, kFinished, kNeverRan };
 
 // The pod as `import` writes it into trace.yaml, read back by the trace format's own reader
 // (read_pod, which `validate` runs on every trace pod), so that the import refuses what the
@@ -288,6 +289,25 @@ double latest_timestamp(const std::vector<KubePod>& pods) {
   return std::isfinite(snapshot) ? snapshot : 0.0;
 }
 
+// A history import's origin: the export's earliest timestamp (0 when it has none).
+double earliest_timestamp(const std::vector<KubePod>& pods) {
+  double origin = std::numeric_limits<double>::infinity();
+  for (const KubePod& p : pods)
+    origin = std::min(
+        {origin, p.created_s, p.started_s.value_or(origin), p.finished_s.value_or(origin)});
+  return std::isfinite(origin) ? origin : 0.0;
+}
+
+// What a pod is in a history import, whose time 0 is `origin_s`: pods are not finished because
+// they finished before the export was taken but only when they ended before the origin.
+Role history_role(const KubePod& p, double origin_s, const ImportedNodes& nodes) {
+  const bool bound = !p.node_name.empty();
+  if (p.finished_s && (!p.started_s || !bound)) return Role::kNeverRan;
+  if (p.finished_s && *p.finished_s <= origin_s) return Role::kFinished;
+  if (p.created_s < origin_s && bound && nodes.index.contains(p.node_name)) return Role::kPinned;
+  return Role::kQueued;
+}
+
 // Step 3, pods: what each pod is at the snapshot, and how long each owner's pods ran.
 struct PodRoles {
   std::vector<Role> role;                                // one per export pod
@@ -296,7 +316,7 @@ struct PodRoles {
 };
 
 PodRoles classify_pods(const std::vector<KubePod>& pods, const ImportedNodes& nodes,
-                       double snapshot_s, std::map<std::string, int>& phases) {
+                       double snapshot_s, bool history, std::map<std::string, int>& phases) {
   PodRoles out;
   out.role.resize(pods.size());
   std::unordered_map<std::string, std::vector<double>> finished_by_owner;
@@ -310,6 +330,8 @@ PodRoles classify_pods(const std::vector<KubePod>& pods, const ImportedNodes& no
     Role& role = out.role[i];
     if (p.owner_kind == "DaemonSet") {
       role = Role::kDaemon;
+    } else if (history) {
+      role = history_role(p, snapshot_s, nodes);
     } else if (future) {
       role = Role::kQueued;
     } else if (done) {
@@ -325,7 +347,7 @@ PodRoles classify_pods(const std::vector<KubePod>& pods, const ImportedNodes& no
                       p.where, p.name, p.node_name));
     // Only pods that ran to success say how long the owner's pods run.
     if (p.phase == "Succeeded" && p.started_s && p.finished_s && *p.finished_s >= *p.started_s &&
-        !future)
+        (!future || history))
       finished_by_owner[p.owner].push_back(*p.finished_s - *p.started_s);
   }
   for (auto& [owner, durations] : finished_by_owner) out.owner_median[owner] = median(durations);
@@ -415,6 +437,17 @@ double pod_duration(const KubePod& p, Role role, const PodRoles& roles,
   std::optional<double> learned;
   if (const auto it = roles.owner_median.find(p.owner); it != roles.owner_median.end())
     learned = it->second;
+  if (options.history && (p.finished_s || (p.started_s && !p.node_name.empty()))) {
+    if (p.finished_s) {  // it ran (history_role): from its start, or the origin when pinned
+      const double from = role == Role::kPinned ? out.snapshot_s : *p.started_s;
+      return *p.finished_s - std::max(from, *p.started_s);
+    }
+    ++out.unended;
+    if (options.unended_duration_s) return *options.unended_duration_s;
+    const double from = role == Role::kPinned ? out.snapshot_s : *p.started_s;
+    return std::max(0.0, options.end_s.value_or(from) - std::max(from, *p.started_s)) +
+           options.running_duration_s;
+  }
   if (role == Role::kPinned) {
     const double elapsed = p.started_s ? std::max(0.0, out.snapshot_s - *p.started_s) : 0.0;
     if (learned && *learned > elapsed) {
@@ -447,6 +480,10 @@ ImportedWorkload pods_to_workload(const std::vector<KubePod>& pods, const PodRol
       ++out.finished_pods;
       continue;
     }
+    if (role == Role::kNeverRan) {
+      ++out.never_ran;
+      continue;
+    }
     PodSpec s = kube_pod_spec(p, nodes.facts, catalog, w.conversion);
     for (const std::string& r : p.ignored_resources)
       if (std::find(w.ignored_resources.begin(), w.ignored_resources.end(), r) ==
@@ -463,6 +500,14 @@ ImportedWorkload pods_to_workload(const std::vector<KubePod>& pods, const PodRol
                         p.where, p.name, s.arrival_s, kHorizonText));
     }
     check_as_trace_pod(s, p);
+    if (options.history) {
+      if (p.node_name.empty())
+        ++out.unbound;
+      else if (nodes.index.contains(p.node_name))
+        out.placements.push_back({p.name, p.node_name});
+      else
+        out.unknown_nodes.push_back({p.name, p.node_name});
+    }
     if (on_node) {
       w.pinned.push_back(
           {static_cast<uint32_t>(w.pinned_pods.size()), sim_node[nodes.index.at(p.node_name)]});
@@ -522,13 +567,19 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
                                    const KubernetesImportOptions& options) {
   KubernetesImport out;
   ImportedNodes nodes = read_nodes(objects.nodes, catalog, out.notes);
-  out.snapshot_s = options.snapshot_s.value_or(latest_timestamp(objects.pods));
-  const PodRoles roles = classify_pods(objects.pods, nodes, out.snapshot_s, out.phases);
+  out.history = options.history;
+  // A history import counts from its origin: the snapshot is the pods running then.
+  out.snapshot_s = options.history ? options.origin_s.value_or(earliest_timestamp(objects.pods))
+                                   : options.snapshot_s.value_or(latest_timestamp(objects.pods));
+  KubernetesImportOptions effective = options;
+  if (options.history && !effective.end_s) effective.end_s = latest_timestamp(objects.pods);
+  const PodRoles roles =
+      classify_pods(objects.pods, nodes, out.snapshot_s, options.history, out.phases);
   out.daemon_pods = take_daemon_pods_off_nodes(objects.pods, roles, nodes);
   const std::vector<NodeId> sim_node =
       group_nodes(objects.nodes, nodes.facts, catalog, out.cluster);
   ImportedWorkload workload =
-      pods_to_workload(objects.pods, roles, nodes, sim_node, catalog, options, out);
+      pods_to_workload(objects.pods, roles, nodes, sim_node, catalog, effective, out);
   check_snapshot_fits(out, workload, objects.pods, roles, catalog);
   assemble_pods(workload, out);
   note_approximations(workload, objects, out.notes);
@@ -568,8 +619,24 @@ std::string kubernetes_snapshot_yaml(const KubernetesImport& imported, const std
   return std::string(e.c_str()) + "\n";
 }
 
+std::string kubernetes_placements_yaml(const KubernetesImport& imported,
+                                       const std::string& source) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  e << YAML::Key << "description" << YAML::Value
+    << fmt::format("the nodes the pods of {} ran on (the as-recorded policy's)", source);
+  e << YAML::Key << "placements" << YAML::Value << YAML::BeginSeq;
+  for (const auto& [pod, node] : imported.placements)
+    e << YAML::Flow << YAML::BeginMap << YAML::Key << "pod" << YAML::Value << pod << YAML::Key
+      << "node" << YAML::Value << node << YAML::EndMap;
+  e << YAML::EndSeq << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
 std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const GpuCatalog& catalog,
-                                     const std::string& name, const std::string& source) {
+                                     const std::string& name, const std::string& source,
+                                     const std::string& command) {
+  const bool history = imported.history;
   YAML::Emitter description;
   description << YAML::DoubleQuoted
               << fmt::format("What if this cluster shared its GPUs differently? (imported {})",
@@ -585,7 +652,7 @@ std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const Gpu
     at = nl + 1;
   }
   return fmt::format(
-      "# Written by `slicelab import kubernetes` from {source}.\n"
+      "# Written by `slicelab {command}` from {source}.\n"
       "# The running pods hold their nodes from time 0 (snapshot.yaml); pending and later pods\n"
       "# arrive as trace.yaml says. docs/kubernetes-import.md explains every number.\n"
       "name: {name}\n"
@@ -594,10 +661,12 @@ std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const Gpu
       "workload:\n"
       "  trace: trace.yaml\n"
       "  snapshot: snapshot.yaml\n"
+      "{placements}"
       "engine:\n"
       "  queue: backfill\n"
       "  sample_interval: 60s\n"
       "policies:\n"
+      "{as_recorded}"
       "  - name: as-is\n"
       "    placement: best-fit\n"
       "    sharing: whole-card\n"
@@ -610,7 +679,12 @@ std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const Gpu
       "  - name: fgd-gpu-share\n"
       "    placement: fgd\n"
       "    sharing: gpu-share\n",
-      fmt::arg("source", comment), fmt::arg("name", name),
+      fmt::arg("source", comment), fmt::arg("name", name), fmt::arg("command", command),
+      fmt::arg("placements", history ? "  placements: placements.yaml\n" : ""),
+      fmt::arg("as_recorded", history ? "  - name: as-recorded\n"
+                                        "    placement: as-recorded\n"
+                                        "    sharing: whole-card\n"
+                                      : ""),
       fmt::arg("description", description.c_str()), fmt::arg("cluster", cluster));
 }
 

@@ -1,0 +1,119 @@
+// `slicelab import recording` and `import kubernetes --history` run as a user runs them: the
+// scenario folder, the as-recorded policy's consistency report (counts and reasons), and
+// `slicelab compare` on the folder written.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/support/cli_run.h"
+#include "tests/support/temp_files.h"
+
+namespace slicelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kReplaySrc = SLICELAB_SOURCE_DIR;
+
+class RecordingImportE2e : public testing::TempFilesTest {
+ protected:
+  testing::CliRun slicelab(const std::string& args) {
+    return testing::run_program(SLICELAB_BINARY, args, dir_, "slicelab", "", kReplaySrc);
+  }
+  nlohmann::json consistency(const fs::path& out) {
+    return nlohmann::json::parse(testing::read_file(out / "consistency.json"));
+  }
+};
+
+TEST_F(RecordingImportE2e, EveryPlacementOfAConsistentRecordingReproduces) {
+  const fs::path out = dir_ / "replay";
+  const auto r = slicelab("import recording tests/data/recordings/consistent --out " +
+                          testing::shell_quote(out.string()));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("as-recorded: 3 of 3 recorded placements reproduced; 1 pod(s) never bound"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("torn write"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("1 node(s) joined and 1 left"), std::string::npos) << r.out;
+  for (const char* f : {"scenario.yaml", "trace.yaml", "snapshot.yaml", "placements.yaml",
+                        "consistency.md", "consistency.json"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  const nlohmann::json c = consistency(out);
+  EXPECT_EQ(c["recorded"], 3);
+  EXPECT_EQ(c["reproduced"], 3);
+  EXPECT_EQ(c["mismatches"], 0);
+  EXPECT_TRUE(c["reasons"].empty());
+  // The folder runs as it is, every policy of it.
+  const auto cmp = slicelab("compare " + testing::shell_quote((out / "scenario.yaml").string()) +
+                            " --out " + testing::shell_quote((dir_ / "results").string()));
+  ASSERT_EQ(cmp.status, 0) << cmp.out << cmp.err;
+  for (const char* policy : {"as-recorded", "as-is", "fgd-gpu-share"})
+    EXPECT_NE(cmp.out.find(policy), std::string::npos) << policy << "\n" << cmp.out;
+  // The folder is replaced again, unless a file was added to it; --force replaces it then too.
+  const std::string again = "import recording tests/data/recordings/consistent --out " +
+                            testing::shell_quote(out.string());
+  EXPECT_EQ(slicelab(again).status, 0);
+  write("replay/notes.txt", "mine");
+  EXPECT_NE(slicelab(again).status, 0);
+  EXPECT_EQ(slicelab(again + " --force").status, 0);
+}
+
+TEST_F(RecordingImportE2e, AMissedDeletionLeavesTheNodeFullAndIsReported) {
+  const fs::path out = dir_ / "replay";
+  const auto r = slicelab("import recording tests/data/recordings/missing-deletion --out " +
+                          testing::shell_quote(out.string()) + " --format json");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("seq 7 follows 5"), std::string::npos) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["recording"]["missing_events"], 1);
+  const nlohmann::json c = consistency(out);
+  EXPECT_EQ(j["consistency"], c);
+  EXPECT_EQ(c["recorded"], 4);
+  EXPECT_EQ(c["reproduced"], 2);  // d-4 on cpu-0, a-1 on gpu-a
+  EXPECT_EQ(c["mismatches"], 2);
+  ASSERT_EQ(c["reasons"].size(), 2u);
+  // a-1's deletion is missing: it holds both GPUs of gpu-a when b-2 arrives.
+  EXPECT_EQ(c["reasons"]["node-full-gpus"]["count"], 1);
+  EXPECT_EQ(c["reasons"]["node-full-gpus"]["pods"][0]["pod"], "ml/b-2");
+  EXPECT_EQ(c["reasons"]["node-full-gpus"]["pods"][0]["node"], "gpu-a");
+  EXPECT_NE(c["reasons"]["node-full-gpus"]["pods"][0]["detail"].get<std::string>().find(
+                "asks 1 GPUs, 2 of 2 in use at 600s"),
+            std::string::npos);
+  EXPECT_EQ(c["reasons"]["node-missing"]["count"], 1);
+  EXPECT_EQ(c["reasons"]["node-missing"]["pods"][0]["pod"], "ml/c-3");
+  const std::string md = testing::read_file(out / "consistency.md");
+  EXPECT_NE(md.find("## node-full-gpus (1 pod)"), std::string::npos) << md;
+}
+
+TEST_F(RecordingImportE2e, KubernetesHistoryReplaysFinishedPodsWhereTheyRan) {
+  const fs::path out = dir_ / "history";
+  const auto r = slicelab(
+      "import kubernetes --history --nodes tests/data/kubernetes-history/nodes.json --pods "
+      "tests/data/kubernetes-history/pods.json --out " +
+      testing::shell_quote(out.string()));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("as-recorded: 3 of 3 recorded placements reproduced"), std::string::npos)
+      << r.out;
+  const std::string trace = testing::read_file(out / "trace.yaml");
+  EXPECT_NE(trace.find("batch/done-2"), std::string::npos) << trace;
+  const std::string scenario = testing::read_file(out / "scenario.yaml");
+  EXPECT_NE(scenario.find("placement: as-recorded"), std::string::npos) << scenario;
+  EXPECT_NE(scenario.find("placements: placements.yaml"), std::string::npos) << scenario;
+}
+
+TEST_F(RecordingImportE2e, AsRecordedWithoutPlacementsIsRefused) {
+  write("s.yaml",
+        "name: s\ncluster:\n  node_groups:\n    - {name: g, count: 1, cpu_milli: 1000, "
+        "memory_mib: 1000, gpu_model: A100-80GB, gpus_per_node: 1}\nworkload:\n  pods:\n"
+        "    - {name: p, arrival: 0s, duration: 1s, gpu_count: 1}\npolicies:\n"
+        "  - {name: r, placement: as-recorded, sharing: whole-card}\n");
+  const auto r = slicelab("validate " + testing::shell_quote((dir_ / "s.yaml").string()));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE((r.out + r.err).find("needs workload.placements"), std::string::npos) << r.out << r.err;
+}
+
+}  // namespace
+}  // namespace slicelab
