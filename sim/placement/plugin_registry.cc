@@ -11,6 +11,7 @@
 #include "sim/placement/mode_plugins.h"
 #include "sim/placement/node_name_filter.h"
 #include "sim/placement/paper_scorers.h"
+#include "sim/placement/recorded_gpu_picker.h"
 #include "sim/placement/scorers.h"
 #include "sim/placement/topology_picker.h"
 
@@ -104,7 +105,7 @@ const PlacementPlugin kPlugins[] = {
     // the others (never bound) as best-fit would place them.
     {"as-recorded", "each pod on the node the recording says it ran on (workload.placements)",
      PresetFactory{[] {
-       PlacementConfig c = preset_with("binpack", "first");
+       PlacementConfig c = preset_with("binpack", "recorded-gpus");
        c.filters.insert(c.filters.begin(), "recorded-node");
        return c;
      }}},
@@ -164,6 +165,10 @@ const PlacementPlugin kPlugins[] = {
     {"topology", "best-connected free GPU set (NVIDIA); one GPU: the worst-connected (HAMi)",
      DevicePickerFactory{[](PlacementBuildContext&) -> std::unique_ptr<DevicePicker> {
        return std::make_unique<TopologyDevicePicker>();
+     }}},
+    {"recorded-gpus", "the GPUs of workload.placements when they fit, else as first",
+     DevicePickerFactory{[](PlacementBuildContext& ctx) -> std::unique_ptr<DevicePicker> {
+       return std::make_unique<RecordedGpuPicker>(ctx.env().recorded_gpus, ctx.env().pods.size());
      }}},
     {"fgd", "a share: the GPU the fgd scorer scored the node for; whole GPUs as binpack",
      DevicePickerFactory{[](PlacementBuildContext& ctx) -> std::unique_ptr<DevicePicker> {

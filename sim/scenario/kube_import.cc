@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "sim/scenario/snapshot_reader.h"
+#include "workloads/bounded_json.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/inputs/pod_yaml.h"
@@ -420,6 +421,31 @@ std::vector<NodeId> group_nodes(const std::vector<KubeNode>& nodes,
   return sim_node;
 }
 
+// The GPU indices of the extender's slicelab.io/gpu-assignment ({"gpus": [{"index": 0}, ...]});
+// nullopt when the text is not that, or names an index twice or beyond `gpus_on_node`.
+std::optional<std::vector<int>> assignment_gpus(const std::string& text, int gpus_on_node) {
+  try {
+    const nlohmann::json j = parse_bounded_json(text, JsonLimits{.max_depth = 8});
+    const auto list = j.is_object() ? j.find("gpus") : j.end();
+    if (!j.is_object() || list == j.end() || !list->is_array()) return std::nullopt;
+    std::vector<int> out;
+    for (const nlohmann::json& g : *list) {
+      const auto index = g.is_object() ? g.find("index") : g.end();
+      if (!g.is_object() || index == g.end() || !index->is_number_integer()) return std::nullopt;
+      const int64_t i = index->get<int64_t>();
+      if (i < 0 || i >= gpus_on_node ||
+          std::find(out.begin(), out.end(), static_cast<int>(i)) != out.end())
+        return std::nullopt;
+      out.push_back(static_cast<int>(i));
+    }
+    return out;
+  } catch (const JsonLimitError&) {
+    return std::nullopt;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
 // Step 6, the workload: each running or waiting pod as a trace pod with its duration and
 // arrival; the running ones pinned to their nodes.
 struct ImportedWorkload {
@@ -504,9 +530,17 @@ ImportedWorkload pods_to_workload(const std::vector<KubePod>& pods, const PodRol
       if (p.node_name.empty())
         ++out.unbound;
       else if (nodes.index.contains(p.node_name))
-        out.placements.push_back({p.name, p.node_name});
+        out.placements.push_back({p.name, p.node_name, {}});
       else
-        out.unknown_nodes.push_back({p.name, p.node_name});
+        out.unknown_nodes.push_back({p.name, p.node_name, {}});
+      if (!p.gpu_assignment.empty() && nodes.index.contains(p.node_name)) {
+        const auto gpus =
+            assignment_gpus(p.gpu_assignment, nodes.facts[nodes.index.at(p.node_name)].gpus);
+        if (gpus && gpus->size() == static_cast<size_t>(s.gpu_count))
+          out.placements.back().gpus = *gpus;
+        else
+          ++out.unread_assignments;
+      }
     }
     if (on_node) {
       w.pinned.push_back(
@@ -583,6 +617,11 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
   check_snapshot_fits(out, workload, objects.pods, roles, catalog);
   assemble_pods(workload, out);
   note_approximations(workload, objects, out.notes);
+  if (out.unread_assignments > 0)
+    out.notes.push_back(fmt::format(
+        "{} pod(s) have a slicelab.io/gpu-assignment that is not a list of distinct GPU indices "
+        "of their node, one per GPU asked: as-recorded picks their GPUs itself",
+        out.unread_assignments));
   return out;
 }
 
@@ -626,9 +665,12 @@ std::string kubernetes_placements_yaml(const KubernetesImport& imported,
   e << YAML::Key << "description" << YAML::Value
     << fmt::format("the nodes the pods of {} ran on (the as-recorded policy's)", source);
   e << YAML::Key << "placements" << YAML::Value << YAML::BeginSeq;
-  for (const auto& [pod, node] : imported.placements)
-    e << YAML::Flow << YAML::BeginMap << YAML::Key << "pod" << YAML::Value << pod << YAML::Key
-      << "node" << YAML::Value << node << YAML::EndMap;
+  for (const RecordedPlacement& r : imported.placements) {
+    e << YAML::Flow << YAML::BeginMap << YAML::Key << "pod" << YAML::Value << r.pod << YAML::Key
+      << "node" << YAML::Value << r.node;
+    if (!r.gpus.empty()) e << YAML::Key << "gpus" << YAML::Value << YAML::Flow << r.gpus;
+    e << YAML::EndMap;
+  }
   e << YAML::EndSeq << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }

@@ -37,6 +37,9 @@ struct KubernetesImportOptions {
 struct RecordedPlacement {
   std::string pod;
   std::string node;
+  // The GPU indices of its slicelab.io/gpu-assignment annotation (docs/extender.md); empty when
+  // it has none (or one that cannot be read: counted in unread_assignments).
+  std::vector<int> gpus;
 };
 
 struct KubernetesImport {
@@ -59,6 +62,7 @@ struct KubernetesImport {
   int never_ran = 0;  // pods that ended without having started or been bound: not replayed
   int unbound = 0;    // replayed pods the cluster never bound (as-recorded places them itself)
   int unended = 0;    // replayed pods still running at the end (their duration is a guess)
+  int unread_assignments = 0;  // GPU assignment annotations not read: those pods' GPUs are free
 };
 
 // What the import (and the scheduler extender) reads of one node: its allocatable CPU and

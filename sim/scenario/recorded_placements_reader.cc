@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string_view>
 #include <unordered_map>
@@ -14,7 +15,8 @@ namespace slicelab {
 std::vector<PinnedPod> read_placements_key(const YamlReader& scenario_yaml, const YAML::Node& key,
                                            const std::string& scenario_path,
                                            const ClusterSpec& cluster,
-                                           std::span<const PodSpec> pods) {
+                                           std::span<const PodSpec> pods,
+                                           std::vector<RecordedGpus>& gpus) {
   const std::string rel = scenario_yaml.string(key, "workload.placements");
   const auto file = std::filesystem::path(scenario_path).parent_path() / rel;
   scenario_yaml.require_file(key, "workload.placements", file, "placements file");
@@ -27,6 +29,9 @@ std::vector<PinnedPod> read_placements_key(const YamlReader& scenario_yaml, cons
     yaml.require_seq(list, "placements");
     std::unordered_map<std::string, NodeId> node_index;
     const std::vector<std::string> names = cluster_node_names(cluster);
+    std::vector<int> gpus_on;  // per node of the cluster
+    for (const NodeGroup& g : cluster.groups)
+      gpus_on.insert(gpus_on.end(), g.count, g.gpus_per_node);
     for (size_t i = 0; i < names.size(); ++i) node_index.emplace(names[i], static_cast<NodeId>(i));
     std::unordered_map<std::string_view, uint32_t> pod_index;
     for (size_t i = 0; i < pods.size(); ++i)
@@ -36,7 +41,7 @@ std::vector<PinnedPod> read_placements_key(const YamlReader& scenario_yaml, cons
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string p = index_path("placements", i);
       const YAML::Node e = list[i];
-      yaml.check_keys(e, p, {"pod", "node"});
+      yaml.check_keys(e, p, {"pod", "node", "gpus"});
       const YAML::Node pn = yaml.required(e, p, "pod");
       const std::string pod = yaml.string(pn, join_path(p, "pod"));
       const YAML::Node nn = yaml.required(e, p, "node");
@@ -53,6 +58,23 @@ std::vector<PinnedPod> read_placements_key(const YamlReader& scenario_yaml, cons
                   fmt::format("pod '{}' is placed twice (also {})", pod,
                               index_path("placements", it->second)));
       out.push_back({pi->second, ni->second});
+      if (const YAML::Node gn = e["gpus"]; gn.IsDefined()) {
+        const std::string gp = join_path(p, "gpus");
+        yaml.require_seq(gn, gp);
+        RecordedGpus r;
+        r.pod = pi->second;
+        for (size_t k = 0; k < gn.size(); ++k) {
+          const int on_node = gpus_on[ni->second];
+          const int index =
+              static_cast<int>(yaml.integer(gn[k], index_path(gp, k), 0, std::max(on_node - 1, 0)));
+          if (on_node == 0 || std::find(r.gpus.begin(), r.gpus.end(), index) != r.gpus.end())
+            yaml.fail(gn[k], index_path(gp, k),
+                      fmt::format("GPU {} twice or not one of node '{}''s {} GPUs", index, node,
+                                  on_node));
+          r.gpus.push_back(index);
+        }
+        gpus.push_back(std::move(r));
+      }
     }
     return out;
   } catch (const YAML::Exception& e) {

@@ -11,6 +11,7 @@
 
 #include "sim/cluster_spec.h"
 #include "sim/placement/node_name_filter.h"
+#include "sim/placement/recorded_gpu_picker.h"
 #include "workloads/pod_spec.h"
 #include "workloads/yaml_reader.h"
 
@@ -20,9 +21,12 @@ namespace slicelab {
 // the cluster (by node_names, or "<group>-<i>"), no pod twice. Unlike a snapshot, the pods may
 // arrive at any time and need not fit together: they hold their nodes at different times.
 // Throws InputError at the entry that breaks a rule.
+// An entry's optional `gpus: [i, ...]` (distinct indices below its node's GPU count) go to
+// `gpus`.
 std::vector<PinnedPod> read_placements_key(const YamlReader& yaml, const YAML::Node& node,
                                            const std::string& scenario_path,
                                            const ClusterSpec& cluster,
-                                           std::span<const PodSpec> pods);
+                                           std::span<const PodSpec> pods,
+                                           std::vector<RecordedGpus>& gpus);
 
 }  // namespace slicelab

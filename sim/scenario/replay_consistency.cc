@@ -53,6 +53,13 @@ ReplayConsistency check_replay_consistency(const Scenario& sc, const RunResult& 
     out.mismatches["node-missing"].push_back(
         {u.pod, u.node, "the recording has no Node object of that name"});
   out.recorded = unknown_nodes.size() + sc.recorded.size();
+  std::vector<const std::vector<int>*> gpus_of(sc.pods.size(), nullptr);
+  for (const RecordedGpus& g : sc.recorded_gpus) gpus_of[g.pod] = &g.gpus;
+  const auto gpu_list = [](const auto& gpus) {
+    std::string s;
+    for (const auto g : gpus) s += fmt::format("{}{}", s.empty() ? "" : ",", g);
+    return s;
+  };
   std::vector<PinnedPod> recorded(sc.recorded.begin(), sc.recorded.end());
   std::sort(recorded.begin(), recorded.end(),
             [](const PinnedPod& a, const PinnedPod& b) { return a.pod < b.pod; });
@@ -60,11 +67,23 @@ ReplayConsistency check_replay_consistency(const Scenario& sc, const RunResult& 
     const PodOutcome& o = run.pods[r.pod];
     const PodSpec& s = sc.pods[r.pod];
     const std::string& node = names[r.node];
+    const std::string pod(s.name.view());
     if (o.node == static_cast<int32_t>(r.node) && o.start_s == s.arrival_s) {
-      ++out.reproduced;
+      const std::vector<int>* want = gpus_of[r.pod];
+      std::vector<int> got(run.pod_gpus.begin() + o.gpu_begin, run.pod_gpus.begin() + o.gpu_end());
+      std::vector<int> sorted_want = want != nullptr ? *want : std::vector<int>{};
+      std::sort(got.begin(), got.end());
+      std::sort(sorted_want.begin(), sorted_want.end());
+      if (want == nullptr || want->empty() || got == sorted_want) {
+        ++out.reproduced;
+      } else {
+        out.mismatches["recorded-gpus-taken"].push_back(
+            {pod, node,
+             fmt::format("recorded on GPU(s) {}, which were taken at {:g}s: ran on {}",
+                         gpu_list(*want), s.arrival_s, gpu_list(got))});
+      }
       continue;
     }
-    const std::string pod(s.name.view());
     if (o.node >= 0 && o.node != static_cast<int32_t>(r.node)) {
       out.mismatches["other-node"].push_back(
           {pod, node, fmt::format("ran on {}", names[static_cast<size_t>(o.node)])});

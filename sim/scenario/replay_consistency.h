@@ -28,6 +28,9 @@ struct ReplayMismatch {
 //                    counted over the pods the replay ran there then), so it waited or never ran;
 //   not-placed       it waited or never ran on a node with room for it by these counts (GPU
 //                    memory, a GPU model the pod excludes);
+//   recorded-gpus-taken
+//                    it ran on its node at once, but not on its recorded GPUs (workload.placements'
+//                    gpus), which other pods held;
 //   other-node       it ran elsewhere (never, while the recorded-node filter holds).
 // Pods the cluster never bound have no placement to reproduce: counted apart.
 struct ReplayConsistency {

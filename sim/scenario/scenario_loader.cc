@@ -692,7 +692,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   if (const YAML::Node placed = w["placements"]; placed.IsDefined()) {
     if (w["fill"].IsDefined())
       yaml.fail(placed, "workload.placements", "cannot be combined with workload.fill");
-    sc.recorded = read_placements_key(yaml, placed, path, sc.cluster, sc.pods);
+    sc.recorded = read_placements_key(yaml, placed, path, sc.cluster, sc.pods, sc.recorded_gpus);
   }
   if (const YAML::Node fill = w["fill"]; fill.IsDefined()) {
     yaml.check_keys(fill, "workload.fill", {"target"});

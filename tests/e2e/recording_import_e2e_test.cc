@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "tests/support/cli_run.h"
 #include "tests/support/temp_files.h"
@@ -41,6 +43,10 @@ TEST_F(RecordingImportE2e, EveryPlacementOfAConsistentRecordingReproduces) {
   for (const char* f : {"scenario.yaml", "trace.yaml", "snapshot.yaml", "placements.yaml",
                         "consistency.md", "consistency.json"})
     EXPECT_TRUE(fs::exists(out / f)) << f;
+  // The recorded GPUs: warm-0 on gpu-a's GPU 1 (the first picker would take 0), infer-2 on 0.
+  const std::string placements = testing::read_file(out / "placements.yaml");
+  EXPECT_NE(placements.find("{pod: ml/warm-0, node: gpu-a, gpus: [1]}"), std::string::npos)
+      << placements;
   const nlohmann::json c = consistency(out);
   EXPECT_EQ(c["recorded"], 3);
   EXPECT_EQ(c["reproduced"], 3);
@@ -66,15 +72,22 @@ TEST_F(RecordingImportE2e, AMissedDeletionLeavesTheNodeFullAndIsReported) {
   const auto r = slicelab("import recording tests/data/recordings/missing-deletion --out " +
                           testing::shell_quote(out.string()) + " --format json");
   ASSERT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_NE(r.err.find("seq 7 follows 5"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("seq 8 follows 6"), std::string::npos) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["recording"]["missing_events"], 1);
   const nlohmann::json c = consistency(out);
   EXPECT_EQ(j["consistency"], c);
-  EXPECT_EQ(c["recorded"], 4);
-  EXPECT_EQ(c["reproduced"], 2);  // d-4 on cpu-0, a-1 on gpu-a
-  EXPECT_EQ(c["mismatches"], 2);
-  ASSERT_EQ(c["reasons"].size(), 2u);
+  EXPECT_EQ(c["recorded"], 6);
+  EXPECT_EQ(c["reproduced"], 3);  // d-4 on cpu-0, a-1 on gpu-a, f-6 on gpu-b's GPU 0
+  EXPECT_EQ(c["mismatches"], 3);
+  ASSERT_EQ(c["reasons"].size(), 3u);
+  // f-6's deletion is missing too: g-7, recorded on the same GPU, gets the other one.
+  EXPECT_EQ(c["reasons"]["recorded-gpus-taken"]["count"], 1);
+  EXPECT_EQ(c["reasons"]["recorded-gpus-taken"]["pods"][0]["pod"], "ml/g-7");
+  EXPECT_NE(c["reasons"]["recorded-gpus-taken"]["pods"][0]["detail"].get<std::string>().find(
+                "recorded on GPU(s) 0, which were taken at 180s: ran on 1"),
+            std::string::npos)
+      << c;
   // a-1's deletion is missing: it holds both GPUs of gpu-a when b-2 arrives.
   EXPECT_EQ(c["reasons"]["node-full-gpus"]["count"], 1);
   EXPECT_EQ(c["reasons"]["node-full-gpus"]["pods"][0]["pod"], "ml/b-2");
@@ -113,6 +126,33 @@ TEST_F(RecordingImportE2e, AsRecordedWithoutPlacementsIsRefused) {
   const auto r = slicelab("validate " + testing::shell_quote((dir_ / "s.yaml").string()));
   EXPECT_NE(r.status, 0);
   EXPECT_NE((r.out + r.err).find("needs workload.placements"), std::string::npos) << r.out << r.err;
+}
+
+TEST_F(RecordingImportE2e, PlacementsFileErrorsNameTheEntry) {
+  const std::string scenario =
+      "name: s\ncluster:\n  node_groups:\n    - {name: g, count: 1, cpu_milli: 1000, "
+      "memory_mib: 1000, gpu_model: A100-80GB, gpus_per_node: 2, node_names: [n0]}\n"
+      "workload:\n  pods:\n    - {name: p, arrival: 0s, duration: 1s, gpu_count: 1}\n"
+      "  placements: placements.yaml\npolicies:\n"
+      "  - {name: r, placement: as-recorded, sharing: whole-card}\n";
+  write("s.yaml", scenario);
+  const auto validate = [&](const std::string& placements) {
+    write("placements.yaml", placements);
+    const auto r = slicelab("validate " + testing::shell_quote((dir_ / "s.yaml").string()));
+    return std::make_pair(r.status, r.out + r.err);
+  };
+  EXPECT_EQ(validate("placements:\n  - {pod: p, node: n0, gpus: [1]}\n").first, 0);
+  auto [status, text] = validate("placements:\n  - {pod: p, node: n9}\n");
+  EXPECT_NE(status, 0);
+  EXPECT_NE(text.find("placements.yaml:2:"), std::string::npos) << text;
+  EXPECT_NE(text.find("no node 'n9' in the cluster"), std::string::npos) << text;
+  std::tie(status, text) = validate("placements:\n  - {pod: p, node: n0, gpus: [2]}\n");
+  EXPECT_NE(status, 0);
+  EXPECT_NE(text.find("placements[0].gpus[0]"), std::string::npos) << text;
+  std::tie(status, text) =
+      validate("placements:\n  - {pod: p, node: n0}\n  - {pod: p, node: n0}\n");
+  EXPECT_NE(status, 0);
+  EXPECT_NE(text.find("pod 'p' is placed twice"), std::string::npos) << text;
 }
 
 }  // namespace

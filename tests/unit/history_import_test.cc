@@ -22,8 +22,8 @@ const PodSpec& history_pod(const KubernetesImport& imp, const std::string& name)
 }
 
 std::string history_node_of(const KubernetesImport& imp, const std::string& pod) {
-  for (const auto& [p, n] : imp.placements)
-    if (p == pod) return n;
+  for (const RecordedPlacement& r : imp.placements)
+    if (r.pod == pod) return r.node;
   return "";
 }
 
@@ -99,13 +99,19 @@ TEST(HistoryImport, RecordingPinsRunningPodsAndReplaysTheOthers) {
   EXPECT_EQ(imp.unbound, 1);        // pending-3
   EXPECT_EQ(imp.pods.size(), 4u);
   EXPECT_EQ(history_node_of(imp, "ml/train-1"), "gpu-b");
+  // Its GPUs, from the extender's slicelab.io/gpu-assignment annotation.
+  for (const RecordedPlacement& r : imp.placements)
+    if (r.pod == "ml/train-1") {
+      EXPECT_EQ(r.gpus, std::vector<int>{1});
+    }
+  EXPECT_EQ(imp.unread_assignments, 0);
   EXPECT_EQ(imp.cluster.node_count(), 4u);  // gpu-c joined and left: kept from time 0
 }
 
 TEST(HistoryImport, DurationGivesPodsStillRunningAtTheEnd) {
   const KubernetesImport imp = history_of_recording("missing-deletion", 7200);
   EXPECT_DOUBLE_EQ(history_pod(imp, "ml/a-1").duration_s, 7200);
-  EXPECT_EQ(imp.unended, 4);
+  EXPECT_EQ(imp.unended, 6);
   ASSERT_EQ(imp.unknown_nodes.size(), 1u);
   EXPECT_EQ(imp.unknown_nodes[0].pod, "ml/c-3");
   EXPECT_EQ(imp.unknown_nodes[0].node, "gpu-z");

@@ -73,7 +73,7 @@ TEST(KubeRecording, WarnsOfASeqGapAndCountsTheMissingEvents) {
   const KubeRecording r = read_kube_recording(kRecordings + "/missing-deletion");
   EXPECT_EQ(r.missing_events, 1u);
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("events-000001.jsonl:6: seq 7 follows 5"), std::string::npos)
+  EXPECT_NE(r.warnings[0].find("events-000001.jsonl:7: seq 8 follows 6"), std::string::npos)
       << r.warnings[0];
 }
 
