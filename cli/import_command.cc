@@ -301,6 +301,11 @@ int ImportCommand::run_recording() const {
     throw UsageError(fmt::format("--name: {}", *problem));
   prepare_output_folder(out_, force_);  // a refusal before the reading, not after it
   const KubeRecording rec = read_kube_recording(recording_dir_);
+  if (rec.objects.nodes.empty())
+    throw InputError(fmt::format(
+        "{}: the recording has no Node events: a replay needs the nodes (slicelab record lists "
+        "them at its start)",
+        recording_dir_));
   options.origin_s = rec.started_s;
   options.end_s = rec.ended_s;
   const GpuCatalog catalog = GpuCatalog::builtin();

@@ -128,6 +128,19 @@ TEST_F(RecordingImportE2e, AsRecordedWithoutPlacementsIsRefused) {
   EXPECT_NE((r.out + r.err).find("needs workload.placements"), std::string::npos) << r.out << r.err;
 }
 
+TEST_F(RecordingImportE2e, ARecordingWithoutNodesIsRefusedAndNothingWritten) {
+  fs::create_directories(dir_ / "rec");
+  write("rec/recording.json",
+        R"({"format": "slicelab-recording/1", "started": "2026-11-30T12:00:00.000Z"})");
+  write("rec/events-000001.jsonl",
+        "{\"seq\":1,\"at\":\"2026-11-30T12:00:00.000Z\",\"type\":\"START\"}\n");
+  const auto r = slicelab("import recording " + testing::shell_quote((dir_ / "rec").string()) +
+                          " --out " + testing::shell_quote((dir_ / "out").string()));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("the recording has no Node events"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
 TEST_F(RecordingImportE2e, PlacementsFileErrorsNameTheEntry) {
   const std::string scenario =
       "name: s\ncluster:\n  node_groups:\n    - {name: g, count: 1, cpu_milli: 1000, "

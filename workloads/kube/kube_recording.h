@@ -14,7 +14,7 @@ namespace slicelab {
 // The reader's limits (docs/record-replay.md#limits): a line as the format bounds it, and what
 // it keeps at once: every node and pod ever seen (the replay needs each pod's whole life).
 inline constexpr uint64_t kMaxRecordingLineBytes = 4 * kMiB;
-inline constexpr uint64_t kMaxRecordingHeaderBytes = 64 * 1024;
+inline constexpr uint64_t kMaxRecordingHeaderBytes = uint64_t{64} * 1024;
 inline constexpr size_t kMaxRecordingSegments = 100'000;
 inline constexpr size_t kMaxRecordingPods = 1'000'000;
 inline constexpr size_t kMaxRecordingNodes = 100'000;
