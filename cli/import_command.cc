@@ -122,8 +122,7 @@ std::optional<ReplayConsistency> write_kube_scenario_folder(
     // The folder as a user will run it: what the replay cannot reproduce is what they will see.
     const Scenario sc = load_scenario((dir / "scenario.yaml").string());
     const RunResult run = run_policy(sc, sc.policies.front());  // as-recorded comes first
-    consistency = check_replay_consistency(sc, run, imported.unknown_nodes,
-                                           static_cast<size_t>(imported.unbound));
+    consistency = check_replay_consistency(sc, run, imported);
     write_text_file(dir / "consistency.md",
                     consistency_markdown(*consistency,
                                          (std::filesystem::path(out) / "scenario.yaml").string()));

@@ -41,7 +41,9 @@ std::string consistency_markdown(const ReplayConsistency& c, const std::string& 
   std::string md = fmt::format(
       "# Consistency of the as-recorded replay\n\n"
       "The policy `as-recorded` of {} keeps each pod to the node the cluster placed it on. A "
-      "recorded placement is reproduced when the replay put the pod there as soon as it arrived "
+      "recorded placement is reproduced when the replay put the pod there no later than the "
+      "cluster "
+      "started it "
       "(docs/record-replay.md#consistency).\n\n"
       "| | pods |\n|---|---:|\n"
       "| recorded placements | {} |\n| reproduced | {} |\n| not reproduced | {} |\n"

@@ -530,9 +530,13 @@ ImportedWorkload pods_to_workload(const std::vector<KubePod>& pods, const PodRol
       if (p.node_name.empty())
         ++out.unbound;
       else if (nodes.index.contains(p.node_name))
-        out.placements.push_back({p.name, p.node_name, {}});
+        out.placements.push_back({p.name, p.node_name, {}, std::nullopt});
       else
-        out.unknown_nodes.push_back({p.name, p.node_name, {}});
+        out.unknown_nodes.push_back({p.name, p.node_name, {}, std::nullopt});
+      if (!p.node_name.empty() && p.started_s) {
+        auto& r = nodes.index.contains(p.node_name) ? out.placements : out.unknown_nodes;
+        r.back().started_s = std::max(0.0, *p.started_s - out.snapshot_s);
+      }
       if (!p.gpu_assignment.empty() && nodes.index.contains(p.node_name)) {
         const auto gpus =
             assignment_gpus(p.gpu_assignment, nodes.facts[nodes.index.at(p.node_name)].gpus);

@@ -40,6 +40,9 @@ struct RecordedPlacement {
   // The GPU indices of its slicelab.io/gpu-assignment annotation (docs/extender.md); empty when
   // it has none (or one that cannot be read: counted in unread_assignments).
   std::vector<int> gpus;
+  // When the cluster started it, in seconds from time 0 (0 for a pod already running then);
+  // nullopt when it never started.
+  std::optional<double> started_s;
 };
 
 struct KubernetesImport {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "sim/scenario/snapshot_reader.h"
 
@@ -35,10 +37,13 @@ ConsistencyNodeRoom consistency_used_at(const Scenario& sc, const RunResult& run
 }  // namespace
 
 ReplayConsistency check_replay_consistency(const Scenario& sc, const RunResult& run,
-                                           std::span<const RecordedPlacement> unknown_nodes,
-                                           size_t unbound) {
+                                           const KubernetesImport& imported) {
   ReplayConsistency out;
-  out.unbound = unbound;
+  out.unbound = static_cast<size_t>(imported.unbound);
+  const std::span<const RecordedPlacement> unknown_nodes = imported.unknown_nodes;
+  std::unordered_map<std::string_view, double> started;  // pod -> when the cluster started it
+  for (const RecordedPlacement& r : imported.placements)
+    if (r.started_s) started.emplace(r.pod, *r.started_s);
   std::vector<ConsistencyNodeRoom> capacity;
   for (const NodeGroup& g : sc.cluster.groups)
     for (int i = 0; i < g.count; ++i)
@@ -68,7 +73,9 @@ ReplayConsistency check_replay_consistency(const Scenario& sc, const RunResult& 
     const PodSpec& s = sc.pods[r.pod];
     const std::string& node = names[r.node];
     const std::string pod(s.name.view());
-    if (o.node == static_cast<int32_t>(r.node) && o.start_s == s.arrival_s) {
+    const auto st = started.find(s.name.view());
+    const double deadline = std::max(s.arrival_s, st != started.end() ? st->second : 0.0);
+    if (o.node == static_cast<int32_t>(r.node) && o.start_s >= 0 && o.start_s <= deadline) {
       const std::vector<int>* want = gpus_of[r.pod];
       std::vector<int> got(run.pod_gpus.begin() + o.gpu_begin, run.pod_gpus.begin() + o.gpu_end());
       std::vector<int> sorted_want = want != nullptr ? *want : std::vector<int>{};
@@ -80,7 +87,7 @@ ReplayConsistency check_replay_consistency(const Scenario& sc, const RunResult& 
         out.mismatches["recorded-gpus-taken"].push_back(
             {pod, node,
              fmt::format("recorded on GPU(s) {}, which were taken at {:g}s: ran on {}",
-                         gpu_list(*want), s.arrival_s, gpu_list(got))});
+                         gpu_list(*want), o.start_s, gpu_list(got))});
       }
       continue;
     }
@@ -90,15 +97,15 @@ ReplayConsistency check_replay_consistency(const Scenario& sc, const RunResult& 
       continue;
     }
     const std::string when =
-        o.start_s < 0 ? "never ran" : fmt::format("started {:g}s late", o.start_s - s.arrival_s);
-    const ConsistencyNodeRoom used =
-        consistency_used_at(sc, run, on_node[r.node], r.pod, s.arrival_s);
+        o.start_s < 0 ? "never ran"
+                      : fmt::format("started {:g}s after the cluster did", o.start_s - deadline);
+    const ConsistencyNodeRoom used = consistency_used_at(sc, run, on_node[r.node], r.pod, deadline);
     const ConsistencyNodeRoom& cap = capacity[r.node];
     const auto full = [&](const char* reason, const char* unit, int64_t asks, int64_t in_use,
                           int64_t total) {
       out.mismatches[reason].push_back({pod, node,
                                         fmt::format("asks {} {}, {} of {} in use at {:g}s; {}",
-                                                    asks, unit, in_use, total, s.arrival_s, when)});
+                                                    asks, unit, in_use, total, deadline, when)});
     };
     if (used.cpu_milli + s.cpu_milli > cap.cpu_milli)
       full("node-full-cpu", "millicores", s.cpu_milli, used.cpu_milli, cap.cpu_milli);

@@ -20,12 +20,14 @@ struct ReplayMismatch {
   std::string detail;  // one clause: what the pod asked and what the node had left, ...
 };
 
-// A recorded placement is reproduced when the replay put the pod on its recorded node as soon
-// as it arrived; the reasons it is not are
+// A recorded placement is reproduced when the replay put the pod on its recorded node (and GPUs,
+// where recorded) no later than the cluster started it (as soon as it arrived when the recording
+// has no start); the reasons it is not are
 //   node-missing     the node is not in the inventory (the import could not pin the pod);
 //   node-full-cpu, node-full-memory, node-full-gpus
-//                    the node lacked that resource when the pod arrived (the first one short,
-//                    counted over the pods the replay ran there then), so it waited or never ran;
+//                    the node lacked that resource when the cluster started the pod (the first
+//                    one short, counted over the pods the replay ran there then), so it started
+//                    later or never;
 //   not-placed       it waited or never ran on a node with room for it by these counts (GPU
 //                    memory, a GPU model the pod excludes);
 //   recorded-gpus-taken
@@ -41,10 +43,9 @@ struct ReplayConsistency {
   size_t mismatch_count() const { return recorded - reproduced; }
 };
 
-// `run` is the scenario's as-recorded policy run (scenario.recorded pins its pods);
-// `unknown_nodes` the import's placements on nodes the inventory lacks.
+// `run` is the scenario's as-recorded policy run (scenario.recorded pins its pods); `imported`
+// the history import that wrote the scenario (its start times, its unknown nodes).
 ReplayConsistency check_replay_consistency(const Scenario& scenario, const RunResult& run,
-                                           std::span<const RecordedPlacement> unknown_nodes,
-                                           size_t unbound);
+                                           const KubernetesImport& imported);
 
 }  // namespace slicelab

@@ -101,6 +101,18 @@ TEST_F(RecordingImportE2e, AMissedDeletionLeavesTheNodeFullAndIsReported) {
   EXPECT_NE(md.find("## node-full-gpus (1 pod)"), std::string::npos) << md;
 }
 
+// waits-2 arrives while first-1 holds both GPUs of gpu-a, in the cluster as in the replay: it
+// started when first-1 ended (12:10:15), the replay starts it no later, so nothing is amiss.
+TEST_F(RecordingImportE2e, APodThatWaitedInTheClusterTooIsReproduced) {
+  const fs::path out = dir_ / "replay";
+  const auto r = slicelab("import recording tests/data/recordings/waited --out " +
+                          testing::shell_quote(out.string()));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const nlohmann::json c = consistency(out);
+  EXPECT_EQ(c["recorded"], 2);
+  EXPECT_EQ(c["reproduced"], 2) << c;
+}
+
 TEST_F(RecordingImportE2e, KubernetesHistoryReplaysFinishedPodsWhereTheyRan) {
   const fs::path out = dir_ / "history";
   const auto r = slicelab(
