@@ -10,13 +10,18 @@
 #include "cli/input_paths.h"
 #include "cli/usage_error.h"
 #include "reports/atomic_folder.h"
+#include "reports/consistency_report.h"
 #include "reports/output_file.h"
 #include "reports/output_guard.h"
 #include "sim/scenario/kube_import.h"
+#include "sim/scenario/replay_consistency.h"
+#include "sim/scenario/run_policies.h"
+#include "sim/scenario/scenario.h"
 #include "workloads/input_error.h"
 #include "workloads/inputs/csv_trace_reader.h"
 #include "workloads/inputs/openb_reader.h"
 #include "workloads/kube/kube_objects.h"
+#include "workloads/kube/kube_recording.h"
 #include "workloads/plain_file_name.h"
 #include "workloads/rfc3339.h"
 #include "workloads/text_file.h"
@@ -91,6 +96,107 @@ nlohmann::ordered_json summary_json(const TraceSummary& s) {
   return j;
 }
 
+// The scenario folder of `import kubernetes` and `import recording`: scenario.yaml, trace.yaml,
+// snapshot.yaml, and for a history import placements.yaml and the consistency report of one
+// as-recorded run over the folder as written (docs/record-replay.md#consistency).
+std::optional<ReplayConsistency> write_kube_scenario_folder(
+    const KubernetesImport& imported, const GpuCatalog& catalog, const std::string& out, bool force,
+    const std::string& name, const std::string& source, const std::string& command,
+    const std::string& trace_description) {
+  std::ostringstream trace;
+  write_trace_yaml(trace, imported.pods, trace_description);
+  if (trace.view().size() > kMaxTraceYamlBytes)
+    throw InputError(fmt::format(
+        "{}: the trace of {} pods would be {} MiB, more than the {} MiB "
+        "a trace file may hold",
+        out, imported.pods.size(), trace.view().size() >> 20, kMaxTraceYamlBytes >> 20));
+  const std::string scenario = kubernetes_scenario_yaml(imported, catalog, name, source, command);
+  const std::string snapshot = kubernetes_snapshot_yaml(imported, source);
+  std::optional<ReplayConsistency> consistency;
+  write_folder_atomically(out, force, [&](const std::filesystem::path& dir) {
+    write_text_file(dir / "scenario.yaml", scenario);
+    write_text_file(dir / "trace.yaml", trace.str());
+    write_text_file(dir / "snapshot.yaml", snapshot);
+    if (!imported.history) return;
+    write_text_file(dir / "placements.yaml", kubernetes_placements_yaml(imported, source));
+    // The folder as a user will run it: what the replay cannot reproduce is what they will see.
+    const Scenario sc = load_scenario((dir / "scenario.yaml").string());
+    const RunResult run = run_policy(sc, sc.policies.front());  // as-recorded comes first
+    consistency = check_replay_consistency(sc, run, imported);
+    write_text_file(dir / "consistency.md",
+                    consistency_markdown(*consistency,
+                                         (std::filesystem::path(out) / "scenario.yaml").string()));
+    write_text_file(dir / "consistency.json", consistency_json(*consistency).dump(2) + "\n");
+  });
+  return consistency;
+}
+
+nlohmann::ordered_json kube_import_json(const KubernetesImport& imported, const GpuCatalog& catalog,
+                                        const std::string& source, const std::string& out) {
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const NodeGroup& g : imported.cluster.groups)
+    groups.push_back({{"name", g.name},
+                      {"count", g.count},
+                      {"gpus_per_node", g.gpus_per_node},
+                      {"gpu_model", g.gpus_per_node > 0
+                                        ? nlohmann::ordered_json(catalog.models()[g.gpu_model].name)
+                                        : nlohmann::ordered_json(nullptr)}});
+  nlohmann::ordered_json phases = nlohmann::ordered_json::object();
+  for (const auto& [phase, n] : imported.phases) phases[phase] = n;
+  nlohmann::ordered_json j;
+  j["format"] = "slicelab.import/1";
+  j["source"] = source;
+  j["out"] = out;
+  j["nodes"] = {{"total", imported.cluster.node_count()}, {"groups", std::move(groups)}};
+  j["pods"] = {{"phases", std::move(phases)},
+               {"snapshot", imported.snapshot.size()},
+               {"trace", imported.pods.size() - imported.snapshot.size()},
+               {"finished", imported.finished_pods},
+               {"daemonset", imported.daemon_pods},
+               {"learned_durations", imported.learned_durations},
+               {"default_durations", imported.default_durations}};
+  if (imported.history)
+    j["history"] = {{"placements", imported.placements.size()},
+                    {"unknown_nodes", imported.unknown_nodes.size()},
+                    {"unbound", imported.unbound},
+                    {"never_ran", imported.never_ran},
+                    {"unended", imported.unended}};
+  j["notes"] = imported.notes;
+  return j;
+}
+
+void print_kube_import(const KubernetesImport& imported, const GpuCatalog& catalog) {
+  std::printf("nodes: %zu in %zu groups\n", imported.cluster.node_count(),
+              imported.cluster.groups.size());
+  for (const NodeGroup& g : imported.cluster.groups)
+    std::printf("  %s: %d node(s), %d GPU(s) each%s\n", g.name.c_str(), g.count, g.gpus_per_node,
+                g.gpus_per_node > 0
+                    ? fmt::format(" ({})", catalog.models()[g.gpu_model].name).c_str()
+                    : "");
+  std::string phases;
+  for (const auto& [phase, n] : imported.phases)
+    phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", n, phase);
+  std::printf("pods: %s\n", phases.empty() ? "none" : phases.c_str());
+  if (imported.history) {
+    std::printf(
+        "  %zu on their nodes from time 0 (snapshot), %zu in the trace at their creation times, "
+        "%d ended before the start, %d never ran, %d DaemonSet (taken off their nodes)\n",
+        imported.snapshot.size(), imported.pods.size() - imported.snapshot.size(),
+        imported.finished_pods, imported.never_ran, imported.daemon_pods);
+    std::printf(
+        "  placements: %zu on nodes of the inventory, %zu on nodes it lacks, %d never bound\n",
+        imported.placements.size(), imported.unknown_nodes.size(), imported.unbound);
+  } else {
+    std::printf(
+        "  %zu on their nodes from time 0 (snapshot), %zu in the trace, %d finished "
+        "(durations only), %d DaemonSet (taken off their nodes)\n",
+        imported.snapshot.size(), imported.pods.size() - imported.snapshot.size(),
+        imported.finished_pods, imported.daemon_pods);
+    std::printf("  durations: %d from finished pods of the same owner, %d defaults\n",
+                imported.learned_durations, imported.default_durations);
+  }
+}
+
 }  // namespace
 
 ImportCommand::ImportCommand(CLI::App& app) {
@@ -152,10 +258,105 @@ ImportCommand::ImportCommand(CLI::App& app) {
                    "Folder to write (scenario.yaml, trace.yaml, "
                    "snapshot.yaml)")
       ->required();
+  kubernetes_->add_flag("--history", history_,
+                        "Replay the finished pods too, from the export's earliest timestamp, "
+                        "with an as-recorded policy and a consistency report "
+                        "(docs/record-replay.md)");
   kubernetes_->add_flag("--force", force_,
                         "Replace the folder even if files were added to it (only a folder "
                         "slicelab wrote)");
   add_format_option(*kubernetes_, format_);
+  recording_ = cmd_->add_subcommand(
+      "recording",
+      "A folder of `slicelab record`: a scenario folder that replays the cluster's pods, with an "
+      "as-recorded policy and a consistency report (docs/record-replay.md)");
+  recording_->add_option("dir", recording_dir_, "The recording folder (recording.json)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  recording_
+      ->add_option("-o,--out", out_,
+                   "Folder to write (scenario.yaml, trace.yaml, snapshot.yaml, placements.yaml, "
+                   "consistency.md, consistency.json)")
+      ->required();
+  recording_->add_option("--name", name_, "Scenario name (default recording)");
+  recording_->add_option("--duration", unended_duration_,
+                         "Run time of a pod still running when the recording ends (default: its "
+                         "time so far)");
+  recording_->add_flag("--force", force_,
+                       "Replace the folder even if files were added to it (only a folder "
+                       "slicelab wrote)");
+  add_format_option(*recording_, format_);
+}
+
+int ImportCommand::run_recording() const {
+  const YamlReader args("import recording");
+  KubernetesImportOptions options;
+  options.history = true;
+  options.running_duration_s = 0;
+  if (!unended_duration_.empty())
+    options.unended_duration_s = args.duration(YAML::Node(unended_duration_), "--duration", 0.001);
+  const std::string name = recording_->get_option("--name")->count() > 0 ? name_ : "recording";
+  if (const auto problem = plain_file_name_problem(name))
+    throw UsageError(fmt::format("--name: {}", *problem));
+  prepare_output_folder(out_, force_);  // a refusal before the reading, not after it
+  const KubeRecording rec = read_kube_recording(recording_dir_);
+  if (rec.objects.nodes.empty())
+    throw InputError(fmt::format(
+        "{}: the recording has no Node events: a replay needs the nodes (slicelab record lists "
+        "them at its start)",
+        recording_dir_));
+  options.origin_s = rec.started_s;
+  options.end_s = rec.ended_s;
+  const GpuCatalog catalog = GpuCatalog::builtin();
+  KubernetesImport imported = import_kubernetes(rec.objects, catalog, options);
+  if (rec.nodes_joined + rec.nodes_left > 0)
+    imported.notes.push_back(fmt::format(
+        "{} node(s) joined and {} left during the recording: every node is in the cluster from "
+        "time 0 (a scenario's inventory is fixed)",
+        rec.nodes_joined, rec.nodes_left));
+  if (imported.unended > 0)
+    imported.notes.push_back(
+        unended_duration_.empty()
+            ? fmt::format("{} pod(s) still ran at the end: they run for their time so far "
+                          "(--duration sets it)",
+                          imported.unended)
+            : fmt::format("{} pod(s) still ran at the end: they run for --duration {}",
+                          imported.unended, unended_duration_));
+  if (rec.missing_events > 0)
+    imported.notes.push_back(
+        fmt::format("{} event(s) are missing (gaps in seq): the replay may differ where they fell",
+                    rec.missing_events));
+  const auto consistency = write_kube_scenario_folder(
+      imported, catalog, out_, force_, name, recording_dir_, "import recording",
+      fmt::format("pods of recording {}", recording_dir_));
+  constexpr size_t kShownWarnings = 5;
+  for (size_t i = 0; i < std::min(rec.warnings.size(), kShownWarnings); ++i)
+    std::fprintf(stderr, "warning: %s\n", rec.warnings[i].c_str());
+  if (rec.warnings.size() > kShownWarnings)
+    std::fprintf(stderr, "warning: ... and %zu more\n", rec.warnings.size() - kShownWarnings);
+  if (format_.json()) {
+    nlohmann::ordered_json j = kube_import_json(imported, catalog, "recording", out_);
+    j["recording"] = {{"dir", recording_dir_},        {"segments", rec.segments},
+                      {"events", rec.events},         {"duplicates", rec.duplicates},
+                      {"torn_lines", rec.torn_lines}, {"missing_events", rec.missing_events},
+                      {"restarts", rec.restarts},     {"seconds", rec.ended_s - rec.started_s}};
+    j["consistency"] = consistency_json(*consistency);
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf(
+      "recording: %zu segment(s), %zu events over %gs (%zu duplicates skipped, %zu torn "
+      "line(s) ignored, %zu missing)\n",
+      rec.segments, rec.events, rec.ended_s - rec.started_s, rec.duplicates, rec.torn_lines,
+      rec.missing_events);
+  print_kube_import(imported, catalog);
+  for (const std::string& n : imported.notes) std::printf("note: %s\n", n.c_str());
+  std::printf("%s\n", consistency_summary_line(*consistency).c_str());
+  std::printf(
+      "wrote %s (scenario.yaml, trace.yaml, snapshot.yaml, placements.yaml, consistency.md, "
+      "consistency.json)\n",
+      out_.c_str());
+  return 0;
 }
 
 int ImportCommand::run_kubernetes() const {
@@ -176,77 +377,38 @@ int ImportCommand::run_kubernetes() const {
   for (const std::string& f : kube_nodes_) read_kube_objects(f, objects);
   for (const std::string& f : kube_pods_) read_kube_objects(f, objects);
   const GpuCatalog catalog = GpuCatalog::builtin();
+  options.history = history_;
   const KubernetesImport imported = import_kubernetes(objects, catalog, options);
   std::string source;
   for (const auto& f : kube_nodes_) source += (source.empty() ? "" : ", ") + f;
   for (const auto& f : kube_pods_) source += ", " + f;
-  std::ostringstream trace;
-  write_trace_yaml(trace, imported.pods, fmt::format("pods of {} (Kubernetes export)", source));
-  if (trace.view().size() > kMaxTraceYamlBytes)
-    throw InputError(fmt::format(
-        "{}: the trace of {} pods would be {} MiB, more than the {} MiB "
-        "a trace file may hold",
-        out_, imported.pods.size(), trace.view().size() >> 20, kMaxTraceYamlBytes >> 20));
-  const std::string scenario = kubernetes_scenario_yaml(imported, catalog, name_, source);
-  const std::string snapshot = kubernetes_snapshot_yaml(imported, source);
-  write_folder_atomically(out_, force_, [&](const std::filesystem::path& dir) {
-    write_text_file(dir / "scenario.yaml", scenario);
-    write_text_file(dir / "trace.yaml", trace.str());
-    write_text_file(dir / "snapshot.yaml", snapshot);
-  });
+  const auto consistency = write_kube_scenario_folder(
+      imported, catalog, out_, force_, name_, source, "import kubernetes",
+      fmt::format("pods of {} (Kubernetes export)", source));
 
   if (format_.json()) {
-    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
-    for (const NodeGroup& g : imported.cluster.groups)
-      groups.push_back({{"name", g.name},
-                        {"count", g.count},
-                        {"gpus_per_node", g.gpus_per_node},
-                        {"gpu_model", g.gpus_per_node > 0 ? nlohmann::ordered_json(
-                                                                catalog.models()[g.gpu_model].name)
-                                                          : nlohmann::ordered_json(nullptr)}});
-    nlohmann::ordered_json phases = nlohmann::ordered_json::object();
-    for (const auto& [phase, n] : imported.phases) phases[phase] = n;
-    nlohmann::ordered_json j;
-    j["format"] = "slicelab.import/1";
-    j["source"] = "kubernetes";
-    j["out"] = out_;
-    j["nodes"] = {{"total", imported.cluster.node_count()}, {"groups", std::move(groups)}};
-    j["pods"] = {{"phases", std::move(phases)},
-                 {"snapshot", imported.snapshot.size()},
-                 {"trace", imported.pods.size() - imported.snapshot.size()},
-                 {"finished", imported.finished_pods},
-                 {"daemonset", imported.daemon_pods},
-                 {"learned_durations", imported.learned_durations},
-                 {"default_durations", imported.default_durations}};
-    j["notes"] = imported.notes;
+    nlohmann::ordered_json j = kube_import_json(imported, catalog, "kubernetes", out_);
+    if (consistency) j["consistency"] = consistency_json(*consistency);
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
-  std::printf("nodes: %zu in %zu groups\n", imported.cluster.node_count(),
-              imported.cluster.groups.size());
-  for (const NodeGroup& g : imported.cluster.groups)
-    std::printf("  %s: %d node(s), %d GPU(s) each%s\n", g.name.c_str(), g.count, g.gpus_per_node,
-                g.gpus_per_node > 0
-                    ? fmt::format(" ({})", catalog.models()[g.gpu_model].name).c_str()
-                    : "");
-  std::string phases;
-  for (const auto& [phase, n] : imported.phases)
-    phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", n, phase);
-  std::printf("pods: %s\n", phases.empty() ? "none" : phases.c_str());
-  std::printf(
-      "  %zu on their nodes from time 0 (snapshot), %zu in the trace, %d finished "
-      "(durations only), %d DaemonSet (taken off their nodes)\n",
-      imported.snapshot.size(), imported.pods.size() - imported.snapshot.size(),
-      imported.finished_pods, imported.daemon_pods);
-  std::printf("  durations: %d from finished pods of the same owner, %d defaults\n",
-              imported.learned_durations, imported.default_durations);
+  print_kube_import(imported, catalog);
   for (const std::string& n : imported.notes) std::printf("note: %s\n", n.c_str());
-  std::printf("wrote %s (scenario.yaml, trace.yaml, snapshot.yaml)\n", out_.c_str());
+  if (consistency) {
+    std::printf("%s\n", consistency_summary_line(*consistency).c_str());
+    std::printf(
+        "wrote %s (scenario.yaml, trace.yaml, snapshot.yaml, placements.yaml, consistency.md, "
+        "consistency.json)\n",
+        out_.c_str());
+  } else {
+    std::printf("wrote %s (scenario.yaml, trace.yaml, snapshot.yaml)\n", out_.c_str());
+  }
   return 0;
 }
 
 int ImportCommand::run() const {
   if (kubernetes_->parsed()) return run_kubernetes();
+  if (recording_->parsed()) return run_recording();
   const std::string inputs[] = {pods_, nodes_, file_};
   check_own_output_file(out_, inputs);  // a refusal before the reading, not after it
   TraceSummary summary;

@@ -14,7 +14,7 @@ namespace slicelab {
 
 class ImportCommand {
  public:
-  // Registers `import openb`, `import csv` and `import kubernetes` on `app`.
+  // Registers `import openb`, `import csv`, `import kubernetes` and `import recording` on `app`.
   explicit ImportCommand(CLI::App& app);
   bool chosen() const { return cmd_->parsed(); }
   // Reads, writes the trace and prints the summary; bad input throws InputError.
@@ -22,11 +22,16 @@ class ImportCommand {
 
  private:
   int run_kubernetes() const;
+  int run_recording() const;
 
   CLI::App* cmd_;
   CLI::App* openb_;
   CLI::App* csv_;
   CLI::App* kubernetes_;
+  CLI::App* recording_;
+  std::string recording_dir_;
+  std::string unended_duration_;  // import recording --duration (empty: their time so far)
+  bool history_ = false;
   std::vector<std::string> kube_nodes_;
   std::vector<std::string> kube_pods_;
   std::string snapshot_time_;

@@ -4,8 +4,9 @@
 
 namespace slicelab {
 
-NodeNameFilter::NodeNameFilter(std::span<const PinnedPod> pinned, size_t pod_count)
-    : node_of_(pod_count, kAnyNode) {
+NodeNameFilter::NodeNameFilter(std::span<const PinnedPod> pinned, size_t pod_count,
+                               std::string_view name)
+    : node_of_(pod_count, kAnyNode), name_(name) {
   for (const PinnedPod& p : pinned) node_of_[p.pod] = p.node;
 }
 

@@ -17,16 +17,20 @@ struct PinnedPod {
 };
 
 // A run plugin (added only when the run has pinned pods): a pinned pod passes on its own node
-// only, every other pod is left alone. Static per pod, so monotone as a Filter must be.
+// only, every other pod is left alone. Static per pod, so monotone as a Filter must be. The
+// as-recorded policy's recorded-node filter is the same rule over workload.placements, under its
+// registered name.
 class NodeNameFilter final : public Filter {
  public:
-  NodeNameFilter(std::span<const PinnedPod> pinned, size_t pod_count);
-  std::string_view name() const override { return "node-name"; }
+  NodeNameFilter(std::span<const PinnedPod> pinned, size_t pod_count,
+                 std::string_view name = "node-name");
+  std::string_view name() const override { return name_; }
   void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
 
  private:
   static constexpr NodeId kAnyNode = UINT32_MAX;
   std::vector<NodeId> node_of_;  // per pod of the run; kAnyNode when not pinned
+  std::string_view name_;        // a literal: the registry's or the snapshot's
 };
 
 }  // namespace slicelab

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "sim/gpu_catalog.h"
+#include "sim/placement/node_name_filter.h"
 #include "sim/placement/placement_policy.h"
+#include "sim/placement/recorded_gpu_picker.h"
 #include "workloads/pod_spec.h"
 
 namespace slicelab {
@@ -43,6 +45,10 @@ struct PlacementEnvironment {
   std::span<const PodSpec> pods;
   const GpuCatalog* catalog = nullptr;
   std::span<const PodSpec> target_pods = {};  // empty = `pods` (see RunInputs::target_pods)
+  // The recorded-node filter's pods and nodes (workload.placements); empty: it pins none.
+  std::span<const PinnedPod> recorded = {};
+  // The recorded-gpus picker's pods and GPU indices (workload.placements' gpus).
+  std::span<const RecordedGpus> recorded_gpus = {};
 };
 
 // All names must be known (the scenario loader checks them, with locations).

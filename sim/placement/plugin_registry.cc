@@ -9,7 +9,9 @@
 #include "sim/placement/fgd_plugins.h"
 #include "sim/placement/filters.h"
 #include "sim/placement/mode_plugins.h"
+#include "sim/placement/node_name_filter.h"
 #include "sim/placement/paper_scorers.h"
+#include "sim/placement/recorded_gpu_picker.h"
 #include "sim/placement/scorers.h"
 #include "sim/placement/topology_picker.h"
 
@@ -99,6 +101,14 @@ const PlacementPlugin kPlugins[] = {
      PresetFactory{[] { return preset_with("fgd", "fgd"); }}},
     {"topology-aware", "binpack scorer, topology device picker (best-connected GPU sets)",
      PresetFactory{[] { return preset_with("binpack", "topology"); }}},
+    // What the cluster did (docs/record-replay.md#as-recorded): each recorded pod on its node,
+    // the others (never bound) as best-fit would place them.
+    {"as-recorded", "each pod on the node the recording says it ran on (workload.placements)",
+     PresetFactory{[] {
+       PlacementConfig c = preset_with("binpack", "recorded-gpus");
+       c.filters.insert(c.filters.begin(), "recorded-node");
+       return c;
+     }}},
     {"hami", "HAMi's scheduler with the sharing settings' node and GPU policies (sharing hami)",
      PresetFactory{[] { return hami_preset("hami"); }}},
     {"hami-binpack", "HAMi's scheduler, node and GPU policy binpack (sharing mode hami)",
@@ -113,6 +123,11 @@ const PlacementPlugin kPlugins[] = {
      FilterFactory{new_filter<ResourceFilter>}},
     {"gpu-model", "a GPU model the pod allows, with at least the pod's GPU memory",
      FilterFactory{new_filter<GpuModelFilter>}},
+    {"recorded-node", "a pod of workload.placements passes on its recorded node only",
+     FilterFactory{[](PlacementBuildContext& ctx) -> std::unique_ptr<Filter> {
+       return std::make_unique<NodeNameFilter>(ctx.env().recorded, ctx.env().pods.size(),
+                                               "recorded-node");
+     }}},
 
     // --- scorers ---
     {"binpack", "least CPU and GPU left after placement (best-fit), min-max normalised",
@@ -150,6 +165,10 @@ const PlacementPlugin kPlugins[] = {
     {"topology", "best-connected free GPU set (NVIDIA); one GPU: the worst-connected (HAMi)",
      DevicePickerFactory{[](PlacementBuildContext&) -> std::unique_ptr<DevicePicker> {
        return std::make_unique<TopologyDevicePicker>();
+     }}},
+    {"recorded-gpus", "the GPUs of workload.placements when they fit, else as first",
+     DevicePickerFactory{[](PlacementBuildContext& ctx) -> std::unique_ptr<DevicePicker> {
+       return std::make_unique<RecordedGpuPicker>(ctx.env().recorded_gpus, ctx.env().pods.size());
      }}},
     {"fgd", "a share: the GPU the fgd scorer scored the node for; whole GPUs as binpack",
      DevicePickerFactory{[](PlacementBuildContext& ctx) -> std::unique_ptr<DevicePicker> {

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "sim/scenario/snapshot_reader.h"
+#include "workloads/bounded_json.h"
 #include "workloads/input_error.h"
 #include "workloads/input_limits.h"
 #include "workloads/inputs/pod_yaml.h"
@@ -98,7 +99,8 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-enum class Role { kDaemon, kPinned, kQueued, kFinished };
+// kNeverRan: a history import's pod that ended without having run (deleted while pending).
+enum class Role { kDaemon, kPinned, kQueued, kFinished, kNeverRan };
 
 // The pod as `import` writes it into trace.yaml, read back by the trace format's own reader
 // (read_pod, which `validate` runs on every trace pod), so that the import refuses what the
@@ -288,6 +290,25 @@ double latest_timestamp(const std::vector<KubePod>& pods) {
   return std::isfinite(snapshot) ? snapshot : 0.0;
 }
 
+// A history import's origin: the export's earliest timestamp (0 when it has none).
+double earliest_timestamp(const std::vector<KubePod>& pods) {
+  double origin = std::numeric_limits<double>::infinity();
+  for (const KubePod& p : pods)
+    origin = std::min(
+        {origin, p.created_s, p.started_s.value_or(origin), p.finished_s.value_or(origin)});
+  return std::isfinite(origin) ? origin : 0.0;
+}
+
+// What a pod is in a history import, whose time 0 is `origin_s`: pods are not finished because
+// they finished before the export was taken but only when they ended before the origin.
+Role history_role(const KubePod& p, double origin_s, const ImportedNodes& nodes) {
+  const bool bound = !p.node_name.empty();
+  if (p.finished_s && (!p.started_s || !bound)) return Role::kNeverRan;
+  if (p.finished_s && *p.finished_s <= origin_s) return Role::kFinished;
+  if (p.created_s < origin_s && bound && nodes.index.contains(p.node_name)) return Role::kPinned;
+  return Role::kQueued;
+}
+
 // Step 3, pods: what each pod is at the snapshot, and how long each owner's pods ran.
 struct PodRoles {
   std::vector<Role> role;                                // one per export pod
@@ -296,7 +317,7 @@ struct PodRoles {
 };
 
 PodRoles classify_pods(const std::vector<KubePod>& pods, const ImportedNodes& nodes,
-                       double snapshot_s, std::map<std::string, int>& phases) {
+                       double snapshot_s, bool history, std::map<std::string, int>& phases) {
   PodRoles out;
   out.role.resize(pods.size());
   std::unordered_map<std::string, std::vector<double>> finished_by_owner;
@@ -310,6 +331,8 @@ PodRoles classify_pods(const std::vector<KubePod>& pods, const ImportedNodes& no
     Role& role = out.role[i];
     if (p.owner_kind == "DaemonSet") {
       role = Role::kDaemon;
+    } else if (history) {
+      role = history_role(p, snapshot_s, nodes);
     } else if (future) {
       role = Role::kQueued;
     } else if (done) {
@@ -325,7 +348,7 @@ PodRoles classify_pods(const std::vector<KubePod>& pods, const ImportedNodes& no
                       p.where, p.name, p.node_name));
     // Only pods that ran to success say how long the owner's pods run.
     if (p.phase == "Succeeded" && p.started_s && p.finished_s && *p.finished_s >= *p.started_s &&
-        !future)
+        (!future || history))
       finished_by_owner[p.owner].push_back(*p.finished_s - *p.started_s);
   }
   for (auto& [owner, durations] : finished_by_owner) out.owner_median[owner] = median(durations);
@@ -398,6 +421,31 @@ std::vector<NodeId> group_nodes(const std::vector<KubeNode>& nodes,
   return sim_node;
 }
 
+// The GPU indices of the extender's slicelab.io/gpu-assignment ({"gpus": [{"index": 0}, ...]});
+// nullopt when the text is not that, or names an index twice or beyond `gpus_on_node`.
+std::optional<std::vector<int>> assignment_gpus(const std::string& text, int gpus_on_node) {
+  try {
+    const nlohmann::json j = parse_bounded_json(text, JsonLimits{.max_depth = 8});
+    const auto list = j.is_object() ? j.find("gpus") : j.end();
+    if (!j.is_object() || list == j.end() || !list->is_array()) return std::nullopt;
+    std::vector<int> out;
+    for (const nlohmann::json& g : *list) {
+      const auto index = g.is_object() ? g.find("index") : g.end();
+      if (!g.is_object() || index == g.end() || !index->is_number_integer()) return std::nullopt;
+      const int64_t i = index->get<int64_t>();
+      if (i < 0 || i >= gpus_on_node ||
+          std::find(out.begin(), out.end(), static_cast<int>(i)) != out.end())
+        return std::nullopt;
+      out.push_back(static_cast<int>(i));
+    }
+    return out;
+  } catch (const JsonLimitError&) {
+    return std::nullopt;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
 // Step 6, the workload: each running or waiting pod as a trace pod with its duration and
 // arrival; the running ones pinned to their nodes.
 struct ImportedWorkload {
@@ -415,6 +463,17 @@ double pod_duration(const KubePod& p, Role role, const PodRoles& roles,
   std::optional<double> learned;
   if (const auto it = roles.owner_median.find(p.owner); it != roles.owner_median.end())
     learned = it->second;
+  if (options.history && (p.finished_s || (p.started_s && !p.node_name.empty()))) {
+    if (p.finished_s) {  // it ran (history_role): from its start, or the origin when pinned
+      const double from = role == Role::kPinned ? out.snapshot_s : *p.started_s;
+      return *p.finished_s - std::max(from, *p.started_s);
+    }
+    ++out.unended;
+    if (options.unended_duration_s) return *options.unended_duration_s;
+    const double from = role == Role::kPinned ? out.snapshot_s : *p.started_s;
+    return std::max(0.0, options.end_s.value_or(from) - std::max(from, *p.started_s)) +
+           options.running_duration_s;
+  }
   if (role == Role::kPinned) {
     const double elapsed = p.started_s ? std::max(0.0, out.snapshot_s - *p.started_s) : 0.0;
     if (learned && *learned > elapsed) {
@@ -447,6 +506,10 @@ ImportedWorkload pods_to_workload(const std::vector<KubePod>& pods, const PodRol
       ++out.finished_pods;
       continue;
     }
+    if (role == Role::kNeverRan) {
+      ++out.never_ran;
+      continue;
+    }
     PodSpec s = kube_pod_spec(p, nodes.facts, catalog, w.conversion);
     for (const std::string& r : p.ignored_resources)
       if (std::find(w.ignored_resources.begin(), w.ignored_resources.end(), r) ==
@@ -463,6 +526,26 @@ ImportedWorkload pods_to_workload(const std::vector<KubePod>& pods, const PodRol
                         p.where, p.name, s.arrival_s, kHorizonText));
     }
     check_as_trace_pod(s, p);
+    if (options.history) {
+      if (p.node_name.empty())
+        ++out.unbound;
+      else if (nodes.index.contains(p.node_name))
+        out.placements.push_back({p.name, p.node_name, {}, std::nullopt});
+      else
+        out.unknown_nodes.push_back({p.name, p.node_name, {}, std::nullopt});
+      if (!p.node_name.empty() && p.started_s) {
+        auto& r = nodes.index.contains(p.node_name) ? out.placements : out.unknown_nodes;
+        r.back().started_s = std::max(0.0, *p.started_s - out.snapshot_s);
+      }
+      if (!p.gpu_assignment.empty() && nodes.index.contains(p.node_name)) {
+        const auto gpus =
+            assignment_gpus(p.gpu_assignment, nodes.facts[nodes.index.at(p.node_name)].gpus);
+        if (gpus && gpus->size() == static_cast<size_t>(s.gpu_count))
+          out.placements.back().gpus = *gpus;
+        else
+          ++out.unread_assignments;
+      }
+    }
     if (on_node) {
       w.pinned.push_back(
           {static_cast<uint32_t>(w.pinned_pods.size()), sim_node[nodes.index.at(p.node_name)]});
@@ -522,16 +605,27 @@ KubernetesImport import_kubernetes(const KubeObjects& objects, const GpuCatalog&
                                    const KubernetesImportOptions& options) {
   KubernetesImport out;
   ImportedNodes nodes = read_nodes(objects.nodes, catalog, out.notes);
-  out.snapshot_s = options.snapshot_s.value_or(latest_timestamp(objects.pods));
-  const PodRoles roles = classify_pods(objects.pods, nodes, out.snapshot_s, out.phases);
+  out.history = options.history;
+  // A history import counts from its origin: the snapshot is the pods running then.
+  out.snapshot_s = options.history ? options.origin_s.value_or(earliest_timestamp(objects.pods))
+                                   : options.snapshot_s.value_or(latest_timestamp(objects.pods));
+  KubernetesImportOptions effective = options;
+  if (options.history && !effective.end_s) effective.end_s = latest_timestamp(objects.pods);
+  const PodRoles roles =
+      classify_pods(objects.pods, nodes, out.snapshot_s, options.history, out.phases);
   out.daemon_pods = take_daemon_pods_off_nodes(objects.pods, roles, nodes);
   const std::vector<NodeId> sim_node =
       group_nodes(objects.nodes, nodes.facts, catalog, out.cluster);
   ImportedWorkload workload =
-      pods_to_workload(objects.pods, roles, nodes, sim_node, catalog, options, out);
+      pods_to_workload(objects.pods, roles, nodes, sim_node, catalog, effective, out);
   check_snapshot_fits(out, workload, objects.pods, roles, catalog);
   assemble_pods(workload, out);
   note_approximations(workload, objects, out.notes);
+  if (out.unread_assignments > 0)
+    out.notes.push_back(fmt::format(
+        "{} pod(s) have a slicelab.io/gpu-assignment that is not a list of distinct GPU indices "
+        "of their node, one per GPU asked: as-recorded picks their GPUs itself",
+        out.unread_assignments));
   return out;
 }
 
@@ -568,8 +662,27 @@ std::string kubernetes_snapshot_yaml(const KubernetesImport& imported, const std
   return std::string(e.c_str()) + "\n";
 }
 
+std::string kubernetes_placements_yaml(const KubernetesImport& imported,
+                                       const std::string& source) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  e << YAML::Key << "description" << YAML::Value
+    << fmt::format("the nodes the pods of {} ran on (the as-recorded policy's)", source);
+  e << YAML::Key << "placements" << YAML::Value << YAML::BeginSeq;
+  for (const RecordedPlacement& r : imported.placements) {
+    e << YAML::Flow << YAML::BeginMap << YAML::Key << "pod" << YAML::Value << r.pod << YAML::Key
+      << "node" << YAML::Value << r.node;
+    if (!r.gpus.empty()) e << YAML::Key << "gpus" << YAML::Value << YAML::Flow << r.gpus;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
 std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const GpuCatalog& catalog,
-                                     const std::string& name, const std::string& source) {
+                                     const std::string& name, const std::string& source,
+                                     const std::string& command) {
+  const bool history = imported.history;
   YAML::Emitter description;
   description << YAML::DoubleQuoted
               << fmt::format("What if this cluster shared its GPUs differently? (imported {})",
@@ -585,7 +698,7 @@ std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const Gpu
     at = nl + 1;
   }
   return fmt::format(
-      "# Written by `slicelab import kubernetes` from {source}.\n"
+      "# Written by `slicelab {command}` from {source}.\n"
       "# The running pods hold their nodes from time 0 (snapshot.yaml); pending and later pods\n"
       "# arrive as trace.yaml says. docs/kubernetes-import.md explains every number.\n"
       "name: {name}\n"
@@ -594,10 +707,12 @@ std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const Gpu
       "workload:\n"
       "  trace: trace.yaml\n"
       "  snapshot: snapshot.yaml\n"
+      "{placements}"
       "engine:\n"
       "  queue: backfill\n"
       "  sample_interval: 60s\n"
       "policies:\n"
+      "{as_recorded}"
       "  - name: as-is\n"
       "    placement: best-fit\n"
       "    sharing: whole-card\n"
@@ -610,7 +725,12 @@ std::string kubernetes_scenario_yaml(const KubernetesImport& imported, const Gpu
       "  - name: fgd-gpu-share\n"
       "    placement: fgd\n"
       "    sharing: gpu-share\n",
-      fmt::arg("source", comment), fmt::arg("name", name),
+      fmt::arg("source", comment), fmt::arg("name", name), fmt::arg("command", command),
+      fmt::arg("placements", history ? "  placements: placements.yaml\n" : ""),
+      fmt::arg("as_recorded", history ? "  - name: as-recorded\n"
+                                        "    placement: as-recorded\n"
+                                        "    sharing: whole-card\n"
+                                      : ""),
       fmt::arg("description", description.c_str()), fmt::arg("cluster", cluster));
 }
 

@@ -9,9 +9,9 @@ namespace slicelab {
 
 RunResult run_policy(const Scenario& scenario, const PolicySpec& policy, const ProgressFn& progress,
                      OutcomeFeed* feed) {
-  PlacementPolicy placement =
-      build_placement(policy.placement,
-                      PlacementEnvironment{scenario.pods, &scenario.catalog, scenario.target_pods});
+  PlacementPolicy placement = build_placement(
+      policy.placement, PlacementEnvironment{scenario.pods, &scenario.catalog, scenario.target_pods,
+                                             scenario.recorded, scenario.recorded_gpus});
   const auto sharing = make_sharing_mode(policy.sharing);
   EngineConfig engine = scenario.engine;
   if (policy.gang) engine.gang = *policy.gang;

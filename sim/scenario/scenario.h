@@ -51,6 +51,10 @@ struct Scenario {
   std::vector<PodSpec> target_pods;
   // workload.snapshot: the pods that run on a named node from time 0 (docs/kubernetes-import.md).
   std::vector<PinnedPod> snapshot;
+  // workload.placements: the node each pod of a history import ran on, which the as-recorded
+  // policy keeps it to (docs/record-replay.md#as-recorded); empty otherwise.
+  std::vector<PinnedPod> recorded;
+  std::vector<RecordedGpus> recorded_gpus;  // their GPUs on those nodes, where recorded
   // workload.jobs: the jobs whose pods follow the other pods in `pods` (docs/training-jobs.md).
   JobTable jobs;
   // workload.services: inference services, whose replica pools follow every other pod in `pods`

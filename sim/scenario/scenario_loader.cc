@@ -14,6 +14,7 @@
 #include "sim/placement/plugin_registry.h"
 #include "sim/scenario/import_sources.h"
 #include "sim/scenario/queue_yaml.h"
+#include "sim/scenario/recorded_placements_reader.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/snapshot_reader.h"
 #include "sim/topology/topology_yaml.h"
@@ -621,7 +622,7 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   const YAML::Node w = yaml.required(root, "", "workload");
   yaml.check_keys(w, "workload",
                   {"pods", "trace", "generator", "openb", "csv", "jobs", "job_trace", "fill",
-                   "snapshot", "services"});
+                   "snapshot", "placements", "services"});
   int sources = 0;
   for (const char* key : {"pods", "trace", "generator", "openb", "csv"})
     sources += w[key].IsDefined() ? 1 : 0;
@@ -688,6 +689,11 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
       yaml.fail(snap, "workload.snapshot", "cannot be combined with workload.fill");
     sc.snapshot = read_snapshot_key(yaml, snap, path, sc.cluster, sc.catalog, sc.pods);
   }
+  if (const YAML::Node placed = w["placements"]; placed.IsDefined()) {
+    if (w["fill"].IsDefined())
+      yaml.fail(placed, "workload.placements", "cannot be combined with workload.fill");
+    sc.recorded = read_placements_key(yaml, placed, path, sc.cluster, sc.pods, sc.recorded_gpus);
+  }
   if (const YAML::Node fill = w["fill"]; fill.IsDefined()) {
     yaml.check_keys(fill, "workload.fill", {"target"});
     const double target = yaml.number(yaml.required(fill, "workload.fill", "target"),
@@ -719,6 +725,17 @@ Scenario load_scenario(const std::string& path, std::optional<uint64_t> seed_ove
   check_sample_count(yaml, root["engine"], sc);
   sc.policies = read_policies(yaml, yaml.required(root, "", "policies"));
   check_mode_policies(yaml, root, sc);
+  // The recorded-node filter without placements would pin nothing: as-recorded would silently
+  // be best-fit.
+  for (size_t i = 0; i < sc.policies.size(); ++i) {
+    const auto& f = sc.policies[i].placement.filters;
+    if (!w["placements"].IsDefined() && std::find(f.begin(), f.end(), "recorded-node") != f.end())
+      yaml.fail(root["policies"][i], index_path("policies", i),
+                fmt::format("policy '{}' keeps pods to their recorded nodes (as-recorded, "
+                            "recorded-node), which needs workload.placements "
+                            "(docs/record-replay.md#as-recorded)",
+                            sc.policies[i].name));
+  }
   read_interference(yaml, root, path, sc);
   if (const YAML::Node d = root["decide"]; d.IsDefined())
     sc.decide = read_decide(yaml, d, sc.pods, sc.engine.queues, sc.services);

@@ -67,7 +67,7 @@ TEST(PluginRegistry, FactoriesMakeThePluginTheirLineNames) {
       ++made;
     }
   }
-  EXPECT_EQ(made, 3U + 10U + 9U);  // filters, scorers, device pickers
+  EXPECT_EQ(made, 4U + 10U + 10U);  // filters, scorers, device pickers
 }
 
 TEST(PluginRegistry, EveryPresetIsBuiltFromRegisteredPlugins) {
@@ -88,7 +88,7 @@ TEST(PluginRegistry, EveryPresetIsBuiltFromRegisteredPlugins) {
     EXPECT_NE(find_placement_plugin(PluginKind::kDevicePicker, c->picker), nullptr) << c->picker;
     EXPECT_NE(build_placement(*c).describe().find("picker=" + c->picker), std::string::npos);
   }
-  EXPECT_EQ(presets, 14U);
+  EXPECT_EQ(presets, 15U);
   EXPECT_FALSE(placement_preset("worst-fit").has_value());
   EXPECT_EQ(make_scorer("least-allocated"), nullptr);
   EXPECT_EQ(make_filter("binpack"), nullptr);  // a scorer's name is not a filter's
@@ -118,19 +118,26 @@ TEST(PluginRegistry, PresetsBuildTheirPoliciesAsBefore) {
               fmt::format("filters=[gpu-capacity,resources] scorers=[{0}:1] picker={0} "
                           "ties=random",
                           hami));
+  // What the cluster did: its recorded node and GPUs first (docs/record-replay.md).
+  EXPECT_EQ(build_placement(*placement_preset("as-recorded")).describe(),
+            "filters=[recorded-node,gpu-capacity,resources,gpu-model] scorers=[binpack:1] "
+            "picker=recorded-gpus ties=random");
 }
 
 TEST(PluginRegistry, NameListsComeSortedFromTheTables) {
-  EXPECT_EQ(placement_plugin_names(PluginKind::kFilter), "gpu-capacity, gpu-model, resources");
+  EXPECT_EQ(placement_plugin_names(PluginKind::kFilter),
+            "gpu-capacity, gpu-model, recorded-node, resources");
   EXPECT_EQ(filter_names(), placement_plugin_names(PluginKind::kFilter));
   EXPECT_EQ(scorer_names(),
             "binpack, dot-product, fgd, gpu-clustering, gpu-packing, hami, hami-binpack, "
             "hami-spread, random, spread");
   EXPECT_EQ(picker_names(),
-            "binpack, fgd, first, hami, hami-binpack, hami-spread, random, spread, topology");
+            "binpack, fgd, first, hami, hami-binpack, hami-spread, random, recorded-gpus, spread, "
+            "topology");
   EXPECT_EQ(placement_preset_names(),
-            "best-fit, binpack, dot-product, fgd, first-fit, gpu-clustering, gpu-packing, hami, "
-            "hami-binpack, hami-spread, random, random-fit, spread, topology-aware");
+            "as-recorded, best-fit, binpack, dot-product, fgd, first-fit, gpu-clustering, "
+            "gpu-packing, hami, hami-binpack, hami-spread, random, random-fit, spread, "
+            "topology-aware");
   EXPECT_EQ(placement_plugin_names(PluginKind::kTieBreak), "first, node-order, random");
   EXPECT_EQ(sharing_mode_names(),
             "dra, gpu-share, hami, interposer, mig, mps, passthrough, time-slice, vgpu, "
