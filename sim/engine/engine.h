@@ -18,6 +18,7 @@
 #include "sim/metrics/outcome_feed.h"
 #include "sim/metrics/run_result.h"
 #include "sim/placement/node_name_filter.h"
+#include "sim/placement/placement_explanation.h"
 #include "sim/placement/placement_policy.h"
 #include "sim/sharing/sharing_mode.h"
 #include "workloads/pod_spec.h"
@@ -74,6 +75,9 @@ struct RunInputs {
   // The workload's inference services, whose replica pools are the last pods of `pods`
   // (docs/inference-services.md); null or empty: none. The run then needs config.until_s.
   const ServiceTable* services = nullptr;
+  // `slicelab explain`: records the scheduling attempts of its pod (placement_explanation.h);
+  // null (the default): nothing is recorded, at the cost of one test per attempt.
+  PlacementExplainer* explain = nullptr;
 };
 
 RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,

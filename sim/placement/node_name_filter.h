@@ -23,6 +23,7 @@ class NodeNameFilter final : public Filter {
   NodeNameFilter(std::span<const PinnedPod> pinned, size_t pod_count);
   std::string_view name() const override { return "node-name"; }
   void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
+  Rejection why_rejected(const SchedulingCycle& cycle, NodeId node) const override;
 
  private:
   static constexpr NodeId kAnyNode = UINT32_MAX;
