@@ -29,7 +29,7 @@ class ServeCommand {
   std::optional<uint64_t> seed_;
   std::string kubeconfig_, api_server_, token_file_, nodes_file_, pods_file_;
   std::string filter_returns_ = "chosen";
-  bool in_cluster_ = false, shadow_ = false;
+  bool in_cluster_ = false, shadow_ = false, explain_log_ = false;
   // Who may call the extender, and its limits (docs/extender-deploy.md).
   std::string tls_cert_file_, tls_key_file_, client_ca_file_, auth_token_file_;
   std::string probe_listen_, metrics_token_file_, memory_budget_ = "512Mi";
