@@ -16,7 +16,7 @@
 namespace slicelab::k8s {
 
 inline constexpr size_t kMaxLoggedDecisions = 1000;
-inline constexpr size_t kMaxLoggedDecisionBytes = 64 * 1024;
+inline constexpr size_t kMaxLoggedDecisionBytes = size_t{64} * 1024;
 
 // What each logged explanation shows: per-node verdicts up to 20 nodes, the top 5 candidates.
 inline constexpr ExplainOptions kLoggedExplainOptions{5, 20};
