@@ -18,13 +18,14 @@
 #include "sim/metrics/outcome_feed.h"
 #include "sim/metrics/run_result.h"
 #include "sim/placement/node_name_filter.h"
-#include "sim/placement/placement_explanation.h"
 #include "sim/placement/placement_policy.h"
 #include "sim/sharing/sharing_mode.h"
 #include "workloads/pod_spec.h"
 #include "workloads/service_table.h"
 
 namespace slicelab {
+
+class PlacementExplainer;  // sim/placement/placement_explanation.h
 
 struct EngineConfig {
   // false: strict FIFO (by priority, then arrival); a blocked head blocks everyone behind it.

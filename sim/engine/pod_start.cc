@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/engine/simulation.h"
+#include "sim/placement/placement_explanation.h"
 
 namespace slicelab {
 
