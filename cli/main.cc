@@ -17,6 +17,7 @@
 #include "cli/calibrate_command.h"
 #include "cli/cdi_command.h"
 #include "cli/diff_command.h"
+#include "cli/explain_command.h"
 #include "cli/export_command.h"
 #include "cli/help_command.h"
 #include "cli/import_command.h"
@@ -348,6 +349,7 @@ int run_cli(int argc, char** argv) {
   const ReportCommand report_cmd(app);
   const PluginsCommand plugins_cmd(app);
   const DiffCommand diff_cmd(app);
+  const ExplainCommand explain_cmd(app);
   const ExportCommand export_cmd(app);
   const ServeCommand serve_cmd(app);
   const RecordCommand record_cmd(app);
@@ -403,6 +405,7 @@ int run_cli(int argc, char** argv) {
     if (report_cmd.chosen()) return report_cmd.run();
     if (plugins_cmd.chosen()) return plugins_cmd.run();
     if (diff_cmd.chosen()) return diff_cmd.run();
+    if (explain_cmd.chosen()) return explain_cmd.run();
     if (export_cmd.chosen()) return export_cmd.run();
     if (serve_cmd.chosen()) return serve_cmd.run();
     if (record_cmd.chosen()) return record_cmd.run();

@@ -150,6 +150,9 @@ ServeCommand::ServeCommand(CLI::App& app)
   extender_->add_option("--token-file", token_file_, "Bearer token file for --api-server");
   extender_->add_flag("--shadow", shadow_,
                       "Prioritize-only, change nothing: record what slicelab would do");
+  extender_->add_flag("--explain-log", explain_log_,
+                      "Keep the explanation of the last 1,000 decisions for GET "
+                      "/explain?pod=NAMESPACE/NAME (docs/explain.md)");
   extender_
       ->add_option("--record", record_dir_,
                    "With --shadow: write slicelab's decisions into this recording folder "
@@ -260,6 +263,7 @@ int ServeCommand::run_extender() const {
     throw UsageError("give one of --kubeconfig and --in-cluster");
   k8s::ExtenderOptions options;
   options.shadow = shadow_;
+  options.explain_log = explain_log_;
   options.filter_returns_all = filter_returns_ == "all";
   // The simulator's seed for this policy: same seed, same tie-breaks.
   k8s::ExtenderState state(scenario, *policy, derive_seed(scenario.seed, policy->name), options);

@@ -40,7 +40,7 @@ class ServeCommand {
   std::string kubeconfig_, api_server_, token_file_, nodes_file_, pods_file_;
   std::string filter_returns_ = "chosen";
   std::string record_dir_;  // --record: shadow mode's decisions, a recording folder
-  bool in_cluster_ = false, shadow_ = false;
+  bool in_cluster_ = false, shadow_ = false, explain_log_ = false;
   // Who may call the extender, and its limits (docs/extender-deploy.md).
   std::string tls_cert_file_, tls_key_file_, client_ca_file_, auth_token_file_;
   std::string probe_listen_, metrics_token_file_, memory_budget_ = "512Mi";

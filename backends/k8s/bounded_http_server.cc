@@ -329,7 +329,10 @@ class Session final : public SessionBase {
     const auto& head = parser_->get();
     method_.assign(view(head.method_string()));
     const std::string_view target = view(head.target());
-    path_.assign(target.substr(0, target.find('?')));
+    const size_t question = target.find('?');
+    path_.assign(target.substr(0, question));
+    query_.assign(question == std::string_view::npos ? std::string_view()
+                                                     : target.substr(question + 1));
     if (ec == http::error::header_limit) {
       return answer_and_close(
           {431, "application/json",
@@ -446,7 +449,7 @@ class Session final : public SessionBase {
   void dispatch() {
     busy_ = true;
     keep_alive_ = parser_->keep_alive();
-    HttpRequest request{method_, path_, std::move(parser_->get().body()), peer_};
+    HttpRequest request{method_, path_, std::move(parser_->get().body()), peer_, query_};
     parser_.reset();
     if (route_->dispatch == HttpRoute::Dispatch::kInline) {
       HttpResponse r = invoke(*route_, request);
@@ -627,7 +630,7 @@ class Session final : public SessionBase {
   std::optional<BudgetCharge> charge_, large_charge_;
   std::size_t body_reserved_ = 0, lingered_ = 0;
   const HttpRoute* route_ = nullptr;
-  std::string method_, path_;
+  std::string method_, path_, query_;
   Clock::time_point started_;  // the accept, or the request's first byte
   bool client_verified_ = false;
   bool busy_ = false;  // a request is being answered (its handler runs, or its answer is written)

@@ -67,7 +67,8 @@ struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // the target without its query
   std::string body;
-  std::string peer;  // the client's address
+  std::string peer;   // the client's address
+  std::string query;  // the target after its '?', undecoded ("" when none)
 };
 
 struct HttpResponse {

@@ -191,7 +191,22 @@ Decision ClusterDecider::decide_ids(const std::string& key, const PodSpec& spec,
   PodRequest r = requests_[slot];
   SchedulingCycle cycle{*cluster_, r, slot, 0.0, rng_, 0, run_.get()};
   std::optional<NodeId> node;
-  if (cluster_->node_count() > 0) node = policy_.schedule(cycle, pick_);
+  if (cluster_->node_count() > 0) {
+    if (log_ == nullptr) {
+      node = policy_.schedule(cycle, pick_);
+    } else {
+      // The same explanation as `slicelab explain` (sim/placement/placement_explanation.h).
+      PlacementExplainer explainer(slot, kLoggedExplainOptions);
+      explainer.before(policy_, cycle);
+      node = policy_.schedule(cycle, pick_);
+      explainer.after(policy_, cycle, node, pick_);
+      PlacementExplanation& e = explainer.result();
+      e.pod = key;
+      e.policy = log_policy_;
+      e.outcome = node ? "decided: " + nodes_[*node].name : "decided: no node";
+      log_->add(key, e);
+    }
+  }
   std::vector<uint8_t> ok(cluster_->node_count(), 0);  // feasible: not explained below
   d.feasible.reserve(policy_.feasible().size());
   d.feasible_ids.reserve(policy_.feasible().size());

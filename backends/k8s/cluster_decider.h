@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/k8s/decision_log.h"
 #include "backends/k8s/gpu_allocation_snapshot.h"
 #include "backends/k8s/node_name_index.h"
 #include "sim/cluster_state.h"
@@ -124,6 +125,12 @@ class ClusterDecider {
   // A request in this view's capacity units (for no-GPU checks and the annotation's shares).
   PodRequest request_of(const PodSpec& spec) const;
   int capacity_units() const { return mode_.capacity_units(); }
+  // Logs the explanation of every decision into `log` under the policy name `policy` (null: none,
+  // the default; a decision then pays one test). `log` outlives the decider.
+  void set_decision_log(DecisionLog* log, std::string policy) {
+    log_ = log;
+    log_policy_ = std::move(policy);
+  }
 
  private:
   class NodeSetPreFilter final : public PreFilter {
@@ -160,6 +167,8 @@ class ClusterDecider {
   std::unordered_map<std::string, uint64_t> bind_seq_;
   uint64_t next_seq_ = 0;
   std::vector<GpuId> pick_;
+  DecisionLog* log_ = nullptr;
+  std::string log_policy_;
 };
 
 }  // namespace slicelab::k8s

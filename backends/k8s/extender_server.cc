@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <new>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -86,6 +90,72 @@ HttpResponse ExtenderServer::serve_readyz() {
   return {ready ? 200 : 503, "text/plain", ready ? "ok\n" : "waiting for the node and pod lists\n"};
 }
 
+namespace {
+
+// The value of `pod=` in a query, percent-decoded (kube names hold no '+'); nullopt when absent
+// or malformed. A key is at most a namespace (63), '/' and a name (253).
+constexpr size_t kMaxExplainKey = 63 + 1 + 253;
+
+// As the server's own errors: {"Error": "slicelab: ..."}.
+std::string explain_error(std::string_view message) {
+  return nlohmann::json{{"Error", "slicelab: " + std::string(message)}}.dump();
+}
+
+std::optional<std::string> explain_pod_key(std::string_view query) {
+  std::optional<std::string> found;
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (!pair.starts_with("pod=")) continue;
+    if (found) return std::nullopt;  // given twice
+    std::string key;
+    const std::string_view value = pair.substr(4);
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (value[i] != '%') {
+        key += value[i];
+        continue;
+      }
+      if (i + 2 >= value.size()) return std::nullopt;
+      const auto hex = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+      };
+      const int hi = hex(value[i + 1]), lo = hex(value[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      key += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    }
+    found = std::move(key);
+  }
+  if (!found || found->size() > kMaxExplainKey) return std::nullopt;
+  const size_t slash = found->find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == found->size() ||
+      found->find('/', slash + 1) != std::string::npos)
+    return std::nullopt;
+  return found;
+}
+
+}  // namespace
+
+HttpResponse ExtenderServer::serve_explain(const std::string& query) {
+  if (!state_.explain_log_on())
+    return {404, "application/json",
+            explain_error("the decision log is off (serve extender --explain-log turns it on)")};
+  const std::optional<std::string> key = explain_pod_key(query);
+  if (!key)
+    return {400, "application/json",
+            explain_error("expected ?pod=NAMESPACE/NAME (a namespace, '/', a name)")};
+  std::optional<std::string> log = state_.explain(*key);
+  if (!log)
+    return {404, "application/json",
+            explain_error("no decision logged for pod " + *key + " (the log keeps the last " +
+                          std::to_string(kMaxLoggedDecisions) + ")")};
+  return {200, "application/json", std::move(*log)};
+}
+
 int ExtenderServer::bind(const std::string& host, int port) {
   ListenerSpec spec;
   spec.name = kExtenderListener;
@@ -100,6 +170,8 @@ int ExtenderServer::bind(const std::string& host, int port) {
       verb_route("bind", &ExtenderServer::handle_bind),
       {"GET", "/metrics", HttpRoute::Access::kAuthenticated, HttpRoute::Dispatch::kWorker,
        [this](HttpRequest&, RequestContext&) { return serve_metrics(); }},
+      {"GET", "/explain", HttpRoute::Access::kAuthenticated, HttpRoute::Dispatch::kWorker,
+       [this](HttpRequest& request, RequestContext&) { return serve_explain(request.query); }},
       probe_route("/healthz", HttpRoute::Dispatch::kInline, healthz),
       // The state's lock may be held by a decision: on a worker.
       probe_route("/readyz", HttpRoute::Dispatch::kWorker,
@@ -134,8 +206,10 @@ void ExtenderServer::stop() {
 
 void ExtenderServer::count_answer(std::string_view method, std::string_view path, int status) {
   if (request_metrics_ == nullptr) return;
-  // Probes and scrapes are not extender requests.
-  if (method == "GET" && (path == "/healthz" || path == "/readyz" || path == "/metrics")) return;
+  // Probes, scrapes and the decision log are not extender requests.
+  if (method == "GET" &&
+      (path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/explain"))
+    return;
   std::string_view verb = "other";
   const std::string& prefix = options_.url_prefix;
   if (path.size() > prefix.size() + 1 && path.substr(0, prefix.size()) == prefix &&

@@ -105,6 +105,8 @@ class ExtenderServer {
                        Reply (ExtenderServer::*handler)(const std::string&, BudgetCharge*));
   HttpResponse serve_metrics();
   HttpResponse serve_readyz();
+  // GET /explain?pod=NAMESPACE/NAME: the pod's logged decisions (docs/explain.md).
+  HttpResponse serve_explain(const std::string& query);
   // Counts every answer of the extender's listener (not probes or scrapes).
   void count_answer(std::string_view method, std::string_view path, int status);
   // The handler's time, from the body having arrived to the answer being ready.

@@ -83,6 +83,9 @@ ExtenderState::ExtenderState(const Scenario& scenario, const PolicySpec& policy,
         scenario.catalog, *mode_, policy.placement,
         PlacementEnvironment{scenario.pods, &scenario.catalog, scenario.target_pods}, seed,
         cluster_node_names(scenario.cluster));
+  // Shadow mode decides in its counterfactual state: those are slicelab's decisions.
+  if (options_.explain_log)
+    (counterfactual_ ? *counterfactual_ : actual_).set_decision_log(&decision_log_, policy_name_);
 }
 
 // --- the watch ---

@@ -37,6 +37,9 @@ struct ExtenderOptions {
   // filter, unless a PreBind plugin holds the pod (VolumeBinding waits up to its
   // bindTimeoutSeconds, 600 s by default): that, and a minute more.
   std::chrono::milliseconds decision_ttl{std::chrono::seconds(660)};
+  // Keep the explanation of the last kMaxLoggedDecisions decisions for GET /explain
+  // (docs/explain.md); off, a decision pays one test for it.
+  bool explain_log = false;
 };
 
 // Decisions kept at most (filter's for bind, prioritize's for scoring): a flood of filter
@@ -106,6 +109,11 @@ class ExtenderState final : public ClusterWatchSink {
   // For tests: where the pod is bound in the actual (or, in shadow mode, counterfactual) state.
   std::optional<BoundPod> bound(const std::string& pod_key, bool counterfactual = false) const;
   const std::string& policy_name() const { return policy_name_; }
+  // GET /explain: the pod's logged decisions (slicelab.explain-log/1), nullopt when none.
+  bool explain_log_on() const { return options_.explain_log; }
+  std::optional<std::string> explain(std::string_view pod_key) const {
+    return decision_log_.lookup(pod_key);
+  }
 
  private:
   struct PodRecord {
@@ -176,6 +184,7 @@ class ExtenderState final : public ClusterWatchSink {
   std::unique_ptr<SharingMode> mode_;
   TargetWorkload target_;
   mutable std::mutex mu_;
+  DecisionLog decision_log_;  // before the deciders that log into it
   ClusterDecider actual_;
   std::unique_ptr<ClusterDecider> counterfactual_;  // shadow mode only
   std::map<std::string, KubeNodeFacts> node_facts_;

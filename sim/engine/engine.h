@@ -25,6 +25,8 @@
 
 namespace slicelab {
 
+class PlacementExplainer;  // sim/placement/placement_explanation.h
+
 struct EngineConfig {
   // false: strict FIFO (by priority, then arrival); a blocked head blocks everyone behind it.
   // true: later pods may pass a blocked head when they fit.
@@ -74,6 +76,9 @@ struct RunInputs {
   // The workload's inference services, whose replica pools are the last pods of `pods`
   // (docs/inference-services.md); null or empty: none. The run then needs config.until_s.
   const ServiceTable* services = nullptr;
+  // `slicelab explain`: records the scheduling attempts of its pod (placement_explanation.h);
+  // null (the default): nothing is recorded, at the cost of one test per attempt.
+  PlacementExplainer* explain = nullptr;
 };
 
 RunResult run_simulation(const RunInputs& in, PlacementPolicy& placement,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/engine/simulation.h"
+#include "sim/placement/placement_explanation.h"
 
 namespace slicelab {
 
@@ -44,7 +45,8 @@ bool Simulation::reserve(uint32_t p, HeldMember& h) {
   h.pod = p;
   h.request = req_[p];
   SchedulingCycle cycle{cluster_, h.request, p, now_, rng_, 0, sharing_.get()};
-  const auto node = placement_.schedule(cycle, pick_);
+  const auto node =
+      in_.explain == nullptr ? placement_.schedule(cycle, pick_) : explained_schedule(cycle);
   if (!node) return false;
   const auto gpus = std::span<const GpuId>(pick_).first(static_cast<size_t>(h.request.gpu_count));
   sharing_->pod_left_queue(p);
@@ -56,6 +58,17 @@ bool Simulation::reserve(uint32_t p, HeldMember& h) {
   h.node = *node;
   h.since_s = now_;
   return true;
+}
+
+// schedule() with `slicelab explain` recording the attempt when it is its pod's: out of line, so
+// that a run without it pays one test per attempt.
+[[gnu::noinline]] std::optional<NodeId> Simulation::explained_schedule(SchedulingCycle& cycle) {
+  PlacementExplainer& explain = *in_.explain;
+  if (cycle.pod != explain.pod()) return placement_.schedule(cycle, pick_);
+  explain.before(placement_, cycle);
+  const std::optional<NodeId> node = placement_.schedule(cycle, pick_);
+  explain.after(placement_, cycle, node, pick_);
+  return node;
 }
 
 // A bound pod (its request `r` as bound, on `gpus` of `node`) starts: the failure checks, then

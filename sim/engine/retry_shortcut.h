@@ -23,6 +23,8 @@ class RetryShortcut final : public PreFilter {
   Verdict on_every_node(const SchedulingCycle& cycle) const override;
   // The freed nodes themselves, sorted: no list of every node to narrow.
   bool pre_filter_every(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) override;
+  // It drops only nodes that still fail as they did at the pod's last attempt.
+  bool shortcut() const override { return true; }
 
   // Called by the engine when a node gains free resources, and when a pod's attempt fails.
   void node_freed(NodeId n);

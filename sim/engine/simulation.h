@@ -74,6 +74,7 @@ class Simulation final : private PlacementAttempt, private RateChangeListener {
   bool try_place(uint32_t p) override;
   bool attempt(uint32_t p, HeldMember& h);
   bool reserve(uint32_t p, HeldMember& h);
+  std::optional<NodeId> explained_schedule(SchedulingCycle& cycle);
   void commit(uint32_t p, const PodRequest& r, NodeId node, std::span<const GpuId> gpus, bool held);
   void unbind(uint32_t p, const PodRequest& r, NodeId node, std::span<const GpuId> gpus, bool held);
   // Gangs (gang_start.cc).

@@ -10,6 +10,7 @@ class ResourceFilter final : public Filter {
  public:
   std::string_view name() const override { return "resources"; }
   void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
+  Rejection why_rejected(const SchedulingCycle& cycle, NodeId node) const override;
 };
 
 // Allowed GPU models, per-GPU memory (a pod never fits a GPU smaller than its peak) and the
@@ -21,12 +22,14 @@ class GpuModelFilter final : public Filter {
   StaticPart static_part() const override { return StaticPart::kWhole; }
   void static_filter(const ClusterState& cluster, const StaticShape& shape,
                      std::vector<NodeId>& candidates) const override;
+  Rejection why_rejected(const SchedulingCycle& cycle, NodeId node) const override;
 };
 
 class GpuCapacityFilter final : public Filter {
  public:
   std::string_view name() const override { return "gpu-capacity"; }
   void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
+  Rejection why_rejected(const SchedulingCycle& cycle, NodeId node) const override;
 };
 
 }  // namespace slicelab

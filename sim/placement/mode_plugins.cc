@@ -19,6 +19,11 @@ void ModeScorer::score(const SchedulingCycle& cycle, std::span<const NodeId> can
   s->score(cycle, candidates, out);
 }
 
+std::optional<double> ModeScorer::score_value(const SchedulingCycle& cycle, int64_t score) const {
+  const Scorer* s = cycle.sharing ? cycle.sharing->named_scorer(name_) : nullptr;
+  return s != nullptr ? s->score_value(cycle, score) : std::nullopt;
+}
+
 bool ModeDevicePicker::pick(const SchedulingCycle& cycle, NodeId node, std::span<GpuId> out) const {
   const DevicePicker* p = cycle.sharing ? cycle.sharing->named_picker(name_) : nullptr;
   if (p == nullptr) missing("device picker", name_);

@@ -17,6 +17,7 @@ class ModeScorer final : public Scorer {
   std::string_view name() const override { return name_; }
   void score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
              std::span<int64_t> out) const override;
+  std::optional<double> score_value(const SchedulingCycle& cycle, int64_t score) const override;
 
  private:
   std::string name_;

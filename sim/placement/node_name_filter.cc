@@ -19,4 +19,9 @@ void NodeNameFilter::filter(const SchedulingCycle& cycle, std::vector<NodeId>& c
   if (there) candidates.push_back(want);
 }
 
+Rejection NodeNameFilter::why_rejected(const SchedulingCycle& cycle, NodeId /*node*/) const {
+  return {"the pod is pinned to another node",
+          "spec.nodeName: " + cycle.cluster.node_name(node_of_[cycle.pod])};
+}
+
 }  // namespace slicelab

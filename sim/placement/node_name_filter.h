@@ -26,6 +26,7 @@ class NodeNameFilter final : public Filter {
                  std::string_view name = "node-name");
   std::string_view name() const override { return name_; }
   void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
+  Rejection why_rejected(const SchedulingCycle& cycle, NodeId node) const override;
 
  private:
   static constexpr NodeId kAnyNode = UINT32_MAX;

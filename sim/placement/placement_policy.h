@@ -95,6 +95,7 @@ class PlacementPolicy {
   TieBreak tie_break() const { return tie_break_; }
 
  private:
+  friend class PlacementExplainer;             // reads the plugins (placement_explanation.h)
   NodeId select_host(SchedulingCycle& cycle);  // candidates_ is not empty
   // ties_ (any order) and tie_classes_: not both empty.
   NodeId pick_among_ties(SchedulingCycle& cycle);

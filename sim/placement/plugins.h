@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -52,6 +54,13 @@ struct SchedulingCycle {
   const ModePlacement* sharing = nullptr;
 };
 
+// Why a filter or a pre-filter rejects a node, for `slicelab explain` (docs/explain.md): `reason`
+// is the category counted over nodes ("not enough free CPU"), `detail` this node's figures.
+struct Rejection {
+  std::string reason;
+  std::string detail;
+};
+
 // PreFilter: runs once per pass before any Filter and may narrow the node set (the engine's
 // retry shortcut: only nodes freed since the pod last failed; MIG: nodes with an instance of
 // the pod's profile). Returns false when the pod cannot be placed in this pass at all.
@@ -76,6 +85,14 @@ class PreFilter {
     std::iota(nodes.begin(), nodes.end(), NodeId{0});
     return pre_filter(cycle, nodes);
   }
+  // Explain only: why pre_filter drops `node` (called on a node it dropped); empty: no more than
+  // the plugin's name.
+  virtual Rejection why_rejected(const SchedulingCycle& /*cycle*/, NodeId /*node*/) const {
+    return {};
+  }
+  // A shortcut drops only nodes that every filter would reject anyway (the engine's retry
+  // shortcut): explain reports its narrowing but judges every node by the filters.
+  virtual bool shortcut() const { return false; }
 };
 
 // The fields of a pod's request that a filter's static part may read: its "shape" for the
@@ -117,6 +134,11 @@ class Filter {
   virtual StaticPart static_part() const { return StaticPart::kNone; }
   virtual void static_filter(const ClusterState& /*cluster*/, const StaticShape& /*shape*/,
                              std::vector<NodeId>& /*candidates*/) const {}
+  // Explain only: why the filter rejects `node` (called on a node it rejects); empty: no more
+  // than the plugin's name.
+  virtual Rejection why_rejected(const SchedulingCycle& /*cycle*/, NodeId /*node*/) const {
+    return {};
+  }
 };
 
 // PostFilter: runs when no node passed the filters. Returns true to ask for another pass with
@@ -139,6 +161,12 @@ class Scorer {
                      std::span<int64_t> out) const = 0;
   virtual bool normalizes() const { return false; }
   virtual void normalize_scores(std::span<int64_t> /*scores*/) const {}
+  // Explain only: the number a score stands for when it is not itself (HAMi's node score, whose
+  // float32 the integer orders as); nullopt: the score is the number.
+  virtual std::optional<double> score_value(const SchedulingCycle& /*cycle*/,
+                                            int64_t /*score*/) const {
+    return std::nullopt;
+  }
 };
 
 // kube-scheduler's selectHost: how the winner is chosen among the nodes with the highest

@@ -8,7 +8,7 @@
 namespace slicelab {
 
 RunResult run_policy(const Scenario& scenario, const PolicySpec& policy, const ProgressFn& progress,
-                     OutcomeFeed* feed) {
+                     OutcomeFeed* feed, PlacementExplainer* explain) {
   PlacementPolicy placement = build_placement(
       policy.placement, PlacementEnvironment{scenario.pods, &scenario.catalog, scenario.target_pods,
                                              scenario.recorded, scenario.recorded_gpus});
@@ -24,6 +24,7 @@ RunResult run_policy(const Scenario& scenario, const PolicySpec& policy, const P
   in.feed = feed;
   in.jobs = &scenario.jobs;
   in.services = &scenario.services;
+  in.explain = explain;
   RunResult r = run_simulation(in, placement, progress);
   r.policy = policy.name;
   return r;

@@ -21,7 +21,9 @@ std::vector<RunResult> run_policies(const Scenario& scenario, std::span<const si
                                     int jobs, const PolicyProgressFn& progress = {},
                                     OutcomeFeed* first_feed = nullptr);
 
+// `explain`: records one pod's scheduling attempts (`slicelab explain`); null: none.
 RunResult run_policy(const Scenario& scenario, const PolicySpec& policy,
-                     const ProgressFn& progress = {}, OutcomeFeed* feed = nullptr);
+                     const ProgressFn& progress = {}, OutcomeFeed* feed = nullptr,
+                     PlacementExplainer* explain = nullptr);
 
 }  // namespace slicelab

@@ -195,7 +195,8 @@ TEST_F(CliConventions, SweepMergeAndReportPrintJson) {
 TEST_F(CliConventions, EveryCommandThatWritesResultsHasFormatJson) {
   for (const std::string command :
        {"compare", "run", "plan", "sweep", "merge", "diff", "replay", "report", "calibrate",
-        "import openb", "import csv", "import kubernetes", "kernels list", "kernels colocation"}) {
+        "import openb", "import csv", "import kubernetes", "kernels list", "kernels colocation",
+        "explain"}) {
     SCOPED_TRACE(command);
     const testing::CliRun r = slicelab("help " + command);
     EXPECT_EQ(r.status, 0);

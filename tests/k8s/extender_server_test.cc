@@ -334,6 +334,96 @@ TEST_F(ExtenderServerTest, ProbeListenerServesOnlyProbesAndTokenMetrics) {
   EXPECT_EQ(state_->snapshot().bind_requests, 0U);
 }
 
+// GET /explain?pod=NAMESPACE/NAME (docs/explain.md): the decision log, off by default, behind
+// the same token as the verbs; the explanation is slicelab explain's.
+TEST_F(ExtenderServerTest, DecisionLogAnswersExplainBehindTheSameToken) {
+  ExtenderServerOptions options;
+  options.url_prefix = "/ext";
+  options.security.token =
+      std::make_shared<BearerToken>(BearerToken::from_text("the-token", "test"));
+  const httplib::Headers auth = {{"Authorization", "Bearer the-token"}};
+  start(options);
+  // Off (the default): nothing is logged, and /explain says how to turn it on.
+  auto r = client_->Get("/explain?pod=default/p", auth);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_NE(r->body.find("--explain-log"), std::string::npos) << r->body;
+
+  stop();
+  ExtenderOptions logged;
+  logged.explain_log = true;
+  state_ = std::make_unique<ExtenderState>(scenario_, scenario_.policies[0], 3, logged);
+  start(options);
+  sync_nodes();
+  const json args = {{"Pod", pod_object("p", 1, 30, 4096)}, {"NodeNames", {"l4-0", "l4-1"}}};
+  auto f = client_->Post("/ext/filter", auth, args.dump(), "application/json");
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->status, 200) << f->body;
+  const std::string chosen = json::parse(f->body)["NodeNames"][0];
+  r = client_->Get("/explain?pod=default/p");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  for (const char* query : {"/explain?pod=default/p", "/explain?pod=default%2Fp"}) {
+    r = client_->Get(query, auth);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << query << ": " << r->body;
+    const json doc = json::parse(r->body);
+    EXPECT_EQ(doc["format"], "slicelab.explain-log/1");
+    EXPECT_EQ(doc["pod"], "default/p");
+    ASSERT_GE(doc["decisions"].size(), 1U);
+    const json& e = doc["decisions"][0]["explanation"];
+    EXPECT_EQ(e["format"], "slicelab.explain/1");
+    EXPECT_EQ(e["policy"], "hami-binpack");
+    EXPECT_EQ(e["attempts"][0]["node"], chosen);
+    EXPECT_EQ(e["attempts"][0]["passes"][0]["feasible"], 2);
+    EXPECT_EQ(e["attempts"][0]["passes"][0]["top"][0]["scores"][0]["scorer"], "hami-binpack");
+  }
+  r = client_->Get("/explain?pod=default/nobody", auth);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  for (const char* bad : {"/explain", "/explain?pod=p", "/explain?pod=a/b/c", "/explain?pod=%zz/p",
+                          "/explain?pod=default/p&pod=default/q", "/explain?pod=a/%2"}) {
+    r = client_->Get(bad, auth);
+    ASSERT_TRUE(r) << bad;
+    EXPECT_EQ(r->status, 400) << bad;
+  }
+  r = client_->Get("/explain?pod=default/" + std::string(400, 'x'), auth);  // over 63 + 1 + 253
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+}
+
+TEST(DecisionLog, KeepsTheLastDecisionsEachBounded) {
+  DecisionLog log(10);
+  PlacementExplanation e;
+  e.node_names = {"n-0"};
+  for (int i = 0; i < 15; ++i) log.add("ns/p" + std::to_string(i), e);
+  EXPECT_EQ(log.size(), 10U);
+  EXPECT_FALSE(log.lookup("ns/p4").has_value());
+  ASSERT_TRUE(log.lookup("ns/p5").has_value());
+  EXPECT_NE(log.lookup("ns/p14")->find(R"("decision":15)"), std::string::npos);
+  // An explanation listing every node with long reasons is kept counted, under the bound.
+  PlacementExplanation big;
+  big.options = {5, 20};
+  for (int n = 0; n < 20; ++n) big.node_names.push_back("node-" + std::to_string(n));
+  AttemptExplanation a;
+  PassExplanation p;
+  for (NodeId n = 0; n < 20; ++n) {
+    NodeVerdicts v;
+    v.node = n;
+    v.feasible = false;
+    v.verdicts.push_back({"filter", false, false, "why", std::string(8000, 'd')});
+    p.nodes.push_back(v);
+  }
+  p.rejections.push_back({"filter", "why", 20});
+  a.passes.push_back(p);
+  big.attempts.push_back(a);
+  log.add("ns/big", big);
+  const std::string kept = log.lookup("ns/big").value();
+  EXPECT_LE(kept.size(), kMaxLoggedDecisionBytes + 200);
+  EXPECT_EQ(kept.find("node_verdicts"), std::string::npos);
+  EXPECT_NE(kept.find(R"("nodes":20)"), std::string::npos) << kept.substr(0, 400);
+}
+
 TEST_F(ExtenderServerTest, NonLoopbackWithoutAuthenticationIsRefused) {
   ExtenderServer server(*state_, writer_, ExtenderServerOptions{});
   EXPECT_THROW(server.bind("0.0.0.0", 0), InsecureListenError);

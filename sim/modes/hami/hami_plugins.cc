@@ -1,5 +1,6 @@
 #include "sim/modes/hami/hami_plugins.h"
 
+#include <bit>
 #include <stdexcept>
 
 #include "sim/modes/hami/hami_run.h"
@@ -34,6 +35,15 @@ void HamiNodeScorer::score(const SchedulingCycle& cycle, std::span<const NodeId>
     const int64_t key = hami_score_key(run.node_score(candidates[i]));
     out[i] = policy == HamiPolicy::kBinpack ? key : kTop - key;
   }
+}
+
+std::optional<double> HamiNodeScorer::score_value(const SchedulingCycle& cycle,
+                                                  int64_t score) const {
+  const HamiRun& run = hami_run_of(cycle);
+  const HamiPolicy policy = policy_.value_or(run.settings().node_policy);
+  constexpr int64_t kTop = int64_t{1} << 32;
+  const int64_t key = policy == HamiPolicy::kBinpack ? score : kTop - score;
+  return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(key)));
 }
 
 bool HamiTopNodes::applies(std::span<Filter* const> run_filters) const {

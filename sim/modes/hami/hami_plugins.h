@@ -22,6 +22,8 @@ class HamiNodeScorer final : public Scorer {
   // for spread, so the framework's highest total is HAMi's choice: not a 0-100 score.
   void score(const SchedulingCycle& cycle, std::span<const NodeId> candidates,
              std::span<int64_t> out) const override;
+  // HAMi's float32 node score behind the integer.
+  std::optional<double> score_value(const SchedulingCycle& cycle, int64_t score) const override;
 
  private:
   std::optional<HamiPolicy> policy_;

@@ -1,7 +1,12 @@
 #include "sim/modes/hami/hami_run.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "sim/prefetch.h"
 
@@ -45,6 +50,46 @@ void HamiRun::filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidat
   if (req.gpu_count == 0) return;
   const HamiAsk a = ask(cycle.pod, req);
   std::erase_if(candidates, [&](NodeId n) { return !passes(req, a, n); });
+}
+
+Rejection HamiRun::why_rejected(const SchedulingCycle& cycle, NodeId node) const {
+  const PodRequest& req = cycle.req;
+  if ((req.model_mask >> cluster_.model(node) & 1U) == 0)
+    return {"GPU type not allowed for the pod (checkType)", {}};
+  const HamiAsk a = ask(cycle.pod, req);
+  const HamiDevice dev = device(node);
+  // Fit's reasons, as HAMi names them, per GPU that does not take the request.
+  std::map<std::string_view, int> misfits;
+  int fitting = 0;
+  for (GpuId g = cluster_.first_gpu(node); g < cluster_.first_gpu(node + 1); ++g) {
+    switch (hami_gpu_fit(dev, usage(g), a)) {
+      case HamiMisfit::kFits:
+        ++fitting;
+        break;
+      case HamiMisfit::kSlotsExhausted:
+        ++misfits["CardTimeSlicingExhausted"];
+        break;
+      case HamiMisfit::kMemory:
+        ++misfits["CardInsufficientMemory"];
+        break;
+      case HamiMisfit::kCores:
+        ++misfits["CardInsufficientCore"];
+        break;
+      case HamiMisfit::kExclusive:
+        ++misfits["ExclusiveDeviceAllocateConflict"];
+        break;
+      case HamiMisfit::kCoresExhausted:
+        ++misfits["CardComputeUnitsExhausted"];
+        break;
+    }
+  }
+  std::vector<std::string> names, counts;
+  for (const auto& [name, count] : misfits) {
+    names.emplace_back(name);
+    counts.push_back(fmt::format("{} GPU{} {}", count, count == 1 ? "" : "s", name));
+  }
+  return {fmt::format("too few GPUs fit: {}", fmt::join(names, ", ")),
+          fmt::format("{} of {} needed fit; {}", fitting, req.gpu_count, fmt::join(counts, ", "))};
 }
 
 bool HamiRun::passes(const PodRequest& req, const HamiAsk& a, NodeId n) const {

@@ -35,6 +35,8 @@ class HamiRun final : public SharingRun, public Filter, public ReservePlugin {
   // Filter: nodes of an allowed model with req.gpu_count GPUs that each pass HAMi's Fit. A node
   // its summary refuses is not tested GPU by GPU (the same nodes pass).
   void filter(const SchedulingCycle& cycle, std::vector<NodeId>& candidates) const override;
+  // Explain: HAMi's reasons (Fit's, per GPU) for a node filter() rejects.
+  Rejection why_rejected(const SchedulingCycle& cycle, NodeId node) const override;
   // Reserve: keeps the device picker's GPUs when each fits (the HAMi pickers' always do), else
   // picks by the scheduler's GPU policy; writes the memory request resolved on those GPUs into
   // cycle.req.gpu_memory_mib (HAMi-core's limit) and takes their slots.

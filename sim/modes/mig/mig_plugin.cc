@@ -1,6 +1,11 @@
 #include "sim/modes/mig/mig_plugin.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace slicelab {
 namespace {
@@ -17,6 +22,27 @@ bool MigPlugin::pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& no
   if (need == 0) return true;
   std::erase_if(nodes, [&](NodeId n) { return gpus_for(state_, cycle, n) < need; });
   return !nodes.empty();
+}
+
+Rejection MigPlugin::why_rejected(const SchedulingCycle& cycle, NodeId node) const {
+  const bool reconfigure = cycle.pass > 0;
+  const ClusterState& cluster = cycle.cluster;
+  std::set<std::string> causes;
+  std::vector<std::string> gpus;
+  std::string profile;
+  int usable = 0;
+  for (GpuId g = cluster.first_gpu(node); g < cluster.first_gpu(node + 1); ++g) {
+    if (profile.empty()) profile = state_.profile_name(cycle.pod, g);
+    const std::string why = state_.misfit(g, cycle.pod, cycle.now_s, reconfigure);
+    usable += why.empty() ? 1 : 0;
+    if (!why.empty()) causes.insert(why);
+    gpus.push_back(fmt::format("GPU {} [{}]: {}", g - cluster.first_gpu(node),
+                               state_.layout_text(g), why.empty() ? "fits" : why));
+  }
+  return {fmt::format("too few GPUs with a free {} instance{}: {}",
+                      profile.empty() ? "fitting" : profile,
+                      reconfigure ? " even after re-partitioning" : "", fmt::join(causes, "; ")),
+          fmt::format("{} of {} needed; {}", usable, cycle.req.gpu_count, fmt::join(gpus, "; "))};
 }
 
 bool MigPlugin::post_filter(const SchedulingCycle& cycle) {

@@ -23,6 +23,8 @@ class MigPlugin final : public PreFilter, public PostFilter, public ReservePlugi
   // profile now; pass 1 (dynamic MIG) also counts GPUs a re-partitioning could give one.
   // CPU-only pods pass untouched.
   bool pre_filter(const SchedulingCycle& cycle, std::vector<NodeId>& nodes) override;
+  // Explain: which of the node's GPUs cannot give the pod an instance, and why (the layout).
+  Rejection why_rejected(const SchedulingCycle& cycle, NodeId node) const override;
   // Dynamic MIG asks for pass 1 when pass 0 found no node for a GPU pod.
   bool post_filter(const SchedulingCycle& cycle) override;
   // Takes the pod's instances on the node (fullest GPUs first; on pass 1 re-partitioning where

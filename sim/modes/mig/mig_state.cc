@@ -161,6 +161,44 @@ bool MigState::can_reconfigure(GpuId g, uint32_t p, double now) const {
   return start_for_extra(table, std::span(kept).first(n), static_cast<size_t>(q)) >= 0;
 }
 
+std::string MigState::profile_name(uint32_t p, GpuId g) const {
+  const int8_t q = pod_profile(p, g);
+  if (q == kWhole) return "whole GPU";
+  if (q < 0) return {};
+  return table_[cluster_.model(cluster_.node_of(g))]->profiles[static_cast<size_t>(q)].name;
+}
+
+std::string MigState::layout_text(GpuId g) const {
+  const size_t base = static_cast<size_t>(g) * kInstanceSlotsPerGpu;
+  if (inst_count_[g] == 0) return "no instances";
+  std::vector<std::string> parts;
+  for (size_t k = 0; k < inst_count_[g]; ++k) {
+    const int8_t q = inst_profile_[base + k];
+    const std::string name = q < 0
+                                 ? std::string("whole GPU, MIG off")
+                                 : placement_name(*table_[cluster_.model(cluster_.node_of(g))],
+                                                  {static_cast<uint8_t>(q), inst_start_[base + k]});
+    parts.push_back(fmt::format("{} {}", name, inst_pod_[base + k] == kFree ? "free" : "in use"));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string MigState::misfit(GpuId g, uint32_t p, double now, bool reconfigure) const {
+  if (busy_until_[g] > now) return "being re-partitioned";
+  const int8_t q = pod_profile(p, g);
+  if (q == kNone)
+    return mig_on_[g] ? "no MIG profile of this GPU model fits the pod"
+                      : "MIG is off and the pod cannot take the whole GPU";
+  if (fits_now(g, p, now)) return {};
+  if (q == kWhole) return "MIG is off and the whole GPU is in use";
+  if (reconfigure && can_reconfigure(g, p, now)) return {};
+  const std::string name = profile_name(p, g);
+  if (reconfigure)
+    return fmt::format("re-partitioning leaves no room for a {} beside the instances in use", name);
+  if (has_profile(g, q)) return fmt::format("every {} instance of the layout is in use", name);
+  return fmt::format("the layout has no {} instance", name);
+}
+
 int MigState::usable_gpus(NodeId n, uint32_t p, double now) const {
   int c = 0;
   for (GpuId g = cluster_.first_gpu(n); g < cluster_.first_gpu(n + 1); ++g)

@@ -44,6 +44,13 @@ class MigState {
   // re-partitioned), and those a re-partitioning could give one.
   int usable_gpus(NodeId n, uint32_t p, double now) const;
   int usable_or_reconfigurable_gpus(NodeId n, uint32_t p, double now) const;
+  // Explain: why GPU g cannot give pod p an instance now (`reconfigure`: nor by re-partitioning),
+  // as a category ("the layout has no 3g.40gb instance"); empty when it can.
+  std::string misfit(GpuId g, uint32_t p, double now, bool reconfigure) const;
+  // "3g.40gb@0 (held), 4g.40gb@4 (free)"; "MIG off" for a GPU without MIG.
+  std::string layout_text(GpuId g) const;
+  // The pod's profile on GPU g by name ("whole GPU" without MIG; "" when it has none).
+  std::string profile_name(uint32_t p, GpuId g) const;
   // Chooses req.gpu_count GPUs of n into out: usable ones first, fullest first (binpack), then
   // (when allowed) re-partitions GPUs, busiest first, and returns how many it re-partitioned.
   int choose(NodeId n, uint32_t p, double now, bool reconfigure, std::span<GpuId> out);
