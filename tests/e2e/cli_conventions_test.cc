@@ -55,14 +55,14 @@ class CliConventions : public ::testing::Test {
 };
 
 TEST_F(CliConventions, UnknownCommandIsAUsageErrorEvenWithHelp) {
-  // CLI11 alone reads `record --help` as a stray word and the main help, exiting 0.
-  for (const std::string& args :
-       std::vector<std::string>{"record", "record --help", "record -h", "record " + kQuickstart}) {
+  // CLI11 alone reads `simulate --help` as a stray word and the main help, exiting 0.
+  for (const std::string& args : std::vector<std::string>{"simulate", "simulate --help",
+                                                          "simulate -h", "simulate " + kQuickstart}) {
     SCOPED_TRACE(args);
     const testing::CliRun r = slicelab(args);
     EXPECT_EQ(r.status, 2);
     EXPECT_EQ(r.out, "");
-    EXPECT_NE(r.err.find("error: unknown command 'record'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("error: unknown command 'simulate'"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("compare"), std::string::npos) << "the commands are listed: " << r.err;
   }
   // The same below a command that holds commands.

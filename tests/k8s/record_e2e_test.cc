@@ -80,6 +80,19 @@ TEST_F(RecordBinaryTest, AScriptedHourOfChurnIsRecordedWhole) {
       EXPECT_FALSE(l["object"]["spec"]["containers"][0].contains("env")) << l.dump();
     }
   }
+
+  // The replay: `import recording` runs the as-recorded policy over what it wrote, and every
+  // placement the stand-in made is reproduced (same node, no later than the cluster).
+  const CliRun imported =
+      run_program(SLICELAB_BINARY,
+                  "import recording " + shell_quote(rec.string()) + " --out " +
+                      shell_quote((dir_ / "replay").string()) + " --format json",
+                  dir_, "import-recording");
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  const json consistency = json::parse(imported.out)["consistency"];
+  EXPECT_EQ(consistency["recorded"], churn.placements.size()) << consistency.dump() << imported.err;
+  EXPECT_EQ(consistency["reproduced"], churn.placements.size()) << consistency.dump();
+  EXPECT_EQ(consistency["mismatches"], 0) << consistency.dump();
 }
 
 TEST_F(RecordBinaryTest, NamespaceAndSelectorChooseThePodsAndBindTheFolder) {

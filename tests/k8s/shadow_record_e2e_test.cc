@@ -158,7 +158,8 @@ TEST_F(ShadowRecordTest, ReportCountsWhatTheSchedulerDidAgainstSlicelab) {
     std::ifstream in(rec / "events-000001.jsonl");
     for (std::string l; std::getline(in, l);) {
       const json e = json::parse(l, nullptr, /*allow_exceptions=*/false);
-      if (e.is_discarded() || e.value("kind", "") != "Pod") continue;  // a line being written
+      // A line being written, and the recorder's own lines (START, RELIST) and nodes.
+      if (e.is_discarded() || e.value("kind", "") != "Pod" || !e.contains("object")) continue;
       const json& md = e["object"]["metadata"];
       if (e["type"] == "LISTED" || e["type"] == "ADDED") ++recorded_pods;
       const json& spec = e["object"]["spec"];

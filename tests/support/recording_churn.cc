@@ -12,8 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -27,9 +29,22 @@ namespace {
 
 using nlohmann::json;
 
-// The script's clock: minutes (and seconds) after 12:00 on the recording's day.
-std::string churn_time(int minute, int second = 0) {
-  return fmt::format("2026-11-30T{:02}:{:02}:{:02}Z", 12 + minute / 60, minute % 60, second);
+// The script's clock. The stand-in's timestamps and the recorder's own `at` (the wall clock
+// when an event arrives) must tell one story, as in a cluster whose API server and recorder
+// share a clock: so each step of the "hour" is stamped with the wall-clock time it is taken,
+// in milliseconds, and minute m of the script is taken no sooner than kChurnMinute × m after
+// the script began (an hour compressed into a few seconds, its order and gaps kept).
+constexpr std::chrono::milliseconds kChurnMinute{100};
+
+std::string churn_now() {
+  const auto now = std::chrono::system_clock::now();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  const std::time_t whole = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&whole, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
 }
 
 json churn_node(const std::string& name) {
@@ -118,6 +133,12 @@ class ChurnScript {
     wait_for("the end of " + uid, [&](const auto& lines) { return has_end(lines, uid); });
   }
 
+  // Waits for the script's minute, then gives the time it is.
+  std::string churn_time(int minute) {
+    std::this_thread::sleep_until(began_ + kChurnMinute * minute);
+    return churn_now();
+  }
+
   std::string create(const std::string& name, int minute) {
     const json pod = {
         {"metadata",
@@ -147,11 +168,13 @@ class ChurnScript {
     out_.placements.emplace_back("default/" + name, node);
   }
   void start(const std::string& name, int minute) {
-    api_.modify_pod("default", name,
-                    {{"status", {{"phase", "Running"}, {"startTime", churn_time(minute)}}}});
+    const std::string at = churn_time(minute);
+    started_at_[name] = at;
+    api_.modify_pod("default", name, {{"status", {{"phase", "Running"}, {"startTime", at}}}});
   }
-  void finish(const std::string& name, bool ok, int started, int minute) {
-    const json terminated = {{"startedAt", churn_time(started)},
+  // `started`: the minute start() was called at, for the reader of the script.
+  void finish(const std::string& name, bool ok, int /*started*/, int minute) {
+    const json terminated = {{"startedAt", started_at_.at(name)},
                              {"finishedAt", churn_time(minute)},
                              {"exitCode", ok ? 0 : 1},
                              {"reason", ok ? "Completed" : "Error"}};
@@ -184,6 +207,8 @@ class ChurnScript {
   const std::filesystem::path& dir_;
   ChurnRecording& out_;
   FakeApiServer api_;
+  const std::chrono::steady_clock::time_point began_ = std::chrono::steady_clock::now();
+  std::map<std::string, std::string> started_at_;  // pod -> its startTime
 };
 
 void ChurnScript::run() {

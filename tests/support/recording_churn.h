@@ -1,10 +1,12 @@
 // A scripted "hour" of pod churn against the API-server stand-in, recorded by the `slicelab
 // record` binary: creations, bindings, Running and Succeeded/Failed with terminated times,
 // deletions, a node added and one removed, watches expired with 410, the server restarted, and
-// the recorder killed with SIGKILL and restarted on the same folder. Its times are set by the
-// script (creationTimestamp, startTime, finishedAt over an hour), so it runs in seconds; segments
-// rotate every second, and the first run is killed once it has rotated at least once. Shared
-// by the recorder's acceptance test and the replay's (as-recorded reproduces every placement).
+// the recorder killed with SIGKILL and restarted on the same folder. Its hour is compressed:
+// minute m is taken 100 ms × m after the script began (or later, when it waits for the
+// recorder), stamped with the wall clock as an API server would, so that the stand-in's times
+// and the recorder's agree and the run takes seconds; segments rotate every second, and the
+// first run is killed once it has rotated at least once. Shared by the recorder's acceptance
+// test and the replay's (as-recorded reproduces every placement).
 #pragma once
 
 #include <filesystem>
