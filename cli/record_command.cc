@@ -24,7 +24,7 @@ namespace slicelab {
 namespace {
 
 // The version `slicelab --version` prints (cli/main.cc), written into the header.
-constexpr const char* kRecorderVersion = "0.1.0";
+constexpr const char* kRecorderVersion = "slicelab 0.1.0";
 // The loop's period: the writer's sync (at least once a second), the progress line, the end.
 constexpr auto kRecordTick = std::chrono::milliseconds(250);
 
